@@ -1,0 +1,12 @@
+"""funccall: LLM function calling for Python.
+
+`get_schema` turns a function into a JSON tool schema, `call_func` runs a model's tool call safely, and
+`schema2sig`/`mk_tool` rebuild Python callables from tool schemas.
+"""
+from ._ns import ToolNotFound, mk_ns, resolve_nm
+from ._types import KINDS, SchemaError, custom_types, kind
+from .schema import SchemaWarning, get_schema, get_schema_nm, handle_type, union_schema
+
+__version__ = '0.1.0'
+__all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'kind', 'KINDS',
+           'mk_ns', 'resolve_nm', 'SchemaError', 'SchemaWarning', 'ToolNotFound']

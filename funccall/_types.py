@@ -1,0 +1,226 @@
+"""The one place that looks inside `typing` objects.
+
+`kind(t)` classifies an annotation into a tag from `KINDS`; schema generation, input coercion and the
+inverse each keep a `{kind: handler}` table over the same tags. `params(f)` and `fields(t)` list what a
+function takes and what a class is built from, with annotations resolved.
+"""
+from __future__ import annotations
+
+import dataclasses, datetime as dt, enum, functools, inspect, sys, types, typing
+from collections import abc
+from decimal import Decimal
+from pathlib import Path, PurePath
+from typing import Any, NamedTuple, get_args, get_origin
+from uuid import UUID
+
+__all__ = ['KINDS', 'TypeInfo', 'kind', 'custom_types', 'Param', 'params', 'Field', 'fields', 'empty', 'NoneType',
+           'SchemaError', 'type_name', 'return_anno']
+
+empty = inspect.Parameter.empty
+NoneType = type(None)
+
+KINDS = ('any', 'none', 'scalar', 'object', 'literal', 'enum', 'union', 'list', 'set', 'tuple', 'dict', 'format',
+         'typeddict', 'namedtuple', 'dataclass', 'model', 'class')
+"Every tag `kind` returns. The schema, coercion and inverse tables each cover all of them."
+
+custom_types = {Path, bytes, Decimal, UUID, dt.datetime, dt.date, dt.time}
+"Types sent as JSON strings and built from one; add your own (constructible from a `str`)."
+
+class SchemaError(TypeError):
+    "A function or type that funccall can't describe to a model: a mistake in the developer's code"
+
+class TypeInfo(NamedTuple):
+    kind: str        # a tag from `KINDS`
+    t: Any           # the annotation, with `Annotated`/`Required`/`NewType` wrappers removed
+    args: tuple = () # members of a union, items of a container, values of a literal, (key, value) of a dict
+    meta: tuple = () # `Annotated` metadata, outermost last
+
+_scalars = (bool, int, float, str)
+_list_origins = {list, abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection, abc.Iterator, abc.Generator}
+_set_origins = {set, frozenset, abc.Set, abc.MutableSet}
+_dict_origins = {dict, abc.Mapping, abc.MutableMapping}
+_wrappers = {typing.ClassVar, typing.Final}
+for _nm in ('Required', 'NotRequired', 'ReadOnly'):
+    for _mod in (typing, sys.modules.get('typing_extensions')):
+        if _mod is not None and hasattr(_mod, _nm): _wrappers.add(getattr(_mod, _nm))
+_union_origins = {typing.Union, types.UnionType}
+_literals = {typing.Literal}
+if (_te := sys.modules.get('typing_extensions')) is not None: _literals.add(_te.Literal)
+
+def _is_typeddict(t) -> bool: return isinstance(t, type) and issubclass(t, dict) and hasattr(t, '__required_keys__')
+def _is_namedtuple(t) -> bool: return isinstance(t, type) and issubclass(t, tuple) and hasattr(t, '_fields')
+def _is_model(t) -> bool:
+    "A pydantic model class, checked without importing pydantic"
+    pd = sys.modules.get('pydantic')
+    return pd is not None and isinstance(t, type) and issubclass(t, pd.BaseModel)
+
+_cache: dict = {}
+
+def kind(t) -> TypeInfo:
+    "Classify annotation `t` into a `TypeInfo` whose `kind` is a tag from `KINDS`"
+    try: return _cache[t]
+    except KeyError: res = _cache[t] = _kind(t)
+    except TypeError: res = _kind(t)  # unhashable, e.g. `Annotated[int, {'a': 1}]`
+    return res
+
+def _kind(t) -> TypeInfo:
+    meta = ()
+    while True:  # peel the wrappers that carry no shape of their own
+        o = get_origin(t)
+        if o is typing.Annotated: meta, t = t.__metadata__ + meta, t.__origin__
+        elif o in _wrappers: t = get_args(t)[0]
+        elif isinstance(t, typing.NewType): t = t.__supertype__
+        elif isinstance(t, typing.TypeVar): t = t.__bound__ if t.__bound__ is not None else Any
+        else: break
+    info = _classify(t, o)
+    return info._replace(meta=meta) if meta else info
+
+def _classify(t, o) -> TypeInfo:
+    args = get_args(t)
+    if t is Any or t is empty: return TypeInfo('any', t)
+    if t is None or t is NoneType: return TypeInfo('none', NoneType)
+    if o in _union_origins: return TypeInfo('union', t, args)
+    if o in _literals: return TypeInfo('literal', t, args)
+    if t in custom_types: return TypeInfo('format', t)
+    if isinstance(t, str) or isinstance(t, typing.ForwardRef):
+        raise SchemaError(f"Unresolved forward reference {t!r}; define it at module level so it can be resolved")
+    base = o or t
+    if base is tuple:
+        if args == ((),): args = ()  # `tuple[()]`, the empty tuple
+        elif not args: return TypeInfo('list', t, (Any,))
+        return TypeInfo('tuple', t, args)
+    if base in _list_origins: return TypeInfo('list', t, args[:1] or (Any,))
+    if base in _set_origins: return TypeInfo('set', t, args[:1] or (Any,))
+    if base in _dict_origins: return TypeInfo('dict', t, args if len(args) == 2 else ())
+    if base is abc.Callable or t is callable or base is type: return TypeInfo('object', t)
+    if not isinstance(t, type): raise SchemaError(f"Can't make a schema for {t!r}; use a concrete type or register it in custom_types")
+    if t is object: return TypeInfo('object', t)
+    if issubclass(t, enum.Enum): return TypeInfo('enum', t)
+    if t in _scalars: return TypeInfo('scalar', t, (t,))
+    if _is_typeddict(t): return TypeInfo('typeddict', t)
+    if _is_namedtuple(t): return TypeInfo('namedtuple', t)
+    if dataclasses.is_dataclass(t): return TypeInfo('dataclass', t)
+    if _is_model(t): return TypeInfo('model', t)
+    if issubclass(t, PurePath): return TypeInfo('format', t)
+    if issubclass(t, _scalars): return TypeInfo('scalar', t, (next(s for s in _scalars if issubclass(t, s)),))
+    if t.__module__ == 'builtins': raise SchemaError(f"Can't make a schema for {t!r}; use a JSON type (str, int, float, bool, list, dict)")
+    return TypeInfo('class', t)
+
+def type_name(t) -> str:
+    "Short readable name of annotation `t`, for messages"
+    if isinstance(t, type) and not get_args(t): return t.__name__
+    return repr(t).replace('typing.', '')
+
+# --- resolving annotations ---------------------------------------------------------------------------
+
+def _localns(obj) -> dict:
+    "Names a string annotation of `obj` may refer to beyond its module: its closure, or the class itself"
+    ns = {}
+    code = getattr(obj, '__code__', None)
+    if code is not None and code.co_freevars and obj.__closure__:
+        for nm, cell in zip(code.co_freevars, obj.__closure__):
+            try: ns[nm] = cell.cell_contents
+            except ValueError: pass  # an empty cell
+    if isinstance(obj, type): ns.setdefault(obj.__name__, obj)
+    return ns
+
+def _has_fwd(a) -> bool:
+    "Whether annotation `a` holds a string or `ForwardRef` anywhere"
+    if isinstance(a, (str, typing.ForwardRef)): return True
+    return any(_has_fwd(x) for x in get_args(a)) if get_origin(a) is not None else False
+
+def _hints(obj, where: str) -> dict:
+    "Annotations of function or class `obj`, forward references resolved (only when there are any)"
+    annos = getattr(obj, '__annotations__', None) or {}
+    if not any(_has_fwd(a) for a in annos.values()): return annos
+    try: return typing.get_type_hints(obj, localns=_localns(obj), include_extras=True)
+    except NameError as e:
+        raise SchemaError(f"{where}: an annotation names {e.name!r}, which is not defined in its module; define it at module level") from None
+    except Exception as e: raise SchemaError(f"{where}: can't evaluate its annotations ({e})") from None
+
+# --- parameters of callables ------------------------------------------------------------------------
+
+class Param(NamedTuple):
+    name: str
+    anno: Any       # resolved annotation; `empty` when there is none
+    default: Any    # `empty` when required
+    kind: Any       # an `inspect.Parameter` kind
+
+def _target(f):
+    "The function whose signature describes calling `f`, and whether its first parameter is bound"
+    if isinstance(f, type): return f.__init__, True
+    if inspect.ismethod(f): return f, False
+    if not (inspect.isfunction(f) or inspect.isbuiltin(f)) and callable(f) and not hasattr(f, '__signature__') \
+            and not isinstance(f, functools.partial):
+        return f.__call__, False  # a callable object
+    return f, False
+
+def params(f, where: str | None = None) -> list[Param]:
+    "Parameters of function, method, class or callable object `f`, annotations resolved, `self` left out"
+    target, drop_first = _target(f)
+    where = where or repr(getattr(f, '__qualname__', f))
+    try: sig = inspect.signature(target)
+    except (TypeError, ValueError) as e: raise SchemaError(f"{where}: can't read its signature ({e})") from None
+    hints = _hints(inspect.unwrap(target), where)
+    ps = list(sig.parameters.values())
+    if ps and (drop_first or ps[0].name == 'self') and ps[0].kind <= inspect.Parameter.POSITIONAL_OR_KEYWORD: ps = ps[1:]
+    res = []
+    for p in ps:
+        anno = hints.get(p.name, p.annotation)
+        if anno is empty and p.default is not empty: anno = type(p.default)  # as docments does
+        res.append(Param(p.name, anno, p.default, p.kind))
+    return res
+
+def return_anno(f, where: str | None = None):
+    "The resolved return annotation of callable `f`, `empty` when it has none"
+    target, _ = _target(f)
+    fn = inspect.unwrap(target)
+    anno = (getattr(fn, '__annotations__', None) or {}).get('return', empty)
+    if _has_fwd(anno):
+        try: anno = _hints(fn, where or repr(f)).get('return', empty)
+        except SchemaError: return empty  # an unresolvable return annotation only costs the `Returns:` line
+    return anno
+
+# --- fields of classes --------------------------------------------------------------------------------
+
+class Field(NamedTuple):
+    name: str        # the key the JSON object uses (a pydantic alias when there is one)
+    anno: Any
+    default: Any     # `empty` when there is none to show
+    required: bool
+    doc: str | None  # a description declared with the field itself (pydantic `Field`, dataclass metadata)
+    attr: str        # the Python name, to build the object with
+
+_container_factories = (list, dict, set, tuple, frozenset)
+
+def fields(info: TypeInfo) -> list[Field]:
+    "Fields of a class kind (`typeddict`, `namedtuple`, `dataclass`, `model`, `class`)"
+    t, where = info.t, f'class {info.t.__qualname__!r}'
+    if info.kind == 'dataclass':
+        hints, res = _hints(t, where), []
+        for f in dataclasses.fields(t):
+            if not f.init: continue
+            if f.default is not dataclasses.MISSING: default = f.default
+            elif f.default_factory in _container_factories: default = f.default_factory()
+            else: default = empty
+            required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+            res.append(Field(f.name, hints.get(f.name, f.type), default, required, f.metadata.get('description'), f.name))
+        return res
+    if info.kind == 'typeddict':
+        hints = _hints(t, where)
+        return [Field(nm, a, empty, nm in t.__required_keys__, None, nm) for nm, a in hints.items()]
+    if info.kind == 'namedtuple':
+        hints, dflt = _hints(t, where), t._field_defaults
+        return [Field(nm, hints.get(nm, Any), dflt.get(nm, empty), nm not in dflt, None, nm) for nm in t._fields]
+    if info.kind == 'model':
+        res = []
+        for nm, f in t.model_fields.items():
+            anno = typing.Annotated[(f.annotation, *f.metadata)] if f.metadata else f.annotation
+            required = f.is_required()
+            if required: default = empty
+            elif f.default_factory is not None: default = f.default_factory() if f.default_factory in _container_factories else empty
+            else: default = f.default
+            res.append(Field(f.alias or nm, anno, default, required, f.description, nm))
+        return res
+    return [Field(p.name, p.anno, p.default, p.default is empty, None, p.name) for p in params(t, where)
+            if p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]

@@ -1,0 +1,296 @@
+"""JSON tool schemas from Python functions, methods, classes and callable objects.
+
+The output is the reference dialect (toolslm's `get_schema`): `input_schema`, `description: ''` for an
+undocumented parameter, `default` inside the property, `anyOf` for unions, `prefixItems` for fixed tuples,
+nested classes in one root `$defs`, the return annotation appended to the description.
+"""
+from __future__ import annotations
+
+import inspect, warnings, weakref
+from typing import Union
+
+from ._docs import class_docs, doc_text, func_docs
+from ._json import jsonable
+from ._ns import resolve_nm
+from ._types import NoneType, SchemaError, TypeInfo, custom_types, empty, fields, kind, params, return_anno, type_name
+
+__all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'SchemaError', 'SchemaWarning']
+
+class SchemaWarning(UserWarning):
+    "Something in a tool's definition the schema had to leave out, such as a default JSON can't hold"
+
+_json_types = {bool: 'boolean', int: 'integer', float: 'number', str: 'string', NoneType: 'null'}
+_formats = {'UUID': {'format': 'uuid'}, 'datetime': {'format': 'date-time'}, 'date': {'format': 'date'}, 'time': {'format': 'time'},
+            'Decimal': {'format': 'decimal'}, 'bytes': {'contentEncoding': 'base64'}}
+# Keyword names of `annotated_types`/pydantic constraint objects, and their JSON Schema names by value type
+_num_constraints = {'gt': 'exclusiveMinimum', 'ge': 'minimum', 'lt': 'exclusiveMaximum', 'le': 'maximum', 'multiple_of': 'multipleOf'}
+_len_constraints = {'string': ('minLength', 'maxLength'), 'array': ('minItems', 'maxItems'), 'object': ('minProperties', 'maxProperties')}
+
+def _json_type(v) -> str: return _json_types.get(type(v), 'string' if isinstance(v, str) else 'number' if isinstance(v, float) else 'integer')
+
+def _enum_schema(values: list) -> dict:
+    "`enum` with a `type` when all values share one"
+    tys = list(dict.fromkeys(_json_types.get(type(v)) for v in values))
+    return {'type': tys[0], 'enum': values} if len(tys) == 1 and tys[0] else {'enum': values}
+
+def _unique(ss: list) -> list:
+    res = []
+    for s in ss:
+        if s not in res: res.append(s)
+    return res
+
+class _Walker:
+    "One walk over the annotations of one tool: every class met goes to the shared root `defs`"
+    __slots__ = ('defs', 'owners', 'evalable', 'where')
+
+    def __init__(self, defs: dict | None, evalable: bool = False, where: str = ''):
+        self.defs, self.owners, self.evalable, self.where = {} if defs is None else defs, {}, evalable, where
+
+    def schema(self, t) -> dict:
+        "JSON Schema of annotation `t`"
+        info = kind(t)
+        s = _handlers[info.kind](self, info)
+        return self._meta(s, info.meta) if info.meta else s
+
+    def _meta(self, s: dict, meta: tuple) -> dict:
+        "Apply `Annotated` metadata: the first string (or pydantic `Field`) describes, constraint objects constrain"
+        s = dict(s)
+        for m in meta:
+            if isinstance(m, str):
+                s.setdefault('description', m); continue
+            if isinstance(getattr(m, 'description', None), str): s.setdefault('description', m.description)
+            for c in (m, *(getattr(m, 'metadata', None) or ())):
+                for k, jk in _num_constraints.items():
+                    if (v := getattr(c, k, None)) is not None and not callable(v): s[jk] = v
+                lens = _len_constraints.get(s.get('type'))
+                if lens:
+                    if (v := getattr(c, 'min_length', None)) is not None: s[lens[0]] = v
+                    if (v := getattr(c, 'max_length', None)) is not None: s[lens[1]] = v
+                if isinstance(v := getattr(c, 'pattern', None), str): s['pattern'] = v
+        return s
+
+    def default(self, v, where: str):
+        "A default as the schema shows it: as is, or JSON-safe with `evalable`; `empty` when JSON can't hold it"
+        if not self.evalable: return v
+        try: return jsonable(v)
+        except TypeError as e:
+            warnings.warn(f"{where}: default left out of the schema: {e}", SchemaWarning, stacklevel=4)
+            return empty
+
+    def prop(self, anno, default, desc: str | None, where: str, doc_desc: str | None = None) -> dict:
+        "Schema of one parameter or field: description, default, then its type"
+        try: ts = self.schema(anno)
+        except SchemaError as e: raise SchemaError(f"{where}: {e}") from None
+        p = {'description': desc or ts.get('description') or doc_desc or ''}
+        if default is not empty and (d := self.default(default, where)) is not empty: p['default'] = d
+        p.update((k, v) for k, v in ts.items() if k != 'description')
+        return p
+
+    def obj(self, info: TypeInfo, skip_hidden: bool = False) -> dict:
+        "Object schema of a class kind, with a `title`"
+        t = info.t
+        init = t.__init__ if info.kind == 'class' else None
+        docs = class_docs(t, init)
+        props, req = {}, []
+        for f in fields(info):
+            if skip_hidden and f.name.startswith('_'): continue
+            props[f.name] = self.prop(f.anno, f.default, docs.params.get(f.attr) if f.doc is None else f.doc,
+                                      f"Field {f.name!r} of {t.__qualname__!r}")
+            if f.required: req.append(f.name)
+        s = {'type': 'object', 'properties': props, 'title': t.__name__}
+        if req: s['required'] = req
+        return s
+
+    def ref(self, info: TypeInfo) -> dict:
+        "A `$ref` to class `info.t` in the root `$defs`, its slot reserved before recursing so self-reference ends"
+        t = info.t
+        nm = t.__name__
+        if self.owners.get(nm, t) is not t:  # another class already has this name: qualify with the module
+            nm = f"{t.__module__}.{t.__qualname__}".replace('<locals>.', '')
+        if nm not in self.owners and nm not in self.defs:
+            self.owners[nm] = t
+            self.defs[nm] = {}
+            self.defs[nm] = self.obj(info)
+        return {'$ref': f'#/$defs/{nm}'}
+
+# --- the {kind: handler} table -------------------------------------------------------------------------
+
+def _any_schema(w, info): return {}
+def _none_schema(w, info): return {'type': 'null'}
+def _scalar_schema(w, info): return {'type': _json_types[info.args[0]]}
+def _object_schema(w, info): return {'type': 'object'}
+def _literal_schema(w, info): return _enum_schema(list(info.args))
+
+def _enum_member_schema(w, info):
+    vals = [m.value for m in info.t]
+    return _enum_schema(vals if all(type(v) in _json_types for v in vals) else [m.name for m in info.t])
+
+def _union_schema(w, info): return {'anyOf': [w.schema(a) for a in info.args]}
+
+def _list_schema(w, info): return {'type': 'array', 'items': w.schema(info.args[0])}
+def _set_schema(w, info): return {'type': 'array', 'items': w.schema(info.args[0]), 'uniqueItems': True}
+
+def _tuple_schema(w, info):
+    args = info.args
+    if len(args) == 2 and args[1] is Ellipsis: return {'type': 'array', 'items': w.schema(args[0])}
+    prefix = [w.schema(a) for a in args]
+    uniq = _unique(prefix)
+    items = {} if not uniq else uniq[0] if len(uniq) == 1 else {'anyOf': uniq}
+    return {'type': 'array', 'prefixItems': prefix, 'items': items, 'minItems': len(args), 'maxItems': len(args)}
+
+def _dict_schema(w, info):
+    if not info.args: return {'type': 'object'}
+    k, v = info.args
+    s = {'type': 'object', 'additionalProperties': w.schema(v)}
+    kk = kind(k).kind
+    if kk == 'scalar' and kind(k).args[0] is int: s['propertyNames'] = {'pattern': r'^-?[0-9]+$'}
+    elif kk in ('literal', 'enum'): s['propertyNames'] = {'enum': [str(x) for x in w.schema(k)['enum']]}
+    return s
+
+def _format_schema(w, info):
+    t = info.t
+    nm = next((c.__name__ for c in t.__mro__ if c.__name__ in _formats), None) if isinstance(t, type) else None
+    return {'type': 'string', **_formats[nm]} if nm else {'type': 'string', 'format': t.__name__}
+
+def _class_schema(w, info): return w.ref(info)
+
+_handlers = {
+    'any': _any_schema, 'none': _none_schema, 'scalar': _scalar_schema, 'object': _object_schema,
+    'literal': _literal_schema, 'enum': _enum_member_schema, 'union': _union_schema, 'list': _list_schema,
+    'set': _set_schema, 'tuple': _tuple_schema, 'dict': _dict_schema, 'format': _format_schema,
+    'typeddict': _class_schema, 'namedtuple': _class_schema, 'dataclass': _class_schema, 'model': _class_schema,
+    'class': _class_schema,
+}
+
+def handle_type(
+    t,              # a type annotation
+    defs:dict=None, # the root `$defs`, where classes met on the way are put
+) -> dict:          # its JSON Schema
+    "JSON Schema for annotation `t`; nested classes are added to `defs` and referenced"
+    return _Walker(defs).schema(t)
+
+def union_schema(
+    t,              # a `Union[...]` or `X | Y` annotation
+    defs:dict=None, # the root `$defs`
+) -> dict:          # `anyOf` of its members' schemas
+    "JSON Schema for union `t`"
+    return _Walker(defs).schema(t)
+
+def _process_property(name, info, props, req, defs, evalable=False):
+    "Add parameter `name`, described by a docments entry `info` (`.anno`, `.default`, `.docment`), to `props`/`req`"
+    props[name] = _Walker(defs, evalable).prop(info.anno, info.default, info.docment, f"Parameter {name!r}")
+    if info.default is empty: req[name] = True
+
+# --- return descriptions -------------------------------------------------------------------------------
+
+def _schema_str(s: dict) -> str:
+    "Short type name for a schema, as the description's `Returns:` line shows it"
+    if '$ref' in s: return s['$ref'].rsplit('/', 1)[-1]
+    if 'anyOf' in s: return ' | '.join(_schema_str(x) for x in s['anyOf'])
+    ty = s.get('type')
+    if ty == 'array' and 'prefixItems' in s: return f"array[{', '.join(_schema_str(x) for x in s['prefixItems'])}]"
+    if ty == 'array' and s.get('items'): return f"array[{_schema_str(s['items'])}]"
+    if ty == 'object' and s.get('additionalProperties'): return f"object[string, {_schema_str(s['additionalProperties'])}]"
+    if ty is None: return 'enum' if 'enum' in s else 'any'
+    return ty
+
+def _returns_str(anno, doc: str | None) -> str | None:
+    has_type = anno is not empty and anno is not None
+    if not (has_type or doc): return None
+    if has_type:
+        try: ty = _schema_str(_Walker({}).schema(anno))
+        except SchemaError: ty = type_name(anno)
+    return f'{doc} (type: {ty})' if has_type and doc else f'type: {ty}' if has_type else doc
+
+# --- tools ---------------------------------------------------------------------------------------------
+
+_VAR = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+
+def _is_callable_obj(f) -> bool:
+    return callable(f) and not isinstance(f, type) and not inspect.isroutine(f) and not hasattr(f, '__signature__') \
+        and not hasattr(f, 'func')  # functools.partial
+
+def _func_of(f):
+    "The plain function holding `f`'s source and docstring"
+    f = getattr(f, '__func__', f)
+    return inspect.unwrap(f) if callable(f) else f
+
+def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, description) -> dict:
+    where = getattr(f, '__qualname__', None) or type(f).__qualname__
+    w = _Walker({}, evalable)
+    if isinstance(f, type):
+        info = kind(f)
+        if info.kind in ('scalar', 'format', 'enum', 'object'): raise SchemaError(f"{where}: a {info.kind} type is not a tool")
+        s = w.obj(info, skip_hidden)
+        desc, ret = class_docs(f, f.__init__ if info.kind == 'class' else None).description, None
+    else:
+        target = type(f).__call__ if _is_callable_obj(f) else f
+        fn = _func_of(target)
+        docs = func_docs(fn) if inspect.isfunction(fn) else None
+        props, req = {}, []
+        ps = params(f, where)
+        for p in ps:
+            if p.kind in _VAR or (skip_hidden and p.name.startswith('_')): continue
+            pdoc = docs.params.get(p.name) if docs else None
+            props[p.name] = w.prop(p.anno, p.default, pdoc, f"Parameter {p.name!r} of {where!r}")
+            if p.default is empty: req.append(p.name)
+        s = {'type': 'object', 'properties': props}
+        if req: s['required'] = req
+        desc = docs.description if docs else doc_text(fn)
+        if not desc and _is_callable_obj(f): desc = doc_text(type(f))
+        # a docstring with its own returns section keeps it; otherwise the reference's `Returns:` line is added
+        ret = None if docs and docs.doc_returns and not docs.returns else _returns_str(return_anno(f, where), docs.returns if docs else None)
+        nm = getattr(target, '__name__', None)
+    if description is not None: desc = description
+    elif not desc:
+        raise SchemaError(f"{where} has no docstring; add one (the model reads it to decide when to call the tool) or pass description=")
+    if ret and description is None: desc += f'\n\nReturns:\n- {ret}'
+    if w.defs: s['$defs'] = w.defs
+    return {'name': name or (f.__name__ if isinstance(f, type) else nm), 'description': desc, pname: s}
+
+def _copy(o):
+    "A deep copy of a JSON-like structure, fast (no memo: schemas are trees)"
+    if type(o) is dict: return {k: _copy(v) if type(v) in (dict, list) else v for k, v in o.items()}
+    if type(o) is list: return [_copy(v) if type(v) in (dict, list) else v for v in o]
+    return o
+
+_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+def _cache_key(f):
+    "The weakly referenceable object `f`'s schema depends on, and how `f` reaches it"
+    if inspect.ismethod(f): return f.__func__, 'method'
+    if _is_callable_obj(f): return type(f), 'instance'
+    return f, ''
+
+def get_schema(
+    f:Union[callable, dict], # Function to get schema for
+    pname:str='input_schema', # Key name for parameters
+    evalable:bool=False, # stringify defaults that can't be literal_eval'd?
+    skip_hidden:bool=False, # skip parameters starting with '_'?
+    name=None, # Override function name (useful for dotted paths like 'obj.method')
+    **kw, # `description=`: use this instead of the docstring
+)->dict: # {'name':..., 'description':..., pname:...}
+    "Generate JSON schema for a class, function, or method"
+    if isinstance(f, dict): return f
+    description = kw.pop('description', None)
+    if kw: raise TypeError(f"get_schema() got unexpected keyword arguments {sorted(kw)}")
+    key, how = _cache_key(f)
+    opts = (how, pname, evalable, skip_hidden, name, description)
+    try: per_fn = _cache[key]
+    except (KeyError, TypeError): per_fn = None
+    if per_fn is not None and opts in per_fn: return _copy(per_fn[opts])
+    s = _tool_schema(f, pname, evalable, skip_hidden, name, description)
+    if per_fn is None:
+        try: per_fn = _cache.setdefault(key, {})
+        except TypeError: return s  # not weakly referenceable: not cached
+    per_fn[opts] = s
+    return _copy(s)
+
+def get_schema_nm(
+    nm:str,              # a (dotted) name in `ns`, e.g. 'obj.method'
+    ns,                  # the namespace, e.g. `globals()` or `mk_ns(...)`
+    dot2dash:bool=False, # name the tool 'obj-method', for providers that reject dots
+    **kwargs,            # passed on to `get_schema`
+) -> dict:
+    "Get schema for symbol `nm` in namespace `ns`, preserving the full dotted name"
+    return get_schema(resolve_nm(nm, ns), name=nm.replace('.', '-') if dot2dash else nm, **kwargs)
