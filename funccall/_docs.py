@@ -24,7 +24,8 @@ class Docs(NamedTuple):
     doc_returns: str | None = None  # the docstring's own returns section, kept in `description`
 
 # A comment starts at the first `#` outside a string literal: group 1 is the code, group 2 the comment
-_comment_re = re.compile(r'''^((?:[^'"#]|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")*)#(.*)$''')
+_sq, _dq = r"'[^'\\]*(?:\\.[^'\\]*)*'", r'"[^"\\]*(?:\\.[^"\\]*)*"'  # string literals, unrolled: no backtracking
+_comment_re = re.compile(rf"""^([^'"#]*(?:(?:{_sq}|{_dq})[^'"#]*)*)#(.*)$""")
 
 def _comment(line: str) -> str | None:
     if '#' not in line: return None
@@ -56,13 +57,12 @@ def _param_comments(lines: list[str], locs: dict, top: int) -> dict:
 
 # --- functions: parse the signature alone --------------------------------------------------------------
 
-_defline_re = re.compile(r'^\s*(?:async\s+)?def\s')
+_defline_re = re.compile(r'^\s*(?:async\s+)?def\s+(\w+)')
 _sig_end_re = re.compile(r'\)\s*(?:->[^#]*)?:')  # where a signature may close: `):` or `) -> T:`
 
 def _signature_node(lines: list[str], start: int):
     "The `FunctionDef` of the signature that starts at or after line `start` (1-based), and its first line"
     i = start - 1
-    while i < len(lines) and not _defline_re.match(lines[i]): i += 1  # skip decorators
     first, snippet = i, []
     for j in range(i, min(len(lines), i + 200)):
         snippet.append(lines[j])
@@ -75,20 +75,65 @@ def _signature_node(lines: list[str], start: int):
         return tree.body[0], first
     return None, first
 
+# A parameter name stands after `(`, `,` or at a line start, and before `:`, `=`, `,`, `)` or the line end
+_cand_re = re.compile(r'[(,\n]\s*\**\s*([^\W\d]\w*)\s*(?=[:=,)\n])')
+
+def _arg_names(code) -> list:
+    "Parameter names of a code object, in signature order"
+    n, k, vn = code.co_argcount, code.co_kwonlyargcount, code.co_varnames
+    names, i = list(vn[:n]), n + k
+    if code.co_flags & inspect.CO_VARARGS: names.append(vn[i]); i += 1
+    names += vn[n:n + k]
+    if code.co_flags & inspect.CO_VARKEYWORDS: names.append(vn[i])
+    return names
+
+_line_str_re = re.compile(_sq.replace(r'\\]', r'\\\n]') + '|' + _dq.replace(r'\\]', r'\\\n]'))  # string literals within one line
+_hash_re = re.compile(r'#[^\n]*')
+_parens_re = re.compile(r'[()]')  # brackets inside the parentheses are balanced, so parentheses alone find the end
+
+def _fast_locs(lines: list[str], first: int, names: list) -> dict | None:
+    "Line -> parameter name, read off the signature's text by regex; `None` where that could be ambiguous"
+    for size in (8, 200):
+        code = _hash_re.sub('', _line_str_re.sub('""', ''.join(lines[first:first + size])))  # strings first: '#' may be in one
+        depth, end = 0, -1
+        for m in _parens_re.finditer(code):
+            depth += 1 if m[0] == '(' else -1
+            if depth == 0: end = m.end(); break
+        if end >= 0: break
+    else: return None
+    want, found = set(names), {}
+    for m in _cand_re.finditer(code, 0, end):
+        if m[1] in want:
+            if m[1] in found: return None
+            found[m[1]] = m.start(1)
+    if len(found) != len(want): return None
+    line = lambda pos: first + 1 + code.count('\n', 0, pos)
+    locs = {line(found[nm]): nm for nm in names}  # a later parameter on the same line wins, as in docments
+    tail = code[end:code.find(':', end)]
+    if '->' in tail: locs.setdefault(line(end + tail.index('->')), 'return')
+    return locs
+
+def _ast_locs(lines: list[str], first: int, name: str) -> dict | None:
+    "Line -> parameter name, from parsing the signature"
+    node, _ = _signature_node(lines, first + 1)
+    if node is None or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name != name: return None
+    a, locs = node.args, {}
+    for arg in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg):
+        if arg is not None: locs[first + arg.lineno] = arg.arg
+    if node.returns is not None: locs.setdefault(first + node.returns.lineno, 'return')
+    return locs
+
 def _fn_comments(f) -> dict:
     "docments comments of function `f`, by parameter name, with 'return' for the return annotation"
     code = getattr(f, '__code__', None)
     if code is None or code.co_name == '<lambda>': return {}
     lines = _source_lines(f)
-    if len(lines) < code.co_firstlineno: return {}
-    node, first = _signature_node(lines, code.co_firstlineno)
-    if node is None or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name != code.co_name: return {}
-    a = node.args
-    locs = {}
-    for arg in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg):
-        if arg is not None: locs[first + arg.lineno] = arg.arg  # a later parameter on the same line wins, as in docments
-    if node.returns is not None: locs.setdefault(first + node.returns.lineno, 'return')
-    return _param_comments(lines, locs, first + 1)
+    first = code.co_firstlineno - 1
+    while first < len(lines) and not (m := _defline_re.match(lines[first])): first += 1  # skip decorators
+    if first >= len(lines) or m[1] != code.co_name: return {}
+    locs = _fast_locs(lines, first, _arg_names(code))
+    if locs is None: locs = _ast_locs(lines, first, code.co_name)
+    return _param_comments(lines, locs, first + 1) if locs else {}
 
 # --- classes: parse each file once ---------------------------------------------------------------------
 
@@ -131,7 +176,8 @@ def doc_text(obj) -> str:
     "The cleaned docstring of `obj`, falling back from a callable object to its class, a class to its `__init__`"
     d = getattr(obj, '__doc__', None) if not isinstance(obj, type) else obj.__dict__.get('__doc__')
     if not d and isinstance(obj, type) and obj.__init__ is not object.__init__: d = getattr(obj.__init__, '__doc__', None)
-    return inspect.cleandoc(d) if isinstance(d, str) else ''
+    if not isinstance(d, str): return ''
+    return inspect.cleandoc(d) if '\n' in d else d.strip()
 
 def _docstring_params(doc: str) -> tuple[dict, str | None, str]:
     "Parameter and return descriptions from a docstring's sections, and the docstring without its parameter section"
@@ -178,12 +224,11 @@ def _cached(key, make):
     return res
 
 def func_docs(f) -> Docs:
-    "Descriptions of the parameters and return value of function `f` (a plain function, not a bound method)"
-    def make():
-        dps, dret, desc = _docstring_params(doc_text(f))
-        cms = _fn_comments(f)
-        return Docs({**dps, **{k: v for k, v in cms.items() if k != 'return'}}, cms.get('return'), desc, dret)
-    return _cached(f, make)
+    "Descriptions of the parameters and return value of function `f` (a plain function, not a bound method); not cached: `get_schema` is"
+    dps, dret, desc = _docstring_params(doc_text(f))
+    cms = _fn_comments(f)
+    ret = cms.pop('return', None)
+    return Docs({**dps, **cms} if dps else cms, ret, desc, dret)
 
 def class_docs(cls, init=None) -> Docs:
     "Descriptions of the fields of class `cls`: body comments, or `init`'s parameter comments, then the docstring"

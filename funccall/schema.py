@@ -6,13 +6,14 @@ nested classes in one root `$defs`, the return annotation appended to the descri
 """
 from __future__ import annotations
 
-import inspect, warnings, weakref
+import inspect, marshal, warnings, weakref
+from types import FunctionType
 from typing import Union
 
 from ._docs import class_docs, doc_text, func_docs
 from ._json import jsonable
 from ._ns import resolve_nm
-from ._types import NoneType, SchemaError, TypeInfo, custom_types, empty, fields, kind, params, return_anno, type_name
+from ._types import NoneType, SchemaError, TypeInfo, custom_types, empty, fields, kind, signature, type_name
 
 __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'SchemaError', 'SchemaWarning']
 
@@ -38,6 +39,8 @@ def _unique(ss: list) -> list:
     for s in ss:
         if s not in res: res.append(s)
     return res
+
+def _where(w: tuple) -> str: return f"{w[0]} {w[1]!r} of {w[2]!r}"
 
 class _Walker:
     "One walk over the annotations of one tool: every class met goes to the shared root `defs`"
@@ -69,21 +72,22 @@ class _Walker:
                 if isinstance(v := getattr(c, 'pattern', None), str): s['pattern'] = v
         return s
 
-    def default(self, v, where: str):
+    def default(self, v, where: tuple):
         "A default as the schema shows it: as is, or JSON-safe with `evalable`; `empty` when JSON can't hold it"
         if not self.evalable: return v
         try: return jsonable(v)
         except TypeError as e:
-            warnings.warn(f"{where}: default left out of the schema: {e}", SchemaWarning, stacklevel=4)
+            warnings.warn(f"{_where(where)}: default left out of the schema: {e}", SchemaWarning, stacklevel=5)
             return empty
 
-    def prop(self, anno, default, desc: str | None, where: str, doc_desc: str | None = None) -> dict:
-        "Schema of one parameter or field: description, default, then its type"
+    def prop(self, anno, default, desc: str | None, where: tuple) -> dict:
+        "Schema of one parameter or field: description, default, then its type; `where` names it in errors"
         try: ts = self.schema(anno)
-        except SchemaError as e: raise SchemaError(f"{where}: {e}") from None
-        p = {'description': desc or ts.get('description') or doc_desc or ''}
+        except SchemaError as e: raise SchemaError(f"{_where(where)}: {e}") from None
+        p = {'description': desc or ts.get('description') or ''}
         if default is not empty and (d := self.default(default, where)) is not empty: p['default'] = d
-        p.update((k, v) for k, v in ts.items() if k != 'description')
+        if 'description' in ts: ts = {k: v for k, v in ts.items() if k != 'description'}
+        p.update(ts)
         return p
 
     def obj(self, info: TypeInfo, skip_hidden: bool = False) -> dict:
@@ -95,7 +99,7 @@ class _Walker:
         for f in fields(info):
             if skip_hidden and f.name.startswith('_'): continue
             props[f.name] = self.prop(f.anno, f.default, docs.params.get(f.attr) if f.doc is None else f.doc,
-                                      f"Field {f.name!r} of {t.__qualname__!r}")
+                                      ('Field', f.name, t.__qualname__))
             if f.required: req.append(f.name)
         s = {'type': 'object', 'properties': props, 'title': t.__name__}
         if req: s['required'] = req
@@ -178,7 +182,7 @@ def union_schema(
 
 def _process_property(name, info, props, req, defs, evalable=False):
     "Add parameter `name`, described by a docments entry `info` (`.anno`, `.default`, `.docment`), to `props`/`req`"
-    props[name] = _Walker(defs, evalable).prop(info.anno, info.default, info.docment, f"Parameter {name!r}")
+    props[name] = _Walker(defs, evalable).prop(info.anno, info.default, info.docment, ('Parameter', name, '?'))
     if info.default is empty: req[name] = True
 
 # --- return descriptions -------------------------------------------------------------------------------
@@ -228,18 +232,18 @@ def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, descrip
         fn = _func_of(target)
         docs = func_docs(fn) if inspect.isfunction(fn) else None
         props, req = {}, []
-        ps = params(f, where)
-        for p in ps:
+        sig = signature(f, where)
+        for p in sig.params:
             if p.kind in _VAR or (skip_hidden and p.name.startswith('_')): continue
             pdoc = docs.params.get(p.name) if docs else None
-            props[p.name] = w.prop(p.anno, p.default, pdoc, f"Parameter {p.name!r} of {where!r}")
+            props[p.name] = w.prop(p.anno, p.default, pdoc, ('Parameter', p.name, where))
             if p.default is empty: req.append(p.name)
         s = {'type': 'object', 'properties': props}
         if req: s['required'] = req
         desc = docs.description if docs else doc_text(fn)
         if not desc and _is_callable_obj(f): desc = doc_text(type(f))
         # a docstring with its own returns section keeps it; otherwise the reference's `Returns:` line is added
-        ret = None if docs and docs.doc_returns and not docs.returns else _returns_str(return_anno(f, where), docs.returns if docs else None)
+        ret = None if docs and docs.doc_returns and not docs.returns else _returns_str(sig.returns, docs.returns if docs else None)
         nm = getattr(target, '__name__', None)
     if description is not None: desc = description
     elif not desc:
@@ -249,15 +253,25 @@ def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, descrip
     return {'name': name or (f.__name__ if isinstance(f, type) else nm), 'description': desc, pname: s}
 
 def _copy(o):
-    "A deep copy of a JSON-like structure, fast (no memo: schemas are trees)"
-    if type(o) is dict: return {k: _copy(v) if type(v) in (dict, list) else v for k, v in o.items()}
-    if type(o) is list: return [_copy(v) if type(v) in (dict, list) else v for v in o]
+    "A deep copy of a schema whose defaults `marshal` can't hold (no memo: schemas are trees)"
+    t = type(o)
+    if t is dict: return {k: _copy(v) for k, v in o.items()}
+    if t is list: return [_copy(v) for v in o]
+    if t is set: return {_copy(v) for v in o}
     return o
+
+def _freeze(s: dict):
+    "What the cache keeps of `s`: `marshal` bytes (version 2: no shared references), or a private copy"
+    try: return marshal.dumps(s, 2)
+    except ValueError: return _copy(s)
+
+def _thaw(entry) -> dict: return marshal.loads(entry) if type(entry) is bytes else _copy(entry)
 
 _cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def _cache_key(f):
     "The weakly referenceable object `f`'s schema depends on, and how `f` reaches it"
+    if type(f) is FunctionType: return f, ''
     if inspect.ismethod(f): return f.__func__, 'method'
     if _is_callable_obj(f): return type(f), 'instance'
     return f, ''
@@ -278,13 +292,13 @@ def get_schema(
     opts = (how, pname, evalable, skip_hidden, name, description)
     try: per_fn = _cache[key]
     except (KeyError, TypeError): per_fn = None
-    if per_fn is not None and opts in per_fn: return _copy(per_fn[opts])
+    if per_fn is not None and (entry := per_fn.get(opts)) is not None: return _thaw(entry)
     s = _tool_schema(f, pname, evalable, skip_hidden, name, description)
     if per_fn is None:
         try: per_fn = _cache.setdefault(key, {})
         except TypeError: return s  # not weakly referenceable: not cached
-    per_fn[opts] = s
-    return _copy(s)
+    per_fn[opts] = _freeze(s)  # the caller gets `s` itself; the cache keeps its own copy
+    return s
 
 def get_schema_nm(
     nm:str,              # a (dotted) name in `ns`, e.g. 'obj.method'
