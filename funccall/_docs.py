@@ -12,15 +12,16 @@ get descriptions from their docstring.
 """
 from __future__ import annotations
 
-import ast, inspect, linecache, re, textwrap, weakref
+import ast, dataclasses, inspect, linecache, re, textwrap, weakref
 from typing import NamedTuple
 
 __all__ = ['Docs', 'func_docs', 'class_docs', 'doc_text']
 
 class Docs(NamedTuple):
-    params: dict            # name -> description
+    comments: dict          # name -> its docments comment
+    doc_params: dict        # name -> its description in the docstring's parameter section
     returns: str | None     # the return annotation's comment
-    description: str        # the docstring, less a parameter section that `params` took descriptions from
+    description: str        # the docstring, less the parameter section `doc_params` came from
     doc_returns: str | None = None  # the docstring's own returns section, kept in `description`
 
 # A comment starts at the first `#` outside a string literal: group 1 is the code, group 2 the comment
@@ -170,12 +171,20 @@ def _class_comments(cls) -> dict:
 
 # --- docstrings ----------------------------------------------------------------------------------------
 
-_section_hint = re.compile(r'^\s*(?:Args|Arguments|Parameters|Params|Attributes|Keyword Args|Keyword Arguments|Other Parameters)\s*:?\s*$|:param\s|:parameter\s|@param\s', re.M)
+_section_hint = re.compile(r'^\s*(?:Args|Arguments|Parameters|Params|Attributes|Keyword Args|Keyword Arguments|Other Parameters|Returns?|Yields?)'
+                           r'\s*:?\s*$|:param\s|:parameter\s|@param\s|:returns?:|@returns?\s', re.M)
+
+def _is_generated_doc(cls, d: str) -> bool:
+    "Whether `d` is the `Cls(a: int, ...)` text `dataclass` writes for a class without a docstring"
+    return d.startswith(cls.__name__ + '(') and d.endswith(')') and '\n' not in d
 
 def doc_text(obj) -> str:
     "The cleaned docstring of `obj`, falling back from a callable object to its class, a class to its `__init__`"
-    d = getattr(obj, '__doc__', None) if not isinstance(obj, type) else obj.__dict__.get('__doc__')
-    if not d and isinstance(obj, type) and obj.__init__ is not object.__init__: d = getattr(obj.__init__, '__doc__', None)
+    if not isinstance(obj, type): d = getattr(obj, '__doc__', None)
+    else:
+        d = vars(obj).get('__doc__')
+        if d and dataclasses.is_dataclass(obj) and _is_generated_doc(obj, d): d = None
+        if not d and '__init__' in vars(obj): d = getattr(obj.__init__, '__doc__', None)
     if not isinstance(d, str): return ''
     return inspect.cleandoc(d) if '\n' in d else d.strip()
 
@@ -186,9 +195,8 @@ def _docstring_params(doc: str) -> tuple[dict, str | None, str]:
     try: parsed = docstring_parser.parse(doc)
     except docstring_parser.ParseError: return {}, None, doc
     ps = {p.arg_name.lstrip('*'): p.description for p in parsed.params if p.description}
-    if not ps: return {}, None, doc
-    ret = parsed.returns.description if parsed.returns and not parsed.returns.is_generator else None
-    return ps, ret, _drop_param_sections(doc, parsed.style)
+    ret = (parsed.returns.description or parsed.returns.type_name or '') if parsed.returns else None
+    return ps, ret, _drop_param_sections(doc, parsed.style) if ps else doc
 
 _google_hdr = re.compile(r'^(\s*)(?:Args|Arguments|Parameters|Params|Attributes|Keyword Args|Keyword Arguments|Other Parameters)\s*:\s*$')
 _numpy_hdr = re.compile(r'^\s*(?:Parameters|Other Parameters|Attributes)\s*$')
@@ -227,15 +235,23 @@ def func_docs(f) -> Docs:
     "Descriptions of the parameters and return value of function `f` (a plain function, not a bound method); not cached: `get_schema` is"
     dps, dret, desc = _docstring_params(doc_text(f))
     cms = _fn_comments(f)
-    ret = cms.pop('return', None)
-    return Docs({**dps, **cms} if dps else cms, ret, desc, dret)
+    return Docs(cms, dps, cms.pop('return', None), desc, dret)
+
+def _own_classes(cls) -> list:
+    "`cls` and the bases whose fields it inherits, base first, leaving out library bases such as `BaseModel`"
+    return [k for k in reversed(cls.__mro__) if '__annotations__' in vars(k) and k.__module__.split('.')[0] not in _library_modules]
+
+_library_modules = {'builtins', 'typing', 'typing_extensions', 'pydantic', 'pydantic_core'}
 
 def class_docs(cls, init=None) -> Docs:
-    "Descriptions of the fields of class `cls`: body comments, or `init`'s parameter comments, then the docstring"
+    "Descriptions of the fields of class `cls` (body comments, inherited ones too), or of `init`'s parameters"
     def make():
-        doc = doc_text(cls)
-        dps, _, desc = _docstring_params(doc)
-        cms = _fn_comments(init) if init is not None else _class_comments(cls)
-        if init is not None and not dps: dps = _docstring_params(doc_text(init))[0]
-        return Docs({**dps, **cms}, None, desc)
+        dps, _, desc = _docstring_params(doc_text(cls))
+        if init is not None:
+            cms = _fn_comments(init)
+            if not dps: dps = _docstring_params(doc_text(init))[0]
+        else:
+            cms = {}
+            for k in _own_classes(cls): cms.update(_class_comments(k))
+        return Docs(cms, dps, None, desc)
     return _cached(cls, make)

@@ -12,7 +12,9 @@ _plain = (str, int, float, bool, type(None))
 
 def jsonable(v):
     "`v` as a value `json.dumps` takes without a `default=`; raises `TypeError` for what JSON can't hold"
-    if isinstance(v, enum.Enum): return jsonable(v.value)
+    if isinstance(v, enum.Enum):
+        try: return jsonable(v.value)
+        except TypeError: return v.name  # members whose values JSON can't hold are sent by name
     if isinstance(v, _plain): return v
     if isinstance(v, dict):
         if not all(isinstance(k, (str, int, float, bool)) for k in v): raise TypeError(f"dict keys must be strings, not in {v!r}")

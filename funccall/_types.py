@@ -86,8 +86,8 @@ def _classify(t, o) -> TypeInfo:
         raise SchemaError(f"Unresolved forward reference {t!r}; define it at module level so it can be resolved")
     base = o or t
     if base is tuple:
-        if args == ((),): args = ()  # `tuple[()]`, the empty tuple
-        elif not args: return TypeInfo('list', t, (Any,))
+        if args == ((),): args = ()  # `tuple[()]`, the empty tuple, on 3.10
+        elif not args and (t is tuple or t is typing.Tuple): return TypeInfo('list', t, (Any,))
         return TypeInfo('tuple', t, args)
     if base in _list_origins: return TypeInfo('list', t, args[:1] or (Any,))
     if base in _set_origins: return TypeInfo('set', t, args[:1] or (Any,))
@@ -185,7 +185,9 @@ def signature(f, where: str | None = None) -> Sig:
     else:
         try: sig = inspect.signature(target)
         except (TypeError, ValueError) as e: raise SchemaError(f"{where}: can't read its signature ({e})") from None
-        ps, fn = [(p.name, p.default, p.kind) for p in sig.parameters.values()], inspect.unwrap(target)
+        ps, fn = [(p.name, p.default, p.kind) for p in sig.parameters.values()], target
+        while isinstance(fn, functools.partial): fn = fn.func
+        fn = inspect.unwrap(getattr(fn, '__func__', fn))
         if not isinstance(fn, types.FunctionType): fn = target
     annos = getattr(fn, '__annotations__', None) or {}
     try: hints = _hints(fn, where)
@@ -217,6 +219,14 @@ class Field(NamedTuple):
 
 _container_factories = (list, dict, set, tuple, frozenset)
 
+def _td_required(nm: str, a, t) -> bool:
+    "Whether key `nm` of TypedDict `t` is required; an explicit `Required`/`NotRequired` wins over `__required_keys__`"
+    # Python computes `__required_keys__` wrongly when those wrappers are written as strings
+    while get_origin(a) is typing.Annotated: a = get_args(a)[0]
+    wrapper = getattr(get_origin(a), '_name', None) or getattr(a, '_name', None)
+    if get_origin(a) in _wrappers and wrapper in ('Required', 'NotRequired'): return wrapper == 'Required'
+    return nm in t.__required_keys__
+
 def fields(info: TypeInfo) -> list[Field]:
     "Fields of a class kind (`typeddict`, `namedtuple`, `dataclass`, `model`, `class`)"
     t, where = info.t, f'class {info.t.__qualname__!r}'
@@ -232,7 +242,7 @@ def fields(info: TypeInfo) -> list[Field]:
         return res
     if info.kind == 'typeddict':
         hints = _hints(t, where)
-        return [Field(nm, a, empty, nm in t.__required_keys__, None, nm) for nm, a in hints.items()]
+        return [Field(nm, a, empty, _td_required(nm, a, t), None, nm) for nm, a in hints.items()]
     if info.kind == 'namedtuple':
         hints, dflt = _hints(t, where), t._field_defaults
         return [Field(nm, hints.get(nm, Any), dflt.get(nm, empty), nm not in dflt, None, nm) for nm in t._fields]

@@ -6,7 +6,7 @@ nested classes in one root `$defs`, the return annotation appended to the descri
 """
 from __future__ import annotations
 
-import inspect, marshal, warnings, weakref
+import functools, inspect, marshal, os, sys, warnings, weakref
 from types import FunctionType
 from typing import Union
 
@@ -40,14 +40,22 @@ def _unique(ss: list) -> list:
         if s not in res: res.append(s)
     return res
 
+_pkg_dir = os.path.dirname(__file__)
+
+def _caller_level() -> int:
+    "The `stacklevel` that points a warning at the first frame outside funccall"
+    f, level = sys._getframe(1), 1
+    while f is not None and os.path.dirname(f.f_code.co_filename) == _pkg_dir: f, level = f.f_back, level + 1
+    return level
+
 def _where(w: tuple) -> str: return f"{w[0]} {w[1]!r} of {w[2]!r}"
 
 class _Walker:
     "One walk over the annotations of one tool: every class met goes to the shared root `defs`"
-    __slots__ = ('defs', 'owners', 'evalable', 'where')
+    __slots__ = ('defs', 'owners', 'evalable')
 
-    def __init__(self, defs: dict | None, evalable: bool = False, where: str = ''):
-        self.defs, self.owners, self.evalable, self.where = {} if defs is None else defs, {}, evalable, where
+    def __init__(self, defs: dict | None, evalable: bool = False):
+        self.defs, self.owners, self.evalable = {} if defs is None else defs, {}, evalable
 
     def schema(self, t) -> dict:
         "JSON Schema of annotation `t`"
@@ -77,14 +85,15 @@ class _Walker:
         if not self.evalable: return v
         try: return jsonable(v)
         except TypeError as e:
-            warnings.warn(f"{_where(where)}: default left out of the schema: {e}", SchemaWarning, stacklevel=5)
+            warnings.warn(f"{_where(where)}: default left out of the schema: {e}", SchemaWarning, stacklevel=_caller_level())
             return empty
 
-    def prop(self, anno, default, desc: str | None, where: tuple) -> dict:
+    def prop(self, anno, default, where: tuple, comment=None, declared=None, doc=None) -> dict:
         "Schema of one parameter or field: description, default, then its type; `where` names it in errors"
         try: ts = self.schema(anno)
         except SchemaError as e: raise SchemaError(f"{_where(where)}: {e}") from None
-        p = {'description': desc or ts.get('description') or ''}
+        # the precedence documented in `_docs`: comment, then Annotated/Field, then the docstring
+        p = {'description': comment or declared or ts.get('description') or doc or ''}
         if default is not empty and (d := self.default(default, where)) is not empty: p['default'] = d
         if 'description' in ts: ts = {k: v for k, v in ts.items() if k != 'description'}
         p.update(ts)
@@ -98,8 +107,8 @@ class _Walker:
         props, req = {}, []
         for f in fields(info):
             if skip_hidden and f.name.startswith('_'): continue
-            props[f.name] = self.prop(f.anno, f.default, docs.params.get(f.attr) if f.doc is None else f.doc,
-                                      ('Field', f.name, t.__qualname__))
+            props[f.name] = self.prop(f.anno, f.default, ('Field', f.name, t.__qualname__),
+                                      docs.comments.get(f.attr), f.doc, docs.doc_params.get(f.attr))
             if f.required: req.append(f.name)
         s = {'type': 'object', 'properties': props, 'title': t.__name__}
         if req: s['required'] = req
@@ -108,14 +117,22 @@ class _Walker:
     def ref(self, info: TypeInfo) -> dict:
         "A `$ref` to class `info.t` in the root `$defs`, its slot reserved before recursing so self-reference ends"
         t = info.t
-        nm = t.__name__
-        if self.owners.get(nm, t) is not t:  # another class already has this name: qualify with the module
-            nm = f"{t.__module__}.{t.__qualname__}".replace('<locals>.', '')
-        if nm not in self.owners and nm not in self.defs:
-            self.owners[nm] = t
-            self.defs[nm] = {}
-            self.defs[nm] = self.obj(info)
+        qual = f"{t.__module__}.{t.__qualname__}".replace('<locals>.', '')
+        for nm in (t.__name__, qual, *(f'{qual}_{i}' for i in range(2, 100))):
+            owner = self.owners.get(nm)
+            if owner is t: break
+            if owner is None and nm in self.defs and self._same(info, nm): self.owners[nm] = t; break  # from an earlier call
+            if owner is None and nm not in self.defs:
+                self.owners[nm], self.defs[nm] = t, {}
+                self.defs[nm] = self.obj(info)
+                break
         return {'$ref': f'#/$defs/{nm}'}
+
+    def _same(self, info: TypeInfo, nm: str) -> bool:
+        "Whether `defs[nm]`, put there by an earlier `handle_type` call sharing `defs`, describes class `info.t`"
+        scratch = _Walker(dict(self.defs), self.evalable)
+        scratch.owners = dict.fromkeys(self.defs, info.t)  # no recursion into the comparison
+        return scratch.obj(info) == self.defs[nm]
 
 # --- the {kind: handler} table -------------------------------------------------------------------------
 
@@ -123,11 +140,9 @@ def _any_schema(w, info): return {}
 def _none_schema(w, info): return {'type': 'null'}
 def _scalar_schema(w, info): return {'type': _json_types[info.args[0]]}
 def _object_schema(w, info): return {'type': 'object'}
-def _literal_schema(w, info): return _enum_schema(list(info.args))
+def _literal_schema(w, info): return _enum_schema([jsonable(v) for v in info.args])
 
-def _enum_member_schema(w, info):
-    vals = [m.value for m in info.t]
-    return _enum_schema(vals if all(type(v) in _json_types for v in vals) else [m.name for m in info.t])
+def _enum_member_schema(w, info): return _enum_schema([jsonable(m) for m in info.t])
 
 def _union_schema(w, info): return {'anyOf': [w.schema(a) for a in info.args]}
 
@@ -137,6 +152,7 @@ def _set_schema(w, info): return {'type': 'array', 'items': w.schema(info.args[0
 def _tuple_schema(w, info):
     args = info.args
     if len(args) == 2 and args[1] is Ellipsis: return {'type': 'array', 'items': w.schema(args[0])}
+    if not args: return {'type': 'array', 'items': {}, 'maxItems': 0}  # `tuple[()]`
     prefix = [w.schema(a) for a in args]
     uniq = _unique(prefix)
     items = {} if not uniq else uniq[0] if len(uniq) == 1 else {'anyOf': uniq}
@@ -182,7 +198,7 @@ def union_schema(
 
 def _process_property(name, info, props, req, defs, evalable=False):
     "Add parameter `name`, described by a docments entry `info` (`.anno`, `.default`, `.docment`), to `props`/`req`"
-    props[name] = _Walker(defs, evalable).prop(info.anno, info.default, info.docment, ('Parameter', name, '?'))
+    props[name] = _Walker(defs, evalable).prop(info.anno, info.default, ('Parameter', name, '?'), info.docment)
     if info.default is empty: req[name] = True
 
 # --- return descriptions -------------------------------------------------------------------------------
@@ -216,6 +232,7 @@ def _is_callable_obj(f) -> bool:
 
 def _func_of(f):
     "The plain function holding `f`'s source and docstring"
+    while isinstance(f, functools.partial): f = f.func
     f = getattr(f, '__func__', f)
     return inspect.unwrap(f) if callable(f) else f
 
@@ -235,16 +252,17 @@ def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, descrip
         sig = signature(f, where)
         for p in sig.params:
             if p.kind in _VAR or (skip_hidden and p.name.startswith('_')): continue
-            pdoc = docs.params.get(p.name) if docs else None
-            props[p.name] = w.prop(p.anno, p.default, pdoc, ('Parameter', p.name, where))
+            where_p = ('Parameter', p.name, where)
+            props[p.name] = w.prop(p.anno, p.default, where_p, docs.comments.get(p.name), None, docs.doc_params.get(p.name)) if docs \
+                else w.prop(p.anno, p.default, where_p)
             if p.default is empty: req.append(p.name)
         s = {'type': 'object', 'properties': props}
         if req: s['required'] = req
         desc = docs.description if docs else doc_text(fn)
         if not desc and _is_callable_obj(f): desc = doc_text(type(f))
         # a docstring with its own returns section keeps it; otherwise the reference's `Returns:` line is added
-        ret = None if docs and docs.doc_returns and not docs.returns else _returns_str(sig.returns, docs.returns if docs else None)
-        nm = getattr(target, '__name__', None)
+        ret = None if docs and docs.doc_returns is not None else _returns_str(sig.returns, docs.returns if docs else None)
+        nm = getattr(target, '__name__', None) or getattr(fn, '__name__', None)
     if description is not None: desc = description
     elif not desc:
         raise SchemaError(f"{where} has no docstring; add one (the model reads it to decide when to call the tool) or pass description=")

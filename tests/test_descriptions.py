@@ -42,13 +42,12 @@ def prec(
         f: doc f
     """
 
-_BUG_ANNOTATED = 'BUG: a docstring parameter entry beats Annotated/Field metadata (documented order: comment > Annotated > docstring)'
 
 @pytest.mark.parametrize('param,expected', [
     ('a', 'comment a'),
-    pytest.param('b', 'ann b', marks=pytest.mark.xfail(strict=True, reason=_BUG_ANNOTATED)),
+    pytest.param('b', 'ann b'),
     ('c', 'doc c'),
-    pytest.param('d', 'field d', marks=pytest.mark.xfail(strict=True, reason=_BUG_ANNOTATED)),
+    pytest.param('d', 'field d'),
     ('e', 'comment e'),
     ('f', 'comment f'),
 ], ids=['comment>Annotated>doc', 'Annotated>doc', 'doc', 'Field>doc', 'comment>Field>doc', 'comment>doc'])
@@ -96,14 +95,13 @@ class PrecDC:
 
 
 @pytest.mark.parametrize('cls,param,expected', [
-    pytest.param(PrecModel, 'a', 'comment a',
-                 marks=pytest.mark.xfail(strict=True, reason='BUG: pydantic Field(description=) beats the field\'s # comment')),
+    pytest.param(PrecModel, 'a', 'comment a',),
     (PrecModel, 'b', 'comment b'),
-    pytest.param(PrecModel, 'c', 'ann c', marks=pytest.mark.xfail(strict=True, reason=_BUG_ANNOTATED)),
+    pytest.param(PrecModel, 'c', 'ann c'),
     (PrecModel, 'd', 'field d'),
     (PrecModel, 'e', 'doc e'),
     (PrecDC, 'a', 'comment a'),
-    pytest.param(PrecDC, 'b', 'ann b', marks=pytest.mark.xfail(strict=True, reason=_BUG_ANNOTATED)),
+    pytest.param(PrecDC, 'b', 'ann b'),
     (PrecDC, 'c', 'doc c'),
 ], ids=['model-comment>Field', 'model-comment>Annotated', 'model-Annotated>doc', 'model-Field>doc', 'model-doc',
         'dc-comment>Annotated', 'dc-Annotated>doc', 'dc-doc'])
@@ -234,7 +232,6 @@ def returns_only_sphinx(a: int) -> int:
     """
 
 
-@pytest.mark.xfail(strict=True, reason='BUG: a docstring with a Returns section but no parameter section gets a second, appended Returns: line')
 @pytest.mark.parametrize('f,expected', [
     (returns_only_google, 'Double it.\n\nReturns:\n    twice a'),
     (returns_only_numpy, 'Double it.\n\nReturns\n-------\nint\n    twice a'),
@@ -465,12 +462,11 @@ def _sentinel_param(limit: int = _S): "Has a sentinel default"
 def _sentinel_field(o: SentinelOpts): "Takes options"
 
 
-_BUG_STACKLEVEL = 'BUG: for a class field the SchemaWarning points inside funccall/schema.py (fixed stacklevel), not at the caller'
 
 @pytest.mark.parametrize('f,kw', [
     (_sentinel_param, {}),
-    pytest.param(_sentinel_field, {}, marks=pytest.mark.xfail(strict=True, reason=_BUG_STACKLEVEL)),
-    pytest.param(SentinelOpts, {'description': 'x'}, marks=pytest.mark.xfail(strict=True, reason=_BUG_STACKLEVEL)),
+    pytest.param(_sentinel_field, {}),
+    pytest.param(SentinelOpts, {'description': 'x'}),
 ], ids=['parameter', 'nested-class-field', 'class-tool-field'])
 def test_schema_warning_points_at_caller(f, kw):
     with warnings.catch_warnings(record=True) as rec:
@@ -630,21 +626,18 @@ def test_partial_drops_bound_arguments():
     assert get_schema(p2, description='partial')['input_schema']['required'] == ['a']
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: functools.partial loses the wrapped function's annotations (b: str has no type)")
 def test_partial_keeps_annotations():
     s = get_schema(functools.partial(base, 1), description='partial')
     types = {k: {kk: vv for kk, vv in v.items() if kk != 'description'} for k, v in s['input_schema']['properties'].items()}
     assert types == {'b': {'type': 'string'}, 'c': {'default': 1.0, 'type': 'number'}}
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: functools.partial gets name None and functools.partial's own class docstring as description")
 def test_partial_name_and_description():
     s = get_schema(functools.partial(base, 1))
     assert s['name'] == 'base'
     assert s['description'] == 'The base function'
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: functools.partial loses the wrapped function's parameter comments")
 def test_partial_keeps_param_comments():
     s = get_schema(functools.partial(base, 1), description='partial')
     assert s['input_schema']['properties'] == {'b': {'description': 'the b', 'type': 'string'},
@@ -675,7 +668,6 @@ class ChildM(BaseM):
     b: str = 'x'  # child b
 
 
-@pytest.mark.xfail(strict=True, reason='BUG: # comments on fields inherited from a base class are lost')
 @pytest.mark.parametrize('cls', [ChildDC, ChildM], ids=['dataclass', 'pydantic'])
 def test_inherited_field_comments(cls):
     assert get_schema(cls)['input_schema']['properties'] == {'a': {'description': 'base a', 'type': 'integer'},
@@ -686,7 +678,6 @@ class NoDocModel(BaseModel):
     a: int
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: an undocumented pydantic model gets BaseModel.__init__'s docstring as tool description")
 def test_undocumented_model_is_schema_error():
     with pytest.raises(SchemaError, match='description='):
         get_schema(NoDocModel)

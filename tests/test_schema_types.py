@@ -114,7 +114,6 @@ def test_enum(t, expected):
     _check(t, expected)
 
 
-@pytest.mark.xfail(strict=True, reason='BUG: Literal of Enum members puts the member objects in `enum` (not JSON) and no `type`')
 @pytest.mark.parametrize('t,expected', [
     (Literal[Color.red], {'type': 'integer', 'enum': [1]}),
     (Literal[Shade.light, Shade.dark], {'type': 'string', 'enum': ['light', 'dark']}),
@@ -199,7 +198,6 @@ def test_arrays(t, expected):
     _check(t, expected)
 
 
-@pytest.mark.xfail(strict=True, reason='BUG: tuple[()] (the empty tuple) gives an unconstrained array, same as bare `tuple`')
 @pytest.mark.parametrize('t', [tuple[()], Tuple[()]], ids=['tuple[()]', 'Tuple[()]'])
 def test_empty_tuple(t):
     s = handle_type(t, {})
@@ -586,7 +584,6 @@ class Later:  # same __name__ as _future_eg.Later
     w: str
 
 
-@pytest.mark.xfail(strict=True, reason='BUG: handle_type calls sharing one `defs` give a same-named second class a $ref to the first')
 def test_same_name_classes_shared_defs_across_calls():
     defs = {}
     assert handle_type(ItemA, defs) == {'$ref': '#/$defs/Item'}
@@ -594,7 +591,6 @@ def test_same_name_classes_shared_defs_across_calls():
     assert defs == {'Item': ITEM_A_DEF, ITEM_B_KEY: ITEM_B_DEF}
 
 
-@pytest.mark.xfail(strict=True, reason='BUG: a third class with the same module+qualname (same factory) gets the second one\'s $ref')
 def test_three_classes_from_one_factory_all_present():
     A1, A2, A3 = _item_a(), _item_a(), _item_a()
     def f(x: A1, y: A2, z: A3): "doc"
@@ -728,7 +724,6 @@ def test_future_all_shapes():
     assert_valid_schema(s['input_schema'])
 
 
-@pytest.mark.xfail(strict=True, reason='BUG: TypedDict Required/NotRequired ignored under `from __future__ import annotations`')
 @pytest.mark.parametrize('cls,required', [(fut.FutTD, ['b']), (fut.FutTDe, ['a'])], ids=['total-False-Required', 'NotRequired'])
 def test_future_typeddict_required(cls, required):
     defs = {}
