@@ -1,0 +1,6 @@
+"`python -m funccall`: see `funccall.cli`"
+import sys
+
+from .cli import main
+
+if __name__ == '__main__': sys.exit(main())
