@@ -6,7 +6,10 @@
 from ._ns import ToolNotFound, mk_ns, resolve_nm
 from ._types import KINDS, SchemaError, custom_types, kind
 from .schema import SchemaWarning, get_schema, get_schema_nm, handle_type, union_schema
+from .call import ToolInputError, call_func, call_func_async, coerce_inputs
+from .pytool import python
 
 __version__ = '0.1.0'
 __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'kind', 'KINDS',
-           'mk_ns', 'resolve_nm', 'SchemaError', 'SchemaWarning', 'ToolNotFound']
+           'mk_ns', 'resolve_nm', 'call_func', 'call_func_async', 'coerce_inputs', 'python',
+           'SchemaError', 'SchemaWarning', 'ToolNotFound', 'ToolInputError']

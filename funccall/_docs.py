@@ -158,13 +158,30 @@ def _index_classes(fn: str, lines: list[str]) -> dict:
     _class_index[fn] = (lines, idx)
     return idx
 
+def _candidate_files(cls):
+    "Files that may hold the source of class `cls`, most likely first"
+    mod = inspect.getmodule(cls)
+    if (fn := getattr(mod, '__file__', None)): yield fn, getattr(mod, '__dict__', None)
+    for v in vars(cls).values():  # a method's code knows its file, in a notebook cell too
+        code = getattr(getattr(v, '__func__', v), '__code__', None)
+        if code is not None and not code.co_filename.startswith('<string'): yield code.co_filename, None
+    if mod is None or mod.__name__ == '__main__':  # notebook cells, newest first
+        yield from ((k, None) for k in reversed(list(linecache.cache)) if k.startswith('<'))
+
+def _class_node(cls):
+    "The lines of the file defining class `cls`, and its `ClassDef` (`None` where no source is found)"
+    own = set(vars(cls).get('__annotations__', {}))
+    for fn, glb in _candidate_files(cls):
+        lines = linecache.getlines(fn, glb)
+        if not lines or (fn.startswith('<') and f'class {cls.__name__}' not in ''.join(lines)): continue
+        node = _index_classes(fn, lines).get(cls.__qualname__)
+        if node is not None and own == {n.target.id for n in node.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}:
+            return lines, node
+    return None, None
+
 def _class_comments(cls) -> dict:
     "Comments of the annotated fields in the body of class `cls`"
-    mod = inspect.getmodule(cls)
-    fn = getattr(mod, '__file__', None)
-    if not fn: return {}
-    lines = linecache.getlines(fn, mod.__dict__)
-    node = _index_classes(fn, lines).get(cls.__qualname__)
+    lines, node = _class_node(cls)
     if node is None: return {}
     locs = {n.lineno: n.target.id for n in node.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
     return _param_comments(lines, locs, node.lineno)

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple, get_args, get_origin
 from uuid import UUID
 
 __all__ = ['KINDS', 'TypeInfo', 'kind', 'custom_types', 'Param', 'params', 'Field', 'fields', 'empty', 'NoneType',
-           'SchemaError', 'type_name', 'Sig', 'signature']
+           'SchemaError', 'type_name', 'Sig', 'signature', 'on_types_changed', 'check_caches']
 
 empty = inspect.Parameter.empty
 NoneType = type(None)
@@ -55,9 +55,24 @@ def _is_model(t) -> bool:
     return pd is not None and isinstance(t, type) and issubclass(t, pd.BaseModel)
 
 _cache: dict = {}
+_n_custom = len(custom_types)
+_invalidate: list = [_cache.clear]  # caches built on `kind`'s answers, emptied when those answers may change
+_MAX_CACHE = 10_000  # the caches hold annotations strongly: a notebook redefining classes must not grow them forever
+
+def on_types_changed(clear) -> None:
+    "Register `clear`, called when `custom_types` changes, so caches built on `kind` are rebuilt"
+    _invalidate.append(clear)
+
+def check_caches() -> None:
+    "Empty the caches built on `kind` when `custom_types` changed (or they grew too large)"
+    global _n_custom
+    if len(custom_types) != _n_custom or len(_cache) > _MAX_CACHE:
+        _n_custom = len(custom_types)
+        for clear in _invalidate: clear()
 
 def kind(t) -> TypeInfo:
     "Classify annotation `t` into a `TypeInfo` whose `kind` is a tag from `KINDS`"
+    check_caches()
     try: return _cache[t]
     except KeyError: res = _cache[t] = _kind(t)
     except TypeError: res = _kind(t)  # unhashable, e.g. `Annotated[int, {'a': 1}]`

@@ -13,7 +13,7 @@ from typing import Union
 from ._docs import class_docs, doc_text, func_docs
 from ._json import jsonable
 from ._ns import resolve_nm
-from ._types import NoneType, SchemaError, TypeInfo, custom_types, empty, fields, kind, signature, type_name
+from ._types import NoneType, SchemaError, TypeInfo, check_caches, custom_types, empty, fields, kind, on_types_changed, signature, type_name
 
 __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'SchemaError', 'SchemaWarning']
 
@@ -261,11 +261,13 @@ def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, descrip
         desc = docs.description if docs else doc_text(fn)
         if not desc and _is_callable_obj(f): desc = doc_text(type(f))
         # a docstring with its own returns section keeps it; otherwise the reference's `Returns:` line is added
-        ret = None if docs and docs.doc_returns is not None else _returns_str(sig.returns, docs.returns if docs else None)
+        has_own_returns = docs is not None and docs.doc_returns is not None
+        ret = None if has_own_returns else _returns_str(sig.returns, docs.returns if docs else None)
         nm = getattr(target, '__name__', None) or getattr(fn, '__name__', None)
     if description is not None: desc = description
     elif not desc:
-        raise SchemaError(f"{where} has no docstring; add one (the model reads it to decide when to call the tool) or pass description=")
+        what = 'Class' if isinstance(f, type) else 'Function'
+        raise SchemaError(f"{what} {where!r} has no docstring; add one (the model reads it to decide when to call the tool) or pass description=")
     if ret and description is None: desc += f'\n\nReturns:\n- {ret}'
     if w.defs: s['$defs'] = w.defs
     return {'name': name or (f.__name__ if isinstance(f, type) else nm), 'description': desc, pname: s}
@@ -285,7 +287,13 @@ def _freeze(s: dict):
 
 def _thaw(entry) -> dict: return marshal.loads(entry) if type(entry) is bytes else _copy(entry)
 
-_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # key -> {options: (version, frozen schema)}
+on_types_changed(_cache.clear)
+
+def _version(f) -> tuple:
+    "What a cached schema of `f` was made from, beyond `f` itself: a changed docstring or default is a new schema"
+    return (getattr(f, '__doc__', None), getattr(f, '__defaults__', None), getattr(f, '__kwdefaults__', None),
+            getattr(f, '__annotations__', None))
 
 def _cache_key(f):
     "The weakly referenceable object `f`'s schema depends on, and how `f` reaches it"
@@ -306,17 +314,21 @@ def get_schema(
     if isinstance(f, dict): return f
     description = kw.pop('description', None)
     if kw: raise TypeError(f"get_schema() got unexpected keyword arguments {sorted(kw)}")
+    check_caches()
     key, how = _cache_key(f)
     opts = (how, pname, evalable, skip_hidden, name, description)
     try: per_fn = _cache[key]
     except (KeyError, TypeError): per_fn = None
-    if per_fn is not None and (entry := per_fn.get(opts)) is not None: return _thaw(entry)
+    ver = _version(key)
+    if per_fn is not None and (entry := per_fn.get(opts)) is not None and _same(entry[0], ver): return _thaw(entry[1])
     s = _tool_schema(f, pname, evalable, skip_hidden, name, description)
     if per_fn is None:
         try: per_fn = _cache.setdefault(key, {})
         except TypeError: return s  # not weakly referenceable: not cached
-    per_fn[opts] = _freeze(s)  # the caller gets `s` itself; the cache keeps its own copy
+    per_fn[opts] = (ver, _freeze(s))  # the caller gets `s` itself; the cache keeps its own copy
     return s
+
+def _same(a: tuple, b: tuple) -> bool: return all(x is y for x, y in zip(a, b))
 
 def get_schema_nm(
     nm:str,              # a (dotted) name in `ns`, e.g. 'obj.method'

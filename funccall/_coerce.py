@@ -1,0 +1,305 @@
+"""JSON values to the Python values a function's annotations ask for.
+
+One coercer per annotation, built from the kind `_types.kind` gives it and cached. Coercion repairs a short,
+documented list of known model mistakes, and only where the annotation allows them:
+- a JSON string where a list, tuple, set or object is expected (`'[1, 2]'`);
+- `"5"` for an integer or number, `"true"`/`"false"` for a boolean;
+- `{}` for an empty list, and a single value where a list is expected;
+- dicts into dataclasses, TypedDicts, NamedTuples, pydantic models and plain classes, recursively;
+- strings into Path/UUID/Decimal/datetime/date/time/Enum members, base64 strings into bytes.
+Anything else that does not fit raises `Mismatch`, never passes through to fail deep inside the tool.
+"""
+from __future__ import annotations
+
+import ast, base64, binascii, datetime as dt, json, re
+from typing import Any, Callable
+
+from ._types import SchemaError, TypeInfo, fields, kind, on_types_changed, type_name
+
+__all__ = ['Mismatch', 'coercer']
+
+class Mismatch(ValueError):
+    "A value that does not fit its annotation; `path` locates it inside the argument"
+    def __init__(self, expected: str, got, path: tuple = ()):
+        self.expected, self.got, self.path = expected, got, path
+        super().__init__(f"expected {expected}, got {_short(got)}")
+
+def _short(v, n: int = 80) -> str:
+    r = repr(v)
+    return r if len(r) <= n else r[:n - 3] + '...'
+
+def _nested(path_part, fn, v):
+    "Run `fn(v)`, adding `path_part` to the location of any mismatch"
+    try: return fn(v)
+    except Mismatch as e:
+        e.path = (path_part, *e.path)
+        raise
+
+_int_re = re.compile(r'^\s*[-+]?\d+\s*$')
+_num_re = re.compile(r'^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$')
+
+def _parse_json(v: str):
+    "A container a model sent as a string: JSON, or a Python literal as some models write them"
+    try: return json.loads(v)
+    except ValueError: pass
+    try: return ast.literal_eval(v)
+    except (ValueError, SyntaxError, MemoryError, RecursionError): raise Mismatch('a JSON array or object', v) from None
+
+_cache: dict = {}
+on_types_changed(_cache.clear)
+
+def coercer(t) -> Callable[[Any], Any]:
+    "A function that turns a JSON value into what annotation `t` asks for, or raises `Mismatch`"
+    try: return _cache[t]
+    except KeyError: res = _cache[t] = _build(t)
+    except TypeError: res = _build(t)  # unhashable annotation
+    return res
+
+def _build(t):
+    try: info = kind(t)
+    except SchemaError: return _identity  # no schema, so nothing to check against: as the reference does
+    return _builders[info.kind](info)
+
+def _identity(v): return v
+
+# --- the {kind: handler} table: each builds the coercer for one kind ----------------------------------
+
+def _any_coerce(info): return _identity
+
+def _none_coerce(info):
+    def f(v):
+        if v is None: return None
+        raise Mismatch('null', v)
+    return f
+
+def _bool(v):
+    if v is True or v is False: return v
+    if isinstance(v, str) and v.strip().lower() in ('true', 'false'): return v.strip().lower() == 'true'
+    raise Mismatch('boolean', v)
+
+def _int(v):
+    if type(v) is int: return v
+    if isinstance(v, float) and v.is_integer(): return int(v)
+    if isinstance(v, str) and _int_re.match(v): return int(v)
+    if isinstance(v, int) and not isinstance(v, bool): return v
+    raise Mismatch('integer', v)
+
+def _float(v):
+    if type(v) is float: return v
+    if isinstance(v, int) and not isinstance(v, bool): return float(v)
+    if isinstance(v, str) and _num_re.match(v): return float(v)
+    raise Mismatch('number', v)
+
+def _str(v):
+    if isinstance(v, str): return v
+    raise Mismatch('string', v)
+
+_scalars = {bool: _bool, int: _int, float: _float, str: _str}
+
+def _scalar_coerce(info):
+    base = _scalars[info.args[0]]
+    if info.t is info.args[0]: return base
+    t = info.t
+    return lambda v: v if isinstance(v, t) else t(base(v))  # a subclass such as `class UserId(str)`
+
+def _object_coerce(info): return _identity
+
+def _literal_coerce(info):
+    from ._json import jsonable
+    allowed = {}
+    for a in info.args: allowed.setdefault((type(jsonable(a)), jsonable(a)), a)
+    expected = 'one of ' + ', '.join(_short(jsonable(a), 30) for a in info.args)
+    def f(v):
+        try: return allowed[(type(v), v)]
+        except (KeyError, TypeError): pass
+        for (ty, val), a in allowed.items():  # `"5"` for `Literal[5]`
+            if isinstance(v, str) and ty in (int, float) and _num_re.match(v) and float(v) == val: return a
+        raise Mismatch(expected, v)
+    return f
+
+def _enum_coerce(info):
+    t = info.t
+    by_value = {}
+    for m in t:
+        try: by_value.setdefault((type(m.value), m.value), m)
+        except TypeError: pass  # an unhashable value is reached by name
+    expected = 'one of ' + ', '.join(_short(m.value, 30) for m in t)
+    def f(v):
+        if isinstance(v, t): return v
+        try: return by_value[(type(v), v)]
+        except (KeyError, TypeError): pass
+        if isinstance(v, str):
+            if v in t.__members__: return t.__members__[v]
+            for (ty, val), m in by_value.items():
+                if ty in (int, float) and _num_re.match(v) and float(v) == val: return m
+        raise Mismatch(expected, v)
+    return f
+
+_json_kinds = {  # the JSON types each kind takes without a repair
+    'any': None, 'object': None, 'none': {type(None)}, 'list': {list}, 'set': {list}, 'tuple': {list}, 'dict': {dict},
+    'typeddict': {dict}, 'namedtuple': {dict, list}, 'dataclass': {dict}, 'model': {dict}, 'class': {dict},
+    'format': {str}, 'literal': None, 'enum': None,
+}
+
+def _accepts(info) -> set | None:
+    if info.kind == 'scalar': return {info.args[0]} | ({int} if info.args[0] is float else set())
+    return _json_kinds[info.kind]
+
+def _union_coerce(info):
+    members = [(_accepts(kind(a)), coercer(a)) for a in info.args]
+    expected = ' | '.join(type_name(a) for a in info.args)
+    def f(v):
+        tv = type(v)
+        for acc, c in members:  # first the members that take this JSON type as it is
+            if acc is None or tv in acc:
+                try: return c(v)
+                except Mismatch: pass
+        for acc, c in members:  # then the repairs
+            if acc is not None and tv not in acc:
+                try: return c(v)
+                except Mismatch: pass
+        raise Mismatch(expected, v)
+    return f
+
+def _as_list(v, item_accepts: set | None):
+    "`v` as a list, repairing a JSON string, `{}` and a single value"
+    if type(v) is list: return v
+    if isinstance(v, str) and v.lstrip()[:1] == '[':
+        try: parsed = _parse_json(v)
+        except Mismatch: parsed = None
+        if isinstance(parsed, list): return parsed
+        if item_accepts is not None and str not in item_accepts: raise Mismatch('array', v)
+    if isinstance(v, dict):
+        if not v: return []
+        raise Mismatch('array', v)
+    if isinstance(v, (tuple, set, frozenset)): return list(v)
+    return [v]
+
+def _list_coerce(info):
+    item_info = kind(info.args[0])
+    item, acc = coercer(info.args[0]), _accepts(item_info)
+    if item is _identity: return lambda v: list(_as_list(v, acc))
+    return lambda v: [_nested(i, item, x) for i, x in enumerate(_as_list(v, acc))]
+
+def _set_coerce(info):
+    lst = _list_coerce(info)
+    def f(v):
+        items = lst(v)
+        try: return set(items)
+        except TypeError: raise Mismatch(f'array of hashable {type_name(info.args[0])}', v) from None
+    return f
+
+def _tuple_coerce(info):
+    args = info.args
+    if len(args) == 2 and args[1] is Ellipsis:
+        lst = _list_coerce(TypeInfo('list', list, (args[0],)))
+        return lambda v: tuple(lst(v))
+    items = [coercer(a) for a in args]
+    def f(v):
+        if isinstance(v, str) and v.lstrip()[:1] == '[': v = _parse_json(v)
+        if isinstance(v, tuple): v = list(v)
+        if type(v) is not list or len(v) != len(items): raise Mismatch(f'array of {len(items)} items', v)
+        return tuple(_nested(i, c, x) for i, (c, x) in enumerate(zip(items, v)))
+    return f
+
+def _as_dict(v):
+    if isinstance(v, dict): return v
+    if isinstance(v, str) and v.lstrip()[:1] == '{':
+        v = _parse_json(v)
+        if isinstance(v, dict): return v
+    raise Mismatch('object', v)
+
+def _dict_coerce(info):
+    if not info.args: return _as_dict
+    key, val = coercer(info.args[0]), coercer(info.args[1])
+    return lambda v: {_nested(k, key, k): _nested(k, val, x) for k, x in _as_dict(v).items()}
+
+def _parse_datetime(v: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(v[:-1] + '+00:00' if v.endswith(('Z', 'z')) else v)  # 3.10 rejects 'Z'
+
+def _parse_time(v: str) -> dt.time:
+    return dt.time.fromisoformat(v[:-1] + '+00:00' if v.endswith(('Z', 'z')) else v)
+
+def _parse_bytes(v: str) -> bytes:
+    try: return base64.b64decode(v, validate=True)
+    except binascii.Error: raise ValueError('not base64') from None
+
+_parsers = {dt.datetime: _parse_datetime, dt.date: dt.date.fromisoformat, dt.time: _parse_time, bytes: _parse_bytes}
+_format_names = {dt.datetime: 'ISO 8601 date-time string', dt.date: 'ISO 8601 date string (YYYY-MM-DD)',
+                 dt.time: 'ISO 8601 time string', bytes: 'base64 string'}
+
+def _format_coerce(info):
+    t = info.t
+    parse = _parsers.get(t, t)
+    expected = _format_names.get(t, f'{t.__name__} string')
+    def f(v):
+        if isinstance(v, t) and not (t is dt.date and isinstance(v, dt.datetime)): return v
+        if t.__name__ == 'Decimal' and isinstance(v, (int, float)) and not isinstance(v, bool): v = str(v)
+        if not isinstance(v, str): raise Mismatch(expected, v)
+        try: return parse(v)
+        except Exception: raise Mismatch(expected, v) from None
+    return f
+
+def _fields_plan(info):
+    "(json name, python name, coercer, required) of each field of a class kind"
+    return [(f.name, f.attr, coercer(f.anno), f.required) for f in fields(info)]
+
+def _build_fields(info, v, plan, extra_ok: bool = False) -> dict:
+    d = _as_dict(v)
+    known = {nm for nm, *_ in plan}
+    if not extra_ok and (extra := [k for k in d if k not in known]):
+        raise Mismatch(f'{type_name(info.t)} without unknown field(s) {", ".join(map(repr, extra))}', v)
+    missing = [nm for nm, _, _, req in plan if req and nm not in d]
+    if missing: raise Mismatch(f'{type_name(info.t)} with required field(s) {", ".join(map(repr, missing))}', v)
+    return {attr: _nested(nm, c, d[nm]) for nm, attr, c, _ in plan if nm in d}
+
+def _typeddict_coerce(info):
+    plan = None
+    def f(v):
+        nonlocal plan
+        plan = plan or _fields_plan(info)
+        return _build_fields(info, v, plan)
+    return f
+
+def _namedtuple_coerce(info):
+    plan, t = None, info.t
+    def f(v):
+        nonlocal plan
+        if isinstance(v, t): return v
+        plan = plan or _fields_plan(info)
+        if isinstance(v, (list, tuple)): v = dict(zip(t._fields, v))
+        return t(**_build_fields(info, v, plan))
+    return f
+
+def _class_coerce(info):
+    "Dataclasses and plain classes: a dict of constructor arguments, each coerced"
+    plan, t = None, info.t
+    def f(v):
+        nonlocal plan
+        if isinstance(v, t): return v
+        plan = plan or _fields_plan(info)
+        kw = _build_fields(info, v, plan)
+        try: return t(**kw)
+        except Mismatch: raise
+        except Exception as e: raise Mismatch(f'valid {type_name(t)} ({type(e).__name__}: {e})', v) from None
+    return f
+
+def _model_coerce(info):
+    "pydantic models validate themselves, aliases and constraints included"
+    t = info.t
+    def f(v):
+        if isinstance(v, t): return v
+        try: return t.model_validate(_as_dict(v))
+        except Mismatch: raise
+        except Exception as e:  # pydantic's ValidationError: keep its first lines, they name the field
+            msg = '; '.join(str(e).splitlines()[1:3]).strip()
+            raise Mismatch(f'valid {type_name(t)} ({msg})', v) from None
+    return f
+
+_builders = {
+    'any': _any_coerce, 'none': _none_coerce, 'scalar': _scalar_coerce, 'object': _object_coerce,
+    'literal': _literal_coerce, 'enum': _enum_coerce, 'union': _union_coerce, 'list': _list_coerce,
+    'set': _set_coerce, 'tuple': _tuple_coerce, 'dict': _dict_coerce, 'format': _format_coerce,
+    'typeddict': _typeddict_coerce, 'namedtuple': _namedtuple_coerce, 'dataclass': _class_coerce,
+    'model': _model_coerce, 'class': _class_coerce,
+}

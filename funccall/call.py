@@ -1,0 +1,228 @@
+"""Run a model's tool call: find the tool in a namespace, coerce its JSON inputs, call it, report failures.
+
+A model's tool call is untrusted input. Names resolve only to what could have been advertised (`_ns`),
+inputs are checked and coerced against the annotations (`_coerce`), and every mistake in the call comes
+back as `ToolNotFound` (a `LookupError`) or `ToolInputError` (a `ValueError`) naming what was wrong, or, with
+`raise_on_err=False`, as a short message for the model. Nothing the model sends reaches outside the namespace.
+"""
+from __future__ import annotations
+
+import asyncio, inspect, json, os, re, traceback, weakref
+from typing import Any
+
+from ._coerce import Mismatch, _identity, coercer
+from ._ns import ToolNotFound, mk_ns, resolve_nm
+from ._types import SchemaError, check_caches, empty, on_types_changed, signature
+
+__all__ = ['call_func', 'call_func_async', 'coerce_inputs', 'ToolInputError', 'ToolNotFound', 'mk_ns', 'resolve_nm']
+
+class ToolInputError(ValueError):
+    "A model's tool call whose arguments don't fit the tool: missing, unexpected, or of the wrong type"
+
+_P = inspect.Parameter
+_ANY = object()  # in `_Plan.fast`: a parameter that takes any value as it is
+_exact = {int: int, str: str, bool: bool, float: float}
+_canon_re = re.compile(r'[\W_]+')
+
+def _canon(k: str) -> str: return _canon_re.sub('', k)
+
+class _Plan:
+    "How to call one function: its parameters' coercers, defaults and kinds, worked out once"
+    __slots__ = ('name', 'params', 'fast', 'n', 'required', 'canon', 'var_kw', 'posonly', 'is_async', '__weakref__')
+
+    def __init__(self, f, name: str):
+        self.name = name
+        try: ps = signature(f).params
+        except SchemaError as e: raise TypeError(str(e)) from None
+        self.var_kw = any(p.kind is _P.VAR_KEYWORD for p in ps)
+        ps = [p for p in ps if p.kind not in (_P.VAR_POSITIONAL, _P.VAR_KEYWORD)]
+        self.params = {p.name: (coercer(p.anno), p.default, p.kind) for p in ps}
+        self.posonly = [p.name for p in ps if p.kind is _P.POSITIONAL_ONLY]
+        self.required = frozenset(p.name for p in ps if p.default is empty)
+        self.n = len(ps)
+        self.is_async = _is_async(f)
+        # the parameters a value may skip coercion for, when its type is exactly the annotation
+        self.fast = {} if self.is_async or self.posonly else \
+            {p.name: _ANY if self.params[p.name][0] is _identity else _exact.get(p.anno) for p in ps}
+        self.fast = {k: v for k, v in self.fast.items() if v is not None}
+        canon: dict = {}
+        for nm in self.params: canon.setdefault(_canon(nm), []).append(nm)
+        self.canon = {k: v[0] for k, v in canon.items() if len(v) == 1}
+
+    def bind(self, inputs: dict) -> tuple[list, dict]:
+        "Positional and keyword arguments for `inputs`, coerced; raises `ToolInputError`"
+        params, kw, seen = self.params, {}, {}
+        for k, v in inputs.items():
+            if not isinstance(k, str): raise ToolInputError(f"Tool {self.name!r}: argument names must be strings, got {k!r}")
+            nm = k if k in params else self.canon.get(_canon(k))
+            if nm is None:
+                if self.var_kw and k not in params: kw[k] = v; continue
+                expected = ', '.join(map(repr, params)) or 'none'
+                raise ToolInputError(f"Tool {self.name!r} got an unexpected argument {_clip(k)}; its arguments are: {expected}")
+            if nm in seen:
+                raise ToolInputError(f"Tool {self.name!r}: arguments {seen[nm]!r} and {k!r} both name parameter {nm!r}; send it once")
+            seen[nm] = k
+            c, default, _ = params[nm]
+            if v is None and default is not empty: continue  # null means "use the default" (strict mode sends it)
+            try: kw[nm] = c(v)
+            except Mismatch as e: raise ToolInputError(f"Tool {self.name!r}, parameter {_loc(nm, e.path)!r}: {e}") from None
+        if missing := [nm for nm in self.required if nm not in kw]:
+            raise ToolInputError(f"Tool {self.name!r} is missing required argument(s): {', '.join(map(repr, missing))}")
+        args = []
+        if self.posonly:
+            last = max((i for i, nm in enumerate(self.posonly) if nm in kw), default=-1)
+            args = [kw.pop(nm) if nm in kw else params[nm][1] for nm in self.posonly[:last + 1]]
+        return args, kw
+
+def _loc(nm: str, path: tuple) -> str:
+    return nm + ''.join(f'[{p}]' if isinstance(p, int) else f'.{p}' for p in path)
+
+def _clip(v, n: int = 60) -> str:
+    r = repr(v)
+    return r if len(r) <= n else r[:n - 3] + '...'
+
+def _is_async(f) -> bool:
+    if inspect.iscoroutinefunction(f): return True
+    return not inspect.isroutine(f) and not isinstance(f, type) and inspect.iscoroutinefunction(type(f).__call__)
+
+# --- plans, cached per function (weakly) --------------------------------------------------------------
+
+_plans: dict = {}  # id(function) -> plan; an entry leaves when its function dies
+on_types_changed(_plans.clear)
+
+def _plan_key(f):
+    if inspect.ismethod(f): return f.__func__
+    if not inspect.isroutine(f) and not isinstance(f, type) and callable(f) and not hasattr(f, 'func'): return type(f)
+    return f
+
+def _plan(f, name: str) -> _Plan:
+    key = _plan_key(f)
+    hit = _plans.get(id(key))
+    if hit is not None and hit[0]() is key and hit[1].name == name: return hit[1]
+    plan = _Plan(f, name)
+    try: ref = weakref.ref(key, lambda _, k=id(key): _plans.pop(k, None))
+    except TypeError: return plan  # not weakly referenceable: not cached
+    _plans[id(key)] = (ref, plan)
+    return plan
+
+# --- inputs and names -------------------------------------------------------------------------------
+
+def _inputs(fc_inputs) -> dict:
+    "The arguments as a dict: models often send the JSON text instead, or nothing for no arguments"
+    if isinstance(fc_inputs, dict): return fc_inputs
+    if fc_inputs is None or (isinstance(fc_inputs, str) and not fc_inputs.strip()): return {}
+    if isinstance(fc_inputs, str):
+        try: v = json.loads(fc_inputs)
+        except ValueError as e: raise ToolInputError(f"Tool arguments are not valid JSON ({e}): {_clip(fc_inputs)}") from None
+        if isinstance(v, dict): return v
+        fc_inputs = v
+    raise ToolInputError(f"Tool arguments must be a JSON object of named arguments, got {_clip(fc_inputs)}")
+
+def _resolve(fc_name, ns) -> tuple[Any, str]:
+    if isinstance(fc_name, str): return resolve_nm(fc_name, mk_ns(ns) if ns is not None else {}), fc_name
+    if callable(fc_name): return fc_name, getattr(fc_name, '__name__', type(fc_name).__name__)
+    raise ToolNotFound(repr(fc_name))
+
+def _prepare(fc_name, fc_inputs, ns):
+    f, nm = _resolve(fc_name, ns)
+    plan = _plan(f, nm)
+    args, kw = plan.bind(_inputs(fc_inputs))
+    return f, plan, args, kw
+
+# --- failures as text for the model -----------------------------------------------------------------
+
+_pkg_dir = os.path.dirname(__file__)
+
+def _err_text(e: BaseException) -> str:
+    "A model-facing report of an exception raised inside a tool: the cause first, then the tool's own frames"
+    frames = traceback.extract_tb(e.__traceback__)
+    ours = [i for i, fr in enumerate(frames) if os.path.dirname(fr.filename) == _pkg_dir]
+    frames = frames[ours[-1] + 1:] if ours else frames
+    cause = ''.join(traceback.format_exception_only(type(e), e)).strip()
+    lines = [cause]
+    if frames:
+        lines.append('Traceback (most recent call last):')
+        for fr in frames:
+            lines.append(f'  File "{os.path.basename(fr.filename)}", line {fr.lineno}, in {fr.name}')
+            if fr.line: lines.append(f'    {fr.line}')
+    return '\n'.join(lines)
+
+def _call_err_text(e: Exception) -> str: return f"{type(e).__name__}: {e}"
+
+# --- the public calls --------------------------------------------------------------------------------
+
+def coerce_inputs(
+    func,          # the tool
+    inputs,        # its arguments from the model: a dict or JSON text
+) -> dict:         # the arguments, coerced to `func`'s annotations
+    "Check and coerce a model's arguments for `func`; raises `ToolInputError` naming what does not fit"
+    plan = _plan(func, getattr(func, '__name__', type(func).__name__))
+    args, kw = plan.bind(_inputs(inputs))
+    return {**dict(zip(plan.posonly, args)), **kw}
+
+def call_func(
+    fc_name,                  # the tool's name as the model sent it (dotted names reach methods), or the callable
+    fc_inputs,                # its arguments: a dict, or the JSON text of one
+    ns=None,                  # the namespace the tools were advertised from: a dict, a list of functions, ...
+    raise_on_err:bool=True,   # raise errors, or return them as a message for the model
+):                            # the tool's result, or the error message
+    "Call the function `fc_name` with the given `fc_inputs` using namespace `ns`."
+    if type(ns) is dict and type(fc_name) is str and type(fc_inputs) is dict and fc_name[:1] != '_':
+        # the fast path: a known plain function whose arguments all have exactly their annotated types
+        f = ns.get(fc_name)
+        hit = _plans.get(id(f))
+        if hit is not None and hit[0]() is f and hit[1].name == fc_name:
+            plan = hit[1]
+            fast = plan.fast
+            for k, v in fc_inputs.items():
+                t = fast.get(k)
+                if t is not type(v) and t is not _ANY: break
+            else:
+                if len(fc_inputs) == plan.n or plan.required.issubset(fc_inputs):
+                    try: return f(**fc_inputs)
+                    except Exception as e:
+                        if raise_on_err: raise
+                        return _err_text(e)
+    check_caches()
+    try: f, plan, args, kw = _prepare(fc_name, fc_inputs, ns)
+    except (ToolNotFound, ToolInputError) as e:
+        if raise_on_err: raise
+        return _call_err_text(e)
+    try:
+        res = f(*args, **kw)
+        if inspect.isawaitable(res): res = _run_sync(res)
+        return res
+    except Exception as e:
+        if raise_on_err: raise
+        return _err_text(e)
+
+def _run_sync(aw):
+    "Await `aw` from sync code: only possible when no event loop is running in this thread"
+    try: asyncio.get_running_loop()
+    except RuntimeError: return asyncio.run(_await(aw))
+    if hasattr(aw, 'close'): aw.close()
+    raise RuntimeError("An async tool was called with call_func inside a running event loop; use `await call_func_async(...)`")
+
+async def _await(aw): return await aw
+
+async def call_func_async(
+    fc_name,                  # the tool's name as the model sent it, or the callable
+    fc_inputs,                # its arguments: a dict, or the JSON text of one
+    ns=None,                  # the namespace the tools were advertised from
+    raise_on_err:bool=True,   # raise errors, or return them as a message for the model
+    in_thread:bool=True,      # run a sync tool in a worker thread, so it never blocks the event loop
+):                            # the tool's result, or the error message
+    "Awaits the function `fc_name` with the given `fc_inputs` using namespace `ns`."
+    try: f, plan, args, kw = _prepare(fc_name, fc_inputs, ns)
+    except (ToolNotFound, ToolInputError) as e:
+        if raise_on_err: raise
+        return _call_err_text(e)
+    try:
+        if plan.is_async: res = await f(*args, **kw)
+        elif in_thread: res = await asyncio.to_thread(f, *args, **kw)
+        else: res = f(*args, **kw)
+        if inspect.isawaitable(res): res = await res
+        return res
+    except Exception as e:
+        if raise_on_err: raise
+        return _err_text(e)
