@@ -179,7 +179,11 @@ def _list_coerce(info):
     item_info = kind(info.args[0])
     item, acc = coercer(info.args[0]), _accepts(item_info)
     if item is _identity: return lambda v: list(_as_list(v, acc))
-    return lambda v: [_nested(i, item, x) for i, x in enumerate(_as_list(v, acc))]
+    exact = {item_info.t} if item_info.kind == 'scalar' and item_info.t is item_info.args[0] else None
+    def f(v):
+        if exact is not None and type(v) is list and set(map(type, v)) <= exact: return list(v)  # nothing to convert
+        return [_nested(i, item, x) for i, x in enumerate(_as_list(v, acc))]
+    return f
 
 def _set_coerce(info):
     lst = _list_coerce(info)
@@ -240,25 +244,38 @@ def _format_coerce(info):
         except Exception: raise Mismatch(expected, v) from None
     return f
 
-def _fields_plan(info):
-    "(json name, python name, coercer, required) of each field of a class kind"
-    return [(f.name, f.attr, coercer(f.anno), f.required) for f in fields(info)]
+class _FieldsPlan:
+    "How to build the keyword arguments of a class kind from a JSON object"
+    __slots__ = ('info', 'by_key', 'required')
+    def __init__(self, info):
+        fs = fields(info)
+        self.info, self.by_key = info, {f.name: (f.attr, coercer(f.anno)) for f in fs}
+        self.required = frozenset(f.name for f in fs if f.required)
 
-def _build_fields(info, v, plan, extra_ok: bool = False) -> dict:
-    d = _as_dict(v)
-    known = {nm for nm, *_ in plan}
-    if not extra_ok and (extra := [k for k in d if k not in known]):
-        raise Mismatch(f'{type_name(info.t)} without unknown field(s) {", ".join(map(repr, extra))}', v)
-    missing = [nm for nm, _, _, req in plan if req and nm not in d]
-    if missing: raise Mismatch(f'{type_name(info.t)} with required field(s) {", ".join(map(repr, missing))}', v)
-    return {attr: _nested(nm, c, d[nm]) for nm, attr, c, _ in plan if nm in d}
+    def kwargs(self, v) -> dict:
+        d, by_key, kw = v if type(v) is dict else _as_dict(v), self.by_key, {}
+        for k, x in d.items():
+            spec = by_key.get(k)
+            if spec is None:
+                extra = [repr(k) for k in d if k not in by_key]
+                raise Mismatch(f'{type_name(self.info.t)} without unknown field(s) {", ".join(extra)}', v)
+            try: kw[spec[0]] = spec[1](x)
+            except Mismatch as e:
+                e.path = (k, *e.path)
+                raise
+        if not self.required <= d.keys():
+            missing = ', '.join(repr(k) for k in self.by_key if k in self.required and k not in d)
+            raise Mismatch(f'{type_name(self.info.t)} with required field(s) {missing}', v)
+        return kw
+
+# The fields plan is built on first use: a recursive class refers to its own coercer while being planned
 
 def _typeddict_coerce(info):
     plan = None
     def f(v):
         nonlocal plan
-        plan = plan or _fields_plan(info)
-        return _build_fields(info, v, plan)
+        if plan is None: plan = _FieldsPlan(info)
+        return plan.kwargs(v)
     return f
 
 def _namedtuple_coerce(info):
@@ -266,9 +283,9 @@ def _namedtuple_coerce(info):
     def f(v):
         nonlocal plan
         if isinstance(v, t): return v
-        plan = plan or _fields_plan(info)
+        if plan is None: plan = _FieldsPlan(info)
         if isinstance(v, (list, tuple)): v = dict(zip(t._fields, v))
-        return t(**_build_fields(info, v, plan))
+        return t(**plan.kwargs(v))
     return f
 
 def _class_coerce(info):
@@ -277,10 +294,9 @@ def _class_coerce(info):
     def f(v):
         nonlocal plan
         if isinstance(v, t): return v
-        plan = plan or _fields_plan(info)
-        kw = _build_fields(info, v, plan)
+        if plan is None: plan = _FieldsPlan(info)
+        kw = plan.kwargs(v)
         try: return t(**kw)
-        except Mismatch: raise
         except Exception as e: raise Mismatch(f'valid {type_name(t)} ({type(e).__name__}: {e})', v) from None
     return f
 

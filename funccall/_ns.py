@@ -25,7 +25,7 @@ def mk_ns(
     fs,  # a function, a mapping of names to callables, or a list mixing both
 ) -> dict:  # name -> callable
     "A namespace of callables: functions under their `__name__`, mappings merged in"
-    if isinstance(fs, abc.Mapping): return fs
+    if type(fs) is dict or isinstance(fs, abc.Mapping): return fs
     merged = {}
     for o in (fs if isinstance(fs, (list, tuple)) else [fs]):
         if isinstance(o, abc.Mapping): merged.update(o)

@@ -8,6 +8,7 @@ back as `ToolNotFound` (a `LookupError`) or `ToolInputError` (a `ValueError`) na
 from __future__ import annotations
 
 import asyncio, inspect, json, os, re, traceback, weakref
+from types import FunctionType
 from typing import Any
 
 from ._coerce import Mismatch, _identity, coercer
@@ -53,8 +54,9 @@ class _Plan:
         "Positional and keyword arguments for `inputs`, coerced; raises `ToolInputError`"
         params, kw, seen = self.params, {}, {}
         for k, v in inputs.items():
-            if not isinstance(k, str): raise ToolInputError(f"Tool {self.name!r}: argument names must be strings, got {k!r}")
-            nm = k if k in params else self.canon.get(_canon(k))
+            if k in params: nm = k
+            elif not isinstance(k, str): raise ToolInputError(f"Tool {self.name!r}: argument names must be strings, got {_clip(k)}")
+            else: nm = self.canon.get(_canon(k))
             if nm is None:
                 if self.var_kw and k not in params: kw[k] = v; continue
                 expected = ', '.join(map(repr, params)) or 'none'
@@ -66,13 +68,22 @@ class _Plan:
             if v is None and default is not empty: continue  # null means "use the default" (strict mode sends it)
             try: kw[nm] = c(v)
             except Mismatch as e: raise ToolInputError(f"Tool {self.name!r}, parameter {_loc(nm, e.path)!r}: {e}") from None
-        if missing := [nm for nm in self.required if nm not in kw]:
+        if not self.required <= kw.keys():
+            missing = [nm for nm in params if nm in self.required and nm not in kw]
             raise ToolInputError(f"Tool {self.name!r} is missing required argument(s): {', '.join(map(repr, missing))}")
         args = []
         if self.posonly:
             last = max((i for i, nm in enumerate(self.posonly) if nm in kw), default=-1)
             args = [kw.pop(nm) if nm in kw else params[nm][1] for nm in self.posonly[:last + 1]]
         return args, kw
+
+def _fits(plan: _Plan, inputs: dict) -> bool:
+    "Whether every argument in `inputs` already has exactly its annotated type, and none is missing"
+    fast = plan.fast
+    for k, v in inputs.items():
+        t = fast.get(k)
+        if t is not type(v) and (t is not _ANY or v is None): return False  # null means "use the default"
+    return len(inputs) == plan.n or plan.required <= inputs.keys()
 
 def _loc(nm: str, path: tuple) -> str:
     return nm + ''.join(f'[{p}]' if isinstance(p, int) else f'.{p}' for p in path)
@@ -91,6 +102,7 @@ _plans: dict = {}  # id(function) -> plan; an entry leaves when its function die
 on_types_changed(_plans.clear)
 
 def _plan_key(f):
+    if type(f) is FunctionType: return f
     if inspect.ismethod(f): return f.__func__
     if not inspect.isroutine(f) and not isinstance(f, type) and callable(f) and not hasattr(f, 'func'): return type(f)
     return f
@@ -167,30 +179,22 @@ def call_func(
     raise_on_err:bool=True,   # raise errors, or return them as a message for the model
 ):                            # the tool's result, or the error message
     "Call the function `fc_name` with the given `fc_inputs` using namespace `ns`."
-    if type(ns) is dict and type(fc_name) is str and type(fc_inputs) is dict and fc_name[:1] != '_':
-        # the fast path: a known plain function whose arguments all have exactly their annotated types
+    check_caches()
+    f = plan = None
+    if type(ns) is dict and type(fc_name) is str and fc_name[:1] != '_':  # a plain function called before: no lookups
         f = ns.get(fc_name)
         hit = _plans.get(id(f))
-        if hit is not None and hit[0]() is f and hit[1].name == fc_name:
-            plan = hit[1]
-            fast = plan.fast
-            for k, v in fc_inputs.items():
-                t = fast.get(k)
-                if t is not type(v) and t is not _ANY: break
-            else:
-                if len(fc_inputs) == plan.n or plan.required.issubset(fc_inputs):
-                    try: return f(**fc_inputs)
-                    except Exception as e:
-                        if raise_on_err: raise
-                        return _err_text(e)
-    check_caches()
-    try: f, plan, args, kw = _prepare(fc_name, fc_inputs, ns)
+        if hit is not None and hit[0]() is f and hit[1].name == fc_name: plan = hit[1]
+    try:
+        if plan is None: f, plan, args, kw = _prepare(fc_name, fc_inputs, ns)
+        elif type(fc_inputs) is dict and _fits(plan, fc_inputs): args, kw = (), fc_inputs  # nothing to coerce
+        else: args, kw = plan.bind(_inputs(fc_inputs))
     except (ToolNotFound, ToolInputError) as e:
         if raise_on_err: raise
         return _call_err_text(e)
     try:
         res = f(*args, **kw)
-        if inspect.isawaitable(res): res = _run_sync(res)
+        if plan.is_async: res = _run_sync(res)
         return res
     except Exception as e:
         if raise_on_err: raise
