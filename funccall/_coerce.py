@@ -14,18 +14,21 @@ from __future__ import annotations
 import ast, base64, binascii, datetime as dt, json, re
 from typing import Any, Callable
 
-from ._types import SchemaError, TypeInfo, fields, kind, on_types_changed, type_name
+from ._json import jsonable
+from ._types import SchemaError, TypeInfo, fields, kind, origin, type_cache, type_name
 
-__all__ = ['Mismatch', 'coercer']
+__all__ = ['Mismatch', 'coercer', 'short']
 
 class Mismatch(ValueError):
     "A value that does not fit its annotation; `path` locates it inside the argument"
     def __init__(self, expected: str, got, path: tuple = ()):
         self.expected, self.got, self.path = expected, got, path
-        super().__init__(f"expected {expected}, got {_short(got)}")
+        super().__init__(f"expected {expected}, got {short(got)}")
 
-def _short(v, n: int = 80) -> str:
-    r = repr(v)
+def short(v, n: int = 80) -> str:
+    "`repr(v)`, cut to `n` characters: messages quote what the model sent without echoing all of it"
+    try: r = repr(v)
+    except ValueError: r = f'<{type(v).__name__} too large to show>'  # an int over 4300 digits
     return r if len(r) <= n else r[:n - 3] + '...'
 
 def _nested(path_part, fn, v):
@@ -41,19 +44,9 @@ _num_re = re.compile(r'^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$')
 def _parse_json(v: str):
     "A container a model sent as a string: JSON, or a Python literal as some models write them"
     try: return json.loads(v)
-    except ValueError: pass
+    except (ValueError, RecursionError): pass
     try: return ast.literal_eval(v)
     except (ValueError, SyntaxError, MemoryError, RecursionError): raise Mismatch('a JSON array or object', v) from None
-
-_cache: dict = {}
-on_types_changed(_cache.clear)
-
-def coercer(t) -> Callable[[Any], Any]:
-    "A function that turns a JSON value into what annotation `t` asks for, or raises `Mismatch`"
-    try: return _cache[t]
-    except KeyError: res = _cache[t] = _build(t)
-    except TypeError: res = _build(t)  # unhashable annotation
-    return res
 
 def _build(t):
     try: info = kind(t)
@@ -61,6 +54,12 @@ def _build(t):
     return _builders[info.kind](info)
 
 def _identity(v): return v
+
+_coercers = type_cache(_build)
+
+def coercer(t) -> Callable[[Any], Any]:
+    "A function that turns a JSON value into what annotation `t` asks for, or raises `Mismatch`"
+    return _coercers(t)
 
 # --- the {kind: handler} table: each builds the coercer for one kind ----------------------------------
 
@@ -80,14 +79,18 @@ def _bool(v):
 def _int(v):
     if type(v) is int: return v
     if isinstance(v, float) and v.is_integer(): return int(v)
-    if isinstance(v, str) and _int_re.match(v): return int(v)
     if isinstance(v, int) and not isinstance(v, bool): return v
+    if isinstance(v, str) and _int_re.match(v):
+        try: return int(v)
+        except ValueError: pass  # over Python's limit on digits
     raise Mismatch('integer', v)
 
 def _float(v):
     if type(v) is float: return v
     if isinstance(v, int) and not isinstance(v, bool): return float(v)
-    if isinstance(v, str) and _num_re.match(v): return float(v)
+    if isinstance(v, str) and _num_re.match(v):
+        f = float(v)
+        if f not in (float('inf'), float('-inf')): return f
     raise Mismatch('number', v)
 
 def _str(v):
@@ -104,60 +107,64 @@ def _scalar_coerce(info):
 
 def _object_coerce(info): return _identity
 
-def _literal_coerce(info):
-    from ._json import jsonable
-    allowed = {}
-    for a in info.args: allowed.setdefault((type(jsonable(a)), jsonable(a)), a)
-    expected = 'one of ' + ', '.join(_short(jsonable(a), 30) for a in info.args)
+def _json_key(v):
+    "A dict key for a JSON value: `True` and `1`, `[1]` and `(1,)` stay apart and alike as JSON has them"
+    if isinstance(v, (list, tuple, dict)): return ('json', json.dumps(jsonable(v), sort_keys=True))
+    return (type(v), v)
+
+def _choice_coerce(choices: dict, expected: str, by_name: dict | None = None):
+    "A coercer picking one of `choices` (JSON value -> Python value) by the value the model sent"
     def f(v):
-        try: return allowed[(type(v), v)]
+        try: return choices[_json_key(v)]
         except (KeyError, TypeError): pass
-        for (ty, val), a in allowed.items():  # `"5"` for `Literal[5]`
-            if isinstance(v, str) and ty in (int, float) and _num_re.match(v) and float(v) == val: return a
+        if isinstance(v, str):
+            if by_name and v in by_name: return by_name[v]
+            if _num_re.match(v):  # `"5"` for 5
+                for (ty, val), c in choices.items():
+                    if ty in (int, float) and float(v) == val: return c
         raise Mismatch(expected, v)
     return f
+
+def _literal_coerce(info):
+    choices = {}
+    for a in info.args: choices.setdefault(_json_key(jsonable(a)), a)
+    return _choice_coerce(choices, 'one of ' + ', '.join(short(jsonable(a), 30) for a in info.args))
 
 def _enum_coerce(info):
     t = info.t
-    by_value = {}
-    for m in t:
-        try: by_value.setdefault((type(m.value), m.value), m)
-        except TypeError: pass  # an unhashable value is reached by name
-    expected = 'one of ' + ', '.join(_short(m.value, 30) for m in t)
-    def f(v):
-        if isinstance(v, t): return v
-        try: return by_value[(type(v), v)]
-        except (KeyError, TypeError): pass
-        if isinstance(v, str):
-            if v in t.__members__: return t.__members__[v]
-            for (ty, val), m in by_value.items():
-                if ty in (int, float) and _num_re.match(v) and float(v) == val: return m
-        raise Mismatch(expected, v)
-    return f
+    choices = {}
+    for m in t: choices.setdefault(_json_key(jsonable(m)), m)
+    pick = _choice_coerce(choices, 'one of ' + ', '.join(short(jsonable(m), 30) for m in t), dict(t.__members__))
+    return lambda v: v if isinstance(v, t) else pick(v)
 
 _json_kinds = {  # the JSON types each kind takes without a repair
     'any': None, 'object': None, 'none': {type(None)}, 'list': {list}, 'set': {list}, 'tuple': {list}, 'dict': {dict},
-    'typeddict': {dict}, 'namedtuple': {dict, list}, 'dataclass': {dict}, 'model': {dict}, 'class': {dict},
+    'typeddict': {dict}, 'namedtuple': {dict}, 'dataclass': {dict}, 'model': {dict}, 'class': {dict},
     'format': {str}, 'literal': None, 'enum': None,
 }
 
 def _accepts(info) -> set | None:
+    "The Python types of JSON values that `info` takes without a repair; `None` for any"
     if info.kind == 'scalar': return {info.args[0]} | ({int} if info.args[0] is float else set())
+    if info.kind == 'union':
+        members = [_accepts(kind(a)) for a in info.args]
+        return None if any(m is None for m in members) else set().union(*members)
     return _json_kinds[info.kind]
 
 def _union_coerce(info):
     members = [(_accepts(kind(a)), coercer(a)) for a in info.args]
     expected = ' | '.join(type_name(a) for a in info.args)
     def f(v):
-        tv = type(v)
+        tv, tried = type(v), []
         for acc, c in members:  # first the members that take this JSON type as it is
             if acc is None or tv in acc:
                 try: return c(v)
-                except Mismatch: pass
+                except Mismatch as e: tried.append(e)
         for acc, c in members:  # then the repairs
             if acc is not None and tv not in acc:
                 try: return c(v)
                 except Mismatch: pass
+        if len(tried) == 1 and (tried[0].path or tv in (dict, list)): raise tried[0]  # the one member it was meant for
         raise Mismatch(expected, v)
     return f
 
@@ -171,7 +178,7 @@ def _as_list(v, item_accepts: set | None):
         if item_accepts is not None and str not in item_accepts: raise Mismatch('array', v)
     if isinstance(v, dict):
         if not v: return []
-        raise Mismatch('array', v)
+        if item_accepts is not None and dict not in item_accepts: raise Mismatch('array', v)
     if isinstance(v, (tuple, set, frozenset)): return list(v)
     return [v]
 
@@ -186,10 +193,10 @@ def _list_coerce(info):
     return f
 
 def _set_coerce(info):
-    lst = _list_coerce(info)
+    lst, make = _list_coerce(info), frozenset if origin(info.t) is frozenset else set
     def f(v):
         items = lst(v)
-        try: return set(items)
+        try: return make(items)
         except TypeError: raise Mismatch(f'array of hashable {type_name(info.args[0])}', v) from None
     return f
 
@@ -284,7 +291,9 @@ def _namedtuple_coerce(info):
         nonlocal plan
         if isinstance(v, t): return v
         if plan is None: plan = _FieldsPlan(info)
-        if isinstance(v, (list, tuple)): v = dict(zip(t._fields, v))
+        if isinstance(v, (list, tuple)):  # the tuple's own form: one item per field
+            if len(v) > len(t._fields): raise Mismatch(f'{type_name(t)} as an object (or an array of at most {len(t._fields)} items)', v)
+            v = dict(zip(t._fields, v))
         return t(**plan.kwargs(v))
     return f
 

@@ -8,7 +8,7 @@ segment starting with `_`, never an attribute of a module, never a method of a b
 """
 from __future__ import annotations
 
-import inspect, types
+import types
 from collections import abc
 from typing import Any
 
@@ -32,28 +32,68 @@ def mk_ns(
         elif callable(o) and hasattr(o, '__name__'): merged[o.__name__] = o
     return merged
 
-# Values whose methods are never tools: a model must not reach `history.clear` on a list attribute
-_builtin_values = (str, bytes, bytearray, int, float, complex, bool, list, tuple, dict, set, frozenset, type(None), range, memoryview)
+# Values never traversed: a model must not reach `history.clear` on a list attribute, nor `os.system`
+_opaque = (types.ModuleType, str, bytes, bytearray, int, float, complex, bool, list, tuple, dict, set, frozenset, type(None),
+           range, memoryview, types.FunctionType, types.MethodType, types.BuiltinFunctionType, types.BuiltinMethodType)
+
+# Reading a class's MRO and dict through `type`'s own descriptors runs no code of the caller's metaclass
+_mro, _cdict = type.__dict__['__mro__'].__get__, type.__dict__['__dict__'].__get__
+
+def _class_attr(cls: type, nm: str):
+    "`nm` as found in the dicts of `cls`'s MRO, and the class holding it"
+    for klass in _mro(cls):
+        d = _cdict(klass)
+        if nm in d: return d[nm], klass
+    raise AttributeError(nm)
+
+def _instance_dict(o) -> dict:
+    try: d = object.__getattribute__(o, '__dict__')
+    except AttributeError: return {}
+    return d if type(d) is dict else {}
+
+def _is_slot(v, owner: type) -> bool:
+    "A `__slots__` attribute of a class written in Python (not a C member such as `partial.func`)"
+    return type(v) is types.MemberDescriptorType and '__slots__' in _cdict(owner)
+
+def _method(v, o, cls):
+    "`v` from a class dict as a bound tool, when it is a method written in Python; else `None`"
+    tv = type(v)
+    if tv is types.FunctionType: return types.MethodType(v, o) if o is not None else None  # unbound through a class: no
+    if tv is staticmethod and type(v.__func__) is types.FunctionType: return v.__func__
+    if tv is classmethod and type(v.__func__) is types.FunctionType: return types.MethodType(v.__func__, cls)
+    return None
 
 def _static_attr(o, nm: str):
-    "Attribute `nm` of `o` without running descriptors other than plain functions, or raise `AttributeError`"
-    v = inspect.getattr_static(o, nm)
-    if isinstance(v, (staticmethod, classmethod)) or inspect.isfunction(v) or inspect.ismethoddescriptor(v): return getattr(o, nm)
-    if isinstance(v, property) or hasattr(type(v), '__get__') and not callable(v): raise AttributeError(nm)
+    "Attribute `nm` of `o`, reading only dicts and slots: no property, descriptor or `__getattr__` of the caller's runs"
+    if issubclass(type(o), type):  # a class: its static and class methods and nested classes
+        v, _ = _class_attr(o, nm)
+        if (m := _method(v, None, o)) is not None: return m
+        if issubclass(type(v), type): return v
+        raise AttributeError(nm)
+    t = type(o)
+    try: v, owner = _class_attr(t, nm)
+    except AttributeError: v = owner = None
+    if owner is not None and (hasattr(type(v), '__set__') or hasattr(type(v), '__delete__')):  # data descriptors win
+        if _is_slot(v, owner): return v.__get__(o, t)
+        raise AttributeError(nm)
+    d = _instance_dict(o)
+    if nm in d: return d[nm]
+    if owner is None: raise AttributeError(nm)
+    if (m := _method(v, o, t)) is not None: return m
+    if hasattr(type(v), '__get__'): raise AttributeError(nm)  # cached_property, C methods (`array.pop`), ...
     return v
 
-def _advertisable(o) -> bool:
-    return callable(o) and not isinstance(o, types.ModuleType)
+def _advertisable(o) -> bool: return callable(o) and not issubclass(type(o), types.ModuleType)
 
 def _available(ns) -> list:
-    return [k for k, v in ns.items() if isinstance(k, str) and not k.startswith('_') and callable(v) and not isinstance(v, types.ModuleType)]
+    return [k for k, v in ns.items() if type(k) is str and not k.startswith('_') and _advertisable(v)]
 
 def resolve_nm(
     nm: str,  # a tool name as the model sent it: `f`, `obj.method`, or its provider-safe form `obj-method`
     ns,       # the namespace the tools were advertised from (see `mk_ns`)
 ) -> Any:     # the callable
     "Find tool `nm` in namespace `ns`; raises `ToolNotFound` for anything a schema could not have advertised"
-    if not isinstance(nm, str) or not nm: raise ToolNotFound(repr(nm), _available(ns))
+    if type(nm) is not str or not nm: raise ToolNotFound(repr(nm), _available(ns))
     if nm in ns and not nm.startswith('_'):
         o = ns[nm]
         if _advertisable(o): return o
@@ -65,8 +105,7 @@ def resolve_nm(
     if head not in ns: raise ToolNotFound(nm, _available(ns))
     o = ns[head]
     for p in parts[1:]:
-        if isinstance(o, (types.ModuleType, *_builtin_values)) or inspect.isroutine(o):
-            raise ToolNotFound(nm, _available(ns))
+        if issubclass(type(o), _opaque): raise ToolNotFound(nm, _available(ns))
         try: o = _static_attr(o, p)
         except AttributeError: raise ToolNotFound(nm, _available(ns)) from None
     if not _advertisable(o): raise ToolNotFound(nm, _available(ns))

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple, get_args, get_origin
 from uuid import UUID
 
 __all__ = ['KINDS', 'TypeInfo', 'kind', 'custom_types', 'Param', 'params', 'Field', 'fields', 'empty', 'NoneType',
-           'SchemaError', 'type_name', 'Sig', 'signature', 'on_types_changed', 'check_caches']
+           'SchemaError', 'type_name', 'Sig', 'signature', 'on_types_changed', 'check_caches', 'type_cache', 'origin']
 
 empty = inspect.Parameter.empty
 NoneType = type(None)
@@ -54,29 +54,58 @@ def _is_model(t) -> bool:
     pd = sys.modules.get('pydantic')
     return pd is not None and isinstance(t, type) and issubclass(t, pd.BaseModel)
 
-_cache: dict = {}
+class TypeCache:
+    """A cache keyed by annotation that keeps `Union[a, b]` and `Union[b, a]` apart.
+
+    `typing` compares unions and literals as sets, so `dict` keys would mix up their order (and so the order
+    of `anyOf` and of coercion attempts). Annotations with a union or literal inside are keyed on their repr too.
+    """
+    def __init__(self, make): self.make, self.plain, self.ordered = make, {}, {}
+
+    def __call__(self, t):
+        try: return self.plain[t]
+        except KeyError: pass
+        except TypeError: return self.make(t)  # unhashable, e.g. `Annotated[int, {'a': 1}]`
+        if _order_matters(t):
+            k = (t, repr(t))
+            try: return self.ordered[k]
+            except KeyError: res = self.ordered[k] = self.make(t)
+        else: res = self.plain[t] = self.make(t)
+        return res
+
+    def __len__(self): return len(self.plain) + len(self.ordered)
+    def clear(self): self.plain.clear(); self.ordered.clear()
+
+def _order_matters(t) -> bool:
+    o = get_origin(t)
+    if o in _union_origins or o in _literals: return True
+    return o is not None and any(_order_matters(a) for a in get_args(t))
+
 _n_custom = len(custom_types)
-_invalidate: list = [_cache.clear]  # caches built on `kind`'s answers, emptied when those answers may change
+_clears: list = []  # how to empty each cache built on `kind`'s answers, when those answers may change
 _MAX_CACHE = 10_000  # the caches hold annotations strongly: a notebook redefining classes must not grow them forever
+
+def type_cache(make) -> TypeCache:
+    "A `TypeCache` of `make(t)`, emptied when `custom_types` changes"
+    c = TypeCache(make)
+    _clears.append(c.clear)
+    return c
 
 def on_types_changed(clear) -> None:
     "Register `clear`, called when `custom_types` changes, so caches built on `kind` are rebuilt"
-    _invalidate.append(clear)
+    _clears.append(clear)
 
 def check_caches() -> None:
     "Empty the caches built on `kind` when `custom_types` changed (or they grew too large)"
     global _n_custom
-    if len(custom_types) != _n_custom or len(_cache) > _MAX_CACHE:
+    if len(custom_types) != _n_custom or len(_kinds) > _MAX_CACHE:
         _n_custom = len(custom_types)
-        for clear in _invalidate: clear()
+        for clear in _clears: clear()
 
 def kind(t) -> TypeInfo:
     "Classify annotation `t` into a `TypeInfo` whose `kind` is a tag from `KINDS`"
     check_caches()
-    try: return _cache[t]
-    except KeyError: res = _cache[t] = _kind(t)
-    except TypeError: res = _kind(t)  # unhashable, e.g. `Annotated[int, {'a': 1}]`
-    return res
+    return _kinds(t)
 
 def _kind(t) -> TypeInfo:
     meta = ()
@@ -90,6 +119,8 @@ def _kind(t) -> TypeInfo:
     info = _classify(t, o)
     return info._replace(meta=meta) if meta else info
 
+_kinds = type_cache(_kind)
+
 def _classify(t, o) -> TypeInfo:
     args = get_args(t)
     if t is Any or t is empty: return TypeInfo('any', t)
@@ -102,7 +133,7 @@ def _classify(t, o) -> TypeInfo:
     base = o or t
     if base is tuple:
         if args == ((),): args = ()  # `tuple[()]`, the empty tuple, on 3.10
-        elif not args and (t is tuple or t is typing.Tuple): return TypeInfo('list', t, (Any,))
+        elif not args and (t is tuple or t is typing.Tuple): return TypeInfo('tuple', t, (Any, Ellipsis))
         return TypeInfo('tuple', t, args)
     if base in _list_origins: return TypeInfo('list', t, args[:1] or (Any,))
     if base in _set_origins: return TypeInfo('set', t, args[:1] or (Any,))
@@ -121,8 +152,13 @@ def _classify(t, o) -> TypeInfo:
     if t.__module__ == 'builtins': raise SchemaError(f"Can't make a schema for {t!r}; use a JSON type (str, int, float, bool, list, dict)")
     return TypeInfo('class', t)
 
+def origin(t):
+    "The class behind a parametrised annotation: `frozenset` for `frozenset[int]`"
+    return get_origin(t) or t
+
 def type_name(t) -> str:
     "Short readable name of annotation `t`, for messages"
+    if t is NoneType: return 'None'
     if isinstance(t, type) and not get_args(t): return t.__name__
     return repr(t).replace('typing.', '')
 

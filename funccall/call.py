@@ -11,7 +11,7 @@ import asyncio, inspect, json, os, re, traceback, weakref
 from types import FunctionType
 from typing import Any
 
-from ._coerce import Mismatch, _identity, coercer
+from ._coerce import Mismatch, _identity, coercer, short
 from ._ns import ToolNotFound, mk_ns, resolve_nm
 from ._types import SchemaError, check_caches, empty, on_types_changed, signature
 
@@ -33,8 +33,7 @@ class _Plan:
 
     def __init__(self, f, name: str):
         self.name = name
-        try: ps = signature(f).params
-        except SchemaError as e: raise TypeError(str(e)) from None
+        ps = signature(f).params  # a `SchemaError` here is the developer's to fix; `raise_on_err=False` reports it
         self.var_kw = any(p.kind is _P.VAR_KEYWORD for p in ps)
         ps = [p for p in ps if p.kind not in (_P.VAR_POSITIONAL, _P.VAR_KEYWORD)]
         self.params = {p.name: (coercer(p.anno), p.default, p.kind) for p in ps}
@@ -55,12 +54,12 @@ class _Plan:
         params, kw, seen = self.params, {}, {}
         for k, v in inputs.items():
             if k in params: nm = k
-            elif not isinstance(k, str): raise ToolInputError(f"Tool {self.name!r}: argument names must be strings, got {_clip(k)}")
+            elif not isinstance(k, str): raise ToolInputError(f"Tool {self.name!r}: argument names must be strings, got {short(k, 60)}")
             else: nm = self.canon.get(_canon(k))
             if nm is None:
                 if self.var_kw and k not in params: kw[k] = v; continue
                 expected = ', '.join(map(repr, params)) or 'none'
-                raise ToolInputError(f"Tool {self.name!r} got an unexpected argument {_clip(k)}; its arguments are: {expected}")
+                raise ToolInputError(f"Tool {self.name!r} got an unexpected argument {short(k, 60)}; its arguments are: {expected}")
             if nm in seen:
                 raise ToolInputError(f"Tool {self.name!r}: arguments {seen[nm]!r} and {k!r} both name parameter {nm!r}; send it once")
             seen[nm] = k
@@ -87,10 +86,6 @@ def _fits(plan: _Plan, inputs: dict) -> bool:
 
 def _loc(nm: str, path: tuple) -> str:
     return nm + ''.join(f'[{p}]' if isinstance(p, int) else f'.{p}' for p in path)
-
-def _clip(v, n: int = 60) -> str:
-    r = repr(v)
-    return r if len(r) <= n else r[:n - 3] + '...'
 
 def _is_async(f) -> bool:
     if inspect.iscoroutinefunction(f): return True
@@ -125,10 +120,10 @@ def _inputs(fc_inputs) -> dict:
     if fc_inputs is None or (isinstance(fc_inputs, str) and not fc_inputs.strip()): return {}
     if isinstance(fc_inputs, str):
         try: v = json.loads(fc_inputs)
-        except ValueError as e: raise ToolInputError(f"Tool arguments are not valid JSON ({e}): {_clip(fc_inputs)}") from None
+        except (ValueError, RecursionError) as e: raise ToolInputError(f"Tool arguments are not valid JSON ({e}): {short(fc_inputs, 60)}") from None
         if isinstance(v, dict): return v
         fc_inputs = v
-    raise ToolInputError(f"Tool arguments must be a JSON object of named arguments, got {_clip(fc_inputs)}")
+    raise ToolInputError(f"Tool arguments must be a JSON object of named arguments, got {short(fc_inputs, 60)}")
 
 def _resolve(fc_name, ns) -> tuple[Any, str]:
     if isinstance(fc_name, str): return resolve_nm(fc_name, mk_ns(ns) if ns is not None else {}), fc_name
@@ -150,8 +145,7 @@ def _err_text(e: BaseException) -> str:
     frames = traceback.extract_tb(e.__traceback__)
     ours = [i for i, fr in enumerate(frames) if os.path.dirname(fr.filename) == _pkg_dir]
     frames = frames[ours[-1] + 1:] if ours else frames
-    cause = ''.join(traceback.format_exception_only(type(e), e)).strip()
-    lines = [cause]
+    lines = [traceback.format_exception_only(type(e), e)[-1].strip()]  # the cause (for a SyntaxError, its last line)
     if frames:
         lines.append('Traceback (most recent call last):')
         for fr in frames:
@@ -189,7 +183,7 @@ def call_func(
         if plan is None: f, plan, args, kw = _prepare(fc_name, fc_inputs, ns)
         elif type(fc_inputs) is dict and _fits(plan, fc_inputs): args, kw = (), fc_inputs  # nothing to coerce
         else: args, kw = plan.bind(_inputs(fc_inputs))
-    except (ToolNotFound, ToolInputError) as e:
+    except (ToolNotFound, ToolInputError, SchemaError) as e:
         if raise_on_err: raise
         return _call_err_text(e)
     try:
@@ -209,6 +203,10 @@ def _run_sync(aw):
 
 async def _await(aw): return await aw
 
+def _call(f, args, kw):
+    "Call `f` in a worker thread: the last funccall frame of a traceback, so the report shows the tool's frames only"
+    return f(*args, **kw)
+
 async def call_func_async(
     fc_name,                  # the tool's name as the model sent it, or the callable
     fc_inputs,                # its arguments: a dict, or the JSON text of one
@@ -218,12 +216,12 @@ async def call_func_async(
 ):                            # the tool's result, or the error message
     "Awaits the function `fc_name` with the given `fc_inputs` using namespace `ns`."
     try: f, plan, args, kw = _prepare(fc_name, fc_inputs, ns)
-    except (ToolNotFound, ToolInputError) as e:
+    except (ToolNotFound, ToolInputError, SchemaError) as e:
         if raise_on_err: raise
         return _call_err_text(e)
     try:
         if plan.is_async: res = await f(*args, **kw)
-        elif in_thread: res = await asyncio.to_thread(f, *args, **kw)
+        elif in_thread: res = await asyncio.to_thread(_call, f, args, kw)
         else: res = f(*args, **kw)
         if inspect.isawaitable(res): res = await res
         return res

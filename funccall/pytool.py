@@ -12,7 +12,7 @@ code in a separate process or container.
 """
 from __future__ import annotations
 
-import ast, contextlib, ctypes, io, linecache, os, signal, sys, threading, traceback
+import ast, contextlib, ctypes, io, itertools, linecache, os, re, signal, sys, threading, traceback
 from typing import Optional
 
 __all__ = ['python']
@@ -47,23 +47,34 @@ def _run(
 ):                      # the last expression's value, else what the code printed, else None
     "Run `code`, returning its final expression's value (like IPython), or its printed output"
     glb = {} if glb is None else glb
-    linecache.cache['<code>'] = (len(code), None, code.splitlines(True), '<code>')  # so tracebacks show the lines
-    tree = ast.parse(code, '<code>')
+    fn = _remember(code)
+    tree = ast.parse(code, fn)
     last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
     with _capture() as out:
-        exec(compile(tree, '<code>', 'exec'), glb, loc)  # noqa: S102 - running code is this tool's purpose
-        res = eval(compile(ast.Expression(last.value), '<code>', 'eval'), glb, loc) if last else None  # noqa: S307
+        exec(compile(tree, fn, 'exec'), glb, loc)  # noqa: S102 - running code is this tool's purpose
+        res = eval(compile(ast.Expression(last.value), fn, 'eval'), glb, loc) if last else None  # noqa: S307
     printed = out.getvalue()
-    if res is None and printed: return printed.rstrip('\n')
-    if printed: sys.stdout.write(printed)  # both: the value is the result, and the output still shows
-    return res
+    return printed.rstrip('\n') if res is None and printed else res  # a value wins over what was printed, as in a notebook
+
+_runs = itertools.count(1)
+_code_name_re = re.compile(r'"<code-\d+>"')
+_KEEP = 200  # recent runs whose source tracebacks (and schemas of functions they define) can still show
+
+def _remember(code: str) -> str:
+    "Register `code` in `linecache` under a name of its own, so tracebacks and docments read its lines"
+    n = next(_runs)
+    fn = f'<code-{n}>'
+    linecache.cache[fn] = (len(code), None, code.splitlines(True), fn)
+    linecache.cache.pop(f'<code-{n - _KEEP}>', None)
+    return fn
 
 _pkg_dir = os.path.dirname(__file__)
 
 def _tb_text(e: BaseException) -> str:
     "A traceback of an error in the code, without funccall's own frames"
     frames = [fr for fr in traceback.extract_tb(e.__traceback__) if os.path.dirname(fr.filename) != _pkg_dir]
-    return 'Traceback (most recent call last):\n' + ''.join(traceback.format_list(frames)) + ''.join(traceback.format_exception_only(type(e), e))
+    tb = 'Traceback (most recent call last):\n' + ''.join(traceback.format_list(frames)) + ''.join(traceback.format_exception_only(type(e), e))
+    return _code_name_re.sub('"<code>"', tb)  # each run has its own name in `linecache`; the model needn't see it
 
 def _timeout_report(code: str, timeout: float) -> str:
     "What a timeout returns when the worker can't be stopped at once (blocked in a C call)"
@@ -105,6 +116,15 @@ def _can_use_alarm() -> bool:
     except RuntimeError: return True
     return False  # the loop owns signal handling here
 
+_tool_globals: dict = {'__name__': '__python_tool__'}  # where code runs when no user code called `python`
+_machinery = ('asyncio', 'concurrent', 'threading', 'funccall')
+
+def _caller_globals() -> dict:
+    "The globals of the code that called `python`, looking past funccall and the thread/loop machinery"
+    f = sys._getframe(2)
+    while f is not None and f.f_globals.get('__name__', '').split('.')[0] in _machinery: f = f.f_back
+    return f.f_globals if f is not None else _tool_globals
+
 def python(
     code:str, # Code to execute
     glb:Optional[dict]=None, # Globals namespace
@@ -112,7 +132,7 @@ def python(
     timeout:int=3600, # Maximum run time in seconds
 ):
     "Executes python `code` with `timeout` and returning final expression (similar to IPython)."
-    if glb is None: glb = sys._getframe(1).f_globals
+    if glb is None: glb = _caller_globals()
     if not _can_use_alarm(): return _in_thread(code, glb, loc, timeout)
     try: return _with_alarm(code, glb, loc, timeout)
     except KeyboardInterrupt: raise

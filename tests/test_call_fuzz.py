@@ -1,0 +1,464 @@
+"""Property tests for running untrusted tool calls, and for the coercion round trip.
+
+1. `call_func`/`call_func_async` get random tool names and random arguments over a namespace shaped like a
+   module's `globals()`. Only `ToolNotFound` and `ToolInputError` may come out (the tools here never raise on
+   arguments that passed validation, so anything else is funccall's), `raise_on_err=False` gives the same
+   outcome as text, sync and async agree, and neither the namespace nor the arguments change, except
+   `calc.history`, which grows by exactly the successful `calc.add` calls.
+2. For annotations built from every kind `coerce_inputs` supports, a value survives `jsonable`, JSON and
+   `coerce_inputs` unchanged (types included), and the JSON validates against `handle_type`'s schema.
+3. The `{kind: handler}` tables cover the same tags.
+
+Bugs the properties once found are pinned, one small test each, at the end.
+"""
+import asyncio, builtins, copy, dataclasses, datetime as dt, enum, inspect, itertools, json, os, typing
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import reduce
+from operator import or_
+from pathlib import Path
+from typing import Any, Literal, NamedTuple, Optional, TypedDict, Union
+from uuid import UUID
+
+import pytest
+from conftest import assert_valid_schema, with_defs
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+import funccall
+from funccall import KINDS, ToolInputError, ToolNotFound, call_func, call_func_async, coerce_inputs, handle_type
+from funccall._json import jsonable
+
+# ---------------------------------------------------------------------------------------------------------
+# 1. Tool calls: a namespace shaped like `globals()`
+# ---------------------------------------------------------------------------------------------------------
+# Each tool asserts its arguments have exactly the annotated types, so a value that slips through coercion
+# surfaces as an AssertionError, which the property rejects.
+
+class Color(enum.Enum):
+    red = 1
+    green = 'green'
+
+@dataclass
+class Point:
+    x: int
+    y: float = 0.0
+    def __post_init__(self): assert type(self.x) is int and type(self.y) is float, (self.x, self.y)
+
+def f_int(a: int, b: int = 0) -> int:
+    assert type(a) is int and type(b) is int
+    return a + b
+
+def f_str(s: str) -> int:
+    assert type(s) is str
+    return len(s)
+
+def trunc(s: str, max_len: int = 3) -> str:
+    assert type(s) is str and type(max_len) is int
+    return s[:max_len]
+
+def f_list(xs: list[int]) -> int:
+    assert type(xs) is list and all(type(x) is int for x in xs)
+    return sum(xs)
+
+def f_opt(x: Optional[int] = None, label: str | None = None) -> tuple:
+    assert (x is None or type(x) is int) and (label is None or type(label) is str)
+    return x, label
+
+def f_point(p: Point) -> tuple:
+    assert type(p) is Point
+    return p.x, p.y
+
+def f_mode(mode: Literal['fast', 'slow', 3]):
+    assert mode in ('fast', 'slow') or (type(mode) is int and mode == 3)
+    return mode
+
+def f_color(c: Color) -> str:
+    assert type(c) is Color
+    return c.name
+
+def f_counts(d: dict[str, int]) -> list:
+    assert type(d) is dict and all(type(k) is str and type(v) is int for k, v in d.items())
+    return sorted(d.items())
+
+def f_when(when: dt.datetime) -> str:
+    assert type(when) is dt.datetime
+    return when.isoformat()
+
+def echo(x): return x
+
+def po(a: int, /, b: int = 1) -> tuple:
+    assert type(a) is int and type(b) is int
+    return a, b
+
+def kw(**kw) -> dict: return dict(kw)
+
+def varargs(*args: int, n: int = 0) -> int:
+    assert args == () and type(n) is int
+    return n
+
+async def aping(n: int = 1) -> int:
+    assert type(n) is int
+    return n
+
+TOOLS = [f_int, f_str, trunc, f_list, f_opt, f_point, f_mode, f_color, f_counts, f_when, echo, po, kw, varargs, aping]
+
+_secret_calls = []
+def _secret(**kw): _secret_calls.append(kw)  # hidden: a model must never reach it
+
+class Sub:
+    def mul(self, a: int, b: int = 2) -> int:
+        assert type(a) is int and type(b) is int
+        return a * b
+
+class Calc:
+    "A calculator whose `history` a model may only grow through `add`; everything else here is a trap"
+    def __init__(self, start: int = 0):
+        assert type(start) is int
+        self.start, self.history, self.store, self.sub = start, [], {}, Sub()
+    def add(self, x: int) -> int:
+        assert type(x) is int
+        self.history.append(x)
+        return x
+    @staticmethod
+    def double(x: int) -> int:
+        assert type(x) is int
+        return 2 * x
+    @property
+    def boom(self):  # resolving a name must never run a property
+        self.history.append('boom')
+        return self.add
+    def _reset(self): self.history.clear()
+    def __getattr__(self, nm):  # ...nor `__getattr__`
+        if nm.startswith('_'): raise AttributeError(nm)
+        self.history.append(('getattr', nm))
+        return lambda **kw: nm
+    def __eq__(self, o): return type(o) is Calc and (self.start, self.history) == (o.start, o.history)
+    __hash__ = None
+
+calc = Calc()
+
+NS = {'__name__': 'tools', '__builtins__': builtins, 'os': os, 'VERSION': '1.0', 'calc': calc, 'Calc': Calc, 'Point': Point,
+      '_secret': _secret, **{f.__name__: f for f in TOOLS}}
+_ADD = ('calc.add', 'calc-add')  # the names that reach `calc.add`
+
+_SEGS = [*NS, 'add', 'double', 'history', 'store', 'sub', 'mul', 'boom', 'whatever', 'append', 'clear', 'pop', 'system', 'path',
+         'join', 'getcwd', 'environ', 'mro', 'upper', 'start', 'x', 'keys', '__globals__', '__class__', '__init__', '__dict__',
+         '__builtins__', '__subclasses__', '__call__', '__getattr__', '__self__', '_reset', '', ' ', 'add ', 'ADD', 'аdd', 'ａｄｄ']
+_NAMED = [*_ADD, 'calc.sub.mul', 'calc-sub-mul', 'calc.double', 'Calc.double', 'Calc.mro', 'calc.boom', 'calc.whatever',
+          'calc.history.append', 'calc.history.clear', 'calc.store.clear', 'calc._reset', 'calc.__getattr__', 'os.system',
+          'os.path.join', 'f_int.__globals__', 'Point.__init__', 'calc.__class__.__init__', 'calc.add.__self__', 'VERSION.upper',
+          'calc.sub.__dict__', 'echo.__call__', 'calc.' * 2000 + 'add']
+names = st.one_of(
+    st.sampled_from([*NS, *_NAMED]),
+    st.builds(lambda ps, sep: sep.join(ps), st.lists(st.sampled_from(_SEGS) | st.text(max_size=5), min_size=1, max_size=4), st.sampled_from('.-')),
+    st.text(), st.text(min_size=100, max_size=1000),
+    st.none(), st.integers(), st.floats(), st.binary(max_size=8), st.lists(st.text(max_size=3), max_size=2),
+)
+
+_PARAMS = ['a', 'b', 's', 'max_len', 'xs', 'x', 'label', 'p', 'mode', 'c', 'd', 'when', 'n', 'start', 'y', 'args', 'kw', 'self']
+keys = st.sampled_from([*_PARAMS, 'maxlen', 'max-len', 'MAX_LEN', 'max__len', '_x', 'x_', 'X', ' a', 'a ', '', '__class__', 'ｘ']) | st.text(max_size=6)
+_TRICKY = ['5', ' -7 ', '+3', '1.5', '.5', '1e3', '1e400', '-0', 'true', ' False ', 'yes', '[1, 2]', '[1, "a"]', "[1, 'a']", '[1,',
+           '{}', '[]', '{"x": 1}', '{"x": "2", "y": 3}', "{'x': 1}", 'red', 'green', 'fast', 'slow', '3', '3.0', '2024-02-29T12:00:00Z',
+           '2024-02-29', '2024-13-01T00:00:00', '12:30', '١٢', 'NaN', 'Infinity', '\x00', '(1, 2)', '{1, 2}', '[1j, {2}]', 'None', 'null']
+# NaN is left out only so that results and arguments compare equal to themselves
+scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=10) | st.sampled_from(_TRICKY)
+values = st.recursive(scalars, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.sampled_from('xyap') | st.text(max_size=3), c, max_size=3),
+                      max_leaves=8)
+inputs = st.one_of(
+    st.dictionaries(keys, values, max_size=4),
+    st.dictionaries(keys, values, max_size=4).map(json.dumps),
+    st.dictionaries(st.integers() | st.none() | st.booleans(), values, min_size=1, max_size=2),
+    st.sampled_from(['', '  ', 'null', '[]', '[1]', '"x"', '{', '{"a": 1', '{"a": 1}', '1', 'NaN']),
+    st.text(max_size=20), st.none(), st.integers(), st.floats(allow_nan=False), st.lists(values, max_size=3),
+)
+
+# Random names and arguments mostly miss every tool, so two calls in three name a real tool and send its own
+# parameters, with values near what it takes
+_ints = st.integers() | st.floats(allow_nan=False) | st.sampled_from(['5', ' -7 ', '+3', '3.0', '1e400', '0x10', '', True])
+_good = {
+    'a': _ints, 'b': _ints, 'n': _ints, 'start': _ints, 'x': _ints, 'max_len': _ints, 'y': _ints, 's': st.text(max_size=8), 'label': st.text(max_size=8),
+    'xs': st.lists(st.integers(), max_size=3) | st.lists(st.integers(), max_size=3).map(json.dumps) | st.sampled_from([{}, 7, '7', '[1, 2.0]']),
+    'p': st.fixed_dictionaries({'x': _ints}, optional={'y': _ints, 'z': _ints}) | st.fixed_dictionaries({'x': _ints}).map(json.dumps),
+    'mode': st.sampled_from(['fast', 'slow', 3, '3', '3.0', 'FAST', True, 3.0]), 'c': st.sampled_from([1, 'green', 'red', '1', 'green ', 1.0, 'blue']),
+    'd': st.dictionaries(st.text(max_size=3), _ints, max_size=3) | st.dictionaries(st.text(max_size=3), st.integers(), max_size=3).map(json.dumps),
+    'when': st.datetimes(timezones=st.none() | st.just(dt.timezone.utc)).map(dt.datetime.isoformat) | st.sampled_from(['2024-02-29T12:00:00Z', '2024-02-30', 'now']),
+}
+_CALLS = {**{f.__name__: [p for p in inspect.signature(f).parameters if p not in ('args', 'kw')] for f in TOOLS},
+          'calc.add': ['x'], 'calc-add': ['x'], 'calc.double': ['x'], 'Calc.double': ['x'], 'calc.sub.mul': ['a', 'b'], 'calc-sub-mul': ['a', 'b'],
+          'Calc': ['start'], 'Point': ['x', 'y'], 'Calc.add': ['x'], 'calc.boom': [], 'calc.whatever': ['x'], 'kw': ['a', 'x']}
+
+def _call_for(nm):
+    vs = {p: st.one_of(_good[p], _good[p], values) for p in _CALLS[nm]}
+    d = st.fixed_dictionaries(vs) | st.fixed_dictionaries(vs) | st.fixed_dictionaries({}, optional=vs)
+    extra = st.tuples(d, keys, values).map(lambda t: {**t[0], t[1]: t[2]})  # and one more argument
+    return st.tuples(st.just(nm), st.one_of(d, d, d.map(json.dumps), extra))
+
+calls = st.one_of(st.sampled_from(sorted(_CALLS)).flatmap(_call_for), st.sampled_from(sorted(_CALLS)).flatmap(_call_for), st.tuples(names, inputs))
+
+def _snapshot():
+    "Everything a tool call must leave alone, `calc.history`'s contents aside"
+    fns = [*TOOLS, _secret, Sub.mul, *vars(Calc).values()]
+    return ({k: id(v) for k, v in NS.items()}, {k: id(v) for k, v in vars(calc).items()}, calc.start, dict(calc.store),
+            dict(vars(calc.sub)), sorted(vars(Calc)), sorted(vars(Point)), sorted(vars(os)), list(_secret_calls),
+            [(getattr(f, '__defaults__', None), getattr(f, '__kwdefaults__', None), dict(getattr(f, '__annotations__', {}))) for f in fns])
+
+def _outcome(f):
+    try: return 'ok', f()
+    except Exception as e: return 'raised', e
+
+async def _aoutcome(aw):
+    try: return 'ok', await aw
+    except Exception as e: return 'raised', e
+
+async def _acalls(nm, inputs, in_thread):
+    return [await _aoutcome(call_func_async(nm, inputs, NS, raise_on_err=r, in_thread=in_thread)) for r in (True, False)]
+
+def _check_pair(strict, lenient, where):
+    "`raise_on_err=True` gave `strict`, `raise_on_err=False` gave `lenient`: they must tell the same story"
+    kind_, v = strict
+    if kind_ == 'raised':
+        if not isinstance(v, (ToolNotFound, ToolInputError)): raise AssertionError(f'{where} raised {type(v).__name__}: {v}') from v
+        assert lenient == ('ok', f'{type(v).__name__}: {v}')
+    else:
+        assert not inspect.isawaitable(v), f'{where} returned an awaitable'
+        assert lenient[0] == 'ok', f'{where}: raise_on_err=False raised {lenient[1]!r}'
+        assert lenient[1] == v and type(lenient[1]) is type(v)
+
+def _same_outcome(a, b):
+    if a[0] == 'raised': return b[0] == 'raised' and type(a[1]) is type(b[1]) and str(a[1]) == str(b[1])
+    return b[0] == 'ok' and type(a[1]) is type(b[1]) and a[1] == b[1]
+
+@settings(max_examples=300, deadline=None)
+@given(call=calls, in_thread=st.booleans())
+@example(call=('calc.add', {'x': 5}), in_thread=True)
+@example(call=('calc-add', '{"x": "7"}'), in_thread=False)
+@example(call=('calc.sub.mul', {'a': '2'}), in_thread=True)
+@example(call=('calc.boom', {}), in_thread=True)
+@example(call=('calc.whatever', {}), in_thread=True)
+@example(call=('calc.history.clear', {}), in_thread=True)
+@example(call=('Calc', {'start': 2}), in_thread=True)
+@example(call=('Calc.mro', {}), in_thread=True)
+@example(call=('Point', {'x': 1, 'y': 2}), in_thread=False)
+@example(call=('f_point', {'p': '{"x": "1"}'}), in_thread=False)
+@example(call=('aping', {}), in_thread=True)
+@example(call=('trunc', {'s': 'abcdef', 'maxlen': 2}), in_thread=True)
+@example(call=('trunc', {'s': 'abc', 'max_len': 1, 'max-len': 2}), in_thread=True)
+@example(call=('po', {'a': 1}), in_thread=True)
+@example(call=('f_when', {'when': '2024-02-29T12:00:00Z'}), in_thread=True)
+@example(call=('f_counts', {'d': "{'x': 1}"}), in_thread=True)
+@example(call=('_secret', {}), in_thread=True)
+@example(call=('os.system', {'command': 'true'}), in_thread=True)
+def test_call_func_fuzz(call, in_thread):
+    nm, inputs = call
+    before, inputs0, hist0 = _snapshot(), copy.deepcopy(inputs), list(calc.history)
+    outs = [_outcome(lambda r=r: call_func(nm, inputs, NS, raise_on_err=r)) for r in (True, False)]
+    outs += asyncio.run(_acalls(nm, inputs, in_thread))
+    where = f'call_func({nm!r:.60}, {inputs!r:.60})'
+    _check_pair(outs[0], outs[1], where)
+    _check_pair(outs[2], outs[3], 'async ' + where)
+    assert _same_outcome(outs[0], outs[2]), (outs[0], outs[2])
+    assert inputs == inputs0, 'the arguments were changed'
+    assert _snapshot() == before, 'the namespace was changed'
+    n_added = sum(o[0] == 'ok' and type(o[1]) is int for o in outs) if nm in _ADD else 0
+    added = calc.history[len(hist0):]
+    assert calc.history[:len(hist0)] == hist0 and len(added) == n_added and all(type(x) is int for x in added), calc.history
+    del calc.history[len(hist0):]
+
+# ---------------------------------------------------------------------------------------------------------
+# 2. Coercion round trip: annotations built from the kinds, with values of them
+# ---------------------------------------------------------------------------------------------------------
+
+class UserId(str): pass
+class Count(int): pass
+
+class Node(NamedTuple):
+    t: Any                        # the annotation
+    values: st.SearchStrategy     # values of it
+    cat: frozenset                # the JSON types those values take: union members must not share one
+    hashable: bool = True         # whether its values may go in a set
+    members: tuple = ()           # a union's members
+
+_ALL = frozenset({'null', 'bool', 'integer', 'number', 'string', 'array', 'object'})
+_texts = st.text(max_size=6)
+_tzs = st.none() | st.just(dt.timezone.utc) | st.builds(dt.timezone, st.timedeltas(-dt.timedelta(hours=23, minutes=59), dt.timedelta(hours=23, minutes=59)))
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | _texts,
+                     lambda c: st.lists(c, max_size=3) | st.dictionaries(_texts, c, max_size=3), max_leaves=6)
+
+def _leaf(t, values, *cat, hashable=True): return Node(t, values, frozenset(cat), hashable)
+
+_NONE = _leaf(type(None), st.none(), 'null')
+_LEAVES = [
+    _leaf(int, st.integers(), 'integer'), _leaf(float, st.floats(allow_nan=False), 'number', 'integer'),
+    _leaf(bool, st.booleans(), 'bool'), _leaf(str, _texts, 'string'), _NONE,
+    _leaf(UserId, st.builds(UserId, _texts), 'string'), _leaf(Count, st.builds(Count, st.integers()), 'integer'),
+    _leaf(dt.datetime, st.datetimes(timezones=_tzs), 'string'), _leaf(dt.date, st.dates(), 'string'),
+    _leaf(dt.time, st.times(timezones=_tzs), 'string'), _leaf(UUID, st.uuids(), 'string'),
+    _leaf(Decimal, st.decimals(allow_nan=False), 'string'), _leaf(bytes, st.binary(max_size=8), 'string'),
+    _leaf(Path, st.builds(Path, _texts), 'string'), Node(Any, _json, _ALL, False),
+]
+_n = itertools.count()
+_JSON_TYPE = {bool: 'bool', int: 'integer', float: 'number', str: 'string', type(None): 'null'}
+
+def _cats(vs): return frozenset(_JSON_TYPE[type(jsonable(v))] for v in vs)
+
+def _literal(vs): return Node(Literal[tuple(vs)], st.sampled_from(vs), _cats(vs))
+
+def _enum(p):
+    vs, base = p
+    E = enum.Enum(f'E{next(_n)}', [(f'm{i}', v) for i, v in enumerate(vs)], type=base)
+    return Node(E, st.sampled_from(list(E)), _cats(vs))
+
+_enum_values = st.one_of(
+    st.tuples(st.lists(st.integers(-3, 3) | _texts | st.floats(allow_nan=False) | st.booleans(), min_size=1, max_size=4, unique=True), st.none()),
+    st.tuples(st.lists(st.integers(-3, 3), min_size=1, max_size=4, unique=True), st.just(int)),  # an IntEnum-like
+    st.tuples(st.lists(_texts, min_size=1, max_size=4, unique=True), st.just(str)),              # a StrEnum-like
+)
+_lit_values = st.lists(st.integers(-3, 3) | _texts | st.booleans() | st.none(), min_size=1, max_size=4, unique_by=lambda v: (type(v), v))
+_base = st.sampled_from(_LEAVES) | _lit_values.map(_literal) | _enum_values.map(_enum)
+
+def _list(p):
+    n, typing_spelling = p
+    return Node(typing.List[n.t] if typing_spelling else list[n.t], st.lists(n.values, max_size=3), frozenset({'array'}), False)
+
+def _set(n):
+    if not n.hashable: return _list((n, False))
+    return Node(set[n.t], st.sets(n.values, max_size=3), frozenset({'array'}), False)
+
+def _tuple(ns): return Node(tuple[tuple(n.t for n in ns)], st.tuples(*(n.values for n in ns)), frozenset({'array'}), all(n.hashable for n in ns))
+def _vartuple(n):
+    return Node(tuple[n.t, ...], st.lists(n.values, max_size=3).map(tuple), frozenset({'array'}), n.hashable)
+
+def _dict(p):
+    n, key = p
+    keys_ = _texts if key is str else st.integers()
+    return Node(dict[key, n.t], st.dictionaries(keys_, n.values, max_size=3), frozenset({'object'}), False)
+
+def _union(p):
+    "A union of members taking disjoint JSON types: otherwise which member a JSON value belongs to is ambiguous"
+    ns, bar = p
+    keep, seen = [], frozenset()
+    for n in ns:
+        if not n.cat & seen: keep.append(n); seen |= n.cat
+    if len(keep) == 1: return keep[0]
+    t = reduce(or_, [n.t for n in keep]) if bar else Union[tuple(n.t for n in keep)]
+    return Node(t, st.one_of([n.values for n in keep]), seen, all(n.hashable for n in keep), tuple(keep))
+
+def _optional(n):
+    if 'null' in n.cat: return n
+    return Node(Optional[n.t], st.none() | n.values, n.cat | {'null'}, n.hashable, (n, _NONE))
+
+def _annotated(n): return n._replace(t=typing.Annotated[n.t, 'some doc'])
+
+_fnames = st.lists(st.sampled_from(['a', 'b', 'c', 'x', 'y', 'name', 'n_2']), max_size=3, unique=True)
+
+def _fields(p): return list(zip(*p))
+
+def _dataclass(fs):
+    C = dataclasses.make_dataclass(f'DC{next(_n)}', [(nm, n.t) for nm, n in fs])
+    return Node(C, st.builds(C, **{nm: n.values for nm, n in fs}), frozenset({'object'}), False)
+
+def _namedtuple(fs):
+    C = NamedTuple(f'NT{next(_n)}', [(nm, n.t) for nm, n in fs])
+    return Node(C, st.builds(C, **{nm: n.values for nm, n in fs}), frozenset({'object'}), all(n.hashable for _, n in fs))
+
+def _typeddict(p):
+    fs, total = p
+    C = TypedDict(f'TD{next(_n)}', {nm: n.t for nm, n in fs}, total=total)
+    vs = {nm: n.values for nm, n in fs}
+    return Node(C, st.fixed_dictionaries(vs) if total else st.fixed_dictionaries({}, optional=vs), frozenset({'object'}), False)
+
+def _extend(c):
+    fields_ = st.tuples(_fnames, st.lists(c, min_size=3, max_size=3)).map(_fields)
+    return st.one_of(
+        st.tuples(c, st.booleans()).map(_list), c.map(_set), st.lists(c, max_size=3).map(_tuple), c.map(_vartuple),
+        st.tuples(c, st.sampled_from([str, int])).map(_dict), c.map(_optional),
+        st.tuples(st.lists(c, min_size=2, max_size=3), st.booleans()).map(_union), c.map(_annotated),
+        fields_.map(_dataclass), fields_.map(_namedtuple), st.tuples(fields_, st.booleans()).map(_typeddict),
+    )
+
+annos = st.recursive(_base, _extend, max_leaves=5)
+
+def _fn(t):
+    "A tool with one parameter `x: t`"
+    def f(x): return x
+    f.__annotations__ = {'x': t}
+    return f
+
+def _sig(v):
+    "The types inside `v`, recursively: `==` alone lets 1 == 1.0 == True and set == frozenset through"
+    t = type(v)
+    if isinstance(v, (list, tuple)): return t, tuple(map(_sig, v))
+    if isinstance(v, dict): return t, frozenset((type(k), k, _sig(x)) for k, x in v.items())
+    if isinstance(v, (set, frozenset)): return t, frozenset(map(_sig, v))
+    if dataclasses.is_dataclass(v): return t, tuple(_sig(getattr(v, f.name)) for f in dataclasses.fields(v))
+    return t
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_coerce_roundtrip(data):
+    node = data.draw(annos, label='annotation')
+    v = data.draw(node.values, label='value')
+    jv = json.loads(json.dumps({'x': jsonable(v)}))
+    got = coerce_inputs(_fn(node.t), jv)['x']
+    assert got == v and _sig(got) == _sig(v)
+    defs = {}
+    s = assert_valid_schema(with_defs(handle_type(node.t, defs), defs))
+    Draft202012Validator(s).validate(jv['x'])
+
+# ---------------------------------------------------------------------------------------------------------
+# 3. The {kind: handler} tables
+# ---------------------------------------------------------------------------------------------------------
+
+def test_kind_tables_agree():
+    assert set(funccall.schema._handlers) == set(funccall._coerce._builders) == set(KINDS)
+
+# ---------------------------------------------------------------------------------------------------------
+# Bugs the properties found, one minimal repro each
+# ---------------------------------------------------------------------------------------------------------
+
+def test_method_through_class():
+    # an instance method reached through a class in the namespace: no instance to call it on
+    with pytest.raises((ToolNotFound, ToolInputError)): call_func('Calc.add', {'x': 1}, NS)
+
+def test_huge_numeric_string():
+    assert isinstance(call_func('f_int', {'a': '9' * 5000}, NS, raise_on_err=False), str)
+    with pytest.raises(ToolInputError): call_func('f_int', {'a': '9' * 5000}, NS)
+
+def test_huge_int_argument():
+    assert isinstance(call_func('f_str', {'s': 10 ** 5000}, NS, raise_on_err=False), str)
+
+@pytest.mark.parametrize('nm,inputs', [('f_int', '[' * 100_000), ('f_list', {'xs': '[' * 100_000})], ids=['arguments', 'list-parameter'])
+def test_deeply_nested_json(nm, inputs):
+    assert isinstance(call_func(nm, inputs, NS, raise_on_err=False), str)
+
+def test_namedtuple_takes_array_in_union():
+    class P(NamedTuple):
+        a: int
+        b: int
+    assert coerce_inputs(_fn(P | list[int]), {'x': [1, 2]})['x'] == [1, 2]
+
+def test_union_order_not_shared():
+    def coerce_float_first(seen_int_first: bool):
+        I = type('I', (int,), {})  # a fresh type, so no earlier test shares the caches
+        if seen_int_first: coerce_inputs(_fn(I | float), {'x': 1})
+        return coerce_inputs(_fn(float | I), {'x': 1})['x']
+    assert type(coerce_float_first(False)) is type(coerce_float_first(True))
+
+@pytest.mark.parametrize('value', [(1, 2), [1, 2], {'k': 1}], ids=['tuple', 'list', 'dict'])
+def test_enum_with_container_value(value):
+    E = enum.Enum('E', [('a', value)])
+    jv = json.loads(json.dumps(jsonable(E.a)))
+    Draft202012Validator(handle_type(E)).validate(jv)
+    assert coerce_inputs(_fn(E), {'x': jv})['x'] is E.a
+
+@pytest.mark.parametrize('t,v', [(frozenset[int], frozenset({1, 2})), (set[frozenset[int]], {frozenset({1, 2})})], ids=['frozenset', 'set-of-frozenset'])
+def test_frozenset_roundtrip(t, v):
+    got = coerce_inputs(_fn(t), json.loads(json.dumps({'x': jsonable(v)})))['x']
+    assert got == v and _sig(got) == _sig(v)
+
+@pytest.mark.parametrize('t,v', [(list[Optional[int]], [1, None]), (set[int | str], {1, 'a'}), (tuple[int | None, ...], (None, 2)),
+                                 (Optional[typing.Annotated[int | str, 'doc']], 'a')], ids=['list', 'set', 'vartuple', 'annotated-member'])
+def test_union_as_item(t, v):
+    assert coerce_inputs(_fn(t), json.loads(json.dumps({'x': jsonable(v)})))['x'] == v
