@@ -29,7 +29,9 @@ _sq, _dq = r"'[^'\\]*(?:\\.[^'\\]*)*'", r'"[^"\\]*(?:\\.[^"\\]*)*"'  # string li
 _comment_re = re.compile(rf"""^([^'"#]*(?:(?:{_sq}|{_dq})[^'"#]*)*)#(.*)$""")
 
 def _comment(line: str) -> str | None:
-    if '#' not in line: return None
+    i = line.find('#')
+    if i < 0: return None
+    if "'" not in line and '"' not in line: return line[i + 1:].strip()  # no string the '#' could be in
     m = _comment_re.match(line)
     return m[2].strip() if m else None
 

@@ -104,8 +104,9 @@ def check_caches() -> None:
 
 def kind(t) -> TypeInfo:
     "Classify annotation `t` into a `TypeInfo` whose `kind` is a tag from `KINDS`"
-    check_caches()
-    return _kinds(t)
+    if len(custom_types) != _n_custom: check_caches()
+    try: return _kinds.plain[t]  # the common case, inlined: `kind` runs for every annotation of every schema
+    except (KeyError, TypeError): return _kinds(t)
 
 def _kind(t) -> TypeInfo:
     meta = ()

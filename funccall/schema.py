@@ -227,11 +227,13 @@ def _returns_str(anno, doc: str | None) -> str | None:
 _VAR = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
 def _is_callable_obj(f) -> bool:
+    if type(f) is FunctionType: return False
     return callable(f) and not isinstance(f, type) and not inspect.isroutine(f) and not hasattr(f, '__signature__') \
         and not hasattr(f, 'func')  # functools.partial
 
 def _func_of(f):
     "The plain function holding `f`'s source and docstring"
+    if type(f) is FunctionType and not hasattr(f, '__wrapped__'): return f
     while isinstance(f, functools.partial): f = f.func
     f = getattr(f, '__func__', f)
     return inspect.unwrap(f) if callable(f) else f
