@@ -266,6 +266,7 @@ class _FieldsPlan:
             if spec is None:
                 extra = [repr(k) for k in d if k not in by_key]
                 raise Mismatch(f'{type_name(self.info.t)} without unknown field(s) {", ".join(extra)}', v)
+            if x is None and k not in self.required: continue  # null means "use the default", as for parameters (strict mode)
             try: kw[spec[0]] = spec[1](x)
             except Mismatch as e:
                 e.path = (k, *e.path)
