@@ -13,7 +13,7 @@ from typing import Any
 
 from ._coerce import Mismatch, _identity, coercer, short
 from ._ns import ToolNotFound, mk_ns, resolve_nm
-from ._types import SchemaError, check_caches, empty, on_types_changed, signature
+from ._types import SchemaError, check_caches, empty, kind, on_types_changed, signature
 
 __all__ = ['call_func', 'call_func_async', 'coerce_inputs', 'ToolInputError', 'ToolNotFound', 'mk_ns', 'resolve_nm']
 
@@ -42,12 +42,16 @@ class _Plan:
         self.n = len(ps)
         self.is_async = _is_async(f)
         # the parameters a value may skip coercion for, when its type is exactly the annotation
-        self.fast = {} if self.is_async or self.posonly else \
-            {p.name: _ANY if self.params[p.name][0] is _identity else _exact.get(p.anno) for p in ps}
-        self.fast = {k: v for k, v in self.fast.items() if v is not None}
+        self.fast = {} if self.is_async or self.posonly else {p.name: t for p in ps if (t := self._fast_type(p)) is not None}
         canon: dict = {}
         for nm in self.params: canon.setdefault(_canon(nm), []).append(nm)
         self.canon = {k: v[0] for k, v in canon.items() if len(v) == 1}
+
+    def _fast_type(self, p):
+        "The exact type a value of parameter `p` may have to skip coercion (`_ANY`: any value), or `None`"
+        if self.params[p.name][0] is _identity: return _ANY
+        info = kind(p.anno)
+        return _exact.get(info.t) if info.kind == 'scalar' else None
 
     def bind(self, inputs: dict) -> tuple[list, dict]:
         "Positional and keyword arguments for `inputs`, coerced; raises `ToolInputError`"

@@ -64,11 +64,14 @@ class _Walker:
         return self._meta(s, info.meta) if info.meta else s
 
     def _meta(self, s: dict, meta: tuple) -> dict:
-        "Apply `Annotated` metadata: the first string (or pydantic `Field`) describes, constraint objects constrain"
+        "Apply `Annotated` metadata: a string or pydantic `Field` describes, constraints constrain, a dict adds keywords"
+        # a dict is raw JSON Schema: `Annotated[str, {'format': 'email'}]`, and what `schema2anno` keeps that way
         s = dict(s)
         for m in meta:
             if isinstance(m, str):
                 s.setdefault('description', m); continue
+            if isinstance(m, dict):
+                s.update(m); continue
             if isinstance(getattr(m, 'description', None), str): s.setdefault('description', m.description)
             for c in (m, *(getattr(m, 'metadata', None) or ())):
                 for k, jk in _num_constraints.items():

@@ -1,0 +1,256 @@
+"""From JSON tool schemas back to Python: annotations, signatures and callables (e.g. an MCP server's tools).
+
+`schema2anno` is the inverse of `handle_type`: `enum` and `const` become `Literal`, `anyOf`/`oneOf` and type
+arrays become unions (`null` makes them `Optional`), `prefixItems` a fixed tuple, `uniqueItems` a set, an
+object with properties a generated `TypedDict`, `additionalProperties` a `dict[str, T]`, string formats
+`datetime`/`date`/`time`/`UUID`/`Path`/`Decimal`/`bytes`. Descriptions and keywords with no Python type
+(`minimum`, `pattern`, an unknown `format`) ride along as `Annotated` metadata, so `get_schema` gives the
+schema back. Objects become `TypedDict`s rather than dataclasses because the values go back out as JSON: a
+`TypedDict` is a plain dict at run time, so what the caller passes is what the tool receives.
+
+`mk_tool(dispfn, tool)` builds a function with that signature which checks its arguments with the call
+module's engine and calls `dispfn(tool_name, /, **arguments)` with the schema's own property names.
+"""
+from __future__ import annotations
+
+import datetime as dt, inspect, keyword, re, typing
+from decimal import Decimal
+from inspect import Parameter, Signature
+from pathlib import Path
+from typing import Any, Literal, Optional, Union
+from uuid import UUID
+
+from ._json import jsonable
+from .call import ToolInputError, _fits, _plan
+
+__all__ = ['mk_param', 'schema2sig', 'mk_tool', 'schema2anno', 'tool_parts']
+
+empty = Parameter.empty
+
+# --- accepting every tool form ------------------------------------------------------------------------
+
+def _get(o, *names):
+    for nm in names:
+        if isinstance(o, dict):
+            if nm in o: return o[nm]
+        elif (v := getattr(o, nm, None)) is not None: return v
+    return None
+
+def tool_parts(
+    tool,  # an MCP `Tool` (1.x `inputSchema` or 2.x `input_schema`), or a dict in any format funccall emits
+) -> tuple[str, str, dict]:  # name, description, parameters schema
+    "The name, description and input schema of `tool`, whatever its format"
+    if isinstance(tool, dict) and tool.get('type') == 'function' and isinstance(tool.get('function'), dict): tool = tool['function']
+    s = _get(tool, 'inputSchema', 'input_schema', 'parameters')
+    if s is not None and not isinstance(s, dict): s = s.model_dump() if hasattr(s, 'model_dump') else dict(s)
+    return _get(tool, 'name') or '', _get(tool, 'description') or '', s or {'type': 'object', 'properties': {}}
+
+# --- names ----------------------------------------------------------------------------------------------
+
+def _py_nm(nm: str) -> str:
+    "A Python identifier for property name `nm`"
+    nm = re.sub(r'\W', '_', nm)
+    if not nm: return '_'
+    if nm[0].isdigit(): nm = f'_{nm}'
+    if keyword.iskeyword(nm): nm = f'{nm}_'
+    return nm
+
+def _nm_map(nms) -> dict:
+    "Python name -> original property name; raises on two names that sanitize alike"
+    py2orig = {}
+    for orig in nms:
+        pynm = _py_nm(orig)
+        prev = py2orig.get(pynm)
+        if prev is not None and prev != orig:
+            raise ValueError(f'Name collision after sanitizing: {prev!r} and {orig!r} -> {pynm!r}')
+        py2orig[pynm] = orig
+    return py2orig
+
+# --- annotations --------------------------------------------------------------------------------------
+
+class _Described(typing._AnnotatedAlias, _root=True):
+    "`Annotated[T, ...]` that prints as `T`, so a rebuilt signature reads like the schema's types"
+    def __repr__(self): return inspect.formatannotation(self.__origin__)
+    def __reduce__(self): return typing.Annotated.__class_getitem__, ((self.__origin__, *self.__metadata__),)
+
+def _annotated(t, meta: list):
+    return _Described(t, tuple(meta)) if meta else t
+
+_formats = {'date-time': dt.datetime, 'date': dt.date, 'time': dt.time, 'uuid': UUID, 'Path': Path, 'decimal': Decimal}
+_scalars = {'string': str, 'integer': int, 'number': float, 'boolean': bool, 'null': type(None)}
+# keywords that the annotation itself carries; anything else is kept as metadata
+_typed = {'type', 'description', 'enum', 'const', 'anyOf', 'oneOf', 'items', 'prefixItems', 'uniqueItems', 'minItems', 'maxItems',
+          'properties', 'required', 'additionalProperties', 'title', '$ref', 'default', 'propertyNames', '$defs', 'definitions',
+          '$schema', 'contentEncoding'}
+
+class _Anno:
+    "One conversion: the root `$defs` and the classes made from them, so a `$ref` is built once and recursion ends"
+    def __init__(self, defs: dict | None):
+        self.defs, self.made = defs or {}, {}
+
+    def anno(self, s, described: bool = True):
+        "Annotation for schema `s`, with its description and untyped keywords as metadata"
+        if s is True or not s: return Any
+        t = self._type(s)
+        meta = []
+        if described and isinstance(s.get('description'), str): meta.append(s['description'])
+        extra = {k: v for k, v in s.items() if k not in _typed and not (k == 'format' and s.get('format') in _formats)}
+        if s.get('type') == 'string' and 'format' in extra and t is not str: extra.pop('format')
+        if extra: meta.append(extra)
+        return _annotated(t, meta)
+
+    def _type(self, s: dict):
+        if '$ref' in s: return self._ref(s['$ref'])
+        if 'const' in s: return Literal[s['const']]
+        if 'enum' in s: return Literal[tuple(s['enum'])]
+        for k in ('anyOf', 'oneOf'):
+            if k in s: return _union([self.anno(x) for x in s[k]])
+        ty = s.get('type')
+        if isinstance(ty, list): return _union([self._type({**s, 'type': x}) for x in ty])
+        if ty == 'string':
+            if s.get('contentEncoding') == 'base64': return bytes
+            return _formats.get(s.get('format'), str)
+        if ty in _scalars: return _scalars[ty]
+        if ty == 'array': return self._array(s)
+        if ty == 'object' or 'properties' in s: return self._object(s, s.get('title'))
+        return Any
+
+    def _array(self, s: dict):
+        if 'prefixItems' in s: return tuple[tuple(self.anno(x) for x in s['prefixItems'])]
+        if s.get('maxItems') == 0: return tuple[()]
+        item = self.anno(s['items']) if isinstance(s.get('items'), dict) and s['items'] else Any
+        if s.get('uniqueItems'): return set[item]
+        return list[item]
+
+    def _object(self, s: dict, title: str | None, name: str | None = None):
+        if s.get('properties'): return self._typeddict(name or title or 'Object', s)
+        add = s.get('additionalProperties')
+        if isinstance(add, dict):
+            names = s.get('propertyNames') or {}
+            key = int if names.get('pattern') == r'^-?[0-9]+$' else Literal[tuple(names['enum'])] if 'enum' in names else str
+            return dict[key, self.anno(add)]
+        return dict
+
+    def _ref(self, ref: str):
+        nm = ref.rsplit('/', 1)[-1]
+        if nm in self.made: return self.made[nm]
+        s = self.defs.get(nm)
+        if s is None: raise ValueError(f"Schema refers to {ref!r}, which is not in its $defs")
+        if not s.get('properties'):
+            self.made[nm] = Any  # recursion through a def that is not an object: end it
+            res = self.made[nm] = self.anno(s)
+            return res
+        return self._typeddict(nm, s)
+
+    def _typeddict(self, nm: str, s: dict):
+        "A TypedDict for an object schema; made empty first and filled after, so it can refer to itself"
+        td = typing.TypedDict(nm, {})
+        if nm in self.defs: self.made[nm] = td
+        req, annos = set(s.get('required', ())), {}
+        for k, ps in s['properties'].items():
+            a = self.anno(ps)
+            if 'default' in ps: a = _annotated(a, [{'default': ps['default']}])
+            annos[k] = a
+        td.__annotations__ = annos
+        td.__required_keys__, td.__optional_keys__ = frozenset(req & set(annos)), frozenset(set(annos) - req)
+        td.__total__ = not td.__optional_keys__
+        return td
+
+def _union(members: list):
+    members = [m for m in members if m is not Any] if Any not in members else [Any]
+    if len(members) == 1: return members[0]
+    nulls = [m for m in members if m is type(None)]
+    rest = [m for m in members if m is not type(None)]
+    if nulls and len(rest) == 1: return Optional[rest[0]]
+    return Union[tuple(rest + nulls)]
+
+def schema2anno(
+    s: dict,          # a JSON Schema fragment
+    defs: dict=None,  # the root `$defs`, used to resolve `$ref`
+):                    # an annotation that `handle_type` maps back to `s`
+    "Annotation for schema `s`; the inverse of `handle_type`"
+    return _Anno(defs).anno(s)
+
+# --- parameters and signatures ------------------------------------------------------------------------
+
+def mk_param(
+    orig: str,        # the property's name in the schema
+    props: dict,      # the property's schema
+    req,              # the names of the required properties
+    pynm: str=None,   # the Python name to give it (default: `orig`)
+    defs: dict=None,  # the root `$defs`, used to resolve `$ref`
+) -> Parameter:
+    "Create a `Parameter` for `orig` with schema `props`"
+    return _mk_param(orig, props, req, pynm, _Anno(defs))
+
+def _mk_param(orig, props, req, pynm, conv: _Anno) -> Parameter:
+    required = orig in req
+    kind = Parameter.POSITIONAL_OR_KEYWORD if required else Parameter.KEYWORD_ONLY
+    default = empty if required else props.get('default')
+    return Parameter(pynm or orig, kind, default=default, annotation=conv.anno(props))
+
+def _sig(tool) -> tuple[Signature, dict, str, str]:
+    nm, desc, s = tool_parts(tool)
+    props, req = s.get('properties') or {}, set(s.get('required') or ())
+    py2orig, conv = _nm_map(props), _Anno(s.get('$defs') or s.get('definitions'))
+    ps = [_mk_param(orig, props[orig], req, pynm, conv) for pynm, orig in py2orig.items()]
+    return Signature(sorted(ps, key=lambda p: p.kind)), py2orig, nm, desc
+
+def schema2sig(
+    tool,  # a tool in any format `tool_parts` takes
+) -> Signature:
+    "Convert json schema `tool` to a `Signature`"
+    return _sig(tool)[0]
+
+# --- callables ----------------------------------------------------------------------------------------
+
+_UNSET = object()  # what a generated function gets for an argument its caller left out
+
+def _source(nm: str, sig: Signature) -> str:
+    "Source of a function with `sig`'s parameters that collects the ones given and sends them on"
+    args, body, star = [], [], False
+    for p in sig.parameters.values():
+        if p.kind is Parameter.KEYWORD_ONLY and not star: args.append('*'); star = True
+        args.append(f'{p.name}=_UNSET')
+        body.append(f'    if {p.name} is not _UNSET: kw[{p.name!r}] = {p.name}')
+    args.append('**_extra')
+    return f"def {nm}({', '.join(args)}):\n    kw = {{}}\n" + '\n'.join(body) + '\n    return _send(kw, _extra)\n'
+
+def mk_tool(
+    dispfn,               # called as `dispfn(tool_name, /, **arguments)`; may be async
+    tool,                 # a tool in any format `tool_parts` takes
+    check: bool=True,     # check the arguments against the schema before dispatching
+):                        # a function with the tool's signature, name and description
+    "Create a callable function from a JSON schema tool definition"
+    sig, py2orig, name, desc = _sig(tool)
+    rename = {k: v for k, v in py2orig.items() if k != v}
+    required = [p.name for p in sig.parameters.values() if p.default is empty]
+    ns = {'_UNSET': _UNSET}
+    exec(_source('fn', sig), ns)  # noqa: S102 - parameters are sanitized identifiers; binding is Python's own, and fast
+    fn = ns['fn']
+    fn.__signature__, fn.__doc__ = sig, desc
+    fn.__name__ = fn.__qualname__ = name
+    fn.__annotations__ = {k: p.annotation for k, p in sig.parameters.items()}
+
+    def prepare(kw: dict, extra: dict) -> dict:
+        if extra:
+            raise ToolInputError(f"Tool {name!r} got unexpected argument(s) {', '.join(map(repr, extra))}; "
+                                 f"its arguments are: {', '.join(map(repr, sig.parameters))}")
+        if check and not _fits(plan, kw):
+            if missing := [k for k in required if k not in kw]:
+                raise ToolInputError(f"Tool {name!r} is missing required argument(s): {', '.join(map(repr, missing))}")
+            kw = {k: jsonable(v) for k, v in plan.bind(kw)[1].items()}  # checked, then sent as JSON
+        return {rename.get(k, k): v for k, v in kw.items()} if rename else kw
+
+    if inspect.iscoroutinefunction(dispfn):
+        async def send(kw, extra): return await dispfn(name, **prepare(kw, extra))
+    else:
+        def send(kw, extra): return dispfn(name, **prepare(kw, extra))
+    ns['_send'] = send
+    plan = _plan(fn, name)
+    if inspect.iscoroutinefunction(dispfn):  # an async dispatcher makes an async tool
+        afn = fn
+        async def fn(*args, **kwargs): return await afn(*args, **kwargs)
+        fn.__signature__, fn.__doc__, fn.__name__, fn.__qualname__ = sig, desc, name, name
+        fn.__annotations__ = afn.__annotations__
+    return fn
