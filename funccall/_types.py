@@ -13,7 +13,7 @@ from pathlib import Path, PurePath
 from typing import Any, NamedTuple, get_args, get_origin
 from uuid import UUID
 
-__all__ = ['KINDS', 'TypeInfo', 'kind', 'custom_types', 'Param', 'params', 'Field', 'fields', 'empty', 'NoneType',
+__all__ = ['JsonSchema', 'KINDS', 'TypeInfo', 'kind', 'custom_types', 'Param', 'params', 'Field', 'fields', 'empty', 'NoneType',
            'SchemaError', 'type_name', 'Sig', 'signature', 'on_types_changed', 'check_caches', 'type_cache', 'origin']
 
 empty = inspect.Parameter.empty
@@ -25,6 +25,9 @@ KINDS = ('any', 'none', 'scalar', 'object', 'literal', 'enum', 'union', 'list', 
 
 custom_types = {Path, bytes, Decimal, UUID, dt.datetime, dt.date, dt.time}
 "Types sent as JSON strings and built from one; add your own (constructible from a `str`)."
+
+class JsonSchema(dict):
+    "JSON Schema keywords a type's schema gets as they are: `Annotated[str, JsonSchema(format='email')]`"
 
 class SchemaError(TypeError):
     "A function or type that funccall can't describe to a model: a mistake in the developer's code"

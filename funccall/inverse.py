@@ -4,7 +4,7 @@
 arrays become unions (`null` makes them `Optional`), `prefixItems` a fixed tuple, `uniqueItems` a set, an
 object with properties a generated `TypedDict`, `additionalProperties` a `dict[str, T]`, string formats
 `datetime`/`date`/`time`/`UUID`/`Path`/`Decimal`/`bytes`. Descriptions and keywords with no Python type
-(`minimum`, `pattern`, an unknown `format`) ride along as `Annotated` metadata, so `get_schema` gives the
+(`minimum`, `pattern`, an unknown `format`) ride along as `Annotated` metadata (`JsonSchema`), so `get_schema` gives the
 schema back. Objects become `TypedDict`s rather than dataclasses because the values go back out as JSON: a
 `TypedDict` is a plain dict at run time, so what the caller passes is what the tool receives.
 
@@ -21,6 +21,7 @@ from typing import Any, Literal, Optional, Union
 from uuid import UUID
 
 from ._json import jsonable
+from ._types import JsonSchema
 from .call import ToolInputError, _fits, _plan
 
 __all__ = ['mk_param', 'schema2sig', 'mk_tool', 'schema2anno', 'tool_parts']
@@ -96,7 +97,7 @@ class _Anno:
         if described and isinstance(s.get('description'), str): meta.append(s['description'])
         extra = {k: v for k, v in s.items() if k not in _typed and not (k == 'format' and s.get('format') in _formats)}
         if s.get('type') == 'string' and 'format' in extra and t is not str: extra.pop('format')
-        if extra: meta.append(extra)
+        if extra: meta.append(JsonSchema(extra))
         return _annotated(t, meta)
 
     def _type(self, s: dict):
@@ -149,7 +150,7 @@ class _Anno:
         req, annos = set(s.get('required', ())), {}
         for k, ps in s['properties'].items():
             a = self.anno(ps)
-            if 'default' in ps: a = _annotated(a, [{'default': ps['default']}])
+            if 'default' in ps: a = _annotated(a, [JsonSchema(default=ps['default'])])
             annos[k] = a
         td.__annotations__ = annos
         td.__required_keys__, td.__optional_keys__ = frozenset(req & set(annos)), frozenset(set(annos) - req)

@@ -13,7 +13,8 @@ from typing import Union
 from ._docs import class_docs, doc_text, func_docs
 from ._json import jsonable
 from ._ns import resolve_nm
-from ._types import NoneType, SchemaError, TypeInfo, check_caches, custom_types, empty, fields, kind, on_types_changed, signature, type_name
+from ._types import (JsonSchema, NoneType, SchemaError, TypeInfo, check_caches, custom_types, empty, fields, kind, on_types_changed,
+                     signature, type_name)
 
 __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'SchemaError', 'SchemaWarning']
 
@@ -65,12 +66,12 @@ class _Walker:
 
     def _meta(self, s: dict, meta: tuple) -> dict:
         "Apply `Annotated` metadata: a string or pydantic `Field` describes, constraints constrain, a dict adds keywords"
-        # a dict is raw JSON Schema: `Annotated[str, {'format': 'email'}]`, and what `schema2anno` keeps that way
+        # `JsonSchema` metadata is raw JSON Schema, as written by hand or kept by `schema2anno`
         s = dict(s)
         for m in meta:
             if isinstance(m, str):
                 s.setdefault('description', m); continue
-            if isinstance(m, dict):
+            if isinstance(m, JsonSchema):
                 s.update(m); continue
             if isinstance(getattr(m, 'description', None), str): s.setdefault('description', m.description)
             for c in (m, *(getattr(m, 'metadata', None) or ())):
