@@ -22,7 +22,7 @@ from uuid import UUID
 
 from ._json import jsonable
 from ._types import JsonSchema
-from .call import ToolInputError, _fits, _plan
+from .call import _ANY, ToolInputError, _plan
 
 __all__ = ['mk_param', 'schema2sig', 'mk_tool', 'schema2anno', 'tool_parts']
 
@@ -50,6 +50,7 @@ def tool_parts(
 
 def _py_nm(nm: str) -> str:
     "A Python identifier for property name `nm`"
+    if nm.isidentifier() and not keyword.iskeyword(nm): return nm
     nm = re.sub(r'\W', '_', nm)
     if not nm: return '_'
     if nm[0].isdigit(): nm = f'_{nm}'
@@ -74,8 +75,17 @@ class _Described(typing._AnnotatedAlias, _root=True):
     def __repr__(self): return inspect.formatannotation(self.__origin__)
     def __reduce__(self): return typing.Annotated.__class_getitem__, ((self.__origin__, *self.__metadata__),)
 
+_described: dict = {}  # (type, descriptions) -> alias: making a typing alias costs microseconds, looking one up doesn't
+
 def _annotated(t, meta: list):
-    return _Described(t, tuple(meta)) if meta else t
+    if not meta: return t
+    meta = tuple(meta)
+    if type(t) is not type or not all(type(m) is str for m in meta): return _Described(t, meta)
+    try: return _described[t, meta]
+    except KeyError:
+        if len(_described) > 10_000: _described.clear()
+        res = _described[t, meta] = _Described(t, meta)
+        return res
 
 _formats = {'date-time': dt.datetime, 'date': dt.date, 'time': dt.time, 'uuid': UUID, 'Path': Path, 'decimal': Decimal}
 _scalars = {'string': str, 'integer': int, 'number': float, 'boolean': bool, 'null': type(None)}
@@ -83,6 +93,7 @@ _scalars = {'string': str, 'integer': int, 'number': float, 'boolean': bool, 'nu
 _typed = {'type', 'description', 'enum', 'const', 'anyOf', 'oneOf', 'items', 'prefixItems', 'uniqueItems', 'minItems', 'maxItems',
           'properties', 'required', 'additionalProperties', 'title', '$ref', 'default', 'propertyNames', '$defs', 'definitions',
           '$schema', 'contentEncoding'}
+# (`format` is carried when it makes a type, `datetime` for `date-time`; otherwise it stays metadata)
 
 class _Anno:
     "One conversion: the root `$defs` and the classes made from them, so a `$ref` is built once and recursion ends"
@@ -94,10 +105,10 @@ class _Anno:
         if s is True or not s: return Any
         t = self._type(s)
         meta = []
-        if described and isinstance(s.get('description'), str): meta.append(s['description'])
-        extra = {k: v for k, v in s.items() if k not in _typed and not (k == 'format' and s.get('format') in _formats)}
-        if s.get('type') == 'string' and 'format' in extra and t is not str: extra.pop('format')
-        if extra: meta.append(JsonSchema(extra))
+        if described and type(d := s.get('description')) is str: meta.append(d)
+        if s.keys() - _typed:  # keywords the annotation can't carry
+            extra = {k: v for k, v in s.items() if k not in _typed and not (k == 'format' and t is not str)}
+            if extra: meta.append(JsonSchema(extra))
         return _annotated(t, meta)
 
     def _type(self, s: dict):
@@ -195,7 +206,8 @@ def _sig(tool) -> tuple[Signature, dict, str, str]:
     props, req = s.get('properties') or {}, set(s.get('required') or ())
     py2orig, conv = _nm_map(props), _Anno(s.get('$defs') or s.get('definitions'))
     ps = [_mk_param(orig, props[orig], req, pynm, conv) for pynm, orig in py2orig.items()]
-    return Signature(sorted(ps, key=lambda p: p.kind)), py2orig, nm, desc
+    # names are unique and sanitized, and sorting puts the kinds in order: nothing left for `Signature` to validate
+    return Signature(sorted(ps, key=lambda p: p.kind), __validate_parameters__=False), py2orig, nm, desc
 
 def schema2sig(
     tool,  # a tool in any format `tool_parts` takes
@@ -207,15 +219,20 @@ def schema2sig(
 
 _UNSET = object()  # what a generated function gets for an argument its caller left out
 
-def _source(nm: str, sig: Signature) -> str:
-    "Source of a function with `sig`'s parameters that collects the ones given and sends them on"
+def _source(sig: Signature, py2orig: dict, fast: dict, check: bool) -> str:
+    """Source of a function with `sig`'s parameters that collects the arguments given under their schema names and
+    sends them on at once when each has exactly its JSON type; anything else goes the checked way (`_slow`)"""
     args, body, star = [], [], False
     for p in sig.parameters.values():
         if p.kind is Parameter.KEYWORD_ONLY and not star: args.append('*'); star = True
         args.append(f'{p.name}=_UNSET')
-        body.append(f'    if {p.name} is not _UNSET: kw[{p.name!r}] = {p.name}')
+        t, key = fast.get(p.name), py2orig[p.name]
+        test = '' if not check or t is _ANY else f'\n        if type({p.name}) is not _T_{p.name}: ok = False' if t else '\n        ok = False'
+        if p.default is empty: body.append(f'    if {p.name} is _UNSET: ok = False\n    else:\n        kw[{key!r}] = {p.name}{test}')
+        else: body.append(f'    if {p.name} is not _UNSET:\n        kw[{key!r}] = {p.name}{test}')
     args.append('**_extra')
-    return f"def {nm}({', '.join(args)}):\n    kw = {{}}\n" + '\n'.join(body) + '\n    return _send(kw, _extra)\n'
+    return (f"def fn({', '.join(args)}):\n    kw, ok = {{}}, not _extra\n" + '\n'.join(body) +
+            '\n    if ok: return _disp(_name, **kw)\n    return _slow(kw, _extra)\n')
 
 def mk_tool(
     dispfn,               # called as `dispfn(tool_name, /, **arguments)`; may be async
@@ -224,34 +241,30 @@ def mk_tool(
 ):                        # a function with the tool's signature, name and description
     "Create a callable function from a JSON schema tool definition"
     sig, py2orig, name, desc = _sig(tool)
-    rename = {k: v for k, v in py2orig.items() if k != v}
-    required = [p.name for p in sig.parameters.values() if p.default is empty]
-    ns = {'_UNSET': _UNSET}
-    exec(_source('fn', sig), ns)  # noqa: S102 - parameters are sanitized identifiers; binding is Python's own, and fast
-    fn = ns['fn']
-    fn.__signature__, fn.__doc__ = sig, desc
-    fn.__name__ = fn.__qualname__ = name
-    fn.__annotations__ = {k: p.annotation for k, p in sig.parameters.items()}
+    orig2py = {v: k for k, v in py2orig.items()}
+    is_async = inspect.iscoroutinefunction(dispfn)
 
-    def prepare(kw: dict, extra: dict) -> dict:
+    def slow(kw: dict, extra: dict):
+        "The checked way: unexpected or missing arguments, or values to coerce; then the JSON values are sent"
         if extra:
             raise ToolInputError(f"Tool {name!r} got unexpected argument(s) {', '.join(map(repr, extra))}; "
                                  f"its arguments are: {', '.join(map(repr, sig.parameters))}")
-        if check and not _fits(plan, kw):
-            if missing := [k for k in required if k not in kw]:
-                raise ToolInputError(f"Tool {name!r} is missing required argument(s): {', '.join(map(repr, missing))}")
-            kw = {k: jsonable(v) for k, v in plan.bind(kw)[1].items()}  # checked, then sent as JSON
-        return {rename.get(k, k): v for k, v in kw.items()} if rename else kw
+        pykw = {orig2py[k]: v for k, v in kw.items()}
+        if missing := [p.name for p in sig.parameters.values() if p.default is empty and p.name not in pykw]:
+            raise ToolInputError(f"Tool {name!r} is missing required argument(s): {', '.join(map(repr, missing))}")
+        if check: kw = {py2orig[k]: jsonable(v) for k, v in plan.bind(pykw)[1].items()}
+        return dispfn(name, **kw)
 
-    if inspect.iscoroutinefunction(dispfn):
-        async def send(kw, extra): return await dispfn(name, **prepare(kw, extra))
-    else:
-        def send(kw, extra): return dispfn(name, **prepare(kw, extra))
-    ns['_send'] = send
-    plan = _plan(fn, name)
-    if inspect.iscoroutinefunction(dispfn):  # an async dispatcher makes an async tool
-        afn = fn
-        async def fn(*args, **kwargs): return await afn(*args, **kwargs)
-        fn.__signature__, fn.__doc__, fn.__name__, fn.__qualname__ = sig, desc, name, name
-        fn.__annotations__ = afn.__annotations__
+    def placeholder(**kw): pass  # the plan needs a function with the tool's signature before the real one exists
+    placeholder.__signature__ = sig
+    placeholder.__annotations__ = {k: p.annotation for k, p in sig.parameters.items()}
+    plan = _plan(placeholder, name)
+    ns = {'_UNSET': _UNSET, '_disp': dispfn, '_name': name, '_slow': slow, **{f'_T_{k}': t for k, t in plan.fast.items()}}
+    exec(_source(sig, py2orig, plan.fast, check), ns)  # noqa: S102 - only sanitized identifiers and reprs go in
+    fn = ns['fn']
+    if is_async:  # an async dispatcher makes an async tool
+        sync_fn = fn
+        async def fn(*args, **kwargs): return await sync_fn(*args, **kwargs)
+    fn.__signature__, fn.__doc__, fn.__name__, fn.__qualname__ = sig, desc, name, name
+    fn.__annotations__ = placeholder.__annotations__
     return fn
