@@ -1,0 +1,105 @@
+"""Call expressions: a model writes `add_points(p1=Point(x=1, y=2), p2=Point(x=3, y=4))` instead of JSON.
+
+Parsed with `ast`, never `eval`. What an expression may contain:
+- literals: numbers (with a sign), strings, bytes, `True`/`False`/`None`, lists, tuples, dicts, sets;
+- names from the context you pass (`x`, `Point`, or a dotted key such as `'np.array'`), and calls to the
+  context's callables (constructors such as `Point(x=1, y=2)`);
+- at the top, one call to a tool, or a list (or tuple) of them.
+Anything else (operators, attribute access the context doesn't name, comprehensions, lambdas, names starting
+with `__`) is refused with an `ExprError` that says what and where.
+"""
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from .call import ToolInputError
+
+__all__ = ['ExprError', 'ExprCall', 'parse_calls']
+
+MAX_LEN = 100_000  # characters: a model's expression is a line or a few, not a data file
+
+class ExprError(ToolInputError):
+    "A call expression from the model that can't be run: bad syntax or something it may not contain"
+
+class ExprCall(NamedTuple):
+    name: str       # the tool's name
+    args: tuple     # positional arguments, already Python values
+    kwargs: dict    # keyword arguments, already Python values
+    text: str       # the call's own source text, for reports
+
+def _dotted(node) -> str | None:
+    "`a.b.c` for a chain of attribute accesses on a name, else None"
+    parts = []
+    while isinstance(node, ast.Attribute): parts.append(node.attr); node = node.value
+    if not isinstance(node, ast.Name): return None
+    return '.'.join([node.id, *reversed(parts)])
+
+class _Values:
+    "Turns the argument nodes of an expression into Python values, allowing only literals and the context"
+    def __init__(self, src: str, context: Mapping):
+        self.src, self.context = src, context
+
+    def fail(self, node, why: str):
+        seg = ast.get_source_segment(self.src, node) or type(node).__name__
+        raise ExprError(f"{why}: {seg[:80]!r} (column {getattr(node, 'col_offset', 0) + 1})")
+
+    def name(self, node) -> Any:
+        nm = _dotted(node)
+        if nm is None: self.fail(node, "Only names and dotted names from the context can be used")
+        if any(p.startswith('__') for p in nm.split('.')): self.fail(node, "Dunder names are not allowed")
+        if nm not in self.context: self.fail(node, f"Unknown name {nm!r}; the names you can use are {sorted(self.context)[:20]}")
+        return self.context[nm]
+
+    def value(self, node) -> Any:
+        if isinstance(node, ast.Constant): return node.value
+        if isinstance(node, (ast.Name, ast.Attribute)): return self.name(node)
+        if isinstance(node, ast.List): return [self.value(x) for x in node.elts]
+        if isinstance(node, ast.Tuple): return tuple(self.value(x) for x in node.elts)
+        if isinstance(node, ast.Set): return {self.value(x) for x in node.elts}
+        if isinstance(node, ast.Dict):
+            if any(k is None for k in node.keys): self.fail(node, "`**` unpacking is not allowed")
+            return {self.value(k): self.value(v) for k, v in zip(node.keys, node.values)}
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(node.operand, ast.Constant) \
+                and type(node.operand.value) in (int, float, complex):
+            return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
+        if isinstance(node, ast.Call):
+            fn = self.name(node.func)
+            if not callable(fn): self.fail(node.func, "This context name is not callable")
+            args, kwargs = self.arguments(node)
+            try: return fn(*args, **kwargs)
+            except Exception as e: self.fail(node, f"Building this value failed ({type(e).__name__}: {e})")
+        self.fail(node, f"{type(node).__name__} is not allowed in a call expression")
+
+    def arguments(self, node: ast.Call) -> tuple[tuple, dict]:
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            self.fail(node, "`*` and `**` unpacking are not allowed")
+        return tuple(self.value(a) for a in node.args), {k.arg: self.value(k.value) for k in node.keywords}
+
+def parse_calls(
+    text: str,            # one call expression, or a list of them: `[add(a=1, b=2), search(query="x")]`
+    tools,                # the tool names that may be called at the top (any container of names)
+    context: Mapping=None,  # names the arguments may use: constants, classes, dotted keys like 'np.array'
+) -> list[ExprCall]:      # the calls, in order, with their arguments as Python values
+    "Parse a model's call expression(s) safely, building argument values from literals and `context` only"
+    if not isinstance(text, str): raise ExprError(f"A call expression must be a string, got {type(text).__name__}")
+    if len(text) > MAX_LEN: raise ExprError(f"The call expression is {len(text)} characters long; the limit is {MAX_LEN}")
+    src = text.strip()
+    try: tree = ast.parse(src, mode='eval')
+    except SyntaxError as e: raise ExprError(f"Not a valid call expression: {e.msg} (line {e.lineno}, column {e.offset})") from None
+    except (RecursionError, MemoryError, ValueError): raise ExprError("The call expression is nested too deeply") from None
+    vals = _Values(src, context or {})
+    body = tree.body
+    calls = body.elts if isinstance(body, (ast.List, ast.Tuple)) else [body]
+    res = []
+    try:
+        for node in calls:
+            if not isinstance(node, ast.Call): vals.fail(node, "Expected a tool call like `name(arg=value)`")
+            nm = _dotted(node.func)
+            if nm is None or nm not in tools:
+                vals.fail(node.func, f"Unknown tool {nm!r}; the tools are {sorted(tools)[:20]}")
+            args, kwargs = vals.arguments(node)
+            res.append(ExprCall(nm, args, kwargs, ast.get_source_segment(src, node) or nm))
+    except RecursionError: raise ExprError("The call expression is nested too deeply") from None
+    return res
