@@ -266,9 +266,9 @@ class _FieldsPlan:
             if spec is None:
                 extra = [repr(k) for k in d if k not in by_key]
                 raise Mismatch(f'{type_name(self.info.t)} without unknown field(s) {", ".join(extra)}', v)
-            if x is None and k not in self.required: continue  # null means "use the default", as for parameters (strict mode)
             try: kw[spec[0]] = spec[1](x)
             except Mismatch as e:
+                if x is None and k not in self.required: continue  # a null the type can't take means "use the default" (strict mode)
                 e.path = (k, *e.path)
                 raise
         if not self.required <= d.keys():
