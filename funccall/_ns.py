@@ -86,7 +86,15 @@ def _static_attr(o, nm: str):
 def _advertisable(o) -> bool: return callable(o) and not issubclass(type(o), types.ModuleType)
 
 def _available(ns) -> list:
-    return [k for k, v in ns.items() if type(k) is str and not k.startswith('_') and _advertisable(v)]
+    "Names a model could have been offered: the namespace's callables, and the public methods of its objects"
+    res = []
+    for k, v in ns.items():
+        if type(k) is not str or k.startswith('_'): continue
+        if _advertisable(v): res.append(k)
+        elif not issubclass(type(v), _opaque):
+            res += [f'{k}.{nm}' for klass in _mro(type(v))[:-1] for nm, m in _cdict(klass).items()
+                    if not nm.startswith('_') and _method(m, v, type(v)) is not None]
+    return res
 
 def resolve_nm(
     nm: str,  # a tool name as the model sent it: `f`, `obj.method`, or its provider-safe form `obj-method`
