@@ -378,7 +378,9 @@ def test_tool_not_found_names_what_was_asked_and_what_is_available():
     ns = {'sums': sums, 'ca': ca, 'os': os, '_p': _private_tool, 'K': 1, 'calc': calc}
     with pytest.raises(ToolNotFound) as ei: resolve_nm('nope', ns)
     e = ei.value
-    assert (e.name, e.available, str(e)) == ('nope', ['sums', 'ca'], "Unknown tool 'nope'; available tools: 'sums', 'ca'")
+    avail = ['sums', 'ca', 'calc.add', 'calc.smeth', 'calc.cmeth']  # objects' public methods are tools too
+    assert (e.name, e.available) == ('nope', avail)
+    assert str(e) == "Unknown tool 'nope'; available tools: " + ', '.join(map(repr, avail))
 
 
 def test_tool_not_found_message_is_truncated():
