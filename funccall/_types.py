@@ -61,7 +61,7 @@ class TypeCache:
     """A cache keyed by annotation that keeps `Union[a, b]` and `Union[b, a]` apart.
 
     `typing` compares unions and literals as sets, so `dict` keys would mix up their order (and so the order
-    of `anyOf` and of coercion attempts). Annotations with a union or literal inside are keyed on their repr too.
+    of `anyOf` and of coercion attempts). Annotations with a union or literal inside are keyed on their arguments' order too.
     """
     def __init__(self, make): self.make, self.plain, self.ordered = make, {}, {}
 
@@ -70,7 +70,7 @@ class TypeCache:
         except KeyError: pass
         except TypeError: return self.make(t)  # unhashable, e.g. `Annotated[int, {'a': 1}]`
         if _order_matters(t):
-            k = (t, repr(t))
+            k = _ordered_key(t)
             try: return self.ordered[k]
             except KeyError: res = self.ordered[k] = self.make(t)
         else: res = self.plain[t] = self.make(t)
@@ -78,6 +78,11 @@ class TypeCache:
 
     def __len__(self): return len(self.plain) + len(self.ordered)
     def clear(self): self.plain.clear(); self.ordered.clear()
+
+def _ordered_key(t):
+    "`t` with the order of its arguments, recursively: `Union[None, X]` and `Optional[X]` even print alike"
+    args = get_args(t)
+    return (t, tuple(_ordered_key(a) for a in args)) if args else t
 
 def _order_matters(t) -> bool:
     o = get_origin(t)
@@ -250,7 +255,8 @@ def signature(f, where: str | None = None) -> Sig:
         if not _has_fwd(annos.get('return')): raise
         # an unresolvable return annotation only costs the description its `Returns:` line
         hints = _hints(types.SimpleNamespace(__annotations__={k: v for k, v in annos.items() if k != 'return'}), where)
-    if ps and (drop_first or ps[0][0] == 'self') and ps[0][2] <= _P.POSITIONAL_OR_KEYWORD: ps = ps[1:]
+    by_name = ps and ps[0][0] == 'self' and not hasattr(target, '__signature__')  # a declared signature's `self` is a parameter
+    if ps and (drop_first or by_name) and ps[0][2] <= _P.POSITIONAL_OR_KEYWORD: ps = ps[1:]
     res = []
     for nm, default, k in ps:
         anno = hints.get(nm, empty)

@@ -92,7 +92,7 @@ _scalars = {'string': str, 'integer': int, 'number': float, 'boolean': bool, 'nu
 # keywords that the annotation itself carries; anything else is kept as metadata
 _typed = {'type', 'description', 'enum', 'const', 'anyOf', 'oneOf', 'items', 'prefixItems', 'uniqueItems', 'minItems', 'maxItems',
           'properties', 'required', 'additionalProperties', 'title', '$ref', 'default', 'propertyNames', '$defs', 'definitions',
-          '$schema', 'contentEncoding'}
+          '$schema', 'contentEncoding', 'nullable', 'allOf'}
 # (`format` is carried when it makes a type, `datetime` for `date-time`; otherwise it stays metadata)
 
 class _Anno:
@@ -103,11 +103,15 @@ class _Anno:
     def anno(self, s, described: bool = True):
         "Annotation for schema `s`, with its description and untyped keywords as metadata"
         if s is True or not s: return Any
+        if (one := s.get('allOf')) and len(one) == 1: s = {**{k: v for k, v in s.items() if k != 'allOf'}, **one[0]}
         t = self._type(s)
+        if s.get('nullable') is True and t is not Any: t = Optional[t]  # OpenAPI's (and Gemini's) way to say null
         meta = []
         if described and type(d := s.get('description')) is str: meta.append(d)
-        if s.keys() - _typed:  # keywords the annotation can't carry
-            extra = {k: v for k, v in s.items() if k not in _typed and not (k == 'format' and t is not str)}
+        lengths = s.get('type') == 'array' and 'prefixItems' not in s and s.get('maxItems') != 0  # a list keeps its length limits
+        if s.keys() - _typed or (lengths and ('minItems' in s or 'maxItems' in s)):  # keywords the annotation can't carry
+            extra = {k: v for k, v in s.items() if (k not in _typed or lengths and k in ('minItems', 'maxItems'))
+                     and not (k == 'format' and t is not str)}
             if extra: meta.append(JsonSchema(extra))
         return _annotated(t, meta)
 
@@ -129,13 +133,14 @@ class _Anno:
 
     def _array(self, s: dict):
         if 'prefixItems' in s: return tuple[tuple(self.anno(x) for x in s['prefixItems'])]
+        if isinstance(s.get('items'), list): return tuple[tuple(self.anno(x) for x in s['items'])]  # draft-07's tuples
         if s.get('maxItems') == 0: return tuple[()]
         item = self.anno(s['items']) if isinstance(s.get('items'), dict) and s['items'] else Any
         if s.get('uniqueItems'): return set[item]
         return list[item]
 
     def _object(self, s: dict, title: str | None, name: str | None = None):
-        if s.get('properties'): return self._typeddict(name or title or 'Object', s)
+        if 'properties' in s and (s['properties'] or title): return self._typeddict(name or title or 'Object', s)
         add = s.get('additionalProperties')
         if isinstance(add, dict):
             names = s.get('propertyNames') or {}
@@ -148,7 +153,7 @@ class _Anno:
         if nm in self.made: return self.made[nm]
         s = self.defs.get(nm)
         if s is None: raise ValueError(f"Schema refers to {ref!r}, which is not in its $defs")
-        if not s.get('properties'):
+        if 'properties' not in s:
             self.made[nm] = Any  # recursion through a def that is not an object: end it
             res = self.made[nm] = self.anno(s)
             return res
@@ -156,7 +161,9 @@ class _Anno:
 
     def _typeddict(self, nm: str, s: dict):
         "A TypedDict for an object schema; made empty first and filled after, so it can refer to itself"
-        td = typing.TypedDict(nm, {})
+        title = s.get('title') or nm
+        td = typing.TypedDict(title, {})
+        if nm != title and nm.endswith('.' + title): td.__module__ = nm[:-len(title) - 1]  # `module.Name`: a second class named alike
         if nm in self.defs: self.made[nm] = td
         req, annos = set(s.get('required', ())), {}
         for k, ps in s['properties'].items():
@@ -169,12 +176,9 @@ class _Anno:
         return td
 
 def _union(members: list):
-    members = [m for m in members if m is not Any] if Any not in members else [Any]
-    if len(members) == 1: return members[0]
-    nulls = [m for m in members if m is type(None)]
-    rest = [m for m in members if m is not type(None)]
-    if nulls and len(rest) == 1: return Optional[rest[0]]
-    return Union[tuple(rest + nulls)]
+    "A union of `members` in their order (`anyOf` order is meaning: the first that fits wins)"
+    if Any in members: return Any
+    return members[0] if len(members) == 1 else Union[tuple(members)]
 
 def schema2anno(
     s: dict,          # a JSON Schema fragment
@@ -218,21 +222,27 @@ def schema2sig(
 # --- callables ----------------------------------------------------------------------------------------
 
 _UNSET = object()  # what a generated function gets for an argument its caller left out
+_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
 
-def _source(sig: Signature, py2orig: dict, fast: dict, check: bool) -> str:
+def _source(sig: Signature, py2orig: dict, fast: dict, check: bool, pre: str) -> str:
     """Source of a function with `sig`'s parameters that collects the arguments given under their schema names and
-    sends them on at once when each has exactly its JSON type; anything else goes the checked way (`_slow`)"""
+    sends them on at once when each has exactly its JSON type; anything else goes the checked way (`slow`).
+    Its own names start with `pre`, which no parameter name does."""
     args, body, star = [], [], False
     for p in sig.parameters.values():
         if p.kind is Parameter.KEYWORD_ONLY and not star: args.append('*'); star = True
-        args.append(f'{p.name}=_UNSET')
+        args.append(f'{p.name}={pre}UNSET')
         t, key = fast.get(p.name), py2orig[p.name]
-        test = '' if not check or t is _ANY else f'\n        if type({p.name}) is not _T_{p.name}: ok = False' if t else '\n        ok = False'
-        if p.default is empty: body.append(f'    if {p.name} is _UNSET: ok = False\n    else:\n        kw[{key!r}] = {p.name}{test}')
-        else: body.append(f'    if {p.name} is not _UNSET:\n        kw[{key!r}] = {p.name}{test}')
-    args.append('**_extra')
-    return (f"def fn({', '.join(args)}):\n    kw, ok = {{}}, not _extra\n" + '\n'.join(body) +
-            '\n    if ok: return _disp(_name, **kw)\n    return _slow(kw, _extra)\n')
+        if not check: test = ''
+        elif t is _ANY: test = f'\n        if type({p.name}) not in {pre}JSON: {pre}ok = False'  # any value, but sent as JSON
+        elif t: test = f'\n        if type({p.name}) is not {pre}T_{p.name}: {pre}ok = False'
+        else: test = f'\n        {pre}ok = False'
+        put = f'{pre}kw[{key!r}] = {p.name}{test}'
+        if p.default is empty: body.append(f'    if {p.name} is {pre}UNSET: {pre}ok = False\n    else:\n        {put}')
+        else: body.append(f'    if {p.name} is not {pre}UNSET:\n        {put}')
+    args.append(f'**{pre}extra')
+    return (f"def fn({', '.join(args)}):\n    {pre}kw, {pre}ok = {{}}, not {pre}extra\n" + '\n'.join(body) +
+            f'\n    if {pre}ok: return {pre}disp({pre}name, **{pre}kw)\n    return {pre}slow({pre}kw, {pre}extra)\n')
 
 def mk_tool(
     dispfn,               # called as `dispfn(tool_name, /, **arguments)`; may be async
@@ -248,7 +258,7 @@ def mk_tool(
         "The checked way: unexpected or missing arguments, or values to coerce; then the JSON values are sent"
         if extra:
             raise ToolInputError(f"Tool {name!r} got unexpected argument(s) {', '.join(map(repr, extra))}; "
-                                 f"its arguments are: {', '.join(map(repr, sig.parameters))}")
+                                 f"its arguments are: {', '.join(map(repr, sig.parameters)) or 'none'}")
         pykw = {orig2py[k]: v for k, v in kw.items()}
         if missing := [p.name for p in sig.parameters.values() if p.default is empty and p.name not in pykw]:
             raise ToolInputError(f"Tool {name!r} is missing required argument(s): {', '.join(map(repr, missing))}")
@@ -259,8 +269,11 @@ def mk_tool(
     placeholder.__signature__ = sig
     placeholder.__annotations__ = {k: p.annotation for k, p in sig.parameters.items()}
     plan = _plan(placeholder, name)
-    ns = {'_UNSET': _UNSET, '_disp': dispfn, '_name': name, '_slow': slow, **{f'_T_{k}': t for k, t in plan.fast.items()}}
-    exec(_source(sig, py2orig, plan.fast, check), ns)  # noqa: S102 - only sanitized identifiers and reprs go in
+    pre = '_fc_'
+    while any(k.startswith(pre) for k in sig.parameters): pre = '_' + pre
+    ns = {f'{pre}UNSET': _UNSET, f'{pre}disp': dispfn, f'{pre}name': name, f'{pre}slow': slow, f'{pre}JSON': _JSON_SCALARS,
+          **{f'{pre}T_{k}': t for k, t in plan.fast.items()}}
+    exec(_source(sig, py2orig, plan.fast, check, pre), ns)  # noqa: S102 - only sanitized identifiers and reprs go in
     fn = ns['fn']
     if is_async:  # an async dispatcher makes an async tool
         sync_fn = fn
