@@ -13,6 +13,7 @@ from .providers import (Change, ProviderWarning, Report, function_to_tool, stric
 from .inverse import mk_param, mk_tool, schema2anno, schema2sig, tool_parts
 from .expr import ExprError, parse_calls
 from .tools import StopRun, Tool, ToolGroup, ToolResult, Toolbox, call_str, to_text
+from .messages import ToolCall, run_tool_calls, run_tool_calls_async, tool_calls, tool_results
 
 __version__ = '0.1.0'
 __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'kind', 'KINDS', 'JsonSchema',
@@ -21,4 +22,5 @@ __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom
            'ExprError', 'parse_calls', 'Tool', 'ToolGroup', 'Toolbox', 'ToolResult', 'StopRun', 'call_str', 'to_text',
            'SchemaError', 'SchemaWarning', 'ToolNotFound', 'ToolInputError',
            'to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name',
-           'function_to_tool', 'Report', 'Change', 'ProviderWarning']
+           'function_to_tool', 'Report', 'Change', 'ProviderWarning',
+           'ToolCall', 'tool_calls', 'tool_results', 'run_tool_calls', 'run_tool_calls_async']
