@@ -310,13 +310,21 @@ def _class_coerce(info):
         except Exception as e: raise Mismatch(f'valid {type_name(t)} ({type(e).__name__}: {e})', v) from None
     return f
 
+def _takes_null(t) -> bool:
+    acc = _accepts(kind(t))
+    return acc is None or type(None) in acc
+
 def _model_coerce(info):
     "pydantic models validate themselves, aliases and constraints included"
-    t = info.t
+    t, defaulted = info.t, None
     def f(v):
+        nonlocal defaulted
         if isinstance(v, t): return v
-        try: return t.model_validate(_as_dict(v))
-        except Mismatch: raise
+        if defaulted is None:  # fields whose type can't take null: a null for them means "use the default" (strict mode)
+            defaulted = {fl.name for fl in fields(info) if not fl.required and _takes_null(fl.anno) is False}
+        d = _as_dict(v)
+        if defaulted and any(d.get(k, 0) is None for k in defaulted): d = {k: x for k, x in d.items() if not (x is None and k in defaulted)}
+        try: return t.model_validate(d)
         except Exception as e:  # pydantic's ValidationError: keep its first lines, they name the field
             msg = '; '.join(str(e).splitlines()[1:3]).strip()
             raise Mismatch(f'valid {type_name(t)} ({msg})', v) from None

@@ -167,7 +167,6 @@ def take_profile(p: Profile):
     "Take a profile."
     return p
 
-@pytest.mark.xfail(strict=True, reason="call.py/_coerce.py: pydantic models don't yet take null for a defaulted field (see report)")
 def test_strict_null_round_trip_for_pydantic_fields():
     params = to_openai(take_profile, strict=True)['function']['parameters']
     args = {'p': {'name': 'A', 'age': None}}
