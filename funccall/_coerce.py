@@ -11,7 +11,7 @@ Anything else that does not fit raises `Mismatch`, never passes through to fail 
 """
 from __future__ import annotations
 
-import ast, base64, binascii, datetime as dt, json, re
+import ast, base64, binascii, datetime as dt, json, re, sys
 from typing import Any, Callable
 
 from ._json import jsonable
@@ -183,6 +183,9 @@ def _as_list(v, item_accepts: set | None):
     return [v]
 
 def _list_coerce(info):
+    if origin(info.t) not in (list, tuple, set, frozenset) and getattr(info.t, '__name__', '') == 'ndarray':
+        asarray = sys.modules['numpy'].asarray
+        return lambda v: v if isinstance(v, info.t) else asarray(v if isinstance(v, list) else _as_list(v, None))
     item_info = kind(info.args[0])
     item, acc = coercer(info.args[0]), _accepts(item_info)
     if item is _identity: return lambda v: list(_as_list(v, acc))

@@ -52,6 +52,11 @@ if (_te := sys.modules.get('typing_extensions')) is not None: _literals.add(_te.
 
 def _is_typeddict(t) -> bool: return isinstance(t, type) and issubclass(t, dict) and hasattr(t, '__required_keys__')
 def _is_namedtuple(t) -> bool: return isinstance(t, type) and issubclass(t, tuple) and hasattr(t, '_fields')
+def _is_ndarray(t) -> bool:
+    "numpy's array class, checked without importing numpy"
+    np = sys.modules.get('numpy')
+    return np is not None and t is np.ndarray
+
 def _is_model(t) -> bool:
     "A pydantic model class, checked without importing pydantic"
     pd = sys.modules.get('pydantic')
@@ -156,6 +161,7 @@ def _classify(t, o) -> TypeInfo:
     if _is_namedtuple(t): return TypeInfo('namedtuple', t)
     if dataclasses.is_dataclass(t): return TypeInfo('dataclass', t)
     if _is_model(t): return TypeInfo('model', t)
+    if _is_ndarray(t): return TypeInfo('list', t, (Any,))  # a numpy array travels as a (nested) JSON array
     if issubclass(t, PurePath): return TypeInfo('format', t)
     if issubclass(t, _scalars): return TypeInfo('scalar', t, (next(s for s in _scalars if issubclass(t, s)),))
     if t.__module__ == 'builtins': raise SchemaError(f"Can't make a schema for {t!r}; use a JSON type (str, int, float, bool, list, dict)")

@@ -164,9 +164,10 @@ def _call_err_text(e: Exception) -> str: return f"{type(e).__name__}: {e}"
 def coerce_inputs(
     func,          # the tool
     inputs,        # its arguments from the model: a dict or JSON text
+    name:str=None, # the tool's name in error messages (default: the function's)
 ) -> dict:         # the arguments, coerced to `func`'s annotations
     "Check and coerce a model's arguments for `func`; raises `ToolInputError` naming what does not fit"
-    plan = _plan(func, getattr(func, '__name__', type(func).__name__))
+    plan = _plan(func, name or getattr(func, '__name__', type(func).__name__))
     args, kw = plan.bind(_inputs(inputs))
     return {**dict(zip(plan.posonly, args)), **kw}
 

@@ -81,6 +81,7 @@ _PARAM_KEYS = ('input_schema', 'parameters', 'inputSchema')
 
 def _canonical(t) -> dict:
     "A fresh, JSON-safe copy of a tool's canonical schema (so no renderer touches its input): given, or made from a callable"
+    if isinstance(getattr(t, 'schema', None), dict) and not isinstance(t, dict): t = t.schema  # a `Tool`
     if isinstance(t, dict):
         if not isinstance(t.get('name'), str): raise SchemaError(f"A tool schema needs a 'name'; got keys {sorted(t)}")
         try: return jsonable(t)

@@ -2,9 +2,9 @@
 
 A `Tool` wraps one callable. `execute`/`aexecute` never raise for a model's mistake or a tool's failure:
 they return a `ToolResult` (status, value, error message for the model). Around the call, in this order:
-injected parameters (left out of the schema, supplied by the application), confirmation, the pre-hook,
-the cache, middleware wrapping the call, the post-hook. `StopRun` raised by a tool or hook is the one
-exception that propagates: it is how a tool stops the agent loop.
+injected parameters (left out of the schema, supplied by the application), the pre-hook, confirmation (of
+the arguments that will run), the cache, middleware wrapping the call, the post-hook. `StopRun` raised by
+a tool or hook is the one exception that propagates: it is how a tool stops the agent loop.
 
 A `ToolGroup` exposes the public methods of an object as tools named `group-method`, a form `resolve_nm`
 maps back to `group.method`. A `Toolbox` holds tools and groups: definitions for any provider, calls by
@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
 
+from . import providers
 from ._coerce import short
 from ._json import jsonable
 from .call import ToolInputError, ToolNotFound, _err_text, _inputs, _is_async, coerce_inputs
-from .expr import parse_calls
-from .schema import get_schema
+from .expr import ExprError, parse_calls
+from .schema import SchemaError, get_schema
 
 __all__ = ['Tool', 'ToolResult', 'ToolGroup', 'Toolbox', 'StopRun', 'to_text', 'call_str']
 
@@ -36,7 +37,9 @@ def to_text(
     if isinstance(v, str): s = v
     else:
         try: s = json.dumps(jsonable(v), ensure_ascii=False)
-        except (TypeError, ValueError): s = str(v)
+        except (TypeError, ValueError, RecursionError):  # not JSON, or a structure that contains itself
+            try: s = str(v)
+            except RecursionError: s = object.__repr__(v)
     if limit is not None and len(s) > limit:
         s = s[:limit] + f"\n[... cut: {limit} of {len(s)} characters shown]"
     return s
@@ -45,7 +48,7 @@ def call_str(
     name: str,   # the tool's name
     args: dict,  # its arguments
     width: int=200,  # at most this many characters
-) -> str:        # `lookup(symbol='ACME', limit=3)`
+) -> str:        # `lookup(symbol='ACME', limit=3)`; with values that `repr` as code, a call expression too
     "A readable one-line call, for logs"
     s = f"{name}({', '.join(f'{k}={short(v, 60)}' for k, v in args.items())})"
     return s if len(s) <= width else s[:width - 4] + '...)'
@@ -54,12 +57,13 @@ def call_str(
 class ToolResult:
     "What one tool call came to"
     name: str                                  # the tool's name
-    arguments: dict                            # the arguments as the model sent them
+    arguments: dict                            # the arguments the tool ran with (after the pre-hook)
     status: Literal['success', 'failure']
     value: Any = None                          # the tool's return value, on success
     error: str | None = None                   # the message for the model, on failure
     call_id: str | None = None                 # the provider's id for this call, to answer it
     cached: bool = False                       # whether the value came from the cache
+    stop: bool = False                         # the tool asks the agent loop to stop after this call
     limit: int | None = field(default=None, repr=False)
 
     @property
@@ -73,19 +77,22 @@ class ToolResult:
 # --- the cache ----------------------------------------------------------------------------------------
 
 class _Cache:
-    "Results by arguments for `ttl` seconds, in memory and, with `folder`, on disk as JSON"
+    "Results by arguments for `ttl` seconds, in memory and, with `folder`, on disk as JSON (a disk hit is the JSON form)"
     def __init__(self, ttl: float, folder: str | Path | None):
         self.ttl, self.mem, self.folder = ttl, {}, Path(folder) if folder else None
 
     def _path(self, key: str) -> Path: return self.folder / f'{key}.json'
 
-    def get(self, key: str):
+    def get(self, key: str) -> tuple[bool, Any]:
+        now = time.time()
         hit = self.mem.get(key)
-        if hit is not None and hit[0] > time.time(): return True, hit[1]
+        if hit is not None:
+            if hit[0] > now: return True, hit[1]
+            del self.mem[key]  # expired
         if self.folder is not None and (p := self._path(key)).exists():
             try: expires, value = json.loads(p.read_text())
             except (OSError, ValueError): return False, None
-            if expires > time.time():
+            if expires > now:
                 self.mem[key] = (expires, value)
                 return True, value
         return False, None
@@ -95,78 +102,99 @@ class _Cache:
         self.mem[key] = (expires, value)
         if self.folder is None: return
         try: data = json.dumps([expires, jsonable(value)])
-        except (TypeError, ValueError): return  # only JSON values go to disk; the rest stays in memory
+        except (TypeError, ValueError, RecursionError): return  # only JSON values go to disk; the rest stays in memory
         self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = self._path(key).with_suffix('.tmp')
+        tmp = self._path(key).with_suffix(f'.{os.getpid()}.tmp')
         tmp.write_text(data)
         os.replace(tmp, self._path(key))
 
-def _cache_key(name: str, args: dict) -> str:
-    try: s = json.dumps(jsonable(args), sort_keys=True)
-    except (TypeError, ValueError): s = repr(sorted(args.items(), key=lambda kv: kv[0]))
+def _cache_key(name: str, kw: dict) -> str:
+    "A key for the arguments the tool runs with (coerced, so `'1'` and `1` are one entry; injected values count too)"
+    try: s = json.dumps(jsonable(kw), sort_keys=True)
+    except (TypeError, ValueError, RecursionError): s = repr(sorted(kw.items(), key=lambda kv: kv[0]))
     return hashlib.sha256(f'{name}\0{s}'.encode()).hexdigest()[:32]
 
 # --- tools --------------------------------------------------------------------------------------------
 
-_name_re = re.compile(r'^[a-zA-Z0-9_-]{1,64}$')
+_name_re = re.compile(r'[a-zA-Z0-9_-]{1,64}')
 
 class Tool:
     "One callable offered to a model, with what runs around each call"
     def __init__(
         self,
         fn: Callable,                        # the function, method, async function or callable object
-        name: str | None=None,               # the tool's name (default: the function's)
+        name: str | None=None,               # the tool's name (default: the function's; a callable object's class)
         description: str | None=None,        # what the model reads (default: the docstring)
         strict: bool=False,                  # render in strict mode (OpenAI Structured Outputs)
         inject: tuple=(),                    # parameters the application supplies at call time, left out of the schema
         requires_confirmation: bool=False,   # ask `confirm` before each call
         confirm: Callable | None=None,       # `confirm(tool, args) -> bool`, may be async; a refusal is a failure result
-        pre_hook: Callable | None=None,      # `pre_hook(tool, args)`: may return new args
-        post_hook: Callable | None=None,     # `post_hook(tool, args, value)`: may return a new value
-        middleware: tuple=(),                # each `mw(tool, args, call_next) -> value` wraps the call, outermost first
+        pre_hook: Callable | None=None,      # `pre_hook(tool, args)`: may return new args; may be async
+        post_hook: Callable | None=None,     # `post_hook(tool, args, value)`: may return a new value; may be async
+        middleware: tuple=(),                # each `mw(tool, args, call_next)` wraps the call, first outermost; may be async
         cache_ttl: float | None=None,        # cache results by arguments for this many seconds
         cache_dir: str | Path | None=None,   # also keep cached results on disk, as JSON
         max_chars: int | None=None,          # cut the result text the model reads to this length
+        instructions: str | None=None,       # how to use the tool, for the system prompt (not sent with the definition)
+        stop_after: bool=False,              # the agent loop should stop after a call of this tool
     ):
         self.fn, self.strict, self.inject = fn, strict, tuple(inject)
         self.requires_confirmation, self.confirm = requires_confirmation, confirm
         self.pre_hook, self.post_hook, self.middleware = pre_hook, post_hook, tuple(middleware)
-        self.max_chars = max_chars
+        self.max_chars, self.instructions, self.stop_after = max_chars, instructions, stop_after
         gen = inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
         self._cache = _Cache(cache_ttl, cache_dir) if cache_ttl and not gen else None  # a generator's values can't be replayed
+        if name is None and not inspect.isroutine(fn) and not isinstance(fn, type): name = type(fn).__name__  # not `__call__`
         s = get_schema(fn, evalable=True, name=name, **({'description': description} if description else {}))
-        props, req = s['input_schema']['properties'], s['input_schema'].get('required', [])
+        props, params = s['input_schema']['properties'], inspect.signature(fn).parameters
+        if unknown := [k for k in self.inject if k not in params]:
+            raise SchemaError(f"Tool {s['name']!r} has no parameter {', '.join(map(repr, unknown))} to inject")
         for nm in self.inject: props.pop(nm, None)
-        if req: s['input_schema']['required'] = [r for r in req if r not in self.inject]
+        if req := [r for r in s['input_schema'].get('required', []) if r not in self.inject]: s['input_schema']['required'] = req
+        else: s['input_schema'].pop('required', None)
         self.schema = s  # the canonical schema, injected parameters left out
         self.name, self.description = s['name'], s['description']
         self._checker = _shadow(fn, self.inject, self.name) if self.inject else fn  # what the model's arguments are checked against
+        hooks = (confirm, pre_hook, post_hook, *self.middleware)
+        self._async_hooks = any(h is not None and _is_async(h) for h in hooks)
 
     @property
     def is_async(self) -> bool: return _is_async(self.fn)
 
     def name_ok(self, pattern: re.Pattern = _name_re) -> bool:
         "Whether the name meets OpenAI's and Anthropic's rule, `^[a-zA-Z0-9_-]{1,64}$`"
-        return bool(pattern.match(self.name))
+        return bool(pattern.fullmatch(self.name))
+
+    def definition(self, fmt: str='openai', strict: bool | None=None, rename: bool=False, report=None) -> dict:
+        "The tool for provider `fmt`: 'openai', 'responses', 'anthropic', 'gemini', 'mcp' (see `funccall.providers`)"
+        return _render([self], fmt, strict, rename, report)[0]
+
+    def to_dict(self) -> dict:
+        "The model-facing definition and the flags an agent loop reads"
+        return {**self.schema, 'strict': self.strict, 'requires_confirmation': self.requires_confirmation, 'stop_after': self.stop_after}
 
     def call_str(self, args: dict) -> str: return call_str(self.name, args)
+
+    def __call__(self, args=None) -> str:
+        "Run with the model's arguments (a dict or JSON text) and give what the model reads back: JSON in, text out"
+        return self.execute(args).text
 
     def __repr__(self): return f"Tool({self.name!r}{', async' if self.is_async else ''})"
 
     # -- running
 
-    def _prepare(self, args, context: dict | None) -> tuple[dict, dict]:
-        "The model's arguments as a dict, and the keyword arguments to call with (injected ones added)"
+    def _prepare(self, args, injected: dict | None) -> tuple[dict, dict]:
+        "The model's arguments as a dict, and the injected values"
         args = _inputs(args)
         if given := [k for k in self.inject if k in args]:
             raise ToolInputError(f"Tool {self.name!r}: {', '.join(map(repr, given))} is supplied by the application, not by you")
-        context = context or {}
-        if missing := [k for k in self.inject if k not in context]:
-            raise TypeError(f"Tool {self.name!r} needs {', '.join(map(repr, missing))} in the context passed to execute()")
-        return args, {k: context[k] for k in self.inject}
+        injected = injected or {}
+        if missing := [k for k in self.inject if k not in injected]:
+            raise TypeError(f"Tool {self.name!r} needs {', '.join(map(repr, missing))}: pass it in `injected` (the application's values)")
+        return args, {k: injected[k] for k in self.inject}
 
     def _kwargs(self, args: dict, injected: dict) -> dict:
-        kw = coerce_inputs(self._checker, args)
+        kw = coerce_inputs(self._checker, args, self.name)
         return {**kw, **injected} if injected else kw
 
     def _result(self, args: dict, call_id, **kw) -> ToolResult:
@@ -176,54 +204,64 @@ class Tool:
         msg = f"{type(e).__name__}: {e}" if isinstance(e, (ToolInputError, ToolNotFound)) else _err_text(e)
         return self._result(args if isinstance(args, dict) else {}, call_id, status='failure', error=msg)
 
+    def _declined(self, args, call_id) -> ToolResult:
+        return self._result(args, call_id, status='failure', error=f"The user declined to run {self.call_str(args)}")
+
     def execute(
         self,
         args=None,               # the model's arguments: a dict or JSON text
-        context: dict=None,      # values for the injected parameters
+        injected: dict=None,     # the application's values for the injected parameters
         call_id: str=None,       # the provider's id of this call
     ) -> ToolResult:
         "Run the tool once, synchronously; a failure comes back as a result, never as an exception (but `StopRun`)"
+        if self.is_async or self._async_hooks:  # something to await: run the async path to completion
+            try: asyncio.get_running_loop()
+            except RuntimeError: return asyncio.run(self.aexecute(args, injected, call_id, in_thread=False))
+            return self._failure(args, call_id, RuntimeError(
+                f"Tool {self.name!r} is async (or has async hooks); inside a running event loop use `await tool.aexecute(...)`"))
         try:
-            args, injected = self._prepare(args, context)
-            if self.requires_confirmation and not _confirmed(self, args, sync=True):
-                return self._result(args, call_id, status='failure', error=f"The user declined to run {self.call_str(args)}")
+            args, inj = self._prepare(args, injected)
             if self.pre_hook is not None and (new := self.pre_hook(self, args)) is not None: args = new
-            key = _cache_key(self.name, args) if self._cache else None
+            if self.requires_confirmation and not (self.confirm is not None and self.confirm(self, args)):
+                return self._declined(args, call_id)
+            kw = self._kwargs(args, inj)
+            key = _cache_key(self.name, kw) if self._cache else None
             if key is not None and (hit := self._cache.get(key))[0]:
-                return self._result(args, call_id, status='success', value=hit[1], cached=True)
-            kw = self._kwargs(args, injected)
-            value = _chain(self, args, self.middleware, lambda: _run_sync(self.fn(**kw)))()
+                return self._result(args, call_id, status='success', value=hit[1], cached=True, stop=self.stop_after)
+            def call(new_args=None): return self.fn(**(self._kwargs(new_args, inj) if new_args is not None else kw))
+            value = _chain(self, args, self.middleware, call)()
             if self.post_hook is not None and (new := self.post_hook(self, args, value)) is not None: value = new
             if key is not None: self._cache.put(key, value)
-            return self._result(args, call_id, status='success', value=value)
+            return self._result(args, call_id, status='success', value=value, stop=self.stop_after)
         except StopRun: raise
         except Exception as e: return self._failure(args, call_id, e)
 
     async def aexecute(
         self,
         args=None,               # the model's arguments: a dict or JSON text
-        context: dict=None,      # values for the injected parameters
+        injected: dict=None,     # the application's values for the injected parameters
         call_id: str=None,       # the provider's id of this call
-        in_thread: bool=True,    # run a sync tool in a worker thread, so it never blocks the event loop
+        in_thread: bool=True,    # run a sync tool (and sync middleware) in a worker thread, so it never blocks the loop
     ) -> ToolResult:
         "Run the tool once, asynchronously; hooks, `confirm` and middleware may be sync or async"
         try:
-            args, injected = self._prepare(args, context)
-            if self.requires_confirmation and not await _maybe_await(_confirmed(self, args, sync=False)):
-                return self._result(args, call_id, status='failure', error=f"The user declined to run {self.call_str(args)}")
+            args, inj = self._prepare(args, injected)
             if self.pre_hook is not None and (new := await _maybe_await(self.pre_hook(self, args))) is not None: args = new
-            key = _cache_key(self.name, args) if self._cache else None
+            if self.requires_confirmation and not (self.confirm is not None and await _maybe_await(self.confirm(self, args))):
+                return self._declined(args, call_id)
+            kw = self._kwargs(args, inj)
+            key = _cache_key(self.name, kw) if self._cache else None
             if key is not None and (hit := self._cache.get(key))[0]:
-                return self._result(args, call_id, status='success', value=hit[1], cached=True)
-            kw = self._kwargs(args, injected)
-            async def call():
-                if self.is_async: return await self.fn(**kw)
-                res = await asyncio.to_thread(_call, self.fn, kw) if in_thread else self.fn(**kw)
+                return self._result(args, call_id, status='success', value=hit[1], cached=True, stop=self.stop_after)
+            async def call(new_args=None):
+                k = self._kwargs(new_args, inj) if new_args is not None else kw
+                if self.is_async: return await self.fn(**k)
+                res = await asyncio.to_thread(_call, self.fn, k) if in_thread else self.fn(**k)
                 return await res if inspect.isawaitable(res) else res
-            value = await _achain(self, args, self.middleware, call)()
+            value = await _achain(self, args, self.middleware, call, in_thread)()
             if self.post_hook is not None and (new := await _maybe_await(self.post_hook(self, args, value))) is not None: value = new
             if key is not None: self._cache.put(key, value)
-            return self._result(args, call_id, status='success', value=value)
+            return self._result(args, call_id, status='success', value=value, stop=self.stop_after)
         except StopRun: raise
         except Exception as e: return self._failure(args, call_id, e)
 
@@ -240,35 +278,46 @@ def _call(fn, kw):
     "The last funccall frame in a worker thread, so failure reports show only the tool's frames"
     return fn(**kw)
 
-def _run_sync(res):
-    if inspect.isawaitable(res):
-        try: asyncio.get_running_loop()
-        except RuntimeError: return asyncio.run(_await(res))
-        raise RuntimeError("An async tool was executed synchronously inside a running event loop; use `await tool.aexecute(...)`")
-    return res
+def _run_sync(aw):
+    "Run awaitable `aw` from sync code; inside a running event loop that can't be done: say how to do it instead"
+    try: asyncio.get_running_loop()
+    except RuntimeError: return asyncio.run(_await(aw))
+    if hasattr(aw, 'close'): aw.close()  # never awaited: close it, so Python doesn't warn about it
+    raise RuntimeError("This can't run synchronously inside a running event loop; use the async method (`abatch`, `acall`, ...)")
 
 async def _await(aw): return await aw
 
 async def _maybe_await(v): return await v if inspect.isawaitable(v) else v
 
-def _confirmed(tool: Tool, args: dict, sync: bool):
-    if tool.confirm is None: return False  # confirmation required and nobody to give it: refuse
-    res = tool.confirm(tool, args)
-    return _run_sync(res) if sync else res
-
 def _chain(tool, args, mws, call):
-    "`call` wrapped in the middleware, the first one outermost"
-    def wrap(mw, nxt): return lambda: mw(tool, args, nxt)
+    "`call` wrapped in the middleware, the first one outermost; `call_next(args)` may change the arguments"
+    def wrap(mw, nxt): return lambda new_args=None: mw(tool, args if new_args is None else new_args, nxt) if new_args is None \
+        else mw(tool, new_args, lambda a=None: nxt(new_args if a is None else a))
     for mw in reversed(mws): call = wrap(mw, call)
     return call
 
-def _achain(tool, args, mws, call):
-    "`_chain` for async calls: each middleware may be sync or async, and gets an async `call_next`"
+def _achain(tool, args, mws, call, in_thread: bool):
+    "`_chain` for async calls: async middleware awaits `call_next()`; sync middleware runs in a thread and calls it plainly"
     def wrap(mw, nxt):
-        async def wrapped(): return await _maybe_await(mw(tool, args, nxt))
+        async def wrapped(new_args=None):
+            a = args if new_args is None else new_args
+            if _is_async(mw): return await mw(tool, a, lambda x=None: nxt(a if x is None else x))
+            loop = asyncio.get_running_loop()
+            def sync_next(x=None): return asyncio.run_coroutine_threadsafe(nxt(a if x is None else x), loop).result()
+            if in_thread: return await asyncio.to_thread(mw, tool, a, sync_next)
+            raise RuntimeError("Sync middleware needs in_thread=True in aexecute: it calls the async tool from a worker thread")
         return wrapped
     for mw in reversed(mws): call = wrap(mw, call)
     return call
+
+def _render(tools: list, fmt: str, strict, rename: bool, report) -> list:
+    "Definitions of `tools` for provider `fmt`, each in its own strict mode unless `strict` says otherwise"
+    fmts = {'openai': providers.to_openai, 'responses': providers.to_openai_responses, 'anthropic': providers.to_anthropic,
+            'gemini': providers.to_gemini, 'mcp': providers.to_mcp, 'canonical': None}
+    if fmt not in fmts: raise ValueError(f"Unknown format {fmt!r}; use one of {', '.join(fmts)}")
+    if fmt == 'canonical': return [t.schema for t in tools]
+    if fmt not in ('openai', 'responses'): return fmts[fmt](tools, rename=rename, report=report)
+    return [fmts[fmt](t, strict=t.strict if strict is None else strict, rename=rename, report=report) for t in tools]
 
 # --- groups and toolboxes -----------------------------------------------------------------------------
 
@@ -288,13 +337,22 @@ class ToolGroup:
         prefix: str | None=None,    # the group's name (default: the class name in lower case)
         include=None,               # only these methods
         exclude=(),                 # not these methods
-        **tool_kw,                  # passed on to each `Tool` (inject, strict, hooks, caching...)
+        inject: tuple=(),           # parameters the application supplies, in the methods that have them
+        **tool_kw,                  # passed on to each `Tool` (strict, hooks, caching...)
     ):
         if isinstance(obj, type): obj = obj()
         self.obj, self.prefix = obj, prefix or type(obj).__name__.lower()
         if not re.fullmatch(r'[a-zA-Z0-9_]+', self.prefix): raise ValueError(f"Group prefix {self.prefix!r} may use only letters, digits and _")
-        ms = {k: m for k, m in _methods(obj).items() if (include is None or k in include) and k not in exclude}
-        self.tools = {f'{self.prefix}-{k}': Tool(m, name=f'{self.prefix}-{k}', **tool_kw) for k, m in ms.items() if m.__doc__}
+        ms = _methods(obj)
+        if include is not None and (unknown := set(include) - set(ms)):
+            raise ValueError(f"{type(obj).__name__} has no public method {sorted(unknown)}")
+        ms = {k: m for k, m in ms.items() if (include is None or k in include) and k not in exclude}
+        self.skipped = [k for k, m in ms.items() if not m.__doc__]  # a tool without a description is no use to a model
+        self.tools = {}
+        for k, m in ms.items():
+            if not m.__doc__: continue
+            own = tuple(p for p in inject if p in inspect.signature(m).parameters)
+            self.tools[f'{self.prefix}-{k}'] = Tool(m, name=f'{self.prefix}-{k}', inject=own, **tool_kw)
 
     def __repr__(self): return f"ToolGroup({self.prefix!r}, {list(self.tools)})"
 
@@ -302,26 +360,32 @@ class Toolbox:
     "Tools and tool groups offered to a model: their definitions, and running the calls it makes"
     def __init__(
         self,
-        tools=(),                 # functions, `Tool`s and `ToolGroup`s
-        context: dict=None,       # names call expressions may use (classes, constants) and injected values
-        max_concurrency: int=8,   # how many calls of a batch run at once
+        tools=(),                    # functions, `Tool`s and `ToolGroup`s
+        context: dict=None,          # names call expressions may use: classes, constants, dotted keys like 'np.array'
+        injected: dict=None,         # the application's values for injected parameters (a call may add its own)
+        max_concurrency: int=8,      # how many calls of a batch run at once
         timeout: float | None=None,  # seconds a call of a batch may take
     ):
-        self.tools, self.context, self.max_concurrency, self.timeout = {}, dict(context or {}), max_concurrency, timeout
+        self.tools, self.context, self.injected = {}, dict(context or {}), dict(injected or {})
+        self.max_concurrency, self.timeout = max_concurrency, timeout
         for t in tools: self.add(t)
 
     def add(self, t) -> Toolbox:
         "Add a function, `Tool` or `ToolGroup`"
-        items = t.tools.values() if isinstance(t, ToolGroup) else [t if isinstance(t, Tool) else Tool(t)]
-        for tool in items:
-            if tool.name in self.tools: raise ValueError(f"Two tools are named {tool.name!r}")
-            self.tools[tool.name] = tool
+        items = list(t.tools.values()) if isinstance(t, ToolGroup) else [t if isinstance(t, Tool) else Tool(t)]
+        if clash := [x.name for x in items if x.name in self.tools] or len({x.name for x in items}) < len(items):
+            raise ValueError(f"Two tools are named {clash[0] if isinstance(clash, list) else 'alike'!r}")
+        for tool in items: self.tools[tool.name] = tool
         return self
 
     def __getitem__(self, nm: str) -> Tool: return self.tools[nm]
     def __iter__(self): return iter(self.tools.values())
     def __len__(self): return len(self.tools)
     def __repr__(self): return f"Toolbox({list(self.tools)})"
+
+    def definitions(self, fmt: str='openai', strict: bool | None=None, rename: bool=False, report=None) -> list:
+        "All tools for provider `fmt` ('openai', 'responses', 'anthropic', 'gemini', 'mcp', 'canonical'), ready for the SDK call"
+        return _render(list(self), fmt, strict, rename, report)
 
     def schemas(self) -> list[dict]:
         "The canonical schemas of all tools"
@@ -341,42 +405,53 @@ class Toolbox:
         e = ToolNotFound(name if isinstance(name, str) else repr(name), list(self.tools))
         return ToolResult(str(name), args if isinstance(args, dict) else {}, 'failure', error=f"ToolNotFound: {e}", call_id=call_id)
 
-    def call(self, name: str, args=None, call_id: str=None) -> ToolResult:
+    def _injected(self, injected) -> dict: return {**self.injected, **injected} if injected else self.injected
+
+    def call(self, name: str, args=None, call_id: str=None, injected: dict=None) -> ToolResult:
         "Run tool `name` with the model's arguments (a dict or JSON text)"
         t = self.tools.get(name) if isinstance(name, str) else None
-        return t.execute(args, self.context, call_id) if t else self._not_found(name, args, call_id)
+        return t.execute(args, self._injected(injected), call_id) if t else self._not_found(name, args, call_id)
 
-    async def acall(self, name: str, args=None, call_id: str=None) -> ToolResult:
+    async def acall(self, name: str, args=None, call_id: str=None, injected: dict=None) -> ToolResult:
         "Run tool `name` asynchronously"
         t = self.tools.get(name) if isinstance(name, str) else None
-        return await t.aexecute(args, self.context, call_id) if t else self._not_found(name, args, call_id)
+        return await t.aexecute(args, self._injected(injected), call_id) if t else self._not_found(name, args, call_id)
 
-    def _expr_calls(self, text: str) -> list[tuple[str, dict]]:
-        "(tool name, arguments) for each call in a call expression, positional arguments named"
+    def _expr_calls(self, text: str) -> list:
+        "(tool name, arguments) for each call in a call expression, positional arguments named; an `ExprError` for a bad one"
         res = []
-        for c in parse_calls(text, self.tools, self.context):
-            names = [p for p in self.tools[c.name].schema['input_schema']['properties']]
-            if len(c.args) > len(names): raise ToolInputError(f"Tool {c.name!r} takes at most {len(names)} arguments: {c.text}")
-            res.append((c.name, {**dict(zip(names, c.args)), **c.kwargs}))
+        for c in parse_calls(text, self.tools, self.context, errors='return'):
+            if isinstance(c, ExprError): res.append(c); continue
+            names = list(self.tools[c.name].schema['input_schema']['properties'])
+            if len(c.args) > len(names): res.append(ExprError(f"Tool {c.name!r} takes at most {len(names)} arguments: {c.text}")); continue
+            pos = dict(zip(names, c.args))
+            if twice := [k for k in c.kwargs if k in pos]: res.append(ExprError(f"Argument {twice[0]!r} is given twice: {c.text}")); continue
+            res.append((c.name, {**pos, **c.kwargs}))
         return res
 
-    def call_expr(self, text: str) -> list[ToolResult]:
-        "Run the call expression(s) a model wrote, e.g. `add_points(p1=Point(x=1, y=2), p2=Point(x=3, y=4))`"
-        try: calls = self._expr_calls(text)
-        except ToolInputError as e: return [ToolResult('', {}, 'failure', error=f"{type(e).__name__}: {e}")]
-        return [self.call(nm, args) for nm, args in calls]
+    @staticmethod
+    def _expr_failure(e: ExprError) -> ToolResult: return ToolResult('', {}, 'failure', error=f"ExprError: {e}")
 
-    async def acall_expr(self, text: str) -> list[ToolResult]:
+    def call_expr(self, text: str, injected: dict=None) -> list[ToolResult]:
+        "Run the call expression(s) a model wrote, e.g. `add_points(p1=Point(x=1, y=2), p2=Point(x=3, y=4))`; one result each"
+        try: calls = self._expr_calls(text)
+        except ExprError as e: return [self._expr_failure(e)]
+        return [self._expr_failure(c) if isinstance(c, ExprError) else self.call(*c, injected=injected) for c in calls]
+
+    async def acall_expr(self, text: str, injected: dict=None) -> list[ToolResult]:
         "Run the call expression(s) concurrently"
         try: calls = self._expr_calls(text)
-        except ToolInputError as e: return [ToolResult('', {}, 'failure', error=f"{type(e).__name__}: {e}")]
-        return await self.abatch(calls)
+        except ExprError as e: return [self._expr_failure(e)]
+        ok = [c for c in calls if not isinstance(c, ExprError)]
+        done = iter(await self.abatch(ok, injected=injected))
+        return [self._expr_failure(c) if isinstance(c, ExprError) else next(done) for c in calls]
 
     async def abatch(
         self,
         calls,                       # (name, args) pairs, or (name, args, call_id) triples
         max_concurrency: int=None,   # default: the toolbox's
         timeout: float=None,         # seconds per call; default: the toolbox's
+        injected: dict=None,         # the application's values for injected parameters, for these calls
     ) -> list[ToolResult]:           # one result per call, in order
         "Run many tool calls concurrently: async tools awaited, sync tools in threads; one failure never loses the others"
         sem = asyncio.Semaphore(max_concurrency or self.max_concurrency)
@@ -384,12 +459,12 @@ class Toolbox:
         async def one(c) -> ToolResult:
             name, args, call_id = (*c, None)[:3]
             async with sem:
-                try: return await asyncio.wait_for(self.acall(name, args, call_id), timeout)
-                except asyncio.TimeoutError:
+                try: return await asyncio.wait_for(self.acall(name, args, call_id, injected), timeout)
+                except asyncio.TimeoutError:  # a sync tool's thread can't be stopped: it finishes in the background
                     return ToolResult(str(name), args if isinstance(args, dict) else {}, 'failure', call_id=call_id,
                                       error=f"TimeoutError: tool {name!r} did not finish within {timeout:g} s")
         return list(await asyncio.gather(*(one(c) for c in calls)))
 
-    def batch(self, calls, max_concurrency: int=None, timeout: float=None) -> list[ToolResult]:
+    def batch(self, calls, max_concurrency: int=None, timeout: float=None, injected: dict=None) -> list[ToolResult]:
         "`abatch` from sync code"
-        return _run_sync(self.abatch(calls, max_concurrency, timeout))
+        return _run_sync(self.abatch(calls, max_concurrency, timeout, injected))
