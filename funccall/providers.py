@@ -23,7 +23,7 @@ from ._docs import Docs, class_docs, doc_text, func_docs
 from ._json import jsonable
 from ._ns import mk_ns, resolve_nm
 from ._types import NoneType, SchemaError, empty, fields, kind, signature, type_name
-from .schema import SchemaWarning, get_schema
+from .schema import SchemaWarning, _caller_level, get_schema
 
 __all__ = ['to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name',
            'function_to_tool', 'Report', 'Change', 'ProviderWarning']
@@ -153,11 +153,11 @@ def _finish(rep: Report, report, n0: int) -> None:
     if isinstance(report, Report): return
     lost = [c for c in rep.changes[n0:] if c.lossy]
     if report == 'raise' and lost: raise SchemaError(_lost_msg(lost))
-    if lost: warnings.warn(_lost_msg(lost), ProviderWarning, stacklevel=4)
+    if lost: warnings.warn(_lost_msg(lost), ProviderWarning, stacklevel=_caller_level())
     unresolved = [f'{nm!r} as {sent!r}' for sent, nm in rep.names.items() if sent != nm.replace('.', '-')]
     if unresolved:  # `resolve_nm` can't read these back: without the report the caller has no map
         warnings.warn(f"Sent {', '.join(unresolved)}: call_func finds them only through the name map; "
-                      "pass report=Report() and merge report.aliases(ns) into the namespace", ProviderWarning, stacklevel=4)
+                      "pass report=Report() and merge report.aliases(ns) into the namespace", ProviderWarning, stacklevel=_caller_level())
 
 # --- strict mode (OpenAI Structured Outputs) -------------------------------------------------------------
 

@@ -12,7 +12,7 @@ name, call expressions, and batches of calls run concurrently.
 """
 from __future__ import annotations
 
-import asyncio, hashlib, inspect, json, os, re, time
+import asyncio, hashlib, inspect, json, os, re, time, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -367,6 +367,7 @@ class Toolbox:
         timeout: float | None=None,  # seconds a call of a batch may take
     ):
         self.tools, self.context, self.injected = {}, dict(context or {}), dict(injected or {})
+        self.aliases: dict = {}  # name a provider knows a tool by -> its name here, filled by `definitions(rename=True)`
         self.max_concurrency, self.timeout = max_concurrency, timeout
         for t in tools: self.add(t)
 
@@ -385,7 +386,12 @@ class Toolbox:
 
     def definitions(self, fmt: str='openai', strict: bool | None=None, rename: bool=False, report=None) -> list:
         "All tools for provider `fmt` ('openai', 'responses', 'anthropic', 'gemini', 'mcp', 'canonical'), ready for the SDK call"
-        return _render(list(self), fmt, strict, rename, report)
+        rep = report if isinstance(report, providers.Report) else providers.Report()
+        res = _render(list(self), fmt, strict, rename, rep)
+        self.aliases.update(rep.names)  # the names the provider knows the tools by: the model will call them so
+        if report == 'raise': rep.check()
+        elif report is None and rep.lost: warnings.warn('\n'.join(map(str, rep.lost)), providers.ProviderWarning, stacklevel=2)
+        return res
 
     def schemas(self) -> list[dict]:
         "The canonical schemas of all tools"
@@ -407,14 +413,18 @@ class Toolbox:
 
     def _injected(self, injected) -> dict: return {**self.injected, **injected} if injected else self.injected
 
+    def _tool(self, name) -> Tool | None:
+        if not isinstance(name, str): return None
+        return self.tools.get(name) or self.tools.get(self.aliases.get(name))
+
     def call(self, name: str, args=None, call_id: str=None, injected: dict=None) -> ToolResult:
-        "Run tool `name` with the model's arguments (a dict or JSON text)"
-        t = self.tools.get(name) if isinstance(name, str) else None
+        "Run tool `name` (its name here, or the one a provider knows it by) with the model's arguments (a dict or JSON text)"
+        t = self._tool(name)
         return t.execute(args, self._injected(injected), call_id) if t else self._not_found(name, args, call_id)
 
     async def acall(self, name: str, args=None, call_id: str=None, injected: dict=None) -> ToolResult:
         "Run tool `name` asynchronously"
-        t = self.tools.get(name) if isinstance(name, str) else None
+        t = self._tool(name)
         return await t.aexecute(args, self._injected(injected), call_id) if t else self._not_found(name, args, call_id)
 
     def _expr_calls(self, text: str) -> list:
