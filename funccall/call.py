@@ -199,12 +199,12 @@ def call_func(
         if raise_on_err: raise
         return _err_text(e)
 
-def _run_sync(aw):
-    "Await `aw` from sync code: only possible when no event loop is running in this thread"
+def _run_sync(aw, instead: str='await call_func_async(...)'):
+    "Await `aw` from sync code: only possible when no event loop is running in this thread; else say what to use `instead`"
     try: asyncio.get_running_loop()
     except RuntimeError: return asyncio.run(_await(aw))
-    if hasattr(aw, 'close'): aw.close()
-    raise RuntimeError("An async tool was called with call_func inside a running event loop; use `await call_func_async(...)`")
+    if hasattr(aw, 'close'): aw.close()  # never awaited: close it, so Python doesn't warn about it
+    raise RuntimeError(f"An async tool can't run synchronously inside a running event loop; use `{instead}`")
 
 async def _await(aw): return await aw
 

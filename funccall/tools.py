@@ -20,7 +20,7 @@ from typing import Any, Callable, Literal
 from . import providers
 from ._coerce import short
 from ._json import jsonable
-from .call import ToolInputError, ToolNotFound, _err_text, _inputs, _is_async, coerce_inputs
+from .call import ToolInputError, ToolNotFound, _call, _err_text, _inputs, _is_async, _run_sync, coerce_inputs
 from .expr import ExprError, parse_calls
 from .schema import SchemaError, get_schema
 
@@ -256,7 +256,7 @@ class Tool:
             async def call(new_args=None):
                 k = self._kwargs(new_args, inj) if new_args is not None else kw
                 if self.is_async: return await self.fn(**k)
-                res = await asyncio.to_thread(_call, self.fn, k) if in_thread else self.fn(**k)
+                res = await asyncio.to_thread(_call, self.fn, (), k) if in_thread else self.fn(**k)
                 return await res if inspect.isawaitable(res) else res
             value = await _achain(self, args, self.middleware, call, in_thread)()
             if self.post_hook is not None and (new := await _maybe_await(self.post_hook(self, args, value))) is not None: value = new
@@ -273,19 +273,6 @@ def _shadow(fn, inject: tuple, name: str):
     shadow.__signature__, shadow.__name__ = sig, name
     shadow.__annotations__ = {k: p.annotation for k, p in sig.parameters.items() if p.annotation is not inspect.Parameter.empty}
     return shadow
-
-def _call(fn, kw):
-    "The last funccall frame in a worker thread, so failure reports show only the tool's frames"
-    return fn(**kw)
-
-def _run_sync(aw):
-    "Run awaitable `aw` from sync code; inside a running event loop that can't be done: say how to do it instead"
-    try: asyncio.get_running_loop()
-    except RuntimeError: return asyncio.run(_await(aw))
-    if hasattr(aw, 'close'): aw.close()  # never awaited: close it, so Python doesn't warn about it
-    raise RuntimeError("This can't run synchronously inside a running event loop; use the async method (`abatch`, `acall`, ...)")
-
-async def _await(aw): return await aw
 
 async def _maybe_await(v): return await v if inspect.isawaitable(v) else v
 
@@ -477,4 +464,4 @@ class Toolbox:
 
     def batch(self, calls, max_concurrency: int=None, timeout: float=None, injected: dict=None) -> list[ToolResult]:
         "`abatch` from sync code"
-        return _run_sync(self.abatch(calls, max_concurrency, timeout, injected))
+        return _run_sync(self.abatch(calls, max_concurrency, timeout, injected), 'await toolbox.abatch(...)')

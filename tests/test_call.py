@@ -1007,7 +1007,7 @@ def test_async_tool_in_running_loop_via_call_func():
         with pytest.raises(RuntimeError, match='use `await call_func_async'): call_func('aboom', {'a': 1}, [aboom])
         return call_func('aboom', {'a': 1}, [aboom], raise_on_err=False)
     r = asyncio.run(main())
-    assert r.splitlines()[0] == 'RuntimeError: An async tool was called with call_func inside a running event loop; use `await call_func_async(...)`'
+    assert r.splitlines()[0] == "RuntimeError: An async tool can't run synchronously inside a running event loop; use `await call_func_async(...)`"
 
 
 # ---------------------------------------------------------------------------------------------------------
