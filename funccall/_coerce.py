@@ -15,7 +15,7 @@ import ast, base64, binascii, datetime as dt, json, re, sys
 from typing import Any, Callable
 
 from ._json import jsonable
-from ._types import SchemaError, TypeInfo, fields, kind, origin, type_cache, type_name
+from ._types import SchemaError, TypeInfo, constraints, fields, kind, origin, type_cache, type_name
 
 __all__ = ['Mismatch', 'coercer', 'short']
 
@@ -51,7 +51,44 @@ def _parse_json(v: str):
 def _build(t):
     try: info = kind(t)
     except SchemaError: return _identity  # no schema, so nothing to check against: as the reference does
-    return _builders[info.kind](info)
+    c = _builders[info.kind](info)
+    if info.meta and (cons := constraints(info.meta, _json_type(info))): c = _constrained(c, cons)
+    return c
+
+def _json_type(info) -> str | None:
+    if info.kind == 'scalar': return {str: 'string', int: 'integer', float: 'number'}.get(info.args[0])
+    if info.kind in ('list', 'set', 'tuple'): return 'array'
+    if info.kind in ('dict', 'typeddict', 'dataclass', 'model', 'class', 'namedtuple'): return 'object'
+    return None
+
+def _multiple(x, m) -> bool:
+    q = x / m
+    return abs(q - round(q)) < 1e-9
+
+_tests = {  # keyword -> (applies to the value, holds, how to say it)
+    'minimum': (lambda x: isinstance(x, (int, float)), lambda x, m: x >= m, '>= {}'),
+    'maximum': (lambda x: isinstance(x, (int, float)), lambda x, m: x <= m, '<= {}'),
+    'exclusiveMinimum': (lambda x: isinstance(x, (int, float)), lambda x, m: x > m, '> {}'),
+    'exclusiveMaximum': (lambda x: isinstance(x, (int, float)), lambda x, m: x < m, '< {}'),
+    'multipleOf': (lambda x: isinstance(x, (int, float)), _multiple, 'a multiple of {}'),
+    'minLength': (lambda x: isinstance(x, str), lambda x, m: len(x) >= m, 'at least {} characters'),
+    'maxLength': (lambda x: isinstance(x, str), lambda x, m: len(x) <= m, 'at most {} characters'),
+    'pattern': (lambda x: isinstance(x, str), lambda x, m: re.search(m, x) is not None, 'matching {!r}'),
+    'minItems': (lambda x: isinstance(x, (list, tuple, set, frozenset)), lambda x, m: len(x) >= m, 'at least {} items'),
+    'maxItems': (lambda x: isinstance(x, (list, tuple, set, frozenset)), lambda x, m: len(x) <= m, 'at most {} items'),
+    'minProperties': (lambda x: isinstance(x, dict), lambda x, m: len(x) >= m, 'at least {} properties'),
+    'maxProperties': (lambda x: isinstance(x, dict), lambda x, m: len(x) <= m, 'at most {} properties'),
+}
+
+def _constrained(c, cons: dict):
+    "Coercer `c`, then the constraints `cons` (JSON Schema keywords) checked on its result"
+    tests = [(*_tests[k], m) for k, m in cons.items()]
+    def f(v):
+        x = c(v)
+        for applies, holds, say, m in tests:
+            if applies(x) and not holds(x, m): raise Mismatch('a value ' + say.format(m), v)
+        return x
+    return f
 
 def _identity(v): return v
 

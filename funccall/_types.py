@@ -13,7 +13,8 @@ from pathlib import Path, PurePath
 from typing import Any, NamedTuple, get_args, get_origin
 from uuid import UUID
 
-__all__ = ['JsonSchema', 'KINDS', 'TypeInfo', 'kind', 'custom_types', 'Param', 'params', 'Field', 'fields', 'empty', 'NoneType',
+__all__ = ['JsonSchema', 'KINDS', 'CHECKED', 'constraints',
+           'TypeInfo', 'kind', 'custom_types', 'Param', 'params', 'Field', 'fields', 'empty', 'NoneType',
            'SchemaError', 'type_name', 'Sig', 'signature', 'on_types_changed', 'check_caches', 'type_cache', 'origin']
 
 empty = inspect.Parameter.empty
@@ -28,6 +29,30 @@ custom_types = {Path, bytes, Decimal, UUID, dt.datetime, dt.date, dt.time}
 
 class JsonSchema(dict):
     "JSON Schema keywords a type's schema gets as they are: `Annotated[str, JsonSchema(format='email')]`"
+
+_NUM = {'gt': 'exclusiveMinimum', 'ge': 'minimum', 'lt': 'exclusiveMaximum', 'le': 'maximum', 'multiple_of': 'multipleOf'}
+_LEN = {'string': ('minLength', 'maxLength'), 'array': ('minItems', 'maxItems'), 'object': ('minProperties', 'maxProperties')}
+CHECKED = {*_NUM.values(), *(k for ks in _LEN.values() for k in ks), 'pattern'}
+"The JSON Schema keywords that constrain a value beyond its type, as `constraints` gives them"
+
+def constraints(
+    meta: tuple,          # `Annotated` metadata
+    json_type: str=None,  # the value's JSON type: which length keywords apply ('string', 'array', 'object')
+) -> dict:                # JSON Schema keywords from `CHECKED`
+    "The constraints `Annotated` metadata puts on a value: annotated_types/pydantic objects, and `JsonSchema` keywords"
+    res = {}
+    for m in meta:
+        if isinstance(m, str): continue
+        if isinstance(m, JsonSchema):
+            res.update((k, v) for k, v in m.items() if k in CHECKED); continue
+        for c in (m, *(getattr(m, 'metadata', None) or ())):  # `annotated_types.Ge(0)`, `Interval(...)`, pydantic's `Field(...)`
+            for k, jk in _NUM.items():
+                if (v := getattr(c, k, None)) is not None and not callable(v): res[jk] = v
+            if (lens := _LEN.get(json_type)):
+                if (v := getattr(c, 'min_length', None)) is not None: res[lens[0]] = v
+                if (v := getattr(c, 'max_length', None)) is not None: res[lens[1]] = v
+            if isinstance(v := getattr(c, 'pattern', None), str): res['pattern'] = v
+    return res
 
 class SchemaError(TypeError):
     "A function or type that funccall can't describe to a model: a mistake in the developer's code"

@@ -13,7 +13,7 @@ from typing import Any
 
 from ._coerce import Mismatch, _identity, coercer, short
 from ._ns import ToolNotFound, mk_ns, resolve_nm
-from ._types import SchemaError, check_caches, empty, kind, on_types_changed, signature
+from ._types import SchemaError, check_caches, constraints, empty, kind, on_types_changed, signature
 
 __all__ = ['call_func', 'call_func_async', 'coerce_inputs', 'ToolInputError', 'ToolNotFound', 'mk_ns', 'resolve_nm']
 
@@ -51,6 +51,7 @@ class _Plan:
         "The exact type a value of parameter `p` may have to skip coercion (`_ANY`: any value), or `None`"
         if self.params[p.name][0] is _identity: return _ANY
         info = kind(p.anno)
+        if info.meta and constraints(info.meta, 'string'): return None  # a range, length or pattern to check
         return _exact.get(info.t) if info.kind == 'scalar' else None
 
     def bind(self, inputs: dict) -> tuple[list, dict]:

@@ -247,7 +247,7 @@ def _source(sig: Signature, py2orig: dict, fast: dict, check: bool, pre: str) ->
 def mk_tool(
     dispfn,               # called as `dispfn(tool_name, /, **arguments)`; may be async
     tool,                 # a tool in any format `tool_parts` takes
-    check: bool=True,     # check the arguments against the schema before dispatching
+    check: bool=True,     # check the arguments before dispatching: names, types, enum values, ranges, lengths, patterns
 ):                        # a function with the tool's signature, name and description
     "Create a callable function from a JSON schema tool definition"
     sig, py2orig, name, desc = _sig(tool)

@@ -13,7 +13,7 @@ from typing import Union
 from ._docs import class_docs, doc_text, func_docs
 from ._json import jsonable
 from ._ns import resolve_nm
-from ._types import (JsonSchema, NoneType, SchemaError, TypeInfo, check_caches, custom_types, empty, fields, kind, on_types_changed,
+from ._types import (JsonSchema, NoneType, SchemaError, TypeInfo, check_caches, constraints, custom_types, empty, fields, kind, on_types_changed,
                      signature, type_name)
 
 __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'SchemaError', 'SchemaWarning']
@@ -24,9 +24,6 @@ class SchemaWarning(UserWarning):
 _json_types = {bool: 'boolean', int: 'integer', float: 'number', str: 'string', NoneType: 'null'}
 _formats = {'UUID': {'format': 'uuid'}, 'datetime': {'format': 'date-time'}, 'date': {'format': 'date'}, 'time': {'format': 'time'},
             'Decimal': {'format': 'decimal'}, 'bytes': {'contentEncoding': 'base64'}}
-# Keyword names of `annotated_types`/pydantic constraint objects, and their JSON Schema names by value type
-_num_constraints = {'gt': 'exclusiveMinimum', 'ge': 'minimum', 'lt': 'exclusiveMaximum', 'le': 'maximum', 'multiple_of': 'multipleOf'}
-_len_constraints = {'string': ('minLength', 'maxLength'), 'array': ('minItems', 'maxItems'), 'object': ('minProperties', 'maxProperties')}
 
 def _json_type(v) -> str: return _json_types.get(type(v), 'string' if isinstance(v, str) else 'number' if isinstance(v, float) else 'integer')
 
@@ -74,14 +71,7 @@ class _Walker:
             if isinstance(m, JsonSchema):
                 s.update(m); continue
             if isinstance(getattr(m, 'description', None), str): s.setdefault('description', m.description)
-            for c in (m, *(getattr(m, 'metadata', None) or ())):
-                for k, jk in _num_constraints.items():
-                    if (v := getattr(c, k, None)) is not None and not callable(v): s[jk] = v
-                lens = _len_constraints.get(s.get('type'))
-                if lens:
-                    if (v := getattr(c, 'min_length', None)) is not None: s[lens[0]] = v
-                    if (v := getattr(c, 'max_length', None)) is not None: s[lens[1]] = v
-                if isinstance(v := getattr(c, 'pattern', None), str): s['pattern'] = v
+            s.update(constraints((m,), s.get('type')))
         return s
 
     def default(self, v, where: tuple):

@@ -24,7 +24,7 @@ import typing
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal, NamedTuple, Optional, TypedDict, Union
+from typing import Annotated, Any, Literal, NamedTuple, Optional, TypedDict, Union
 from uuid import UUID
 
 import pytest
@@ -1104,3 +1104,28 @@ def test_async_sync_tool_error_text_has_only_the_tools_frames():
     r = asyncio.run(call_func_async('outer', {'a': 1}, [outer], raise_on_err=False, in_thread=False))
     assert [l.split(', in ')[1] for l in _frames(r)] == ['outer', '_inner']
     _no_library_paths(r)
+
+
+# --- constraints from Annotated metadata and JSON Schema keywords --------------------------------------
+
+def test_constraints_are_checked_on_calls_and_built_tools():
+    from annotated_types import Ge, Len, MaxLen
+    from funccall import JsonSchema, get_schema, mk_tool
+    def pick(
+        n: Annotated[int, Ge(1)],                          # at least one
+        code: Annotated[str, JsonSchema(pattern='^[A-Z]{3}$')],
+        tags: Annotated[list[str], Len(1, 2)] = None,      # one or two tags
+        note: Annotated[str, MaxLen(5)] = '',
+    ):
+        "Pick things"
+        return n, code, tags, note
+    ok = call_func('pick', {'n': 1, 'code': 'ABC', 'tags': ['a'], 'note': 'hi'}, [pick])
+    assert ok == (1, 'ABC', ['a'], 'hi')
+    bad = [({'n': 0, 'code': 'ABC'}, "parameter 'n': expected a value >= 1, got 0"),
+           ({'n': 1, 'code': 'abc'}, "parameter 'code': expected a value matching '^[A-Z]{3}$', got 'abc'"),
+           ({'n': 1, 'code': 'ABC', 'tags': []}, "parameter 'tags': expected a value at least 1 items, got []"),
+           ({'n': 1, 'code': 'ABC', 'note': 'too long'}, "parameter 'note': expected a value at most 5 characters, got 'too long'")]
+    for args, msg in bad: assert call_func('pick', args, [pick], raise_on_err=False).endswith(msg)
+    tool = mk_tool(lambda nm, /, **kw: kw, get_schema(pick, evalable=True))
+    assert tool(2, 'XYZ') == {'n': 2, 'code': 'XYZ'}
+    with pytest.raises(ToolInputError, match='>= 1'): tool(0, 'XYZ')
