@@ -200,12 +200,20 @@ def call_func(
         if raise_on_err: raise
         return _err_text(e)
 
-def _run_sync(aw, instead: str='await call_func_async(...)'):
+def _run_sync(aw, instead: str='await call_func_async(...)', what: str='An async tool'):
     "Await `aw` from sync code: only possible when no event loop is running in this thread; else say what to use `instead`"
     try: asyncio.get_running_loop()
-    except RuntimeError: return asyncio.run(_await(aw))
-    if hasattr(aw, 'close'): aw.close()  # never awaited: close it, so Python doesn't warn about it
-    raise RuntimeError(f"An async tool can't run synchronously inside a running event loop; use `{instead}`")
+    except RuntimeError: pass
+    else:
+        if hasattr(aw, 'close'): aw.close()  # never awaited: close it, so Python doesn't warn about it
+        raise RuntimeError(f"{what} can't run synchronously inside a running event loop; use `{instead}`")
+    # not `asyncio.run`: it waits for every worker thread, so a sync tool that timed out would still hold us up
+    loop = asyncio.new_event_loop()
+    try: return loop.run_until_complete(_await(aw))
+    finally:
+        for task in asyncio.all_tasks(loop): task.cancel()
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()  # shuts its thread pool down without waiting: a timed-out tool's thread finishes in the background
 
 async def _await(aw): return await aw
 

@@ -33,9 +33,10 @@ def _import(spec: str):
     if spec.endswith('.py') or '/' in spec:
         p = Path(spec)
         if not p.is_file(): raise TargetError(f"no such file: {spec}")
-        mspec = importlib.util.spec_from_file_location(p.stem, p)
+        nm = f"_funccall_file_{re.sub(r'[^0-9a-zA-Z_]', '_', str(p.resolve()))}"  # never `json` or another file's module
+        mspec = importlib.util.spec_from_file_location(nm, p)
         mod = importlib.util.module_from_spec(mspec)
-        sys.modules[p.stem] = mod
+        sys.modules[nm] = mod  # annotations are resolved in the module's namespace, found through `sys.modules`
         try: mspec.loader.exec_module(mod)
         except Exception as e: raise TargetError(f"can't load {spec}: {type(e).__name__}: {e}") from None
         return mod
@@ -44,7 +45,8 @@ def _import(spec: str):
 
 def load_target(
     target: str,  # `module`, `module:name`, `path/to/file.py` or `path/to/file.py:name`
-) -> list:        # the tools: the named object, or a module's public functions that have docstrings
+    documented: bool=True,  # of a module, only the functions with docstrings (`check` wants them all)
+) -> list:        # the tools: the named object, or a module's public functions
     "The tools TARGET names"
     mod_spec, _, nm = target.rpartition(':') if re.search(r':[A-Za-z_][\w.]*$', target) else (target, '', '')
     mod = _import(mod_spec)
@@ -55,10 +57,11 @@ def load_target(
             except AttributeError: raise TargetError(f"{mod_spec!r} has no {nm!r}") from None
         return [obj]
     names = getattr(mod, '__all__', None) or [k for k in vars(mod) if not k.startswith('_')]
-    return [o for k in names if inspect.isfunction(o := getattr(mod, k, None)) and o.__module__ == mod.__name__ and o.__doc__]
+    return [o for k in names if inspect.isfunction(o := getattr(mod, k, None)) and o.__module__ == mod.__name__
+            and (o.__doc__ or not documented)]
 
-def _tools(target: str) -> list:
-    fs = load_target(target)
+def _tools(target: str, documented: bool=True) -> list:
+    fs = load_target(target, documented)
     if not fs: raise TargetError(f"{target!r} has no public functions with docstrings")
     return fs
 
@@ -85,9 +88,9 @@ def _schema_cmd(args) -> int:
 def _call_cmd(args) -> int:
     fs = _tools(args.target)
     if len(fs) > 1: raise TargetError(f"{args.target!r} holds {len(fs)} tools; name one as module:function")
-    try: inputs = json.loads(args.json)
+    try: json.loads(args.json)
     except ValueError as e: return _fail(f"the arguments are not valid JSON: {e}")
-    try: res = call_func(fs[0], inputs)
+    try: res = call_func(fs[0], args.json)  # the text as a model sends it: anything but an object is the model's mistake
     except (ToolInputError, ToolNotFound) as e:
         print(f"{type(e).__name__}: {e}")
         return 1
@@ -132,7 +135,7 @@ def _check_tool(f) -> tuple[list[str], list[str]]:
 
 def _check_cmd(args) -> int:
     n = 0
-    for f in _tools(args.target):
+    for f in _tools(args.target, documented=False):
         nm = getattr(f, '__name__', repr(f))
         findings, notes = _check_tool(f)
         for x in findings: print(f"{nm}: {x}")
@@ -194,7 +197,8 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument('target', help=target_help)
     sp.add_argument('-v', '--verbose', action='store_true', help='also show changes that lose nothing')
     sp.set_defaults(run=_check_cmd)
-    mp = sub.add_parser('mcp', help='serve tools over MCP, or list an MCP server\'s tools (needs funccall[mcp])')
+    mp = sub.add_parser('mcp', help='serve tools over MCP, or list an MCP server\'s tools (needs funccall[mcp])', formatter_class=fmt,
+                        epilog='examples:\n  funccall mcp serve mytools.py\n  funccall mcp list python -m mcp_server_time')
     msub = mp.add_subparsers(dest='mcp_cmd', required=True)
     sp = msub.add_parser('serve', help="serve TARGETs' tools over stdin/stdout", formatter_class=fmt,
                          epilog='examples:\n  funccall mcp serve mytools.py\n  funccall mcp serve funccall.example')

@@ -230,6 +230,7 @@ class Tool:
                 return self._result(args, call_id, status='success', value=hit[1], cached=True, stop=self.stop_after)
             def call(new_args=None): return self.fn(**(self._kwargs(new_args, inj) if new_args is not None else kw))
             value = _chain(self, args, self.middleware, call)()
+            if inspect.isgenerator(value): value = list(value)  # the model reads all it yields
             if self.post_hook is not None and (new := self.post_hook(self, args, value)) is not None: value = new
             if key is not None: self._cache.put(key, value)
             return self._result(args, call_id, status='success', value=value, stop=self.stop_after)
@@ -259,6 +260,8 @@ class Tool:
                 res = await asyncio.to_thread(_call, self.fn, (), k) if in_thread else self.fn(**k)
                 return await res if inspect.isawaitable(res) else res
             value = await _achain(self, args, self.middleware, call, in_thread)()
+            if inspect.isasyncgen(value): value = [x async for x in value]  # the model reads all it yields
+            elif inspect.isgenerator(value): value = await asyncio.to_thread(list, value)
             if self.post_hook is not None and (new := await _maybe_await(self.post_hook(self, args, value))) is not None: value = new
             if key is not None: self._cache.put(key, value)
             return self._result(args, call_id, status='success', value=value, stop=self.stop_after)
@@ -464,4 +467,4 @@ class Toolbox:
 
     def batch(self, calls, max_concurrency: int=None, timeout: float=None, injected: dict=None) -> list[ToolResult]:
         "`abatch` from sync code"
-        return _run_sync(self.abatch(calls, max_concurrency, timeout, injected), 'await toolbox.abatch(...)')
+        return _run_sync(self.abatch(calls, max_concurrency, timeout, injected), 'await toolbox.abatch(...)', 'A batch')

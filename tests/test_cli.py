@@ -1,0 +1,658 @@
+"""The `funccall` command line, as a user runs it: `schema`, `call`, `check`, `mcp list`/`mcp serve`, help and bad targets.
+
+Most cases run `funccall.cli.main([...])` in-process (fast, output read through capsys); a few run
+`python -m funccall ...` in a subprocess, to cover the real entry point and its exit status. Exit status:
+0 success, 1 a model-facing failure or findings, 2 a usage error, reported as one `funccall: ...` line on
+stderr without a traceback. A test marked `xfail(strict=True, reason='BUG: ...')` documents a known library bug.
+"""
+import json
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from funccall import get_schema
+from funccall.cli import load_target, main
+
+T = 60  # seconds: a generous bound for one subprocess
+EXAMPLE_NAMES = ['get_weather', 'add_note', 'book_meeting']
+LONG = 'a_really_long_tool_name_that_goes_on_and_on_past_the_sixty_four_character_limit'
+
+# --- helpers ------------------------------------------------------------------------------------------
+
+@pytest.fixture(autouse=True)
+def _forget_tool_files(tmp_path):
+    "File targets are imported under their stem in `sys.modules`: drop the ones this test loaded, so none leaks into the next"
+    yield
+    for k, m in list(sys.modules.items()):
+        if str(getattr(m, '__file__', None) or '').startswith(str(tmp_path)): del sys.modules[k]
+
+def run(*args, cwd=None) -> subprocess.CompletedProcess:
+    "`python -m funccall ARGS` in a subprocess"
+    return subprocess.run([sys.executable, '-m', 'funccall', *args], capture_output=True, text=True, timeout=T, cwd=cwd)
+
+def cli(capsys, *args) -> tuple[int, str, str]:
+    "`funccall ARGS` in-process: (exit status, stdout, stderr)"
+    rc = main(list(args))
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+def usage_error(capsys, *args) -> tuple[int, str, str]:
+    "`funccall ARGS` for an argparse error or `--help`: argparse exits, so catch the exit"
+    with pytest.raises(SystemExit) as e: main(list(args))
+    out, err = capsys.readouterr()
+    return e.value.code, out, err
+
+def assert_one_line_error(rc, out, err, *words):
+    assert rc == 2, (out, err)
+    assert out == ''
+    assert 'Traceback' not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith('funccall'), err
+    for w in words: assert w in lines[0], (w, lines[0])
+
+def tool_file(tmp_path, name: str, src: str) -> str:
+    "Write a tools file into `tmp_path`, return its path"
+    p = tmp_path / name
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(textwrap.dedent(src))
+    return str(p)
+
+TOOLS = '''
+    from dataclasses import dataclass
+
+    def shout(
+        text: str,        # What to shout
+        times: int = 1,   # How many times
+    ) -> str:             # The shout
+        "Shout `text`."
+        return ' '.join([text.upper() + '!'] * times)
+
+    def stats(
+        xs: list[float],  # The numbers
+    ) -> dict:            # Their count and mean
+        "Count and mean of `xs`."
+        return {'n': len(xs), 'mean': sum(xs) / len(xs)}
+
+    def _private(x: int) -> int:
+        "Not a tool: private."
+        return x
+
+    def undocumented(x: int) -> int:
+        return x
+
+    class Calc:
+        "A calculator"
+        def add(
+            self,
+            a: int,  # First number
+            b: int,  # Second number
+        ) -> int:    # The sum
+            "Add two integers."
+            return a + b
+
+    calc = Calc()
+'''
+
+@pytest.fixture
+def tools(tmp_path) -> str: return tool_file(tmp_path, 'cli_tools.py', TOOLS)
+
+def names(out: str) -> list:
+    return [d.get('name') or d['function']['name'] for d in json.loads(out)]
+
+# --- schema ---------------------------------------------------------------------------------------------
+
+def test_bare_command_prints_the_example_schemas():
+    r = run()
+    assert r.returncode == 0 and r.stderr == ''
+    out = json.loads(r.stdout)
+    assert isinstance(out, list) and names(r.stdout) == EXAMPLE_NAMES
+    assert all(set(d) == {'name', 'description', 'input_schema'} for d in out)
+
+def test_bare_flags_apply_to_the_example(capsys):
+    rc, out, _ = cli(capsys, '--format', 'anthropic')
+    assert rc == 0 and names(out) == EXAMPLE_NAMES
+    rc, out, _ = cli(capsys, 'funccall.example:get_weather')
+    assert rc == 0 and names(out) == ['get_weather']
+
+def test_schema_defaults_to_the_example(capsys):
+    rc, out, _ = cli(capsys, 'schema')
+    assert rc == 0 and names(out) == EXAMPLE_NAMES
+
+def test_schema_of_a_module(capsys):
+    rc, out, err = cli(capsys, 'schema', 'funccall.example')
+    assert rc == 0 and err == ''
+    assert names(out) == EXAMPLE_NAMES  # `__all__` order; the class `Person` in `__all__` is not a function
+    book = json.loads(out)[2]['input_schema']
+    assert book['properties']['attendees'] == {'description': 'Who to invite', 'type': 'array', 'items': {'$ref': '#/$defs/Person'}}
+    assert list(book['$defs']) == ['Person']
+
+def test_schema_of_module_function(capsys):
+    rc, out, _ = cli(capsys, 'schema', 'funccall.example:get_weather')
+    assert rc == 0
+    [s] = json.loads(out)
+    assert s['name'] == 'get_weather'
+    assert s['input_schema']['properties']['unit'] == {'description': 'Temperature unit', 'default': 'C', 'type': 'string', 'enum': ['C', 'F']}
+    assert s['input_schema']['required'] == ['city']
+
+def test_schema_of_module_object(capsys):
+    rc, out, _ = cli(capsys, 'schema', 'funccall.example:Person')
+    assert rc == 0
+    [s] = json.loads(out)
+    assert s['name'] == 'Person' and s['input_schema']['required'] == ['name', 'email']
+
+def test_schema_of_a_file_takes_its_public_documented_functions(capsys, tools):
+    rc, out, _ = cli(capsys, 'schema', tools)
+    assert rc == 0 and names(out) == ['shout', 'stats']  # not `_private`, not `undocumented`, not the class
+
+def test_schema_of_file_name(capsys, tools):
+    rc, out, _ = cli(capsys, 'schema', f'{tools}:shout')
+    assert rc == 0
+    [s] = json.loads(out)
+    assert s['name'] == 'shout'
+    assert s['input_schema']['properties'] == {'text': {'description': 'What to shout', 'type': 'string'},
+                                               'times': {'description': 'How many times', 'default': 1, 'type': 'integer'}}
+
+def test_schema_of_a_dotted_name_in_a_file(capsys, tools):
+    rc, out, _ = cli(capsys, 'schema', f'{tools}:calc.add')  # an object's method: `self` is not a parameter
+    assert rc == 0
+    [s] = json.loads(out)
+    assert s['name'] == 'add' and list(s['input_schema']['properties']) == ['a', 'b']
+
+def test_schema_of_a_relative_path(capsys, tmp_path, monkeypatch):
+    tool_file(tmp_path, 'sub/rel_tools.py', TOOLS)
+    monkeypatch.chdir(tmp_path)
+    rc, out, _ = cli(capsys, 'schema', 'sub/rel_tools.py:stats')
+    assert rc == 0 and names(out) == ['stats']
+
+def test_schema_of_a_file_from_the_real_entry_point(tools):
+    r = run('schema', f'{tools}:stats', '--format', 'openai')
+    assert r.returncode == 0 and r.stderr == ''
+    [s] = json.loads(r.stdout)
+    assert s['function']['parameters']['properties']['xs'] == {'description': 'The numbers', 'type': 'array', 'items': {'type': 'number'}}
+
+def _openai(d):
+    assert set(d) == {'type', 'function'} and d['type'] == 'function'
+    assert set(d['function']) == {'name', 'description', 'parameters'}
+    return d['function']['parameters']
+
+def _responses(d):
+    assert set(d) == {'type', 'name', 'description', 'parameters', 'strict'} and d['type'] == 'function' and d['strict'] is False
+    return d['parameters']
+
+def _anthropic(d):
+    assert set(d) == {'name', 'description', 'input_schema'}
+    return d['input_schema']
+
+def _gemini(d):
+    assert set(d) == {'name', 'description', 'parameters'} and d['parameters']['type'] == 'OBJECT'
+    assert '$defs' not in json.dumps(d)  # Gemini has no references: classes are inlined
+    return d['parameters']
+
+def _mcp(d):
+    assert set(d) == {'name', 'description', 'inputSchema'}
+    return d['inputSchema']
+
+def _canonical(d): return _anthropic(d)
+
+@pytest.mark.parametrize('fmt,shape', [('openai', _openai), ('responses', _responses), ('anthropic', _anthropic),
+                                       ('gemini', _gemini), ('mcp', _mcp), ('canonical', _canonical)])
+def test_format_envelopes(capsys, fmt, shape):
+    rc, out, _ = cli(capsys, 'schema', 'funccall.example', '--format', fmt)
+    assert rc == 0
+    ds = json.loads(out)
+    assert names(out) == EXAMPLE_NAMES
+    for d in ds:
+        params = shape(d)
+        assert params['type'] in ('object', 'OBJECT') and 'properties' in params
+    assert 'city' in shape(ds[0])['properties']
+
+def _objects(node):
+    "Every schema node that is an object with properties"
+    if isinstance(node, dict):
+        if 'properties' in node: yield node
+        for v in node.values(): yield from _objects(v)
+    elif isinstance(node, list):
+        for v in node: yield from _objects(v)
+
+@pytest.mark.parametrize('fmt', ['openai', 'responses'])
+def test_strict_requires_every_property(capsys, fmt):
+    rc, out, err = cli(capsys, 'schema', 'funccall.example', '--format', fmt, '--strict')
+    assert rc == 0
+    for d in json.loads(out):
+        fn = d['function'] if fmt == 'openai' else d
+        assert fn['strict'] is True
+        objs = list(_objects(fn['parameters']))
+        assert objs  # the parameters, and `Person` in `$defs`
+        for o in objs:
+            if o.get('type') != 'object': continue  # `properties` as a key of the properties dict itself
+            assert o['required'] == list(o['properties']) and o['additionalProperties'] is False
+    unit = json.loads(out)[0]
+    unit = (unit['function'] if fmt == 'openai' else unit)['parameters']['properties']['unit']
+    assert unit['anyOf'][-1] == {'type': 'null'}  # optional: required, and nullable
+    assert 'note: get_weather /properties/unit: optional: made required and nullable' in err  # what changed goes to stderr
+
+def test_strict_keeps_stdout_pure_json():
+    r = run('schema', 'funccall.example:get_weather', '--format', 'openai', '--strict')
+    assert r.returncode == 0
+    assert json.loads(r.stdout)[0]['function']['strict'] is True
+    assert r.stderr.startswith('note: ')
+
+def test_without_strict_openai_sends_no_strict_flag(capsys):
+    rc, out, _ = cli(capsys, 'schema', 'funccall.example:get_weather', '--format', 'openai')
+    assert rc == 0 and 'strict' not in json.loads(out)[0]['function']
+
+@pytest.mark.parametrize('fmt', ['anthropic', 'gemini', 'mcp', 'canonical'])
+def test_strict_with_a_format_that_does_not_take_it(capsys, fmt):
+    args = ['schema', 'funccall.example', '--strict'] + ([] if fmt == 'canonical' else ['--format', fmt])
+    assert_one_line_error(*cli(capsys, *args), '--strict')
+
+def test_strict_error_from_the_real_entry_point():
+    r = run('schema', '--format', 'gemini', '--strict')
+    assert_one_line_error(r.returncode, r.stdout, r.stderr, '--strict', 'gemini')
+
+def test_unknown_format_is_a_usage_error(capsys):
+    rc, out, err = usage_error(capsys, 'schema', '--format', 'bedrock')
+    assert rc == 2 and out == '' and "invalid choice: 'bedrock'" in err
+
+LONG_SRC = f'''
+    def {LONG}(
+        x: int,  # A number
+    ) -> int:
+        "Echo x."
+        return x
+'''
+
+def test_a_name_a_provider_rejects_needs_rename(capsys, tmp_path):
+    f = tool_file(tmp_path, 'long_tools.py', LONG_SRC)
+    assert_one_line_error(*cli(capsys, 'schema', f, '--format', 'openai'), LONG, 'not valid for OpenAI')
+    assert_one_line_error(*cli(capsys, 'schema', f, '--format', 'anthropic'), 'not valid for Anthropic')
+
+def test_rename_rewrites_it(capsys, tmp_path):
+    f = tool_file(tmp_path, 'long_tools.py', LONG_SRC)
+    rc, out, err = cli(capsys, 'schema', f, '--format', 'openai', '--rename')
+    assert rc == 0
+    [nm] = names(out)
+    assert re.fullmatch(r'[a-zA-Z0-9_-]{1,64}', nm) and nm.startswith(LONG[:40])
+    assert f"note: {LONG}: renamed {nm!r}" in err
+
+def test_names_fine_for_a_provider_are_kept(capsys, tmp_path):
+    f = tool_file(tmp_path, 'long_tools.py', LONG_SRC)
+    for fmt in ('gemini', 'mcp', 'canonical'):  # they allow 128 characters
+        rc, out, err = cli(capsys, 'schema', f, '--format', fmt, '--rename')
+        assert rc == 0 and names(out) == [LONG] and err == ''
+
+def test_lossy_changes_are_notes_marked_lost(capsys, tmp_path):
+    f = tool_file(tmp_path, 'tree_tools.py', '''
+        from __future__ import annotations
+        from dataclasses import dataclass, field
+
+        @dataclass
+        class Node:
+            "A tree node"
+            value: int  # Its value
+            children: list[Node] = field(default_factory=list)  # Its children
+
+        def total(
+            root: Node,  # The tree
+        ) -> int:
+            "Sum the values of a tree."
+            return root.value + sum(total(c) for c in root.children)
+    ''')
+    rc, out, err = cli(capsys, 'schema', f, '--format', 'gemini')
+    assert rc == 0
+    children = json.loads(out)[0]['parameters']['properties']['root']['properties']['children']
+    assert children['items']['type'] == 'STRING'  # the inner Node goes as JSON text
+    assert err.strip() == ('note: total /properties/root/properties/children/items: recursion: a Node inside a Node; '
+                           'Gemini has no references, so this one is sent as JSON text (lost)')
+
+# --- call -----------------------------------------------------------------------------------------------
+
+def test_call_prints_text_as_it_is(capsys, tools):
+    rc, out, err = cli(capsys, 'call', f'{tools}:shout', '{"text": "hi", "times": 2}')
+    assert (rc, out, err) == (0, 'HI! HI!\n', '')
+
+def test_call_prints_data_as_json(capsys):
+    rc, out, _ = cli(capsys, 'call', 'funccall.example:get_weather', '{"city": "Lisbon", "unit": "F"}')
+    assert rc == 0
+    assert json.loads(out) == {'city': 'Lisbon', 'temperature': 70, 'unit': 'F', 'conditions': 'sunny'}
+
+def test_call_repairs_what_call_func_repairs(capsys, tools):
+    rc, out, _ = cli(capsys, 'call', f'{tools}:stats', '{"xs": "[1, 2, 6]"}')  # JSON text where a list is expected
+    assert rc == 0 and json.loads(out) == {'n': 3, 'mean': 3.0}
+
+def test_call_builds_classes_from_json(capsys):
+    args = '{"title": "Sync", "start": "2026-06-01T09:30", "attendees": [{"name": "Ana", "email": "ana@example.com"}]}'
+    rc, out, _ = cli(capsys, 'call', 'funccall.example:book_meeting', args)
+    assert (rc, out) == (0, "Booked 'Sync' at 2026-06-01 09:30 for 30 min with Ana\n")
+
+def test_call_of_a_method_and_of_an_async_function(capsys, tmp_path, tools):
+    assert cli(capsys, 'call', f'{tools}:calc.add', '{"a": 2, "b": "3"}') == (0, '5\n', '')
+    f = tool_file(tmp_path, 'async_tools.py', '''
+        import asyncio
+        async def twice(
+            x: int,  # A number
+        ) -> list:
+            "Echo x twice, asynchronously."
+            await asyncio.sleep(0)
+            return [x, x]
+    ''')
+    assert cli(capsys, 'call', f, '{"x": 4}') == (0, '[4, 4]\n', '')
+
+def test_call_of_a_tool_returning_none_prints_null(capsys, tmp_path):
+    f = tool_file(tmp_path, 'none_tools.py', '''
+        def nothing() -> None:
+            "Do nothing."
+    ''')
+    assert cli(capsys, 'call', f, '{}') == (0, 'null\n', '')
+
+@pytest.mark.parametrize('args,msg', [
+    ('{"town": "Lisbon"}', "ToolInputError: Tool 'get_weather' got an unexpected argument 'town'; its arguments are: 'city', 'unit'"),
+    ('{"city": "Lisbon", "unit": "K"}', "ToolInputError: Tool 'get_weather', parameter 'unit': expected one of 'C', 'F', got 'K'"),
+    ('{}', "ToolInputError: Tool 'get_weather' is missing required argument(s): 'city'"),
+    ('[]', "ToolInputError: Tool arguments must be a JSON object of named arguments, got []"),
+])
+def test_call_a_model_mistake_prints_the_model_facing_error(capsys, args, msg):
+    assert cli(capsys, 'call', 'funccall.example:get_weather', args) == (1, msg + '\n', '')
+
+def test_call_an_exception_in_the_tool_prints_its_cause_first(capsys, tmp_path):
+    f = tool_file(tmp_path, 'boom_tools.py', '''
+        def boom(
+            x: int,  # A key
+        ) -> int:
+            "Always fails."
+            raise KeyError(f'no key {x}')
+    ''')
+    rc, out, err = cli(capsys, 'call', f, '{"x": 3}')
+    assert rc == 1 and err == ''
+    lines = out.splitlines()
+    assert lines[0] == "KeyError: 'no key 3'"
+    assert "raise KeyError(f'no key {x}')" in out  # the tool's own frames follow
+    assert 'funccall' not in out.replace(f, '')  # and none of funccall's
+
+def test_call_from_the_real_entry_point(tools):
+    r = run('call', f'{tools}:shout', '{"text": "hey"}')
+    assert (r.returncode, r.stdout, r.stderr) == (0, 'HEY!\n', '')
+    r = run('call', f'{tools}:shout', '{"text": "hey", "times": "many"}')
+    assert r.returncode == 1 and r.stderr == ''
+    assert r.stdout == "ToolInputError: Tool 'shout', parameter 'times': expected integer, got 'many'\n"
+
+@pytest.mark.parametrize('args', ['{bad', '{"city": "Lisbon",}', "{'city': 'Lisbon'}", ''])
+def test_call_bad_json_is_a_usage_error(capsys, args):
+    assert_one_line_error(*cli(capsys, 'call', 'funccall.example:get_weather', args), 'the arguments are not valid JSON')
+
+def test_call_bad_json_from_the_real_entry_point():
+    r = run('call', 'funccall.example:get_weather', '{city: Lisbon}')
+    assert_one_line_error(r.returncode, r.stdout, r.stderr, 'not valid JSON')
+
+def test_call_needs_one_tool(capsys, tools):
+    assert_one_line_error(*cli(capsys, 'call', 'funccall.example', '{}'), "'funccall.example' holds 3 tools", 'module:function')
+    assert_one_line_error(*cli(capsys, 'call', tools, '{}'), 'holds 2 tools')
+
+def test_call_needs_its_arguments(capsys):
+    rc, out, err = usage_error(capsys, 'call', 'funccall.example:get_weather')
+    assert rc == 2 and out == '' and 'the following arguments are required: json' in err
+
+# --- check ----------------------------------------------------------------------------------------------
+
+def test_check_the_example_finds_nothing(capsys):
+    assert cli(capsys, 'check', 'funccall.example') == (0, '', '0 findings\n')
+    assert cli(capsys, 'check', 'funccall.example', '-v') == (0, '', '0 findings\n')
+
+def test_check_from_the_real_entry_point():
+    r = run('check', 'funccall.example')
+    assert (r.returncode, r.stdout, r.stderr) == (0, '', '0 findings\n')
+
+BAD = f'''
+    from __future__ import annotations
+    import threading
+    from dataclasses import dataclass, field
+
+    @dataclass
+    class Node:
+        "A tree node"
+        value: int  # Its value
+        children: list[Node] = field(default_factory=list)  # Its children
+
+    def undescribed(x: int, y: str = 'a') -> int:
+        "Has parameters without descriptions."
+        return x
+
+    def odd_default(
+        when: object = object(),  # When
+    ) -> str:
+        "A default JSON can't hold."
+        return 'ok'
+
+    def locked(
+        lock: threading.Lock,  # A lock
+    ) -> str:
+        "A type no schema can express."
+        return 'ok'
+
+    def {LONG}(
+        x: int,  # A number
+    ) -> int:
+        "A name too long for OpenAI and Anthropic."
+        return x
+
+    def counts(
+        c: dict[str, int],  # Counts by name
+    ) -> int:
+        "A dict: strict mode and Gemini can't list its keys."
+        return sum(c.values())
+
+    def tree(
+        root: Node,  # The tree
+    ) -> int:
+        "A recursive class: Gemini has no references."
+        return root.value
+
+    def no_doc(
+        x: int,  # A number
+    ) -> int:
+        return x
+'''
+
+def test_check_reports_each_finding(capsys, tmp_path):
+    f = tool_file(tmp_path, 'bad_tools.py', BAD)
+    rc, out, err = cli(capsys, 'check', f)
+    assert rc == 1
+    lines = out.splitlines()
+    assert err == f'{len(lines)} findings\n'
+    def has(tool, *words): return any(l.startswith(f'{tool}: ') and all(w in l for w in words) for l in lines)
+    assert has('undescribed', "parameter 'x' has no description") and has('undescribed', "parameter 'y' has no description")
+    assert has('odd_default', "Parameter 'when' of 'odd_default': default left out of the schema", "can't be held by JSON")
+    assert has('locked', "Parameter 'lock' of 'locked': Can't make a schema for", 'custom_types')
+    assert has(LONG, f"name {LONG!r} breaks OpenAI's and Anthropic's rule")
+    assert has('counts', 'openai strict:', "/properties/c is a dict[str, V]", 'sent with strict: false')
+    assert has('counts', 'gemini: /properties/c:', 'sent as JSON text')
+    assert has('tree', 'gemini: /properties/root/properties/children/items: recursion: a Node inside a Node')
+    assert not any('note:' in l for l in lines)
+
+def test_check_reports_a_missing_docstring_of_a_named_tool(capsys, tmp_path):
+    f = tool_file(tmp_path, 'bad_tools.py', BAD)
+    rc, out, err = cli(capsys, 'check', f'{f}:no_doc')
+    assert rc == 1 and err == '1 finding\n'
+    assert out.startswith("no_doc: Function 'no_doc' has no docstring; add one")
+
+def test_check_of_a_file_reports_its_undocumented_functions(capsys, tmp_path):
+    f = tool_file(tmp_path, 'bad_tools.py', BAD)
+    _, out, _ = cli(capsys, 'check', f)
+    assert any(l.startswith('no_doc: ') for l in out.splitlines())
+
+def test_check_verbose_shows_notes(capsys, tmp_path):
+    f = tool_file(tmp_path, 'date_tools.py', '''
+        import datetime as dt
+        def agenda(
+            day: dt.date,  # Which day
+        ) -> str:
+            "The agenda for a day."
+            return f'{day}: nothing'
+    ''')
+    assert cli(capsys, 'check', f) == (0, '', '0 findings\n')  # a note is not a finding
+    rc, out, err = cli(capsys, 'check', f, '-v')
+    assert (rc, err) == (0, '0 findings\n')
+    assert out == "agenda: note: gemini: /properties/day: format 'date' moved to the description: Gemini knows only 'date-time' (call_func still checks it)\n"
+
+def test_check_verbose_shows_renames(capsys, tmp_path):
+    f = tool_file(tmp_path, 'bad_tools.py', BAD)
+    _, quiet, quiet_err = cli(capsys, 'check', f)
+    rc, out, err = cli(capsys, 'check', f, '--verbose')
+    assert rc == 1 and err == quiet_err  # notes are not counted
+    notes = [l for l in out.splitlines() if ': note: ' in l]
+    addr = lambda t: re.sub(r'0x[0-9a-f]+', '0x', t)  # the file runs again: `object()` has a new address
+    assert [addr(l) for l in out.splitlines() if ': note: ' not in l] == addr(quiet).splitlines()  # the same findings, plus notes
+    assert {l.split(': ')[2] for l in notes} == {'openai', 'responses', 'anthropic'}
+    assert all(l.startswith(f'{LONG}: note: ') and 'renamed' in l for l in notes)
+
+# --- mcp ------------------------------------------------------------------------------------------------
+
+def test_mcp_list_prints_a_servers_tools_as_schemas(capsys):
+    rc, out, _ = cli(capsys, 'mcp', 'list', sys.executable, '-m', 'mcp_server_time')
+    assert rc == 0
+    tools = {d['name']: d for d in json.loads(out)}
+    assert {'get_current_time', 'convert_time'} <= set(tools)
+    s = tools['get_current_time']
+    assert set(s) >= {'name', 'description', 'input_schema'} and s['input_schema']['required'] == ['timezone']
+
+def test_mcp_list_needs_a_command(capsys):
+    assert_one_line_error(*cli(capsys, 'mcp', 'list'), "mcp list needs the server's command")
+
+def test_mcp_list_a_server_that_exits(capsys):
+    rc, out, err = cli(capsys, 'mcp', 'list', '--timeout', '10', sys.executable, '-c', 'pass')
+    assert_one_line_error(rc, out, err, "can't list the tools of", '-c pass')
+
+def test_mcp_needs_a_subcommand(capsys):
+    rc, out, err = usage_error(capsys, 'mcp')
+    assert rc == 2 and 'required: mcp_cmd' in err
+
+@pytest.mark.parametrize('target,msg', [('no_such_module_xyz', "can't import 'no_such_module_xyz'"),
+                                        ('missing_tools.py', 'no such file: missing_tools.py'),
+                                        ('funccall.example:nope', "'funccall.example' has no 'nope'")])
+def test_mcp_serve_a_bad_target(capsys, tmp_path, monkeypatch, target, msg):
+    monkeypatch.chdir(tmp_path)
+    assert_one_line_error(*cli(capsys, 'mcp', 'serve', target), msg)  # it fails before serving: nothing waits on stdin
+
+def test_mcp_serve_a_bad_target_from_the_real_entry_point(tmp_path):
+    r = run('mcp', 'serve', 'no_such_module_xyz', cwd=tmp_path)
+    assert_one_line_error(r.returncode, r.stdout, r.stderr, "can't import 'no_such_module_xyz'")
+
+# --- help -----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('cmd', [
+    [], ['schema'], ['call'], ['check'],
+    pytest.param(['mcp']),
+    ['mcp', 'serve'], ['mcp', 'list']], ids=lambda c: ' '.join(c) or 'funccall')
+def test_help(capsys, cmd):
+    rc, out, _ = usage_error(capsys, *cmd, '--help')
+    assert rc == 0 and out.startswith('usage: funccall')
+    assert 'examples' in out
+
+def test_help_from_the_real_entry_point():
+    for flag in ('-h', '--help'):
+        r = run(flag)
+        assert r.returncode == 0 and r.stderr == ''
+        assert 'examples' in r.stdout and all(c in r.stdout for c in ('schema', 'call', 'check', 'mcp'))
+
+# --- bad targets --------------------------------------------------------------------------------------
+
+BAD_TARGETS = {
+    'module': ('no_such_module_xyz', "can't import 'no_such_module_xyz': No module named 'no_such_module_xyz'"),
+    'file': ('missing_tools.py', 'no such file: missing_tools.py'),
+    'path': ('sub/missing_tools.py', 'no such file: sub/missing_tools.py'),
+    'name': ('funccall.example:nope', "'funccall.example' has no 'nope'"),
+    'dotted name': ('funccall.example:Person.nope', "'funccall.example' has no 'Person.nope'"),
+    'no tools': ('keyword', "'keyword' has no public functions with docstrings"),  # its functions are builtins
+}
+
+@pytest.mark.parametrize('cmd', [['schema'], ['check'], ['call', '__TARGET__', '{}']], ids=lambda c: c[0])
+@pytest.mark.parametrize('kind', list(BAD_TARGETS))
+def test_a_bad_target_is_one_line_and_exit_2(capsys, tmp_path, monkeypatch, cmd, kind):
+    monkeypatch.chdir(tmp_path)
+    target, msg = BAD_TARGETS[kind]
+    args = [target if a == '__TARGET__' else a for a in cmd] if '__TARGET__' in cmd else [*cmd, target]
+    assert_one_line_error(*cli(capsys, *args), f'funccall: {msg}')
+
+def test_a_file_name_that_is_missing(capsys, tools):
+    assert_one_line_error(*cli(capsys, 'schema', f'{tools}:nope'), f"{tools!r} has no 'nope'")
+
+@pytest.mark.parametrize('src,msg', [('raise RuntimeError("at import")\n', 'RuntimeError: at import'),
+                                     ('def f(:\n', 'SyntaxError: invalid syntax')])
+def test_a_file_that_fails_to_load(capsys, tmp_path, src, msg):
+    f = tool_file(tmp_path, 'broken_tools.py', src)
+    assert_one_line_error(*cli(capsys, 'schema', f), f"can't load {f}: {msg}")
+
+def test_a_schema_error_is_one_line(capsys, tmp_path):
+    f = tool_file(tmp_path, 'bad_tools.py', BAD)
+    assert_one_line_error(*cli(capsys, 'schema', f'{f}:locked'), "Parameter 'lock' of 'locked': Can't make a schema for")
+    assert_one_line_error(*cli(capsys, 'schema', f'{f}:no_doc'), "Function 'no_doc' has no docstring")
+
+@pytest.mark.parametrize('args', [['schema', 'no_such_module_xyz'], ['call', 'missing_tools.py:f', '{}'], ['check', 'funccall.example:nope']])
+def test_a_bad_target_from_the_real_entry_point(tmp_path, args):
+    r = run(*args, cwd=tmp_path)
+    assert_one_line_error(r.returncode, r.stdout, r.stderr)
+
+# --- load_target ----------------------------------------------------------------------------------------
+
+def test_load_target_keeps_public_documented_functions_of_the_module_itself(tmp_path):
+    f = tool_file(tmp_path, 'mixed_tools.py', '''
+        from os.path import join  # imported: documented, but not this module's
+
+        def mine(x: int) -> int:
+            "Mine."
+            return x
+    ''')
+    assert [g.__name__ for g in load_target(f)] == ['mine']
+    f = tool_file(tmp_path, 'all_tools.py', '''
+        __all__ = ['b', 'a']
+        def a() -> int:
+            "A."
+        def b() -> int:
+            "B."
+        def c() -> int:
+            "C: documented and public, but not in __all__."
+    ''')
+    assert [g.__name__ for g in load_target(f)] == ['b', 'a']
+
+def test_load_target_leaves_other_modules_alone(tmp_path, monkeypatch):
+    import colorsys
+    monkeypatch.setitem(sys.modules, 'colorsys', colorsys)  # restored whatever happens
+    load_target(tool_file(tmp_path, 'colorsys.py', '''
+        def f() -> int:
+            "F."
+    '''))
+    assert sys.modules['colorsys'] is colorsys
+
+def test_two_files_with_the_same_name(capsys, tmp_path):
+    a = tool_file(tmp_path, 'a/tools.py', '''
+        from __future__ import annotations
+        from dataclasses import dataclass
+
+        @dataclass
+        class Inner:
+            "Inner thing"
+            n: int  # A number
+
+        @dataclass
+        class Outer:
+            "Outer thing"
+            inner: Inner  # The inner thing
+
+        def use(
+            o: Outer,  # The thing
+        ) -> int:
+            "Use an outer thing."
+            return o.inner.n
+    ''')
+    b = tool_file(tmp_path, 'b/tools.py', '''
+        def other(
+            x: int,  # A number
+        ) -> int:
+            "Another tool."
+            return x
+    ''')
+    [use], _ = load_target(f'{a}:use'), load_target(b)
+    assert list(get_schema(use)['input_schema']['$defs']) == ['Outer', 'Inner']
