@@ -16,14 +16,14 @@ a `ProviderWarning`.
 """
 from __future__ import annotations
 
-import datetime as dt, functools, hashlib, inspect, json, re, warnings
+import datetime as dt, hashlib, inspect, json, re, warnings
 from typing import Any, Callable, NamedTuple
 
-from ._docs import Docs, class_docs, doc_text, func_docs
+from ._docs import class_docs
 from ._json import jsonable
 from ._ns import mk_ns, resolve_nm
 from ._types import NoneType, SchemaError, empty, fields, kind, signature, type_name
-from .schema import SchemaWarning, _caller_level, get_schema
+from .schema import SchemaWarning, _caller_level, _tool_docs, get_schema
 
 __all__ = ['to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name',
            'function_to_tool', 'Report', 'Change', 'ProviderWarning']
@@ -539,22 +539,12 @@ _seed_handlers = {
     **dict.fromkeys(('typeddict', 'namedtuple', 'dataclass', 'model', 'class'), lambda w, info, at: w.obj(info, at)),
 }
 
-def _docs_of(f) -> Docs:
-    "The descriptions of calling `f`: a function's, a class's, or a callable object's `__call__`"
-    if isinstance(f, type): return class_docs(f, f.__init__ if kind(f).kind == 'class' else None)
-    obj = not inspect.isroutine(f) and not isinstance(f, functools.partial)  # a callable object
-    fn = type(f).__call__ if obj else f
-    while isinstance(fn, functools.partial): fn = fn.func
-    fn = inspect.unwrap(getattr(fn, '__func__', fn))
-    docs = func_docs(fn) if inspect.isfunction(fn) else Docs({}, {}, None, doc_text(fn))
-    return docs._replace(description=docs.description or doc_text(type(f))) if obj else docs
-
 def function_to_tool(
     func,   # a documented function (or method, class, callable object)
 ) -> dict:  # `{'type': 'function', 'function': {'name', 'description', 'parameters'}}`
     "The OpenAI tool for `func` exactly as seed 004 specifies: its own type table, classes inline, no defaults"
     where = getattr(func, '__qualname__', None) or type(func).__qualname__
-    docs = _docs_of(func)
+    docs = _tool_docs(func)
     if not docs.description:
         raise SchemaError(f"Function {where!r} has no docstring; add one (the model reads it to decide when to call the tool)")
     try: annotated = {nm for nm, p in inspect.signature(func).parameters.items() if p.annotation is not inspect.Parameter.empty}

@@ -10,7 +10,7 @@ import functools, inspect, marshal, os, sys, warnings, weakref
 from types import FunctionType
 from typing import Union
 
-from ._docs import class_docs, doc_text, func_docs
+from ._docs import Docs, class_docs, doc_text, func_docs
 from ._json import jsonable
 from ._ns import resolve_nm
 from ._types import (JsonSchema, NoneType, SchemaError, TypeInfo, check_caches, constraints, custom_types, empty, fields, kind, on_types_changed,
@@ -232,6 +232,14 @@ def _func_of(f):
     f = getattr(f, '__func__', f)
     return inspect.unwrap(f) if callable(f) else f
 
+def _tool_docs(f) -> Docs:
+    "The descriptions of calling `f`: a class's fields, or a function's, method's or callable object's parameters"
+    if isinstance(f, type): return class_docs(f, f.__init__ if kind(f).kind == 'class' else None)
+    obj = _is_callable_obj(f)
+    fn = _func_of(type(f).__call__ if obj else f)
+    docs = func_docs(fn) if inspect.isfunction(fn) else Docs({}, {}, None, doc_text(fn))
+    return docs._replace(description=docs.description or doc_text(type(f))) if obj else docs
+
 def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, description) -> dict:
     where = getattr(f, '__qualname__', None) or type(f).__qualname__
     w = _Walker({}, evalable)
@@ -239,27 +247,22 @@ def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, descrip
         info = kind(f)
         if info.kind in ('scalar', 'format', 'enum', 'object'): raise SchemaError(f"{where}: a {info.kind} type is not a tool")
         s = w.obj(info, skip_hidden)
-        desc, ret = class_docs(f, f.__init__ if info.kind == 'class' else None).description, None
+        desc, ret = _tool_docs(f).description, None
     else:
-        target = type(f).__call__ if _is_callable_obj(f) else f
-        fn = _func_of(target)
-        docs = func_docs(fn) if inspect.isfunction(fn) else None
+        docs = _tool_docs(f)
         props, req = {}, []
         sig = signature(f, where)
         for p in sig.params:
             if p.kind in _VAR or (skip_hidden and p.name.startswith('_')): continue
-            where_p = ('Parameter', p.name, where)
-            props[p.name] = w.prop(p.anno, p.default, where_p, docs.comments.get(p.name), None, docs.doc_params.get(p.name)) if docs \
-                else w.prop(p.anno, p.default, where_p)
+            props[p.name] = w.prop(p.anno, p.default, ('Parameter', p.name, where), docs.comments.get(p.name), None, docs.doc_params.get(p.name))
             if p.default is empty: req.append(p.name)
         s = {'type': 'object', 'properties': props}
         if req: s['required'] = req
-        desc = docs.description if docs else doc_text(fn)
-        if not desc and _is_callable_obj(f): desc = doc_text(type(f))
+        desc = docs.description
         # a docstring with its own returns section keeps it; otherwise the reference's `Returns:` line is added
-        has_own_returns = docs is not None and docs.doc_returns is not None
-        ret = None if has_own_returns else _returns_str(sig.returns, docs.returns if docs else None)
-        nm = getattr(target, '__name__', None) or getattr(fn, '__name__', None)
+        ret = None if docs.doc_returns is not None else _returns_str(sig.returns, docs.returns)
+        target = type(f).__call__ if _is_callable_obj(f) else f
+        nm = getattr(target, '__name__', None) or getattr(_func_of(target), '__name__', None)
     if description is not None: desc = description
     elif not desc:
         what = 'Class' if isinstance(f, type) else 'Function'
