@@ -15,7 +15,7 @@ from ._coerce import Mismatch, _identity, coercer, short
 from ._ns import ToolNotFound, mk_ns, resolve_nm
 from ._types import SchemaError, check_caches, constraints, empty, kind, on_types_changed, signature
 
-__all__ = ['call_func', 'call_func_async', 'coerce_inputs', 'ToolInputError', 'ToolNotFound', 'mk_ns', 'resolve_nm']
+__all__ = ['call_func', 'call_func_async', 'coerce_inputs', 'error_text', 'ToolInputError', 'ToolNotFound', 'mk_ns', 'resolve_nm']
 
 class ToolInputError(ValueError):
     "A model's tool call whose arguments don't fit the tool: missing, unexpected, or of the wrong type"
@@ -158,7 +158,12 @@ def _err_text(e: BaseException) -> str:
             if fr.line: lines.append(f'    {fr.line}')
     return '\n'.join(lines)
 
-def _call_err_text(e: Exception) -> str: return f"{type(e).__name__}: {e}"
+def error_text(
+    e: BaseException,  # a failure of a tool call
+) -> str:              # what the model reads
+    "A failure as the model should read it: one line for a bad call (or a tool funccall can't describe), the cause and the tool's frames otherwise"
+    if isinstance(e, (ToolNotFound, ToolInputError, SchemaError)): return f"{type(e).__name__}: {e}"
+    return _err_text(e)
 
 # --- the public calls --------------------------------------------------------------------------------
 
@@ -191,7 +196,7 @@ def call_func(
         else: args, kw = plan.bind(_inputs(fc_inputs))
     except (ToolNotFound, ToolInputError, SchemaError) as e:
         if raise_on_err: raise
-        return _call_err_text(e)
+        return error_text(e)
     try:
         res = f(*args, **kw)
         if plan.is_async: res = _run_sync(res)
@@ -232,7 +237,7 @@ async def call_func_async(
     try: f, plan, args, kw = _prepare(fc_name, fc_inputs, ns)
     except (ToolNotFound, ToolInputError, SchemaError) as e:
         if raise_on_err: raise
-        return _call_err_text(e)
+        return error_text(e)
     try:
         if plan.is_async: res = await f(*args, **kw)
         elif in_thread: res = await asyncio.to_thread(_call, f, args, kw)

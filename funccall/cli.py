@@ -16,7 +16,7 @@ import argparse, importlib, importlib.util, inspect, json, re, sys, warnings
 from pathlib import Path
 
 from . import providers
-from .call import ToolInputError, ToolNotFound, _err_text, call_func
+from .call import call_func, error_text
 from .schema import SchemaError, SchemaWarning, get_schema
 from .tools import to_text
 
@@ -74,10 +74,10 @@ def _schema_cmd(args) -> int:
         if args.strict: return _fail("--strict needs a provider --format (openai, responses)")
         out = [get_schema(f, evalable=True) for f in fs]
     else:
-        rep, kw = providers.Report(), {'rename': args.rename, 'report': None}
+        rep = providers.Report()
+        kw = {'rename': args.rename, 'report': rep}
         if args.format in ('openai', 'responses'): kw['strict'] = args.strict
         elif args.strict: return _fail(f"--strict applies to openai and responses, not {args.format}")
-        kw['report'] = rep
         out = render(fs, **kw)
         for c in rep: print(f"note: {c}{' (lost)' if c.lossy else ''}", file=sys.stderr)
     print(json.dumps(out, indent=2, ensure_ascii=False))
@@ -91,11 +91,8 @@ def _call_cmd(args) -> int:
     try: json.loads(args.json)
     except ValueError as e: return _fail(f"the arguments are not valid JSON: {e}")
     try: res = call_func(fs[0], args.json)  # the text as a model sends it: anything but an object is the model's mistake
-    except (ToolInputError, ToolNotFound) as e:
-        print(f"{type(e).__name__}: {e}")
-        return 1
     except Exception as e:
-        print(_err_text(e))
+        print(error_text(e))
         return 1
     print(to_text(res))
     return 0
@@ -128,9 +125,9 @@ def _check_tool(f) -> tuple[list[str], list[str]]:
         except SchemaError as e:
             findings.append(f"{fmt}: {e}"); continue
         for c in rep: (findings if c.lossy else notes).append(f"{fmt}: {c.path or '(tool)'}: {c.what}")
-    if (strict := providers.Report()) is not None:
-        providers.to_openai(s, strict=True, rename=True, report=strict)
-        findings += [f"openai strict: {c.path or '(tool)'}: {c.what}" for c in strict if c.lossy]
+    strict = providers.Report()
+    providers.to_openai(s, strict=True, rename=True, report=strict)
+    findings += [f"openai strict: {c.path or '(tool)'}: {c.what}" for c in strict if c.lossy]
     return findings, notes
 
 def _check_cmd(args) -> int:

@@ -14,7 +14,7 @@ went wrong, for the model to read. From the command line: `python -m funccall.mc
 """
 from __future__ import annotations
 
-import argparse, json, shlex, sys
+import argparse, inspect, json, shlex, sys
 from collections.abc import Mapping
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
 from functools import partial
@@ -35,7 +35,7 @@ from . import __version__
 from ._json import jsonable
 from ._ns import ToolNotFound
 from ._types import SchemaError
-from .call import ToolInputError, _call_err_text, _err_text, call_func_async
+from .call import call_func_async, error_text
 from .cli import TargetError, load_target
 from .inverse import mk_tool
 from .schema import get_schema
@@ -168,6 +168,8 @@ def _result(v, version: str) -> types.CallToolResult:
 
 def _error(text: str) -> types.CallToolResult: return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
+def _is_obj(f) -> bool: return not inspect.isroutine(f) and not isinstance(f, type) and callable(f)
+
 def mk_server(
     fs,                     # the tools: a function, a list of functions, or a dict of tool name -> function
     name: str='funccall',   # the server's name, as clients see it
@@ -175,7 +177,8 @@ def mk_server(
     "An MCP server whose tools are `fs`, with funccall's schemas, called through `call_func_async`"
     if isinstance(fs, Mapping): pairs = list(fs.items())
     else: pairs = [(None, f) for f in (fs if isinstance(fs, (list, tuple)) else [fs])]
-    schemas = [get_schema(f, evalable=True, name=nm) for nm, f in pairs]
+    # a callable object is named by its class: the reference names its schema `__call__`, which no client could call
+    schemas = [get_schema(f, evalable=True, name=nm or (type(f).__name__ if _is_obj(f) else None)) for nm, f in pairs]
     ns = {s['name']: f for s, (_, f) in zip(schemas, pairs)}
     tools = [types.Tool(name=s['name'], description=s['description'], input_schema=s['input_schema']) for s in schemas]
 
@@ -183,9 +186,11 @@ def mk_server(
 
     async def call_tool(ctx, params) -> types.CallToolResult:
         # a bad call or a failing tool is the model's to read and fix, not a protocol error: the texts of `raise_on_err=False`
-        try: res = await call_func_async(params.name, params.arguments or {}, ns)
-        except (ToolNotFound, ToolInputError, SchemaError) as e: return _error(_call_err_text(e))
-        except Exception as e: return _error(_err_text(e))
+        f = ns.get(params.name)  # exactly a listed tool: no dotted path into the objects behind them
+        try:
+            if f is None: raise ToolNotFound(params.name, list(ns))
+            res = await call_func_async(f, params.arguments or {})
+        except Exception as e: return _error(error_text(e))
         return _result(res, ctx.protocol_version)
 
     return Server(name, version=__version__, on_list_tools=list_tools, on_call_tool=call_tool)

@@ -20,7 +20,8 @@ from typing import Any, Callable, Literal
 from . import providers
 from ._coerce import short
 from ._json import jsonable
-from .call import ToolInputError, ToolNotFound, _call, _err_text, _inputs, _is_async, _run_sync, coerce_inputs
+from ._types import empty, signature
+from .call import ToolInputError, ToolNotFound, _call, _inputs, _is_async, _run_sync, coerce_inputs, error_text
 from .expr import ExprError, parse_calls
 from .schema import SchemaError, get_schema
 
@@ -157,9 +158,8 @@ class Tool:
         self._checker = _shadow(fn, self.inject, self.name) if self.inject else fn  # what the model's arguments are checked against
         hooks = (confirm, pre_hook, post_hook, *self.middleware)
         self._async_hooks = any(h is not None and _is_async(h) for h in hooks)
+        self.is_async = _is_async(fn)
 
-    @property
-    def is_async(self) -> bool: return _is_async(self.fn)
 
     def name_ok(self, pattern: re.Pattern = _name_re) -> bool:
         "Whether the name meets OpenAI's and Anthropic's rule, `^[a-zA-Z0-9_-]{1,64}$`"
@@ -201,8 +201,7 @@ class Tool:
         return ToolResult(self.name, args, call_id=call_id, limit=self.max_chars, **kw)
 
     def _failure(self, args, call_id, e: BaseException) -> ToolResult:
-        msg = f"{type(e).__name__}: {e}" if isinstance(e, (ToolInputError, ToolNotFound)) else _err_text(e)
-        return self._result(args if isinstance(args, dict) else {}, call_id, status='failure', error=msg)
+        return self._result(args if isinstance(args, dict) else {}, call_id, status='failure', error=error_text(e))
 
     def _declined(self, args, call_id) -> ToolResult:
         return self._result(args, call_id, status='failure', error=f"The user declined to run {self.call_str(args)}")
@@ -215,10 +214,9 @@ class Tool:
     ) -> ToolResult:
         "Run the tool once, synchronously; a failure comes back as a result, never as an exception (but `StopRun`)"
         if self.is_async or self._async_hooks:  # something to await: run the async path to completion
-            try: asyncio.get_running_loop()
-            except RuntimeError: return asyncio.run(self.aexecute(args, injected, call_id, in_thread=False))
-            return self._failure(args, call_id, RuntimeError(
-                f"Tool {self.name!r} is async (or has async hooks); inside a running event loop use `await tool.aexecute(...)`"))
+            what = f"Tool {self.name!r} (async or with async hooks)"
+            try: return _run_sync(self.aexecute(args, injected, call_id), 'await tool.aexecute(...)', what)
+            except RuntimeError as e: return self._failure(args, call_id, e)
         try:
             args, inj = self._prepare(args, injected)
             if self.pre_hook is not None and (new := self.pre_hook(self, args)) is not None: args = new
@@ -270,11 +268,12 @@ class Tool:
 
 def _shadow(fn, inject: tuple, name: str):
     "`fn` as the model sees it, its injected parameters left out: what the model's arguments are checked against"
-    sig = inspect.signature(fn)
-    sig = sig.replace(parameters=[p for k, p in sig.parameters.items() if k not in inject])
+    P = inspect.Parameter
+    ps = [P(p.name, p.kind, default=p.default, annotation=p.anno if p.anno is not empty else P.empty)
+          for p in signature(fn).params if p.name not in inject]  # annotations resolved in `fn`'s own module
     def shadow(**kw): raise NotImplementedError  # only checked against, never called
-    shadow.__signature__, shadow.__name__ = sig, name
-    shadow.__annotations__ = {k: p.annotation for k, p in sig.parameters.items() if p.annotation is not inspect.Parameter.empty}
+    shadow.__signature__, shadow.__name__ = inspect.Signature(ps), name
+    shadow.__annotations__ = {p.name: p.annotation for p in ps if p.annotation is not P.empty}
     return shadow
 
 async def _maybe_await(v): return await v if inspect.isawaitable(v) else v
@@ -340,7 +339,7 @@ class ToolGroup:
         self.skipped = [k for k, m in ms.items() if not m.__doc__]  # a tool without a description is no use to a model
         self.tools = {}
         for k, m in ms.items():
-            if not m.__doc__: continue
+            if k in self.skipped: continue
             own = tuple(p for p in inject if p in inspect.signature(m).parameters)
             self.tools[f'{self.prefix}-{k}'] = Tool(m, name=f'{self.prefix}-{k}', inject=own, **tool_kw)
 
@@ -376,6 +375,8 @@ class Toolbox:
 
     def definitions(self, fmt: str='openai', strict: bool | None=None, rename: bool=False, report=None) -> list:
         "All tools for provider `fmt` ('openai', 'responses', 'anthropic', 'gemini', 'mcp', 'canonical'), ready for the SDK call"
+        if not (report is None or report == 'raise' or isinstance(report, providers.Report)):
+            raise TypeError(f"report must be a Report, 'raise' or None, not {report!r}")
         rep = report if isinstance(report, providers.Report) else providers.Report()
         res = _render(list(self), fmt, strict, rename, rep)
         self.aliases.update(rep.names)  # the names the provider knows the tools by: the model will call them so
@@ -399,7 +400,7 @@ class Toolbox:
 
     def _not_found(self, name, args, call_id) -> ToolResult:
         e = ToolNotFound(name if isinstance(name, str) else repr(name), list(self.tools))
-        return ToolResult(str(name), args if isinstance(args, dict) else {}, 'failure', error=f"ToolNotFound: {e}", call_id=call_id)
+        return ToolResult(str(name), args if isinstance(args, dict) else {}, 'failure', error=error_text(e), call_id=call_id)
 
     def _injected(self, injected) -> dict: return {**self.injected, **injected} if injected else self.injected
 
@@ -430,7 +431,7 @@ class Toolbox:
         return res
 
     @staticmethod
-    def _expr_failure(e: ExprError) -> ToolResult: return ToolResult('', {}, 'failure', error=f"ExprError: {e}")
+    def _expr_failure(e: ExprError) -> ToolResult: return ToolResult('', {}, 'failure', error=error_text(e))
 
     def call_expr(self, text: str, injected: dict=None) -> list[ToolResult]:
         "Run the call expression(s) a model wrote, e.g. `add_points(p1=Point(x=1, y=2), p2=Point(x=3, y=4))`; one result each"
