@@ -140,7 +140,12 @@ def _scalar_coerce(info):
     base = _scalars[info.args[0]]
     if info.t is info.args[0]: return base
     t = info.t
-    return lambda v: v if isinstance(v, t) else t(base(v))  # a subclass such as `class UserId(str)`
+    def f(v):  # a subclass such as `class UserId(str)`
+        if isinstance(v, t): return v
+        try: return t(base(v))
+        except Mismatch: raise
+        except Exception as e: raise Mismatch(f'valid {type_name(t)} ({type(e).__name__}: {e})', v) from None
+    return f
 
 def _object_coerce(info): return _identity
 

@@ -24,7 +24,22 @@ KINDS = ('any', 'none', 'scalar', 'object', 'literal', 'enum', 'union', 'list', 
          'typeddict', 'namedtuple', 'dataclass', 'model', 'class')
 "Every tag `kind` returns. The schema, coercion and inverse tables each cover all of them."
 
-custom_types = {Path, bytes, Decimal, UUID, dt.datetime, dt.date, dt.time}
+class _TypeSet(set):
+    "A set that counts its changes, so caches built on it know when to start again"
+    version = 0
+
+def _counting(name: str):
+    def method(self, *args):
+        res = getattr(set, name)(self, *args)
+        self.version += 1
+        return res
+    return method
+
+for _m in ('add', 'discard', 'remove', 'pop', 'clear', 'update', 'difference_update', 'intersection_update',
+           'symmetric_difference_update', '__ior__', '__iand__', '__isub__', '__ixor__'):
+    setattr(_TypeSet, _m, _counting(_m))
+
+custom_types = _TypeSet({Path, bytes, Decimal, UUID, dt.datetime, dt.date, dt.time})
 "Types sent as JSON strings and built from one; add your own (constructible from a `str`)."
 
 class JsonSchema(dict):
@@ -119,7 +134,7 @@ def _order_matters(t) -> bool:
     if o in _union_origins or o in _literals: return True
     return o is not None and any(_order_matters(a) for a in get_args(t))
 
-_n_custom = len(custom_types)
+_seen_version = custom_types.version
 _clears: list = []  # how to empty each cache built on `kind`'s answers, when those answers may change
 _MAX_CACHE = 10_000  # the caches hold annotations strongly: a notebook redefining classes must not grow them forever
 
@@ -135,14 +150,14 @@ def on_types_changed(clear) -> None:
 
 def check_caches() -> None:
     "Empty the caches built on `kind` when `custom_types` changed (or they grew too large)"
-    global _n_custom
-    if len(custom_types) != _n_custom or len(_kinds) > _MAX_CACHE:
-        _n_custom = len(custom_types)
+    global _seen_version
+    if custom_types.version != _seen_version or len(_kinds) > _MAX_CACHE:
+        _seen_version = custom_types.version
         for clear in _clears: clear()
 
 def kind(t) -> TypeInfo:
     "Classify annotation `t` into a `TypeInfo` whose `kind` is a tag from `KINDS`"
-    if len(custom_types) != _n_custom: check_caches()
+    if custom_types.version != _seen_version: check_caches()
     try: return _kinds.plain[t]  # the common case, inlined: `kind` runs for every annotation of every schema
     except (KeyError, TypeError): return _kinds(t)
 
@@ -234,9 +249,10 @@ def _hints(obj, where: str) -> dict:
 
 class Param(NamedTuple):
     name: str
-    anno: Any       # resolved annotation; `empty` when there is none
+    anno: Any       # resolved annotation; the default's type, as docments does, when there is none; else `empty`
     default: Any    # `empty` when required
     kind: Any       # an `inspect.Parameter` kind
+    declared: bool = True  # whether `anno` was written in the signature (not taken from the default)
 
 def _target(f):
     "The function whose signature describes calling `f`, and whether its first parameter is bound"
@@ -291,8 +307,9 @@ def signature(f, where: str | None = None) -> Sig:
     res = []
     for nm, default, k in ps:
         anno = hints.get(nm, empty)
-        if anno is empty and default is not empty: anno = type(default)  # as docments does
-        res.append(Param(nm, anno, default, k))
+        declared = anno is not empty
+        if not declared and default is not empty: anno = type(default)  # as docments does
+        res.append(Param(nm, anno, default, k, declared))
     return Sig(res, hints.get('return', empty))
 
 def params(f, where: str | None = None) -> list[Param]:

@@ -36,7 +36,8 @@ class _Plan:
         ps = signature(f).params  # a `SchemaError` here is the developer's to fix; `raise_on_err=False` reports it
         self.var_kw = any(p.kind is _P.VAR_KEYWORD for p in ps)
         ps = [p for p in ps if p.kind not in (_P.VAR_POSITIONAL, _P.VAR_KEYWORD)]
-        self.params = {p.name: (coercer(p.anno), p.default, p.kind) for p in ps}
+        # an unannotated parameter accepts anything: its default's type (`None`!) is no rule for what the model may send
+        self.params = {p.name: (coercer(p.anno) if p.declared else _identity, p.default, p.kind) for p in ps}
         self.posonly = [p.name for p in ps if p.kind is _P.POSITIONAL_ONLY]
         self.required = frozenset(p.name for p in ps if p.default is empty)
         self.n = len(ps)

@@ -63,11 +63,13 @@ class _Values:
         if isinstance(node, (ast.Name, ast.Attribute)): return self.name(node, run)
         if isinstance(node, ast.List): return [self.value(x, run) for x in node.elts]
         if isinstance(node, ast.Tuple): return tuple(self.value(x, run) for x in node.elts)
-        if isinstance(node, ast.Set): return {self.value(x, run) for x in node.elts} if run else [self.value(x, run) for x in node.elts]
+        if isinstance(node, ast.Set):
+            items = [self.value(x, run) for x in node.elts]
+            return self.hashed(node, lambda: set(items)) if run else items
         if isinstance(node, ast.Dict):
             if any(k is None for k in node.keys): self.fail(node, "`**` unpacking is not allowed")
-            if not run: return [(self.value(k, run), self.value(v, run)) for k, v in zip(node.keys, node.values)]
-            return {self.value(k): self.value(v) for k, v in zip(node.keys, node.values)}
+            pairs = [(self.value(k, run), self.value(v, run)) for k, v in zip(node.keys, node.values)]
+            return self.hashed(node, lambda: dict(pairs)) if run else pairs
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(node.operand, ast.Constant) \
                 and type(node.operand.value) in (int, float, complex):
             return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
@@ -79,6 +81,10 @@ class _Values:
             try: return fn(*args, **kwargs)
             except Exception as e: self.fail(node, f"Building this value failed ({type(e).__name__}: {e})")
         self.fail(node, f"{type(node).__name__} is not allowed in a call expression")
+
+    def hashed(self, node, make):
+        try: return make()
+        except TypeError as e: self.fail(node, f"A set item or dict key must be a constant ({e})")
 
     def arguments(self, node: ast.Call, run: bool = True) -> tuple[tuple, dict]:
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):

@@ -1129,3 +1129,37 @@ def test_constraints_are_checked_on_calls_and_built_tools():
     tool = mk_tool(lambda nm, /, **kw: kw, get_schema(pick, evalable=True))
     assert tool(2, 'XYZ') == {'n': 2, 'code': 'XYZ'}
     with pytest.raises(ToolInputError, match='>= 1'): tool(0, 'XYZ')
+
+
+def test_review_fixes_unannotated_none_default_and_failing_scalar_subclass():
+    def f(x=None):
+        "Echo x"
+        return x
+    assert call_func('f', {'x': 5}, [f]) == 5 and call_func('f', {}, [f]) is None
+    class Code(str):
+        def __new__(cls, v):
+            if len(v) != 3: raise ValueError('3 letters')
+            return super().__new__(cls, v)
+    def g(c: Code):
+        "Echo c"
+        return c
+    assert call_func('g', {'c': 'ab'}, [g], raise_on_err=False) == \
+        "ToolInputError: Tool 'g', parameter 'c': expected valid Code (ValueError: 3 letters), got 'ab'"
+
+
+def test_swapping_a_custom_type_is_seen_by_the_caches():
+    from funccall import custom_types, get_schema
+    class Tag:
+        def __init__(self, s: str): self.s = s
+    class Label:
+        def __init__(self, s: str): self.s = s
+    def h(t: Tag, l: Label):
+        "Use tags"
+        return t, l
+    custom_types.add(Tag)
+    try:
+        assert get_schema(h)['input_schema']['properties']['t']['format'] == 'Tag'
+        custom_types.discard(Tag); custom_types.add(Label)  # same size, different set
+        props = get_schema(h)['input_schema']['properties']
+        assert '$ref' in props['t'] and props['l']['format'] == 'Label'
+    finally: custom_types.discard(Tag); custom_types.discard(Label)

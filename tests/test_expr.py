@@ -336,3 +336,8 @@ def test_many_calls_parse_in_linear_time():
     t0 = time.perf_counter()
     assert len(parse_calls(text, TOOLS)) == 1000
     assert time.perf_counter() - t0 < 0.25
+
+
+@pytest.mark.parametrize('text', ['f(a={[1]})', 'f(a={[1]: 2})'])
+def test_unhashable_set_items_and_keys_are_refused(text):
+    with pytest.raises(ExprError, match='constant'): parse_calls(text, TOOLS, _ctx())
