@@ -55,27 +55,27 @@ class _Plan:
         if info.meta and constraints(info.meta, 'string'): return None  # a range, length or pattern to check
         return _exact.get(info.t) if info.kind == 'scalar' else None
 
-    def bind(self, inputs: dict) -> tuple[list, dict]:
-        "Positional and keyword arguments for `inputs`, coerced; raises `ToolInputError`"
-        params, kw, seen = self.params, {}, {}
+    def bind(self, inputs: dict, name: str | None=None) -> tuple[list, dict]:
+        "Positional and keyword arguments for `inputs`, coerced; raises `ToolInputError` naming the tool as `name`"
+        params, kw, seen, tool = self.params, {}, {}, name or self.name
         for k, v in inputs.items():
             if k in params: nm = k
-            elif not isinstance(k, str): raise ToolInputError(f"Tool {self.name!r}: argument names must be strings, got {short(k, 60)}")
+            elif not isinstance(k, str): raise ToolInputError(f"Tool {tool!r}: argument names must be strings, got {short(k, 60)}")
             else: nm = self.canon.get(_canon(k))
             if nm is None:
                 if self.var_kw and k not in params: kw[k] = v; continue
                 expected = ', '.join(map(repr, params)) or 'none'
-                raise ToolInputError(f"Tool {self.name!r} got an unexpected argument {short(k, 60)}; its arguments are: {expected}")
+                raise ToolInputError(f"Tool {tool!r} got an unexpected argument {short(k, 60)}; its arguments are: {expected}")
             if nm in seen:
-                raise ToolInputError(f"Tool {self.name!r}: arguments {seen[nm]!r} and {k!r} both name parameter {nm!r}; send it once")
+                raise ToolInputError(f"Tool {tool!r}: arguments {seen[nm]!r} and {k!r} both name parameter {nm!r}; send it once")
             seen[nm] = k
             c, default, _ = params[nm]
             if v is None and default is not empty: continue  # null means "use the default" (strict mode sends it)
             try: kw[nm] = c(v)
-            except Mismatch as e: raise ToolInputError(f"Tool {self.name!r}, parameter {_loc(nm, e.path)!r}: {e}") from None
+            except Mismatch as e: raise ToolInputError(f"Tool {tool!r}, parameter {_loc(nm, e.path)!r}: {e}") from None
         if not self.required <= kw.keys():
             missing = [nm for nm in params if nm in self.required and nm not in kw]
-            raise ToolInputError(f"Tool {self.name!r} is missing required argument(s): {', '.join(map(repr, missing))}")
+            raise ToolInputError(f"Tool {tool!r} is missing required argument(s): {', '.join(map(repr, missing))}")
         args = []
         if self.posonly:
             last = max((i for i, nm in enumerate(self.posonly) if nm in kw), default=-1)
@@ -111,7 +111,7 @@ def _plan_key(f):
 def _plan(f, name: str) -> _Plan:
     key = _plan_key(f)
     hit = _plans.get(id(key))
-    if hit is not None and hit[0]() is key and hit[1].name == name: return hit[1]
+    if hit is not None and hit[0]() is key: return hit[1]  # one plan per function, whatever name it is called by
     plan = _Plan(f, name)
     try: ref = weakref.ref(key, lambda _, k=id(key): _plans.pop(k, None))
     except TypeError: return plan  # not weakly referenceable: not cached
@@ -139,7 +139,7 @@ def _resolve(fc_name, ns) -> tuple[Any, str]:
 def _prepare(fc_name, fc_inputs, ns):
     f, nm = _resolve(fc_name, ns)
     plan = _plan(f, nm)
-    args, kw = plan.bind(_inputs(fc_inputs))
+    args, kw = plan.bind(_inputs(fc_inputs), nm)
     return f, plan, args, kw
 
 # --- failures as text for the model -----------------------------------------------------------------
@@ -174,9 +174,9 @@ def coerce_inputs(
     name:str=None, # the tool's name in error messages (default: the function's)
 ) -> dict:         # the arguments, coerced to `func`'s annotations
     "Check and coerce a model's arguments for `func`; raises `ToolInputError` naming what does not fit"
-    plan = _plan(func, name or getattr(func, '__name__', type(func).__name__))
-    args, kw = plan.bind(_inputs(inputs))
-    return {**dict(zip(plan.posonly, args)), **kw}
+    name = name or getattr(func, '__name__', type(func).__name__)
+    args, kw = _plan(func, name).bind(_inputs(inputs), name)
+    return {**dict(zip(_plan(func, name).posonly, args)), **kw} if args else kw
 
 def call_func(
     fc_name,                  # the tool's name as the model sent it (dotted names reach methods), or the callable
@@ -190,11 +190,11 @@ def call_func(
     if type(ns) is dict and type(fc_name) is str and fc_name[:1] != '_':  # a plain function called before: no lookups
         f = ns.get(fc_name)
         hit = _plans.get(id(f))
-        if hit is not None and hit[0]() is f and hit[1].name == fc_name: plan = hit[1]
+        if hit is not None and hit[0]() is f: plan = hit[1]
     try:
         if plan is None: f, plan, args, kw = _prepare(fc_name, fc_inputs, ns)
         elif type(fc_inputs) is dict and _fits(plan, fc_inputs): args, kw = (), fc_inputs  # nothing to coerce
-        else: args, kw = plan.bind(_inputs(fc_inputs))
+        else: args, kw = plan.bind(_inputs(fc_inputs), fc_name)
     except (ToolNotFound, ToolInputError, SchemaError) as e:
         if raise_on_err: raise
         return error_text(e)

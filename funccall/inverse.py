@@ -22,7 +22,7 @@ from uuid import UUID
 
 from ._json import jsonable
 from ._types import JsonSchema
-from .call import _ANY, ToolInputError, _plan
+from .call import _ANY, ToolInputError, _Plan
 
 __all__ = ['mk_param', 'schema2sig', 'mk_tool', 'schema2anno', 'tool_parts']
 
@@ -268,7 +268,7 @@ def mk_tool(
     def placeholder(**kw): pass  # the plan needs a function with the tool's signature before the real one exists
     placeholder.__signature__ = sig
     placeholder.__annotations__ = {k: p.annotation for k, p in sig.parameters.items()}
-    plan = _plan(placeholder, name)
+    plan = _Plan(placeholder, name)  # this tool's own: nothing to share it with
     pre = '_fc_'
     while any(k.startswith(pre) for k in sig.parameters): pre = '_' + pre
     ns = {f'{pre}UNSET': _UNSET, f'{pre}disp': dispfn, f'{pre}name': name, f'{pre}slow': slow, f'{pre}JSON': _JSON_SCALARS,
