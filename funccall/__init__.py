@@ -4,22 +4,22 @@
 `schema2sig`/`mk_tool` rebuild Python callables from tool schemas.
 """
 from ._ns import ToolNotFound, mk_ns, resolve_nm
-from ._types import KINDS, JsonSchema, SchemaError, custom_types, kind
+from ._types import KINDS, JsonSchema, SchemaError, TypeInfo, custom_types, kind
 from .schema import SchemaWarning, get_schema, get_schema_nm, handle_type, union_schema
-from .call import ToolInputError, call_func, call_func_async, coerce_inputs
+from .call import ToolInputError, call_func, call_func_async, coerce_inputs, error_text
 from .pytool import python
 from .providers import (Change, ProviderWarning, Report, function_to_tool, strict_schema, to_anthropic, to_gemini, to_mcp, to_openai,
                         to_openai_responses, tool_name)
 from .inverse import mk_param, mk_tool, schema2anno, schema2sig, tool_parts
-from .expr import ExprError, parse_calls
+from .expr import ExprCall, ExprError, parse_calls
 from .tools import StopRun, Tool, ToolGroup, ToolResult, Toolbox, call_str, to_text
 from .messages import ToolCall, run_tool_calls, run_tool_calls_async, tool_calls, tool_results
 
 __version__ = '0.1.0'
-__all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'kind', 'KINDS', 'JsonSchema',
-           'mk_ns', 'resolve_nm', 'call_func', 'call_func_async', 'coerce_inputs', 'python',
+__all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'kind', 'KINDS', 'TypeInfo', 'JsonSchema',
+           'mk_ns', 'resolve_nm', 'call_func', 'call_func_async', 'coerce_inputs', 'error_text', 'python',
            'mk_param', 'schema2sig', 'mk_tool', 'schema2anno', 'tool_parts',
-           'ExprError', 'parse_calls', 'Tool', 'ToolGroup', 'Toolbox', 'ToolResult', 'StopRun', 'call_str', 'to_text',
+           'ExprCall', 'ExprError', 'parse_calls', 'Tool', 'ToolGroup', 'Toolbox', 'ToolResult', 'StopRun', 'call_str', 'to_text',
            'SchemaError', 'SchemaWarning', 'ToolNotFound', 'ToolInputError',
            'to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name',
            'function_to_tool', 'Report', 'Change', 'ProviderWarning',

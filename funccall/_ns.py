@@ -29,7 +29,8 @@ def mk_ns(
     merged = {}
     for o in (fs if isinstance(fs, (list, tuple)) else [fs]):
         if isinstance(o, abc.Mapping): merged.update(o)
-        elif callable(o) and hasattr(o, '__name__'): merged[o.__name__] = o
+        elif callable(o) and isinstance(getattr(o, '__name__', None), str): merged[o.__name__] = o
+        else: raise TypeError(f"mk_ns can't name {o!r:.60}; put it in a dict under the name the model will use")
     return merged
 
 # Values never traversed: a model must not reach `history.clear` on a list attribute, nor `os.system`

@@ -1,7 +1,7 @@
 """The one place that looks inside `typing` objects.
 
 `kind(t)` classifies an annotation into a tag from `KINDS`; schema generation, input coercion and the
-inverse each keep a `{kind: handler}` table over the same tags. `params(f)` and `fields(t)` list what a
+inverse each keep a `{kind: handler}` table over the same tags. `signature(f)` and `fields(t)` list what a
 function takes and what a class is built from, with annotations resolved.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any, NamedTuple, get_args, get_origin
 from uuid import UUID
 
 __all__ = ['JsonSchema', 'KINDS', 'CHECKED', 'constraints',
-           'TypeInfo', 'kind', 'custom_types', 'Param', 'params', 'Field', 'fields', 'empty', 'NoneType',
+           'TypeInfo', 'kind', 'custom_types', 'Param', 'Field', 'fields', 'empty', 'NoneType',
            'SchemaError', 'type_name', 'Sig', 'signature', 'on_types_changed', 'check_caches', 'type_cache', 'origin']
 
 empty = inspect.Parameter.empty
@@ -312,10 +312,6 @@ def signature(f, where: str | None = None) -> Sig:
         res.append(Param(nm, anno, default, k, declared))
     return Sig(res, hints.get('return', empty))
 
-def params(f, where: str | None = None) -> list[Param]:
-    "Parameters of function, method, class or callable object `f`, annotations resolved, `self` left out"
-    return signature(f, where).params
-
 # --- fields of classes --------------------------------------------------------------------------------
 
 class Field(NamedTuple):
@@ -365,5 +361,5 @@ def fields(info: TypeInfo) -> list[Field]:
             else: default = f.default
             res.append(Field(f.alias or nm, anno, default, required, f.description, nm))
         return res
-    return [Field(p.name, p.anno, p.default, p.default is empty, None, p.name) for p in params(t, where)
+    return [Field(p.name, p.anno, p.default, p.default is empty, None, p.name) for p in signature(t, where).params
             if p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]

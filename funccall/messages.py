@@ -87,6 +87,7 @@ _readers = {'openai': _openai_call, 'openai_responses': _responses_call, 'anthro
 
 def _provider(p: str) -> str:
     k = str(p).lower()  # 'OpenAI', as `tool_name` spells it, works too
+    if k == 'responses': k = 'openai_responses'  # as `Toolbox.definitions` and the command line name it
     if k not in _readers: raise ValueError(f"Unknown provider {p!r}; use one of {', '.join(map(repr, _readers))}")
     return k
 

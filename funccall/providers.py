@@ -98,7 +98,7 @@ def _params(s: dict) -> dict:
 _openai_rule = ('OpenAI', re.compile(r'[a-zA-Z0-9_-]{1,64}'), re.compile(r'[^a-zA-Z0-9_-]'), 64)
 # provider, as `messages` names it too -> (its name, a valid tool name, a character it rejects, longest name)
 _name_rules = {
-    'openai': _openai_rule, 'openai_responses': _openai_rule,
+    'openai': _openai_rule, 'openai_responses': _openai_rule, 'responses': _openai_rule,
     'anthropic': ('Anthropic', *_openai_rule[1:]),
     'gemini': ('Gemini', re.compile(r'[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}'), re.compile(r'[^a-zA-Z0-9_.:-]'), 128),
     'mcp': ('MCP', re.compile(r'[A-Za-z0-9._-]{1,128}'), re.compile(r'[^A-Za-z0-9._-]'), 128),
@@ -106,10 +106,10 @@ _name_rules = {
 
 def tool_name(
     nm:str,                # a tool name, e.g. 'calc.add'
-    provider:str='openai', # 'openai', 'openai_responses', 'anthropic', 'gemini' or 'mcp'
+    provider:str='openai', # 'openai', 'responses' (or 'openai_responses'), 'anthropic', 'gemini' or 'mcp'
 ) -> str:                  # `nm` if the provider takes it, else a valid name made from it
     "`nm` rewritten to `provider`'s name rule: dots become dashes (which `resolve_nm` reads back), other characters `_`"
-    _, ok, bad, n = _name_rules[provider]
+    _, ok, bad, n = _name_rules[provider.lower()]
     if ok.fullmatch(nm): return nm
     new = nm.replace('.', '-') if bad.match('.') else nm
     plain = new  # `resolve_nm` finds 'calc-add' as 'calc.add'; anything more needs the alias map

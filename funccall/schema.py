@@ -25,7 +25,6 @@ _json_types = {bool: 'boolean', int: 'integer', float: 'number', str: 'string', 
 _formats = {'UUID': {'format': 'uuid'}, 'datetime': {'format': 'date-time'}, 'date': {'format': 'date'}, 'time': {'format': 'time'},
             'Decimal': {'format': 'decimal'}, 'bytes': {'contentEncoding': 'base64'}}
 
-def _json_type(v) -> str: return _json_types.get(type(v), 'string' if isinstance(v, str) else 'number' if isinstance(v, float) else 'integer')
 
 def _enum_schema(values: list) -> dict:
     "`enum` with a `type` when all values share one"

@@ -65,7 +65,7 @@ class ToolResult:
     call_id: str | None = None                 # the provider's id for this call, to answer it
     cached: bool = False                       # whether the value came from the cache
     stop: bool = False                         # the tool asks the agent loop to stop after this call
-    limit: int | None = field(default=None, repr=False)
+    limit: int | None = field(default=None, repr=False)  # cut `text` to this many characters (the tool's `max_chars`)
 
     @property
     def ok(self) -> bool: return self.status == 'success'
@@ -165,7 +165,13 @@ class Tool:
         "Whether the name meets OpenAI's and Anthropic's rule, `^[a-zA-Z0-9_-]{1,64}$`"
         return bool(pattern.fullmatch(self.name))
 
-    def definition(self, fmt: str='openai', strict: bool | None=None, rename: bool=False, report=None) -> dict:
+    def definition(
+        self,
+        fmt: str='openai',         # 'openai', 'responses', 'anthropic', 'gemini', 'mcp' or 'canonical'
+        strict: bool | None=None,  # OpenAI strict mode (default: this tool's `strict`)
+        rename: bool=False,        # rewrite a name the provider rejects (the toolbox maps it back)
+        report=None,               # a `providers.Report` to fill, 'raise' on a lossy change, or None to warn
+    ) -> dict:                     # the definition, ready for the SDK call
         "The tool for provider `fmt`: 'openai', 'responses', 'anthropic', 'gemini', 'mcp' (see `funccall.providers`)"
         return _render([self], fmt, strict, rename, report)[0]
 
@@ -373,7 +379,13 @@ class Toolbox:
     def __len__(self): return len(self.tools)
     def __repr__(self): return f"Toolbox({list(self.tools)})"
 
-    def definitions(self, fmt: str='openai', strict: bool | None=None, rename: bool=False, report=None) -> list:
+    def definitions(
+        self,
+        fmt: str='openai',         # 'openai', 'responses', 'anthropic', 'gemini', 'mcp' or 'canonical'
+        strict: bool | None=None,  # OpenAI strict mode for all (default: each tool's own `strict`)
+        rename: bool=False,        # rewrite names the provider rejects; `call` finds them by those names
+        report=None,               # a `providers.Report` to fill, 'raise' on a lossy change, or None to warn
+    ) -> list:                     # the definitions, ready for the SDK call
         "All tools for provider `fmt` ('openai', 'responses', 'anthropic', 'gemini', 'mcp', 'canonical'), ready for the SDK call"
         if not (report is None or report == 'raise' or isinstance(report, providers.Report)):
             raise TypeError(f"report must be a Report, 'raise' or None, not {report!r}")
@@ -408,12 +420,24 @@ class Toolbox:
         if not isinstance(name, str): return None
         return self.tools.get(name) or self.tools.get(self.aliases.get(name))
 
-    def call(self, name: str, args=None, call_id: str=None, injected: dict=None) -> ToolResult:
+    def call(
+        self,
+        name: str,             # the tool's name, as the model sent it
+        args=None,             # its arguments: a dict or JSON text
+        call_id: str=None,     # the provider's id of this call, kept in the result
+        injected: dict=None,   # values for injected parameters, for this call (over the toolbox's)
+    ) -> ToolResult:
         "Run tool `name` (its name here, or the one a provider knows it by) with the model's arguments (a dict or JSON text)"
         t = self._tool(name)
         return t.execute(args, self._injected(injected), call_id) if t else self._not_found(name, args, call_id)
 
-    async def acall(self, name: str, args=None, call_id: str=None, injected: dict=None) -> ToolResult:
+    async def acall(
+        self,
+        name: str,             # the tool's name, as the model sent it
+        args=None,             # its arguments: a dict or JSON text
+        call_id: str=None,     # the provider's id of this call, kept in the result
+        injected: dict=None,   # values for injected parameters, for this call (over the toolbox's)
+    ) -> ToolResult:
         "Run tool `name` asynchronously"
         t = self._tool(name)
         return await t.aexecute(args, self._injected(injected), call_id) if t else self._not_found(name, args, call_id)
@@ -433,13 +457,21 @@ class Toolbox:
     @staticmethod
     def _expr_failure(e: ExprError) -> ToolResult: return ToolResult('', {}, 'failure', error=error_text(e))
 
-    def call_expr(self, text: str, injected: dict=None) -> list[ToolResult]:
+    def call_expr(
+        self,
+        text: str,             # the model's call expression(s)
+        injected: dict=None,   # values for injected parameters, for these calls
+    ) -> list[ToolResult]:     # one result per call, in order; a call that can't be parsed is a failure in its place
         "Run the call expression(s) a model wrote, e.g. `add_points(p1=Point(x=1, y=2), p2=Point(x=3, y=4))`; one result each"
         try: calls = self._expr_calls(text)
         except ExprError as e: return [self._expr_failure(e)]
         return [self._expr_failure(c) if isinstance(c, ExprError) else self.call(*c, injected=injected) for c in calls]
 
-    async def acall_expr(self, text: str, injected: dict=None) -> list[ToolResult]:
+    async def acall_expr(
+        self,
+        text: str,             # the model's call expression(s)
+        injected: dict=None,   # values for injected parameters, for these calls
+    ) -> list[ToolResult]:     # one result per call, in order
         "Run the call expression(s) concurrently"
         try: calls = self._expr_calls(text)
         except ExprError as e: return [self._expr_failure(e)]
@@ -466,6 +498,12 @@ class Toolbox:
                                       error=f"TimeoutError: tool {name!r} did not finish within {timeout:g} s")
         return list(await asyncio.gather(*(one(c) for c in calls)))
 
-    def batch(self, calls, max_concurrency: int=None, timeout: float=None, injected: dict=None) -> list[ToolResult]:
+    def batch(
+        self,
+        calls,                       # (name, args) pairs, or (name, args, call_id) triples
+        max_concurrency: int=None,   # default: the toolbox's
+        timeout: float=None,         # seconds per call; default: the toolbox's
+        injected: dict=None,         # values for injected parameters, for these calls
+    ) -> list[ToolResult]:           # one result per call, in order
         "`abatch` from sync code"
         return _run_sync(self.abatch(calls, max_concurrency, timeout, injected), 'await toolbox.abatch(...)', 'A batch')
