@@ -157,6 +157,7 @@ def _index_classes(fn: str, lines: list[str]) -> dict:
                 walk(n.body, prefix); walk(getattr(n, 'orelse', []), prefix)
     try: walk(ast.parse(''.join(lines)).body, '')
     except (SyntaxError, ValueError): pass
+    if len(_class_index) > 1000: _class_index.clear()  # notebook cells and code-tool runs are files too: don't keep them all
     _class_index[fn] = (lines, idx)
     return idx
 
