@@ -12,10 +12,11 @@ Anything else that does not fit raises `Mismatch`, never passes through to fail 
 from __future__ import annotations
 
 import ast, base64, binascii, datetime as dt, json, re, sys
+from decimal import Decimal
 from typing import Any, Callable
 
 from ._json import jsonable
-from ._types import SchemaError, TypeInfo, constraints, fields, kind, origin, type_cache, type_name
+from ._types import SchemaError, TypeInfo, _is_ndarray, constraints, fields, kind, origin, type_cache, type_name
 
 __all__ = ['Mismatch', 'coercer', 'short']
 
@@ -225,7 +226,7 @@ def _as_list(v, item_accepts: set | None):
     return [v]
 
 def _list_coerce(info):
-    if origin(info.t) not in (list, tuple, set, frozenset) and getattr(info.t, '__name__', '') == 'ndarray':
+    if _is_ndarray(info.t):
         asarray = sys.modules['numpy'].asarray
         return lambda v: v if isinstance(v, info.t) else asarray(v if isinstance(v, list) else _as_list(v, None))
     item_info = kind(info.args[0])
@@ -270,27 +271,25 @@ def _dict_coerce(info):
     key, val = coercer(info.args[0]), coercer(info.args[1])
     return lambda v: {_nested(k, key, k): _nested(k, val, x) for k, x in _as_dict(v).items()}
 
-def _parse_datetime(v: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(v[:-1] + '+00:00' if v.endswith(('Z', 'z')) else v)  # 3.10 rejects 'Z'
-
-def _parse_time(v: str) -> dt.time:
-    return dt.time.fromisoformat(v[:-1] + '+00:00' if v.endswith(('Z', 'z')) else v)
+def _utc(v: str) -> str: return v[:-1] + '+00:00' if v.endswith(('Z', 'z')) else v  # Python 3.10 rejects 'Z'
 
 def _parse_bytes(v: str) -> bytes:
     try: return base64.b64decode(v, validate=True)
     except binascii.Error: raise ValueError('not base64') from None
 
-_parsers = {dt.datetime: _parse_datetime, dt.date: dt.date.fromisoformat, dt.time: _parse_time, bytes: _parse_bytes}
+# the standard format base -> how a string becomes the annotated class `t` (a subclass of that base, or the base)
+_parsers = {dt.datetime: lambda t: lambda v: t.fromisoformat(_utc(v)), dt.date: lambda t: t.fromisoformat,
+            dt.time: lambda t: lambda v: t.fromisoformat(_utc(v)), bytes: lambda t: lambda v: t(_parse_bytes(v))}
 _format_names = {dt.datetime: 'ISO 8601 date-time string', dt.date: 'ISO 8601 date string (YYYY-MM-DD)',
                  dt.time: 'ISO 8601 time string', bytes: 'base64 string'}
 
 def _format_coerce(info):
-    t = info.t
-    parse = _parsers.get(t, t)
-    expected = _format_names.get(t, f'{t.__name__} string')
+    t, base = info.t, info.args[0]
+    parse = _parsers[base](t) if base in _parsers else t
+    expected = _format_names.get(base, f'{t.__name__} string')
     def f(v):
-        if isinstance(v, t) and not (t is dt.date and isinstance(v, dt.datetime)): return v
-        if t.__name__ == 'Decimal' and isinstance(v, (int, float)) and not isinstance(v, bool): v = str(v)
+        if isinstance(v, t) and not (base is dt.date and isinstance(v, dt.datetime)): return v
+        if base is Decimal and isinstance(v, (int, float)) and not isinstance(v, bool): v = str(v)
         if not isinstance(v, str): raise Mismatch(expected, v)
         try: return parse(v)
         except Exception: raise Mismatch(expected, v) from None

@@ -92,6 +92,13 @@ if (_te := sys.modules.get('typing_extensions')) is not None: _literals.add(_te.
 
 def _is_typeddict(t) -> bool: return isinstance(t, type) and issubclass(t, dict) and hasattr(t, '__required_keys__')
 def _is_namedtuple(t) -> bool: return isinstance(t, type) and issubclass(t, tuple) and hasattr(t, '_fields')
+# the string formats with a meaning of their own, most derived first (a datetime is a date); `args[0]` of a 'format' kind
+_format_bases = (dt.datetime, dt.date, dt.time, UUID, Decimal, bytes, PurePath)
+
+def _format_base(t) -> type:
+    "The standard type a string-format class is one of, or itself (a custom type built from a `str`)"
+    return next((b for b in _format_bases if isinstance(t, type) and issubclass(t, b)), t)
+
 def _is_ndarray(t) -> bool:
     "numpy's array class, checked without importing numpy"
     np = sys.modules.get('numpy')
@@ -181,7 +188,7 @@ def _classify(t, o) -> TypeInfo:
     if t is None or t is NoneType: return TypeInfo('none', NoneType)
     if o in _union_origins: return TypeInfo('union', t, args)
     if o in _literals: return TypeInfo('literal', t, args)
-    if t in custom_types: return TypeInfo('format', t)
+    if t in custom_types: return TypeInfo('format', t, (_format_base(t),))
     if isinstance(t, str) or isinstance(t, typing.ForwardRef):
         raise SchemaError(f"Unresolved forward reference {t!r}; define it at module level so it can be resolved")
     base = o or t
@@ -202,7 +209,7 @@ def _classify(t, o) -> TypeInfo:
     if dataclasses.is_dataclass(t): return TypeInfo('dataclass', t)
     if _is_model(t): return TypeInfo('model', t)
     if _is_ndarray(t): return TypeInfo('list', t, (Any,))  # a numpy array travels as a (nested) JSON array
-    if issubclass(t, PurePath): return TypeInfo('format', t)
+    if issubclass(t, PurePath): return TypeInfo('format', t, (PurePath,))
     if issubclass(t, _scalars): return TypeInfo('scalar', t, (next(s for s in _scalars if issubclass(t, s)),))
     if t.__module__ == 'builtins': raise SchemaError(f"Can't make a schema for {t!r}; use a JSON type (str, int, float, bool, list, dict)")
     return TypeInfo('class', t)

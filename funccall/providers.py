@@ -519,7 +519,7 @@ def _seed_tuple(w, info, at):
             'minItems': len(args), 'maxItems': len(args)}
 
 def _seed_format(w, info, at):
-    return {'type': 'string', **next((_SEED_FORMATS[c] for c in getattr(info.t, '__mro__', ()) if c in _SEED_FORMATS), {})}
+    return {'type': 'string', **_SEED_FORMATS.get(info.args[0], {})}
 
 def _seed_dict(w, info, at):
     return {'type': 'object', 'additionalProperties': w.schema(info.args[1] if info.args else str, f'{at}/additionalProperties')}

@@ -6,7 +6,9 @@ nested classes in one root `$defs`, the return annotation appended to the descri
 """
 from __future__ import annotations
 
-import functools, inspect, marshal, os, sys, warnings, weakref
+import datetime as dt, functools, inspect, marshal, os, sys, warnings, weakref
+from decimal import Decimal
+from uuid import UUID
 from types import FunctionType
 from typing import Union
 
@@ -22,8 +24,8 @@ class SchemaWarning(UserWarning):
     "Something in a tool's definition the schema had to leave out, such as a default JSON can't hold"
 
 _json_types = {bool: 'boolean', int: 'integer', float: 'number', str: 'string', NoneType: 'null'}
-_formats = {'UUID': {'format': 'uuid'}, 'datetime': {'format': 'date-time'}, 'date': {'format': 'date'}, 'time': {'format': 'time'},
-            'Decimal': {'format': 'decimal'}, 'bytes': {'contentEncoding': 'base64'}}
+_formats = {UUID: {'format': 'uuid'}, dt.datetime: {'format': 'date-time'}, dt.date: {'format': 'date'}, dt.time: {'format': 'time'},
+            Decimal: {'format': 'decimal'}, bytes: {'contentEncoding': 'base64'}}
 
 
 def _enum_schema(values: list) -> dict:
@@ -161,9 +163,7 @@ def _dict_schema(w, info):
     return s
 
 def _format_schema(w, info):
-    t = info.t
-    nm = next((c.__name__ for c in t.__mro__ if c.__name__ in _formats), None) if isinstance(t, type) else None
-    return {'type': 'string', **_formats[nm]} if nm else {'type': 'string', 'format': t.__name__}
+    return {'type': 'string', **_formats.get(info.args[0], {'format': info.t.__name__})}  # else the reference's `format: Path`
 
 def _class_schema(w, info): return w.ref(info)
 
