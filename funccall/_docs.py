@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast, dataclasses, inspect, linecache, re, textwrap, weakref
 from typing import NamedTuple
 
+from ._types import _code_params
+
 __all__ = ['Docs', 'func_docs', 'class_docs', 'doc_text']
 
 class Docs(NamedTuple):
@@ -81,15 +83,6 @@ def _signature_node(lines: list[str], start: int):
 # A parameter name stands after `(`, `,` or at a line start, and before `:`, `=`, `,`, `)` or the line end
 _cand_re = re.compile(r'[(,\n]\s*\**\s*([^\W\d]\w*)\s*(?=[:=,)\n])')
 
-def _arg_names(code) -> list:
-    "Parameter names of a code object, in signature order"
-    n, k, vn = code.co_argcount, code.co_kwonlyargcount, code.co_varnames
-    names, i = list(vn[:n]), n + k
-    if code.co_flags & inspect.CO_VARARGS: names.append(vn[i]); i += 1
-    names += vn[n:n + k]
-    if code.co_flags & inspect.CO_VARKEYWORDS: names.append(vn[i])
-    return names
-
 _line_str_re = re.compile(_sq.replace(r'\\]', r'\\\n]') + '|' + _dq.replace(r'\\]', r'\\\n]'))  # string literals within one line
 _hash_re = re.compile(r'#[^\n]*')
 _parens_re = re.compile(r'[()]')  # brackets inside the parentheses are balanced, so parentheses alone find the end
@@ -134,7 +127,7 @@ def _fn_comments(f) -> dict:
     first = code.co_firstlineno - 1
     while first < len(lines) and not (m := _defline_re.match(lines[first])): first += 1  # skip decorators
     if first >= len(lines) or m[1] != code.co_name: return {}
-    locs = _fast_locs(lines, first, _arg_names(code))
+    locs = _fast_locs(lines, first, [nm for nm, _, _ in _code_params(f)])
     if locs is None: locs = _ast_locs(lines, first, code.co_name)
     return _param_comments(lines, locs, first + 1) if locs else {}
 

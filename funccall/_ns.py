@@ -12,7 +12,7 @@ import types
 from collections import abc
 from typing import Any
 
-__all__ = ['mk_ns', 'resolve_nm', 'ToolNotFound']
+__all__ = ['mk_ns', 'resolve_nm', 'public_methods', 'ToolNotFound']
 
 class ToolNotFound(LookupError):
     "A tool name from the model that is not in the namespace"
@@ -86,15 +86,23 @@ def _static_attr(o, nm: str):
 
 def _advertisable(o) -> bool: return callable(o) and not issubclass(type(o), types.ModuleType)
 
+def public_methods(
+    obj,     # an object whose methods a model may call
+) -> dict:   # name -> bound method, base classes' first, in definition order
+    "The methods written in Python that `obj` offers under public names, read without running any of its code"
+    res = {}
+    for klass in reversed(_mro(type(obj))[:-1]):
+        for nm, m in _cdict(klass).items():
+            if not nm.startswith('_') and (bound := _method(m, obj, type(obj))) is not None: res[nm] = bound
+    return res
+
 def _available(ns) -> list:
     "Names a model could have been offered: the namespace's callables, and the public methods of its objects"
     res = []
     for k, v in ns.items():
         if type(k) is not str or k.startswith('_'): continue
         if _advertisable(v): res.append(k)
-        elif not issubclass(type(v), _opaque):
-            res += [f'{k}.{nm}' for klass in _mro(type(v))[:-1] for nm, m in _cdict(klass).items()
-                    if not nm.startswith('_') and _method(m, v, type(v)) is not None]
+        elif not issubclass(type(v), _opaque): res += [f'{k}.{nm}' for nm in public_methods(v)]
     return res
 
 def resolve_nm(

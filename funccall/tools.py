@@ -20,6 +20,7 @@ from typing import Any, Callable, Literal
 from . import providers
 from ._coerce import short
 from ._json import jsonable
+from ._ns import public_methods
 from ._types import empty, signature
 from .call import ToolInputError, ToolNotFound, _call, _inputs, _is_async, _run_sync, coerce_inputs, error_text
 from .expr import ExprError, parse_calls
@@ -316,14 +317,6 @@ def _render(tools: list, fmt: str, strict, rename: bool, report) -> list:
 
 # --- groups and toolboxes -----------------------------------------------------------------------------
 
-def _methods(obj) -> dict:
-    "The public methods of `obj`, by name, in definition order"
-    res = {}
-    for klass in reversed(type(obj).__mro__[:-1]):
-        for nm, v in vars(klass).items():
-            if not nm.startswith('_') and (inspect.isfunction(v) or isinstance(v, (staticmethod, classmethod))): res[nm] = getattr(obj, nm)
-    return res
-
 class ToolGroup:
     "The public methods of an object as tools, named `prefix-method` (a name `resolve_nm` maps to `prefix.method`)"
     def __init__(
@@ -338,7 +331,7 @@ class ToolGroup:
         if isinstance(obj, type): obj = obj()
         self.obj, self.prefix = obj, prefix or type(obj).__name__.lower()
         if not re.fullmatch(r'[a-zA-Z0-9_]+', self.prefix): raise ValueError(f"Group prefix {self.prefix!r} may use only letters, digits and _")
-        ms = _methods(obj)
+        ms = public_methods(obj)
         if include is not None and (unknown := set(include) - set(ms)):
             raise ValueError(f"{type(obj).__name__} has no public method {sorted(unknown)}")
         ms = {k: m for k, m in ms.items() if (include is None or k in include) and k not in exclude}
