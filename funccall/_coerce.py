@@ -369,9 +369,11 @@ def _model_coerce(info):
         d = _as_dict(v)
         if defaulted and any(d.get(k, 0) is None for k in defaulted): d = {k: x for k, x in d.items() if not (x is None and k in defaulted)}
         try: return t.model_validate(d)
-        except Exception as e:  # pydantic's ValidationError: keep its first lines, they name the field
-            msg = '; '.join(str(e).splitlines()[1:3]).strip()
-            raise Mismatch(f'valid {type_name(t)} ({msg})', v) from None
+        except Exception as e:  # pydantic's ValidationError: its first error, at its place, as for dataclasses
+            errs = e.errors() if callable(getattr(e, 'errors', None)) else []
+            if not errs: raise Mismatch(f'valid {type_name(t)} ({e})', v) from None
+            first = errs[0]
+            raise Mismatch(f"a valid value ({first.get('msg', 'invalid')})", first.get('input', v), tuple(first.get('loc', ()))) from None
     return f
 
 _builders = {
