@@ -3,7 +3,7 @@
 Most cases run `funccall.cli.main([...])` in-process (fast, output read through capsys); a few run
 `python -m funccall ...` in a subprocess, to cover the real entry point and its exit status. Exit status:
 0 success, 1 a model-facing failure or findings, 2 a usage error, reported as one `funccall: ...` line on
-stderr without a traceback. A test marked `xfail(strict=True, reason='BUG: ...')` documents a known library bug.
+stderr without a traceback.
 """
 import json
 import re

@@ -4,7 +4,6 @@ A call expression is untrusted input. It is parsed with `ast`, never evaluated: 
 context's own callables (spied on below), and everything else (operators, attribute access the context doesn't
 name, comprehensions, lambdas, f-strings, walrus, unpacking, dunders, calls to names outside the context) is an
 `ExprError` saying what was refused and where. `Toolbox.call_expr` is tested in `test_tools.py`.
-A test marked `xfail(strict=True, reason='BUG: ...')` documents a known library bug.
 """
 import builtins
 import time

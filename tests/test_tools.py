@@ -5,8 +5,7 @@ result (seed 002), hooks, middleware, confirmation, caching with a TTL and injec
 groups from classes and JSON-in/text-out invocation (seed 001), a tool manager with JSON/YAML definitions, call
 expressions against a context and parallel calls (seed 003). A model's mistake or a tool's exception is a failure
 result, never an exception; `StopRun` is the one exception that propagates.
-Async tests use `asyncio.run` (no pytest-asyncio). A test marked `xfail(strict=True, reason='BUG: ...')`
-documents a known library bug.
+Async tests use `asyncio.run` (no pytest-asyncio).
 """
 import asyncio
 import dataclasses
