@@ -15,7 +15,7 @@ from uuid import UUID
 
 __all__ = ['JsonSchema', 'KINDS', 'CHECKED', 'constraints',
            'TypeInfo', 'kind', 'custom_types', 'Param', 'Field', 'fields', 'empty', 'NoneType',
-           'SchemaError', 'type_name', 'Sig', 'signature', 'on_types_changed', 'check_caches', 'type_cache', 'origin']
+           'SchemaError', 'type_name', 'Sig', 'signature', 'on_types_changed', 'check_caches', 'type_cache', 'origin', 'is_callable_object']
 
 empty = inspect.Parameter.empty
 NoneType = type(None)
@@ -261,13 +261,15 @@ class Param(NamedTuple):
     kind: Any       # an `inspect.Parameter` kind
     declared: bool = True  # whether `anno` was written in the signature (not taken from the default)
 
+def is_callable_object(f) -> bool:
+    "An instance called through its class's `__call__`: not a function, method, class or partial, nor declaring its signature"
+    if type(f) is types.FunctionType: return False
+    return callable(f) and not isinstance(f, (type, functools.partial)) and not inspect.isroutine(f) and not hasattr(f, '__signature__')
+
 def _target(f):
     "The function whose signature describes calling `f`, and whether its first parameter is bound"
     if isinstance(f, type): return f.__init__, True
-    if inspect.ismethod(f): return f, False
-    if not (inspect.isfunction(f) or inspect.isbuiltin(f)) and callable(f) and not hasattr(f, '__signature__') \
-            and not isinstance(f, functools.partial):
-        return f.__call__, False  # a callable object
+    if is_callable_object(f): return f.__call__, False
     return f, False
 
 _P = inspect.Parameter

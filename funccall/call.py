@@ -13,7 +13,7 @@ from typing import Any
 
 from ._coerce import Mismatch, _identity, coercer, short
 from ._ns import ToolNotFound, mk_ns, resolve_nm
-from ._types import SchemaError, check_caches, constraints, empty, kind, on_types_changed, signature
+from ._types import SchemaError, check_caches, constraints, empty, is_callable_object, kind, on_types_changed, signature
 
 __all__ = ['call_func', 'call_func_async', 'coerce_inputs', 'error_text', 'ToolInputError', 'ToolNotFound', 'mk_ns', 'resolve_nm']
 
@@ -94,8 +94,7 @@ def _loc(nm: str, path: tuple) -> str:
     return nm + ''.join(f'[{p}]' if isinstance(p, int) else f'.{p}' for p in path)
 
 def _is_async(f) -> bool:
-    if inspect.iscoroutinefunction(f): return True
-    return not inspect.isroutine(f) and not isinstance(f, type) and inspect.iscoroutinefunction(type(f).__call__)
+    return inspect.iscoroutinefunction(f) or is_callable_object(f) and inspect.iscoroutinefunction(type(f).__call__)
 
 # --- plans, cached per function (weakly) --------------------------------------------------------------
 
@@ -105,8 +104,7 @@ on_types_changed(_plans.clear)
 def _plan_key(f):
     if type(f) is FunctionType: return f
     if inspect.ismethod(f): return f.__func__
-    if not inspect.isroutine(f) and not isinstance(f, type) and callable(f) and not hasattr(f, 'func'): return type(f)
-    return f
+    return type(f) if is_callable_object(f) else f
 
 def _plan(f, name: str) -> _Plan:
     key = _plan_key(f)

@@ -14,7 +14,7 @@ went wrong, for the model to read. From the command line: `python -m funccall.mc
 """
 from __future__ import annotations
 
-import argparse, inspect, json, shlex, sys
+import argparse, json, shlex, sys
 from collections.abc import Mapping
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
 from functools import partial
@@ -34,7 +34,7 @@ except ImportError as e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` a
 from . import __version__
 from ._json import jsonable
 from ._ns import ToolNotFound
-from ._types import SchemaError
+from ._types import SchemaError, is_callable_object
 from .call import call_func_async, error_text
 from .cli import TargetError, load_target
 from .inverse import mk_tool
@@ -168,8 +168,6 @@ def _result(v, version: str) -> types.CallToolResult:
 
 def _error(text: str) -> types.CallToolResult: return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
-def _is_obj(f) -> bool: return not inspect.isroutine(f) and not isinstance(f, type) and callable(f)
-
 def mk_server(
     fs,                     # the tools: a function, a list of functions, or a dict of tool name -> function
     name: str='funccall',   # the server's name, as clients see it
@@ -178,7 +176,7 @@ def mk_server(
     if isinstance(fs, Mapping): pairs = list(fs.items())
     else: pairs = [(None, f) for f in (fs if isinstance(fs, (list, tuple)) else [fs])]
     # a callable object is named by its class: the reference names its schema `__call__`, which no client could call
-    schemas = [get_schema(f, evalable=True, name=nm or (type(f).__name__ if _is_obj(f) else None)) for nm, f in pairs]
+    schemas = [get_schema(f, evalable=True, name=nm or (type(f).__name__ if is_callable_object(f) else None)) for nm, f in pairs]
     ns = {s['name']: f for s, (_, f) in zip(schemas, pairs)}
     tools = [types.Tool(name=s['name'], description=s['description'], input_schema=s['input_schema']) for s in schemas]
 

@@ -15,8 +15,8 @@ from typing import Union
 from ._docs import Docs, class_docs, doc_text, func_docs
 from ._json import jsonable
 from ._ns import resolve_nm
-from ._types import (JsonSchema, NoneType, SchemaError, TypeInfo, check_caches, constraints, custom_types, empty, fields, kind, on_types_changed,
-                     signature, type_name)
+from ._types import (JsonSchema, NoneType, SchemaError, TypeInfo, check_caches, constraints, custom_types, empty, fields,
+                     is_callable_object, kind, on_types_changed, signature, type_name)
 
 __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'SchemaError', 'SchemaWarning']
 
@@ -219,10 +219,6 @@ def _returns_str(anno, doc: str | None) -> str | None:
 
 _VAR = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
-def _is_callable_obj(f) -> bool:
-    if type(f) is FunctionType: return False
-    return callable(f) and not isinstance(f, type) and not inspect.isroutine(f) and not hasattr(f, '__signature__') \
-        and not hasattr(f, 'func')  # functools.partial
 
 def _func_of(f):
     "The plain function holding `f`'s source and docstring"
@@ -234,7 +230,7 @@ def _func_of(f):
 def _tool_docs(f) -> Docs:
     "The descriptions of calling `f`: a class's fields, or a function's, method's or callable object's parameters"
     if isinstance(f, type): return class_docs(f, f.__init__ if kind(f).kind == 'class' else None)
-    obj = _is_callable_obj(f)
+    obj = is_callable_object(f)
     fn = _func_of(type(f).__call__ if obj else f)
     docs = func_docs(fn) if inspect.isfunction(fn) else Docs({}, {}, None, doc_text(fn))
     return docs._replace(description=docs.description or doc_text(type(f))) if obj else docs
@@ -260,7 +256,7 @@ def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, descrip
         desc = docs.description
         # a docstring with its own returns section keeps it; otherwise the reference's `Returns:` line is added
         ret = None if docs.doc_returns is not None else _returns_str(sig.returns, docs.returns)
-        target = type(f).__call__ if _is_callable_obj(f) else f
+        target = type(f).__call__ if is_callable_object(f) else f
         nm = getattr(target, '__name__', None) or getattr(_func_of(target), '__name__', None)
     if description is not None: desc = description
     elif not desc:
@@ -297,7 +293,7 @@ def _cache_key(f):
     "The weakly referenceable object `f`'s schema depends on, and how `f` reaches it"
     if type(f) is FunctionType: return f, ''
     if inspect.ismethod(f): return f.__func__, 'method'
-    if _is_callable_obj(f): return type(f), 'instance'
+    if is_callable_object(f): return type(f), 'instance'
     return f, ''
 
 def get_schema(

@@ -21,7 +21,7 @@ from . import providers
 from ._coerce import short
 from ._json import jsonable
 from ._ns import public_methods
-from ._types import empty, signature
+from ._types import empty, is_callable_object, signature
 from .call import ToolInputError, ToolNotFound, _call, _inputs, _is_async, _run_sync, coerce_inputs, error_text
 from .expr import ExprError, parse_calls
 from .schema import SchemaError, get_schema
@@ -146,7 +146,7 @@ class Tool:
         self.max_chars, self.instructions, self.stop_after = max_chars, instructions, stop_after
         gen = inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
         self._cache = _Cache(cache_ttl, cache_dir) if cache_ttl and not gen else None  # a generator's values can't be replayed
-        if name is None and not inspect.isroutine(fn) and not isinstance(fn, type): name = type(fn).__name__  # not `__call__`
+        if name is None and is_callable_object(fn): name = type(fn).__name__  # not the reference's `__call__`
         s = get_schema(fn, evalable=True, name=name, **({'description': description} if description else {}))
         props, params = s['input_schema']['properties'], inspect.signature(fn).parameters
         if unknown := [k for k in self.inject if k not in params]:
