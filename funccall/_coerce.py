@@ -15,22 +15,17 @@ import ast, base64, binascii, datetime as dt, json, re, sys
 from decimal import Decimal
 from typing import Any, Callable
 
+from ._inputs import short
 from ._json import jsonable
 from ._types import SchemaError, TypeInfo, _is_ndarray, constraints, fields, kind, origin, type_cache, type_name
 
-__all__ = ['Mismatch', 'coercer', 'short']
+__all__ = ['Mismatch', 'coercer']
 
 class Mismatch(ValueError):
     "A value that does not fit its annotation; `path` locates it inside the argument"
     def __init__(self, expected: str, got, path: tuple = ()):
         self.expected, self.got, self.path = expected, got, path
         super().__init__(f"expected {expected}, got {short(got)}")
-
-def short(v, n: int = 80) -> str:
-    "`repr(v)`, cut to `n` characters: messages quote what the model sent without echoing all of it"
-    try: r = repr(v)
-    except ValueError: r = f'<{type(v).__name__} too large to show>'  # an int over 4300 digits
-    return r if len(r) <= n else r[:n - 3] + '...'
 
 def _nested(path_part, fn, v):
     "Run `fn(v)`, adding `path_part` to the location of any mismatch"

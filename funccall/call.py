@@ -7,18 +7,17 @@ back as `ToolNotFound` (a `LookupError`) or `ToolInputError` (a `ValueError`) na
 """
 from __future__ import annotations
 
-import asyncio, inspect, json, os, re, traceback, weakref
+import inspect, os, re, traceback, weakref
 from types import FunctionType
 from typing import Any
 
-from ._coerce import Mismatch, _identity, coercer, short
+from ._coerce import Mismatch, _identity, coercer
+from ._inputs import ToolInputError, read_arguments as _inputs, short
+from ._run import call_tool, to_thread, is_async as _is_async, run_sync as _run_sync
 from ._ns import ToolNotFound, mk_ns, resolve_nm
 from ._types import SchemaError, check_caches, constraints, empty, is_callable_object, kind, on_types_changed, signature
 
 __all__ = ['call_func', 'call_func_async', 'coerce_inputs', 'error_text', 'ToolInputError', 'ToolNotFound', 'mk_ns', 'resolve_nm']
-
-class ToolInputError(ValueError):
-    "A model's tool call whose arguments don't fit the tool: missing, unexpected, or of the wrong type"
 
 _P = inspect.Parameter
 _ANY = object()  # in `_Plan.fast`: a parameter that takes any value as it is
@@ -93,9 +92,6 @@ def _fits(plan: _Plan, inputs: dict) -> bool:
 def _loc(nm: str, path: tuple) -> str:
     return nm + ''.join(f'[{p}]' if isinstance(p, int) else f'.{p}' for p in path)
 
-def _is_async(f) -> bool:
-    return inspect.iscoroutinefunction(f) or is_callable_object(f) and inspect.iscoroutinefunction(type(f).__call__)
-
 # --- plans, cached per function (weakly) --------------------------------------------------------------
 
 _plans: dict = {}  # id(function) -> plan; an entry leaves when its function dies
@@ -117,17 +113,6 @@ def _plan(f, name: str) -> _Plan:
     return plan
 
 # --- inputs and names -------------------------------------------------------------------------------
-
-def _inputs(fc_inputs) -> dict:
-    "The arguments as a dict: models often send the JSON text instead, or nothing for no arguments"
-    if isinstance(fc_inputs, dict): return fc_inputs
-    if fc_inputs is None or (isinstance(fc_inputs, str) and not fc_inputs.strip()): return {}
-    if isinstance(fc_inputs, str):
-        try: v = json.loads(fc_inputs)
-        except (ValueError, RecursionError) as e: raise ToolInputError(f"Tool arguments are not valid JSON ({e}): {short(fc_inputs, 60)}") from None
-        if isinstance(v, dict): return v
-        fc_inputs = v
-    raise ToolInputError(f"Tool arguments must be a JSON object of named arguments, got {short(fc_inputs, 60)}")
 
 def _resolve(fc_name, ns) -> tuple[Any, str]:
     if isinstance(fc_name, str): return resolve_nm(fc_name, mk_ns(ns) if ns is not None else {}), fc_name
@@ -204,27 +189,6 @@ def call_func(
         if raise_on_err: raise
         return _err_text(e)
 
-def _run_sync(aw, instead: str='await call_func_async(...)', what: str='An async tool'):
-    "Await `aw` from sync code: only possible when no event loop is running in this thread; else say what to use `instead`"
-    try: asyncio.get_running_loop()
-    except RuntimeError: pass
-    else:
-        if hasattr(aw, 'close'): aw.close()  # never awaited: close it, so Python doesn't warn about it
-        raise RuntimeError(f"{what} can't run synchronously inside a running event loop; use `{instead}`")
-    # not `asyncio.run`: it waits for every worker thread, so a sync tool that timed out would still hold us up
-    loop = asyncio.new_event_loop()
-    try: return loop.run_until_complete(_await(aw))
-    finally:
-        for task in asyncio.all_tasks(loop): task.cancel()
-        loop.run_until_complete(loop.shutdown_asyncgens())
-        loop.close()  # shuts its thread pool down without waiting: a timed-out tool's thread finishes in the background
-
-async def _await(aw): return await aw
-
-def _call(f, args, kw):
-    "Call `f` in a worker thread: the last funccall frame of a traceback, so the report shows the tool's frames only"
-    return f(*args, **kw)
-
 async def call_func_async(
     fc_name,                  # the tool's name as the model sent it, or the callable
     fc_inputs,                # its arguments: a dict, or the JSON text of one
@@ -239,7 +203,7 @@ async def call_func_async(
         return error_text(e)
     try:
         if plan.is_async: res = await f(*args, **kw)
-        elif in_thread: res = await asyncio.to_thread(_call, f, args, kw)
+        elif in_thread: res = await to_thread(call_tool, f, args, kw)
         else: res = f(*args, **kw)
         if inspect.isawaitable(res): res = await res
         return res

@@ -14,7 +14,7 @@ import ast
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from .call import ToolInputError
+from ._inputs import ToolInputError
 
 __all__ = ['ExprError', 'ExprCall', 'parse_calls']
 

@@ -18,11 +18,13 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 from . import providers
-from ._coerce import short
+from ._inputs import short
 from ._json import jsonable
 from ._ns import public_methods
 from ._types import empty, is_callable_object, signature
-from .call import ToolInputError, ToolNotFound, _call, _inputs, _is_async, _run_sync, coerce_inputs, error_text
+from ._inputs import ToolInputError, read_arguments
+from ._run import call_tool, to_thread, is_async, run_sync
+from .call import ToolNotFound, coerce_inputs, error_text
 from .expr import ExprError, parse_calls
 from .schema import SchemaError, get_schema
 
@@ -158,8 +160,8 @@ class Tool:
         self.name, self.description = s['name'], s['description']
         self._checker = _shadow(fn, self.inject, self.name) if self.inject else fn  # what the model's arguments are checked against
         hooks = (confirm, pre_hook, post_hook, *self.middleware)
-        self._async_hooks = any(h is not None and _is_async(h) for h in hooks)
-        self.is_async = _is_async(fn)
+        self._async_hooks = any(h is not None and is_async(h) for h in hooks)
+        self.is_async = is_async(fn)
 
 
     def name_ok(self, pattern: re.Pattern = _name_re) -> bool:
@@ -192,7 +194,7 @@ class Tool:
 
     def _prepare(self, args, injected: dict | None) -> tuple[dict, dict]:
         "The model's arguments as a dict, and the injected values"
-        args = _inputs(args)
+        args = read_arguments(args)
         if given := [k for k in self.inject if k in args]:
             raise ToolInputError(f"Tool {self.name!r}: {', '.join(map(repr, given))} is supplied by the application, not by you")
         injected = injected or {}
@@ -222,7 +224,7 @@ class Tool:
         "Run the tool once, synchronously; a failure comes back as a result, never as an exception (but `StopRun`)"
         if self.is_async or self._async_hooks:  # something to await: run the async path to completion
             what = f"Tool {self.name!r} (async or with async hooks)"
-            try: return _run_sync(self.aexecute(args, injected, call_id), 'await tool.aexecute(...)', what)
+            try: return run_sync(self.aexecute(args, injected, call_id), 'await tool.aexecute(...)', what)
             except RuntimeError as e: return self._failure(args, call_id, e)
         try:
             args, inj = self._prepare(args, injected)
@@ -262,11 +264,11 @@ class Tool:
             async def call(new_args=None):
                 k = self._kwargs(new_args, inj) if new_args is not None else kw
                 if self.is_async: return await self.fn(**k)
-                res = await asyncio.to_thread(_call, self.fn, (), k) if in_thread else self.fn(**k)
+                res = await to_thread(call_tool, self.fn, (), k) if in_thread else self.fn(**k)
                 return await res if inspect.isawaitable(res) else res
             value = await _achain(self, args, self.middleware, call, in_thread)()
             if inspect.isasyncgen(value): value = [x async for x in value]  # the model reads all it yields
-            elif inspect.isgenerator(value): value = await asyncio.to_thread(list, value)
+            elif inspect.isgenerator(value): value = await to_thread(list, value)
             if self.post_hook is not None and (new := await _maybe_await(self.post_hook(self, args, value))) is not None: value = new
             if key is not None: self._cache.put(key, value)
             return self._result(args, call_id, status='success', value=value, stop=self.stop_after)
@@ -297,10 +299,10 @@ def _achain(tool, args, mws, call, in_thread: bool):
     def wrap(mw, nxt):
         async def wrapped(new_args=None):
             a = args if new_args is None else new_args
-            if _is_async(mw): return await mw(tool, a, lambda x=None: nxt(a if x is None else x))
+            if is_async(mw): return await mw(tool, a, lambda x=None: nxt(a if x is None else x))
             loop = asyncio.get_running_loop()
             def sync_next(x=None): return asyncio.run_coroutine_threadsafe(nxt(a if x is None else x), loop).result()
-            if in_thread: return await asyncio.to_thread(mw, tool, a, sync_next)
+            if in_thread: return await to_thread(mw, tool, a, sync_next)
             raise RuntimeError("Sync middleware needs in_thread=True in aexecute: it calls the async tool from a worker thread")
         return wrapped
     for mw in reversed(mws): call = wrap(mw, call)
@@ -499,4 +501,4 @@ class Toolbox:
         injected: dict=None,         # values for injected parameters, for these calls
     ) -> list[ToolResult]:           # one result per call, in order
         "`abatch` from sync code"
-        return _run_sync(self.abatch(calls, max_concurrency, timeout, injected), 'await toolbox.abatch(...)', 'A batch')
+        return run_sync(self.abatch(calls, max_concurrency, timeout, injected), 'await toolbox.abatch(...)', 'A batch')
