@@ -1,4 +1,10 @@
-"Python values to JSON-safe values: defaults in schemas, results for the model"
+"""Python values to JSON values: defaults in schemas, results for the model, arguments for a built tool.
+
+`is_json(v)` says whether `v` is already plain JSON (exactly dict with string keys, list, str, int, float, bool,
+None), which is what a built tool sends on unchanged; `jsonable(v)` gives the JSON form of anything else a
+caller may reasonably pass: dates and times as ISO text, UUID/Path/Decimal as text, Enum members as their value,
+bytes as base64, dataclasses, NamedTuples and pydantic models as objects, sets and tuples as arrays.
+"""
 from __future__ import annotations
 
 import base64, dataclasses, datetime as dt, enum
@@ -6,18 +12,44 @@ from decimal import Decimal
 from pathlib import PurePath
 from uuid import UUID
 
-__all__ = ['jsonable']
+__all__ = ['jsonable', 'is_json']
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 _plain = (str, int, float, bool, type(None))
 
-def jsonable(v):
-    "`v` as a value `json.dumps` takes without a `default=`; raises `TypeError` for what JSON can't hold"
+def is_json(
+    v,  # any value
+) -> bool:  # True when `v` is made only of exact JSON types (a `str` subclass, a tuple or a non-string key is not)
+    "Whether `v` is already a plain JSON value, so it can be sent as it is"
+    try: return _is_json(v)
+    except RecursionError: return False  # nested deeper than Python recurses (or a list holding itself): not plainly JSON
+
+def _is_json(v) -> bool:
+    t = type(v)
+    if t in _SCALARS: return True
+    if t is list:
+        for x in v:
+            if type(x) not in _SCALARS and not _is_json(x): return False
+        return True
+    if t is dict:
+        for k, x in v.items():
+            if type(k) is not str or (type(x) not in _SCALARS and not _is_json(x)): return False
+        return True
+    return False
+
+def jsonable(
+    v,  # a Python value
+):      # `v` as a value `json.dumps` takes without a `default=`; raises `TypeError` for what JSON can't hold
+    "The JSON form of `v`: ISO text for dates and times, text for UUID/Path/Decimal, an Enum member's value, and so on"
+    t = type(v)
+    if t in _SCALARS: return v
     if isinstance(v, enum.Enum):
         try: return jsonable(v.value)
         except TypeError: return v.name  # members whose values JSON can't hold are sent by name
-    if isinstance(v, _plain): return v
+    if isinstance(v, _plain):  # a subclass of a JSON scalar goes out as the scalar itself
+        return str(v) if isinstance(v, str) else float(v) if isinstance(v, float) else int(v)
     if isinstance(v, dict):
-        if not all(isinstance(k, (str, int, float, bool)) for k in v): raise TypeError(f"dict keys must be strings, not in {v!r}")
+        if not all(isinstance(k, (str, int, float, bool)) for k in v): raise TypeError(f"dict keys must be strings, not in {v!r:.60}")
         return {str(k) if not isinstance(k, str) else k: jsonable(x) for k, x in v.items()}
     if hasattr(v, '_asdict') and isinstance(v, tuple): return jsonable(v._asdict())  # a NamedTuple
     if isinstance(v, (list, tuple)): return [jsonable(x) for x in v]

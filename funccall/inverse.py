@@ -1,32 +1,38 @@
-"""From JSON tool schemas back to Python: annotations, signatures and callables (e.g. an MCP server's tools).
+"""From JSON tool schemas back to Python: signatures and checked callables (an MCP server's tools, say).
 
-`schema2anno` is the inverse of `handle_type`: `enum` and `const` become `Literal`, `anyOf`/`oneOf` and type
-arrays become unions (`null` makes them `Optional`), `prefixItems` a fixed tuple, `uniqueItems` a set, an
-object with properties a generated `TypedDict`, `additionalProperties` a `dict[str, T]`, string formats
-`datetime`/`date`/`time`/`UUID`/`Path`/`Decimal`/`bytes`. Descriptions and keywords with no Python type
-(`minimum`, `pattern`, an unknown `format`) ride along as `Annotated` metadata (`JsonSchema`), so `get_schema` gives the
-schema back. Objects become `TypedDict`s rather than dataclasses because the values go back out as JSON: a
-`TypedDict` is a plain dict at run time, so what the caller passes is what the tool receives.
+The tool's input schema is the contract. `mk_tool(dispfn, tool)` builds a function whose parameters are the
+schema's properties and whose calls go to `dispfn(tool_name, /, **arguments)` under the schema's own property
+names, with the JSON values given, unchanged: explicit nulls, the caller's strings, extra keys where the schema
+allows them. A caller may pass Python values (`datetime`, `UUID`, `Path`, `Decimal`, Enum members, dataclasses,
+NamedTuples, pydantic models, sets, tuples): they are sent in their JSON form. Arguments the schema forbids are
+refused before dispatch by funccall's JSON Schema validator, with the schema's own semantics and draft, in one
+`ToolInputError` that lists every problem with its path.
 
-`mk_tool(dispfn, tool)` builds a function with that signature which checks its arguments with the call
-module's engine and calls `dispfn(tool_name, /, **arguments)` with the schema's own property names.
+The signature is the face the tool shows to Python (`inspect`, IDEs): plain annotations (`str`, `list[int]`,
+`Literal[...]`, unions, a `TypedDict` for an object with properties); what has no Python type is `Any`. A string
+is `str` whatever its `format`: what is sent is the caller's text, so nothing (not `call_func` either) should
+parse it into a `datetime` or `UUID` and write it out again differently. The tool's own schema stays with the function (`fn.__tool_schema__`), so
+`get_schema(fn)` gives back its descriptions, defaults and constraints exactly.
+
+Speed: the function's code comes from a template compiled once per number of parameters, renamed for the tool.
+A call whose arguments are plain JSON values that the property's schema certainly accepts (its exact type, or a
+few quick tests: lengths, bounds, string enums, arrays and objects of such) goes straight to the dispatcher;
+anything else goes the checked way, and the validator is compiled on the first call that needs it.
 """
 from __future__ import annotations
 
-import datetime as dt, inspect, keyword, re, typing
-from decimal import Decimal
-from inspect import Parameter, Signature
-from pathlib import Path
+import functools, keyword, re, types, typing, unicodedata, weakref
+from inspect import Parameter, Signature, iscoroutinefunction
 from typing import Any, Literal, Optional, Union
-from uuid import UUID
+from urllib.parse import unquote
 
-from ._json import jsonable
-from ._types import JsonSchema
-from .call import _ANY, ToolInputError, _Plan
+from ._inputs import MAX_SHOWN, Problem, ToolInputError, short
+from ._json import is_json, jsonable
 
 __all__ = ['mk_param', 'schema2sig', 'mk_tool', 'schema2anno', 'tool_parts']
 
 empty = Parameter.empty
+_NoneType = type(None)
 
 # --- accepting every tool form ------------------------------------------------------------------------
 
@@ -39,153 +45,197 @@ def _get(o, *names):
 
 def tool_parts(
     tool,  # an MCP `Tool` (1.x `inputSchema` or 2.x `input_schema`), or a dict in any format funccall emits
-) -> tuple[str, str, dict]:  # name, description, parameters schema
-    "The name, description and input schema of `tool`, whatever its format"
+) -> tuple[str, str, dict]:  # name, description, input schema
+    "The name, description and input schema of `tool`, whatever its format; ValueError when they are not text and an object"
     if isinstance(tool, dict) and tool.get('type') == 'function' and isinstance(tool.get('function'), dict): tool = tool['function']
-    s = _get(tool, 'inputSchema', 'input_schema', 'parameters')
-    if s is not None and not isinstance(s, dict): s = s.model_dump() if hasattr(s, 'model_dump') else dict(s)
-    return _get(tool, 'name') or '', _get(tool, 'description') or '', s or {'type': 'object', 'properties': {}}
+    nm, desc, s = _get(tool, 'name'), _get(tool, 'description'), _get(tool, 'inputSchema', 'input_schema', 'parameters')
+    if nm is None: nm = ''
+    if not isinstance(nm, str): raise ValueError(f"A tool's name must be a string, got {short(nm, 60)}")
+    if desc is None: desc = ''
+    if not isinstance(desc, str): raise ValueError(f"Tool {nm!r}: the description must be a string, got {short(desc, 60)}")
+    if s is None or s is True: s = {'type': 'object', 'properties': {}}
+    elif type(s) is not dict:
+        if hasattr(s, 'model_dump'): s = s.model_dump()
+        elif isinstance(s, dict):  # fastcore's `dict2obj` (AttrDict, L): plain dicts and lists from here on
+            try: s = _plain(s)
+            except RecursionError: raise ValueError(f"Tool {nm!r}: the input schema is nested too deeply to read") from None
+        else: raise ValueError(f"Tool {nm!r}: the input schema must be a JSON object, got {short(s, 60)}")
+    return nm, desc, s
+
+def _plain(v):
+    "`v` with every mapping a dict and every list-like (fastcore's `L`, a tuple) a list"
+    if isinstance(v, dict): return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)) or (hasattr(v, '__iter__') and hasattr(v, '__getitem__') and not isinstance(v, (str, bytes))):
+        return [_plain(x) for x in v]
+    return v
 
 # --- names ----------------------------------------------------------------------------------------------
 
 def _py_nm(nm: str) -> str:
-    "A Python identifier for property name `nm`"
-    if nm.isidentifier() and not keyword.iskeyword(nm): return nm
-    nm = re.sub(r'\W', '_', nm)
-    if not nm: return '_'
-    if nm[0].isdigit(): nm = f'_{nm}'
-    if keyword.iskeyword(nm): nm = f'{nm}_'
-    return nm
+    "A Python parameter name for property `nm`: `nm` itself when Python can use it unchanged, else a close spelling"
+    if nm.isidentifier() and not keyword.iskeyword(nm) and nm != '__debug__' and (nm.isascii() or unicodedata.is_normalized('NFKC', nm)):
+        return nm
+    # Python reads identifiers in NFKC form (`ｑ` is `q`, `x²` is `x2`): a parameter is named as Python reads it
+    s = ''.join(c if ('_' + c).isidentifier() else '_' for c in unicodedata.normalize('NFKC', nm)) or '_'
+    if not (('_' + s).isidentifier() and unicodedata.is_normalized('NFKC', s)): s = re.sub(r'[^0-9A-Za-z_]', '_', s)
+    if not s[0].isidentifier(): s = f'_{s}'
+    if keyword.iskeyword(s) or s == '__debug__': s = f'{s}_'
+    return s
 
-def _nm_map(nms) -> dict:
+def _nm_map(nms, where: str = 'Schema') -> dict:
     "Python name -> original property name; raises on two names that sanitize alike"
     py2orig = {}
     for orig in nms:
+        if not isinstance(orig, str): raise ValueError(f"{where}: property names must be strings, got {short(orig, 60)}")
         pynm = _py_nm(orig)
         prev = py2orig.get(pynm)
         if prev is not None and prev != orig:
-            raise ValueError(f'Name collision after sanitizing: {prev!r} and {orig!r} -> {pynm!r}')
+            raise ValueError(f'{where}: name collision after sanitizing: {prev!r} and {orig!r} -> {pynm!r}')
         py2orig[pynm] = orig
     return py2orig
 
 # --- annotations --------------------------------------------------------------------------------------
 
-class _Described(typing._AnnotatedAlias, _root=True):
-    "`Annotated[T, ...]` that prints as `T`, so a rebuilt signature reads like the schema's types"
-    def __repr__(self): return inspect.formatannotation(self.__origin__)
-    def __reduce__(self): return typing.Annotated.__class_getitem__, ((self.__origin__, *self.__metadata__),)
+_SCALARS = {'string': str, 'integer': int, 'number': float, 'boolean': bool, 'null': None}
+_LITERAL_TYPES = (str, int, bool, _NoneType)  # what `Literal` holds; floats, arrays and objects are not literals
+_TYPING_KW = frozenset(('type', '$ref', 'enum', 'const', 'anyOf', 'oneOf', 'allOf', 'properties', 'items', 'prefixItems'))
+_NOT_PLAIN = frozenset(('$ref', 'const', 'enum', 'anyOf', 'oneOf', 'allOf'))  # what makes a property more than its type
+_DEPTH = 32  # levels of nesting given Python types; deeper is `Any` (the check still goes all the way down)
 
-_described: dict = {}  # (type, descriptions) -> alias: making a typing alias costs microseconds, looking one up doesn't
+_MISSING = object()
 
-def _annotated(t, meta: list):
-    if not meta: return t
-    meta = tuple(meta)
-    if type(t) is not type or not all(type(m) is str for m in meta): return _Described(t, meta)
-    try: return _described[t, meta]
-    except KeyError:
-        if len(_described) > 10_000: _described.clear()
-        res = _described[t, meta] = _Described(t, meta)
-        return res
+def _unescape(seg: str) -> str: return unquote(seg).replace('~1', '/').replace('~0', '~')
 
-_formats = {'date-time': dt.datetime, 'date': dt.date, 'time': dt.time, 'uuid': UUID, 'Path': Path, 'decimal': Decimal}
-_scalars = {'string': str, 'integer': int, 'number': float, 'boolean': bool, 'null': type(None)}
-# keywords that the annotation itself carries; anything else is kept as metadata
-_typed = {'type', 'description', 'enum', 'const', 'anyOf', 'oneOf', 'items', 'prefixItems', 'uniqueItems', 'minItems', 'maxItems',
-          'properties', 'required', 'additionalProperties', 'title', '$ref', 'default', 'propertyNames', '$defs', 'definitions',
-          '$schema', 'contentEncoding', 'nullable', 'allOf'}
-# (`format` is carried when it makes a type, `datetime` for `date-time`; otherwise it stays metadata)
+def _pointer(root, ref: str):
+    "What JSON Pointer fragment `ref` ('#/$defs/A~1B/properties/x') points at in `root`, or `_MISSING`"
+    node = root
+    for seg in ref[2:].split('/') if ref != '#' else ():
+        seg = _unescape(seg)
+        if isinstance(node, dict) and seg in node: node = node[seg]
+        elif isinstance(node, list) and seg.isdigit() and int(seg) < len(node): node = node[int(seg)]
+        else: return _MISSING
+    return node
 
-class _Anno:
-    "One conversion: the root `$defs` and the classes made from them, so a `$ref` is built once and recursion ends"
-    def __init__(self, defs: dict | None):
-        self.defs, self.made = defs or {}, {}
+class _Annos:
+    "The annotations of one schema: its root (for `$ref`), what it belongs to (for errors), and what each `$ref` became"
+    def __init__(self, root, where: str):
+        self.root, self.where, self.made = root, where, {}
 
-    def anno(self, s, described: bool = True):
-        "Annotation for schema `s`, with its description and untyped keywords as metadata"
-        if s is True or not s: return Any
-        if (one := s.get('allOf')) and len(one) == 1: s = {**{k: v for k, v in s.items() if k != 'allOf'}, **one[0]}
-        t = self._type(s)
+    def bad(self, at: str, what: str) -> ValueError:
+        return ValueError(f"{self.where}, at {at or 'the root'}: {what}")
+
+    def anno(self, s, at: str, depth: int = 0):
+        "Annotation for schema `s`, found at JSON Pointer `at`"
+        if s is True or s is False: return Any
+        if not isinstance(s, dict): raise self.bad(at, f"a schema must be an object or true/false, got {short(s, 60)}")
+        if 'title' in s and not isinstance(s['title'], str): raise self.bad(at, f"'title' must be a string, got {short(s['title'], 60)}")
+        if depth > _DEPTH: return Any
+        t = self._type(s, at, depth)
         if s.get('nullable') is True and t is not Any: t = Optional[t]  # OpenAPI's (and Gemini's) way to say null
-        meta = []
-        if described and type(d := s.get('description')) is str: meta.append(d)
-        lengths = s.get('type') == 'array' and 'prefixItems' not in s and s.get('maxItems') != 0  # a list keeps its length limits
-        if s.keys() - _typed or (lengths and ('minItems' in s or 'maxItems' in s)):  # keywords the annotation can't carry
-            extra = {k: v for k, v in s.items() if (k not in _typed or lengths and k in ('minItems', 'maxItems'))
-                     and not (k == 'format' and t is not str)}
-            if extra: meta.append(JsonSchema(extra))
-        return _annotated(t, meta)
+        return t
 
-    def _type(self, s: dict):
-        if '$ref' in s: return self._ref(s['$ref'])
-        if 'const' in s: return Literal[s['const']]
-        if 'enum' in s: return Literal[tuple(s['enum'])]
+    def _list(self, s: dict, k: str, at: str) -> list:
+        v = s[k]
+        if not isinstance(v, list): raise self.bad(f'{at}/{k}', f"must be an array, got {short(v, 60)}")
+        return v
+
+    def _type(self, s: dict, at: str, depth: int):
+        if type(ty := s.get('type')) is str and ty in _SCALARS and not (s.keys() & _NOT_PLAIN): return _SCALARS[ty]  # most properties
+        if '$ref' in s: return self._ref(s['$ref'], f'{at}/$ref', depth)
+        if 'const' in s: return _literal([s['const']])
+        if 'enum' in s: return _literal(self._list(s, 'enum', at))
         for k in ('anyOf', 'oneOf'):
-            if k in s: return _union([self.anno(x) for x in s[k]])
+            if k in s:
+                return _union([self.anno(x, f'{at}/{k}/{i}', depth + 1) for i, x in enumerate(self._list(s, k, at))])
+        if 'allOf' in s:
+            typed = [(i, x) for i, x in enumerate(self._list(s, 'allOf', at)) if isinstance(x, dict) and x.keys() & _TYPING_KW]
+            if len(typed) == 1 and not (s.keys() & _TYPING_KW - {'allOf'}): return self.anno(typed[0][1], f'{at}/allOf/{typed[0][0]}', depth + 1)
+            if typed: return Any  # several parts with types: what they agree on has no Python spelling
         ty = s.get('type')
-        if isinstance(ty, list): return _union([self._type({**s, 'type': x}) for x in ty])
-        if ty == 'string':
-            if s.get('contentEncoding') == 'base64': return bytes
-            return _formats.get(s.get('format'), str)
-        if ty in _scalars: return _scalars[ty]
-        if ty == 'array': return self._array(s)
-        if ty == 'object' or 'properties' in s: return self._object(s, s.get('title'))
+        if isinstance(ty, list): return _union([self._type({**s, 'type': x}, at, depth) if isinstance(x, str) else Any for x in ty])
+        if not isinstance(ty, str): return self._object(s, at, depth) if ty is None and 'properties' in s else Any
+        if ty in _SCALARS: return _SCALARS[ty]
+        if ty == 'array': return self._array(s, at, depth)
+        if ty == 'object': return self._object(s, at, depth)
         return Any
 
-    def _array(self, s: dict):
-        if 'prefixItems' in s: return tuple[tuple(self.anno(x) for x in s['prefixItems'])]
-        if isinstance(s.get('items'), list): return tuple[tuple(self.anno(x) for x in s['items'])]  # draft-07's tuples
+    def _array(self, s: dict, at: str, depth: int):
+        if 'prefixItems' in s:
+            return tuple[tuple(self.anno(x, f'{at}/prefixItems/{i}', depth + 1) for i, x in enumerate(self._list(s, 'prefixItems', at)))]
+        items = s.get('items')
+        if isinstance(items, list): return tuple[tuple(self.anno(x, f'{at}/items/{i}', depth + 1) for i, x in enumerate(items))]  # draft-07's tuples
         if s.get('maxItems') == 0: return tuple[()]
-        item = self.anno(s['items']) if isinstance(s.get('items'), dict) and s['items'] else Any
-        if s.get('uniqueItems'): return set[item]
-        return list[item]
+        item = Any if items is None else self.anno(items, f'{at}/items', depth + 1)
+        return set[item] if s.get('uniqueItems') is True else list[item]
 
-    def _object(self, s: dict, title: str | None, name: str | None = None):
-        if 'properties' in s and (s['properties'] or title): return self._typeddict(name or title or 'Object', s)
+    def _object(self, s: dict, at: str, depth: int, nm: str | None = None, ref: str | None = None):
+        props = s.get('properties')
+        if props is not None and not isinstance(props, dict): raise self.bad(f'{at}/properties', f"must be an object, got {short(props, 60)}")
+        if props or (props is not None and s.get('title')): return self._typeddict(nm or s.get('title') or 'Object', s, at, depth, ref)
         add = s.get('additionalProperties')
         if isinstance(add, dict):
-            names = s.get('propertyNames') or {}
-            key = int if names.get('pattern') == r'^-?[0-9]+$' else Literal[tuple(names['enum'])] if 'enum' in names else str
-            return dict[key, self.anno(add)]
+            names = s.get('propertyNames') if isinstance(s.get('propertyNames'), dict) else {}
+            key = int if names.get('pattern') == r'^-?[0-9]+$' else _literal(names['enum']) if isinstance(names.get('enum'), list) else str
+            return dict[key, self.anno(add, f'{at}/additionalProperties', depth + 1)]
         return dict
 
-    def _ref(self, ref: str):
-        nm = ref.rsplit('/', 1)[-1]
-        if nm in self.made: return self.made[nm]
-        s = self.defs.get(nm)
-        if s is None: raise ValueError(f"Schema refers to {ref!r}, which is not in its $defs")
-        if 'properties' not in s:
-            self.made[nm] = Any  # recursion through a def that is not an object: end it
-            res = self.made[nm] = self.anno(s)
-            return res
-        return self._typeddict(nm, s)
+    def _ref(self, ref, at: str, depth: int):
+        if not isinstance(ref, str): raise self.bad(at, f"must be a string, got {short(ref, 60)}")
+        if ref in self.made: return self.made[ref]
+        if not (ref == '#' or ref.startswith('#/')): return Any  # an anchor or another document: the validator resolves those
+        s = _pointer(self.root, ref)
+        if s is _MISSING: raise self.bad(at, f"{ref!r} points at nothing in the schema")
+        if isinstance(s, dict) and s.get('properties') and (s.get('type') in (None, 'object')):
+            return self._object(s, ref[1:], depth + 1, _unescape(ref.rsplit('/', 1)[-1]) if ref != '#' else None, ref)
+        self.made[ref] = Any  # a reference back to itself (through non-objects) ends here
+        res = self.made[ref] = self.anno(s, ref[1:], depth + 1)
+        return res
 
-    def _typeddict(self, nm: str, s: dict):
-        "A TypedDict for an object schema; made empty first and filled after, so it can refer to itself"
+    def _typeddict(self, nm: str, s: dict, at: str, depth: int, ref: str | None):
+        """A TypedDict for an object schema. One reached by `$ref` is made empty first and filled after, so it can refer
+        to itself; any other is made from its fields' types, or found made already for the same fields"""
         title = s.get('title') or nm
-        td = typing.TypedDict(title, {})
+        req = s.get('required', [])
+        if not isinstance(req, list): raise self.bad(f'{at}/required', f"must be an array, got {short(req, 60)}")
+        if ref is not None: td = self.made[ref] = typing.TypedDict(title, {})
+        annos = {k: self.anno(ps, f'{at}/properties/{k}', depth + 1) for k, ps in s['properties'].items()}
+        required = frozenset(k for k in req if isinstance(k, str) and k in annos)
+        if ref is None:
+            key = (nm, title, tuple(annos.items()), required)
+            try:
+                if (td := _typeddicts.get(key)) is not None: return td
+            except TypeError: key = None  # an annotation that can't be a key: made afresh
+            td = typing.TypedDict(title, {})
         if nm != title and nm.endswith('.' + title): td.__module__ = nm[:-len(title) - 1]  # `module.Name`: a second class named alike
-        if nm in self.defs: self.made[nm] = td
-        req, annos = set(s.get('required', ())), {}
-        for k, ps in s['properties'].items():
-            a = self.anno(ps)
-            if 'default' in ps: a = _annotated(a, [JsonSchema(default=ps['default'])])
-            annos[k] = a
         td.__annotations__ = annos
-        td.__required_keys__, td.__optional_keys__ = frozenset(req & set(annos)), frozenset(set(annos) - req)
+        td.__required_keys__, td.__optional_keys__ = required, frozenset(annos.keys() - required)
         td.__total__ = not td.__optional_keys__
+        if ref is None and key is not None:
+            if len(_typeddicts) >= 256: _typeddicts.clear()  # bounded: when full it starts again
+            _typeddicts[key] = td
         return td
+
+# Making a class costs tens of microseconds, finding one doesn't: a TypedDict is kept for the fields it was made of
+# (their names, types and which are required), and given to the next object schema with the same ones
+_typeddicts: dict = {}
+
+def _literal(vs: list):
+    "`Literal[...]` of an enum's values; `Any` when one is not a literal (a float, array or object)"
+    if not vs or not all(type(v) in _LITERAL_TYPES for v in vs): return Any
+    return Literal[tuple(vs)]
 
 def _union(members: list):
     "A union of `members` in their order (`anyOf` order is meaning: the first that fits wins)"
-    if Any in members: return Any
+    if not members or Any in members: return Any
     return members[0] if len(members) == 1 else Union[tuple(members)]
 
 def schema2anno(
     s: dict,          # a JSON Schema fragment
     defs: dict=None,  # the root `$defs`, used to resolve `$ref`
-):                    # an annotation that `handle_type` maps back to `s`
-    "Annotation for schema `s`; the inverse of `handle_type`"
-    return _Anno(defs).anno(s)
+):                    # a plain annotation: str, list[int], Literal[...], a union, a TypedDict; Any for what has no Python type
+    "Annotation for schema `s`; the inverse of `handle_type` (descriptions and constraints stay in the schema)"
+    root = {'$defs': defs, 'definitions': defs} if defs is not None else s
+    return _Annos(root, 'Schema').anno(s, '')
 
 # --- parameters and signatures ------------------------------------------------------------------------
 
@@ -197,87 +247,322 @@ def mk_param(
     defs: dict=None,  # the root `$defs`, used to resolve `$ref`
 ) -> Parameter:
     "Create a `Parameter` for `orig` with schema `props`"
-    return _mk_param(orig, props, req, pynm, _Anno(defs))
+    root = {'$defs': defs, 'definitions': defs} if defs is not None else {}
+    return _param(orig, props, orig in req, pynm, _Annos(root, f'Property {orig!r}'), '')
 
-def _mk_param(orig, props, req, pynm, conv: _Anno) -> Parameter:
-    required = orig in req
-    kind = Parameter.POSITIONAL_OR_KEYWORD if required else Parameter.KEYWORD_ONLY
-    default = empty if required else props.get('default')
-    return Parameter(pynm or orig, kind, default=default, annotation=conv.anno(props))
+def _param(orig: str, ps, required: bool, pynm: str | None, annos: _Annos, at: str) -> Parameter:
+    default = empty if required else ps.get('default') if isinstance(ps, dict) else None
+    return _parameter(pynm or orig, Parameter.POSITIONAL_OR_KEYWORD if required else Parameter.KEYWORD_ONLY, default, annos.anno(ps, at))
 
-def _sig(tool) -> tuple[Signature, dict, str, str]:
+# Parameters are immutable, and servers repeat themselves (`repo_path: str` in every git tool): one is made once
+_parameters: dict = {}
+
+def _parameter(nm: str, kind, default, anno) -> Parameter:
+    key = (nm, kind, type(default), default, anno)
+    try: return _parameters[key]
+    except KeyError: pass
+    except TypeError: return Parameter(nm, kind, default=default, annotation=anno)  # an unhashable default (a list)
+    if len(_parameters) >= 4096: _parameters.clear()  # bounded: when full it starts again (dropping one at a time would cost more)
+    p = _parameters[key] = Parameter(nm, kind, default=default, annotation=anno)
+    return p
+
+class _Parts(typing.NamedTuple):
+    "What a tool's schema gives a signature: its parameters, required first, with their property names and schemas"
+    sig: Signature
+    pynms: list    # the parameters' names, in the signature's order
+    origs: list    # the property names they stand for
+    schemas: list  # the properties' schemas
+    nreq: int      # how many come first as required
+    name: str
+    desc: str
+    schema: dict
+
+def _parts(tool) -> _Parts:
     nm, desc, s = tool_parts(tool)
-    props, req = s.get('properties') or {}, set(s.get('required') or ())
-    py2orig, conv = _nm_map(props), _Anno(s.get('$defs') or s.get('definitions'))
-    ps = [_mk_param(orig, props[orig], req, pynm, conv) for pynm, orig in py2orig.items()]
-    # names are unique and sanitized, and sorting puts the kinds in order: nothing left for `Signature` to validate
-    return Signature(sorted(ps, key=lambda p: p.kind), __validate_parameters__=False), py2orig, nm, desc
+    where = f"Tool {nm!r}"
+    props, req = s.get('properties', {}), s.get('required', [])
+    if not isinstance(props, dict): raise ValueError(f"{where}, at /properties: must be an object, got {short(props, 60)}")
+    if not isinstance(req, list) or not all(isinstance(k, str) for k in req):
+        raise ValueError(f"{where}, at /required: must be an array of property names, got {short(req, 60)}")
+    # a required name the properties don't declare is still an argument the tool needs: a parameter of any value
+    undeclared = [k for k in dict.fromkeys(req) if k not in props]
+    py2orig, req, annos = _nm_map([*props, *undeclared] if undeclared else props, where), set(req), _Annos(s, where)
+    pynms, origs = [py for py, orig in py2orig.items() if orig in req], [orig for orig in py2orig.values() if orig in req]
+    nreq = len(pynms)
+    for py, orig in py2orig.items():  # required first, each group in the schema's order
+        if orig not in req: pynms.append(py); origs.append(orig)
+    schemas = [props.get(orig, True) for orig in origs]
+    ps = [_param(orig, ps, i < nreq, py, annos, f'/properties/{orig}') for i, (py, orig, ps) in enumerate(zip(pynms, origs, schemas))]
+    # names are unique and sanitized, and required ones come first: nothing left for `Signature` to validate
+    return _Parts(Signature(ps, __validate_parameters__=False), pynms, origs, schemas, nreq, nm, desc, s)
 
 def schema2sig(
     tool,  # a tool in any format `tool_parts` takes
 ) -> Signature:
     "Convert json schema `tool` to a `Signature`"
-    return _sig(tool)[0]
+    return _parts(tool).sig
+
+# --- quick tests: the arguments a call may send without running the validator ----------------------------
+
+# every keyword that asserts something in some draft; a schema without them accepts any JSON value
+_ASSERTING = frozenset((
+    'type', 'enum', 'const', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength', 'minLength',
+    'pattern', 'items', 'prefixItems', 'additionalItems', 'unevaluatedItems', 'contains', 'maxContains', 'minContains', 'maxItems',
+    'minItems', 'uniqueItems', 'properties', 'patternProperties', 'additionalProperties', 'unevaluatedProperties', 'propertyNames',
+    'maxProperties', 'minProperties', 'required', 'dependentRequired', 'dependentSchemas', 'dependencies', 'allOf', 'anyOf', 'oneOf',
+    'not', 'if', 'then', 'else', '$ref', '$dynamicRef', '$recursiveRef', 'disallow', 'extends', 'divisibleBy',
+    '$schema', '$id', 'id', '$anchor', '$dynamicAnchor', '$recursiveAnchor'))  # (these last change how refs or drafts read)
+_JSON_TYPES = {'string': (str,), 'integer': (int,), 'number': (int, float), 'boolean': (bool,), 'null': (_NoneType,),
+               'array': (list,), 'object': (dict,)}
+_SCALAR_TYPES = frozenset((str, int, float, bool, _NoneType))
+_NOTHING = frozenset()
+_QUICK_DEPTH = 6  # nesting given a quick test; deeper values take the validator
+
+def _never(v) -> bool: return False
+
+def _count(v) -> bool: return type(v) is int and v >= 0
+def _bound(v) -> bool: return type(v) in (int, float) and v == v  # not bool, not NaN
+
+def _quick(s, depth: int = 0):
+    """A test that is True only for a plain JSON value `s` certainly accepts, and the Python types it may accept; None
+    when no quick test is certain (the validator decides). False from the test means 'ask the validator'."""
+    if s is True: return is_json, None
+    if not isinstance(s, dict) or depth > _QUICK_DEPTH: return None
+    ks = s.keys() & _ASSERTING
+    if not ks: return is_json, None
+    ty = s.get('type')
+    if isinstance(ty, list) and ks == {'type'} and ty and all(isinstance(t, str) and t in _JSON_TYPES for t in ty):
+        ts = frozenset(x for t in ty for x in _JSON_TYPES[t])
+        if ts <= _SCALAR_TYPES: return (lambda v: type(v) in ts), ts
+        return (lambda v: type(v) in ts and is_json(v)), ts
+    if ty is None: return _quick_any(s, ks, depth)
+    rest = ks - {'type'}
+    if ty == 'string' and rest <= {'enum', 'const', 'minLength', 'maxLength'}: return _quick_string(s)
+    if ty in ('integer', 'number') and rest <= {'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'}: return _quick_number(s, ty)
+    if ty in ('boolean', 'null') and not rest: return _quick_type(_JSON_TYPES[ty][0])
+    if ty == 'array' and rest <= {'items', 'minItems', 'maxItems'}: return _quick_array(s, depth)
+    if ty == 'object' and rest <= {'properties', 'required', 'additionalProperties'}: return _quick_object(s, depth)
+    return None
+
+def _quick_any(s: dict, ks, depth: int):
+    if ks == {'enum'} and isinstance(s['enum'], list) and s['enum'] and all(type(x) is str for x in s['enum']):
+        vs = frozenset(s['enum'])
+        return (lambda v: type(v) is str and v in vs), frozenset((str,))
+    for k in ('anyOf', 'oneOf'):
+        if ks == {k} and isinstance(s[k], list) and s[k]:
+            subs = [_quick(x, depth + 1) for x in s[k]]
+            if None in subs: return None
+            domains = [d for _, d in subs]
+            if None in domains: return None  # a branch that takes anything: a union of it says nothing quick
+            # oneOf is anyOf when no value can match two branches: their Python types don't overlap
+            if k == 'oneOf' and sum(map(len, domains)) != len(frozenset().union(*domains)): return None
+            return _any_of(tuple(t for t, _ in subs)), frozenset().union(*domains)
+    return None
+
+def _any_of(tests: tuple):
+    if len(tests) == 2:
+        a, b = tests
+        return lambda v: a(v) or b(v)
+    return lambda v: any(t(v) for t in tests)
+
+def _quick_string(s: dict):
+    lo, hi = s.get('minLength', 0), s.get('maxLength')
+    if not _count(lo) or (hi is not None and not _count(hi)): return None
+    vs = s['enum'] if 'enum' in s else [s['const']] if 'const' in s else None
+    if vs is not None:
+        if not isinstance(vs, list) or not all(type(x) is str for x in vs) or 'enum' in s and 'const' in s: return None
+        vs = frozenset(x for x in vs if lo <= len(x) and (hi is None or len(x) <= hi))
+        return (lambda v: type(v) is str and v in vs), frozenset((str,))
+    if hi is None and not lo: return (lambda v: type(v) is str), frozenset((str,))
+    if hi is None: return (lambda v: type(v) is str and len(v) >= lo), frozenset((str,))
+    return (lambda v: type(v) is str and lo <= len(v) <= hi), frozenset((str,))
+
+def _quick_number(s: dict, ty: str):
+    lo, hi, xlo, xhi = (s.get(k) for k in ('minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'))
+    if not all(b is None or _bound(b) for b in (lo, hi, xlo, xhi)): return None  # (draft 4's boolean exclusive bounds too)
+    ts = frozenset(_JSON_TYPES[ty])
+    if hi is None and xlo is None and xhi is None:  # the common case: a lower bound (a count, a page)
+        if lo is None: return (lambda v: type(v) in ts and v == v), ts
+        return (lambda v: type(v) in ts and v >= lo), ts  # (NaN is never >= anything)
+    def test(v) -> bool:
+        return (type(v) in ts and v == v and (lo is None or v >= lo) and (hi is None or v <= hi) and (xlo is None or v > xlo)
+                and (xhi is None or v < xhi))
+    return test, ts
+
+def _quick_type(t: type):
+    return (lambda v: type(v) is t), frozenset((t,))
+
+def _scalar_type_only(s) -> frozenset | None:
+    "The Python types of `s` when all it says is a type of JSON scalars ('integer', ['string', 'null'])"
+    if not isinstance(s, dict) or s.keys() & _ASSERTING != {'type'}: return None
+    ty = s['type']
+    ts = frozenset(x for t in (ty if isinstance(ty, list) else [ty]) if isinstance(t, str) for x in _JSON_TYPES.get(t, (object,)))
+    return ts if ts and ts <= _SCALAR_TYPES else None
+
+def _quick_array(s: dict, depth: int):
+    lo, hi = s.get('minItems', 0), s.get('maxItems')
+    if not _count(lo) or (hi is not None and not _count(hi)): return None
+    items = s.get('items', True)
+    if (ts := _scalar_type_only(items)) is not None:
+        def ok(v) -> bool:  # items of plain types: a type test each, no call
+            if type(v) is not list: return False
+            for x in v:
+                if type(x) not in ts: return False
+            return True
+    elif (q := _quick(items, depth + 1)) is not None:
+        item = q[0]
+        def ok(v) -> bool: return type(v) is list and all(map(item, v))
+    else: return None
+    if not lo and hi is None: return ok, frozenset((list,))
+    return (lambda v: ok(v) and lo <= len(v) and (hi is None or len(v) <= hi)), frozenset((list,))
+
+def _quick_object(s: dict, depth: int):
+    props, req, add = s.get('properties', {}), s.get('required', []), s.get('additionalProperties', True)
+    if not isinstance(props, dict) or not isinstance(req, list) or not all(type(k) is str for k in req): return None
+    tests, plain = {}, {}  # plain: properties that need only their type, tested without a call
+    for k, ps in props.items():
+        if (ts := _scalar_type_only(ps)) is not None: plain[k] = ts; continue
+        if (q := _quick(ps, depth + 1)) is None: return None
+        tests[k] = q[0]
+    if add is False: other = _never
+    elif (q := _quick(add, depth + 1)) is None: return None
+    else: other = q[0]
+    ptypes, get, req = plain.get, tests.get, tuple(req)
+    def test(v) -> bool:
+        if type(v) is not dict: return False
+        for k in req:
+            if k not in v: return False
+        for k, x in v.items():
+            if (ts := ptypes(k)) is not None:
+                if type(x) not in ts: return False
+            elif type(k) is not str or not get(k, other)(x): return False
+        return True
+    return test, frozenset((dict,))
+
+def _exact(s) -> frozenset:
+    "The Python types that need no test at all under `s` (all it says is their type); the rest go through its test"
+    if s is True or not isinstance(s, dict) or not (s.keys() & _ASSERTING): return _SCALAR_TYPES
+    return _scalar_type_only(s) or _NOTHING
+
+_ROOT_QUICK = frozenset(('type', 'properties', 'required', 'additionalProperties', '$schema', '$id'))
+
+def _root_is_quick(s: dict) -> bool:
+    "Whether the root says no more than its properties (and which are required): then each argument can be tested alone"
+    ty = s.get('type', 'object')
+    return not (s.keys() & _ASSERTING - _ROOT_QUICK) and (ty == 'object' or isinstance(ty, list) and 'object' in ty)
 
 # --- callables ----------------------------------------------------------------------------------------
 
 _UNSET = object()  # what a generated function gets for an argument its caller left out
-_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
 
-def _source(sig: Signature, py2orig: dict, fast: dict, check: bool, pre: str) -> str:
-    """Source of a function with `sig`'s parameters that collects the arguments given under their schema names and
-    sends them on at once when each has exactly its JSON type; anything else goes the checked way (`slow`).
-    Its own names start with `pre`, which no parameter name does."""
-    args, body, star = [], [], False
-    for p in sig.parameters.values():
-        if p.kind is Parameter.KEYWORD_ONLY and not star: args.append('*'); star = True
-        args.append(f'{p.name}={pre}UNSET')
-        t, key = fast.get(p.name), py2orig[p.name]
-        if not check: test = ''
-        elif t is _ANY: test = f'\n        if type({p.name}) not in {pre}JSON: {pre}ok = False'  # any value, but sent as JSON
-        elif t: test = f'\n        if type({p.name}) is not {pre}T_{p.name}: {pre}ok = False'
-        else: test = f'\n        {pre}ok = False'
-        put = f'{pre}kw[{key!r}] = {p.name}{test}'
-        if p.default is empty: body.append(f'    if {p.name} is {pre}UNSET: {pre}ok = False\n    else:\n        {put}')
-        else: body.append(f'    if {p.name} is not {pre}UNSET:\n        {put}')
-    args.append(f'**{pre}extra')
-    return (f"def fn({', '.join(args)}):\n    {pre}kw, {pre}ok = {{}}, not {pre}extra\n" + '\n'.join(body) +
-            f'\n    if {pre}ok: return {pre}disp({pre}name, **{pre}kw)\n    return {pre}slow({pre}kw, {pre}extra)\n')
+@functools.lru_cache(maxsize=64)
+def _template(n: int, is_async: bool) -> types.CodeType:
+    """The code of a tool with `n` parameters `a0`...: each one given goes into the arguments under its property name
+    (`_K{i}`) and, unless its type is one that needs no test (`_S{i}`) or its quick test passes (`_P{i}`), the call goes
+    the checked way (`_slow`); so does a missing required one (`_R{i}`), any extra keyword, or any call at all when the
+    schema's root says more than which properties there are (`_Q` false). Every name the code uses
+    is a global of the tool's own, so no parameter name (`type`, `kw`, `self`) can shadow it."""
+    a, aw = ', '.join(f'a{i}=_U' for i in range(n)), 'await ' if is_async else ''
+    lines = [f"{'async ' if is_async else ''}def tool({a}{', ' if n else ''}**extra):", '    kw = {}', '    ok = _Q and not extra']
+    for i in range(n):
+        lines += [f'    if a{i} is not _U:', f'        kw[_K{i}] = a{i}', f'        if _type(a{i}) not in _S{i} and not _P{i}(a{i}): ok = False',
+                  f'    elif _R{i}: ok = False']
+    lines += [f'    if ok: return {aw}_disp(_name, **kw)', f'    return {aw}_slow(kw, extra)']
+    ns = {'_U': _UNSET}
+    exec(compile('\n'.join(lines), '<funccall tool>', 'exec'), ns)  # noqa: S102 - fixed text: only numbered names go in
+    return ns['tool'].__code__
+
+class _Checked:
+    """The checked way of one built tool: names, Python values to JSON, and the schema's validator. What only calls
+    need is made on the first call: the validator, and the quick tests the tool's code runs on each argument."""
+    __slots__ = ('name', 'schema', 'disp', 'check', 'parts', 'renamed', 'optional', 'validator', 'fn')
+
+    def __init__(self, parts: _Parts, disp, check: bool):
+        self.name, self.schema, self.disp, self.check, self.parts, self.validator, self.fn = parts.name, parts.schema, disp, check, parts, None, None
+        self.renamed = self.optional = None  # made on the first call that needs them
+
+    def _names(self):
+        p = self.parts
+        self.renamed = {orig: py for py, orig in zip(p.pynms, p.origs) if py != orig}  # properties whose parameter is spelt otherwise
+        self.optional = p.origs[p.nreq:]
+
+    def problems(self, kw: dict) -> list:
+        if self.validator is None:
+            from ._jsonschema import compile_schema  # (imported here: the validator imports the schema module)
+            self.validator = compile_schema(self.schema, where=f"Tool {self.name!r}")
+            self.quick_tests()
+        return self.validator.problems(kw, '', MAX_SHOWN)
+
+    def quick_tests(self):
+        "Give the tool's code a quick test per argument, where one is certain (the tool is held weakly: no cycle through it)"
+        fn = self.fn() if self.fn is not None else None
+        if fn is None or not _root_is_quick(self.schema): return
+        g = fn.__globals__
+        for (_, _, t, p), ps in zip(_global_names(len(self.parts.schemas)), self.parts.schemas):
+            if (q := _quick(ps)) is not None: g[t], g[p] = _exact(ps), q[0]
+
+    def __call__(self, kw: dict, extra: dict):
+        if self.renamed is None: self._names()
+        problems = []
+        for k, v in extra.items():
+            if k in self.renamed and k in kw: problems.append(Problem(k, f"given twice, as {self.renamed[k]!r} and as {k!r}"))
+            else: kw[k] = v  # a property by its own name ('approval-policy'), or an extra key: the schema decides
+        bad = []
+        for k, v in kw.items():
+            if not is_json(v):
+                try: kw[k] = jsonable(v)
+                except (TypeError, ValueError, RecursionError) as e:
+                    bad.append(k)
+                    problems.append(Problem(k, str(e) if not isinstance(e, RecursionError) else "nested too deeply to send as JSON"))
+        for k in bad: del kw[k]
+        if self.check:
+            found = self.problems(kw)
+            # None for an optional parameter is its default (not given), unless the schema takes null there
+            for k in self.optional:
+                if found and k in kw and kw[k] is None:
+                    kw2 = {a: v for a, v in kw.items() if a != k}
+                    if len(found2 := self.problems(kw2)) < len(found): kw, found = kw2, found2
+            problems += [p for p in found if not any(f"key {k!r}" in p.message and not p.path for k in bad)]
+        if problems: raise ToolInputError.of(self.name, problems)
+        return self.disp(self.name, **kw)
 
 def mk_tool(
     dispfn,               # called as `dispfn(tool_name, /, **arguments)`; may be async
     tool,                 # a tool in any format `tool_parts` takes
-    check: bool=True,     # check the arguments before dispatching: names, types, enum values, ranges, lengths, patterns
+    check: bool=True,     # check the arguments against the tool's schema before dispatching
 ):                        # a function with the tool's signature, name and description
     "Create a callable function from a JSON schema tool definition"
-    sig, py2orig, name, desc = _sig(tool)
-    orig2py = {v: k for k, v in py2orig.items()}
-    is_async = inspect.iscoroutinefunction(dispfn)
-
-    def slow(kw: dict, extra: dict):
-        "The checked way: unexpected or missing arguments, or values to coerce; then the JSON values are sent"
-        if extra:
-            raise ToolInputError(f"Tool {name!r} got unexpected argument(s) {', '.join(map(repr, extra))}; "
-                                 f"its arguments are: {', '.join(map(repr, sig.parameters)) or 'none'}")
-        pykw = {orig2py[k]: v for k, v in kw.items()}
-        if missing := [p.name for p in sig.parameters.values() if p.default is empty and p.name not in pykw]:
-            raise ToolInputError(f"Tool {name!r} is missing required argument(s): {', '.join(map(repr, missing))}")
-        if check: kw = {py2orig[k]: jsonable(v) for k, v in plan.bind(pykw)[1].items()}
-        return dispfn(name, **kw)
-
-    def placeholder(**kw): pass  # the plan needs a function with the tool's signature before the real one exists
-    placeholder.__signature__ = sig
-    placeholder.__annotations__ = {k: p.annotation for k, p in sig.parameters.items()}
-    plan = _Plan(placeholder, name)  # this tool's own: nothing to share it with
-    pre = '_fc_'
-    while any(k.startswith(pre) for k in sig.parameters): pre = '_' + pre
-    ns = {f'{pre}UNSET': _UNSET, f'{pre}disp': dispfn, f'{pre}name': name, f'{pre}slow': slow, f'{pre}JSON': _JSON_SCALARS,
-          **{f'{pre}T_{k}': t for k, t in plan.fast.items()}}
-    exec(_source(sig, py2orig, plan.fast, check, pre), ns)  # noqa: S102 - only sanitized identifiers and reprs go in
-    fn = ns['fn']
-    if is_async:  # an async dispatcher makes an async tool
-        sync_fn = fn
-        async def fn(*args, **kwargs): return await sync_fn(*args, **kwargs)
-    fn.__signature__, fn.__doc__, fn.__name__, fn.__qualname__ = sig, desc, name, name
-    fn.__annotations__ = placeholder.__annotations__
+    parts = _parts(tool)
+    sig, pynms, name, s, n, nreq = parts.sig, parts.pynms, parts.name, parts.schema, len(parts.pynms), parts.nreq
+    is_async = iscoroutinefunction(dispfn)
+    checked = _Checked(parts, dispfn, check)
+    g = {'_U': _UNSET, '_type': type, '_disp': dispfn, '_name': name, '_slow': checked, '_Q': not check or _root_is_quick(s), '__name__': __name__}
+    # until the first call gives them quick tests, checked arguments take the validator (without a check, anything plain goes)
+    S, P = (_NOTHING, _never) if check else (_SCALAR_TYPES, is_json)
+    for i, ((k, r, t, p), orig) in enumerate(zip(_global_names(n), parts.origs)): g[k], g[r], g[t], g[p] = orig, i < nreq, S, P
+    code = _template(n, is_async)
+    named = {'co_name': name if name.isidentifier() else 'tool', **({'co_qualname': name} if hasattr(code, 'co_qualname') else {})}
+    code = code.replace(co_varnames=(*pynms, *_locals(code, n, pynms)), co_argcount=nreq, co_kwonlyargcount=n - nreq, **named)
+    fn = types.FunctionType(code, g, None, (_UNSET,) * nreq or None)
+    fn.__kwdefaults__ = dict.fromkeys(pynms[nreq:], _UNSET) or None
+    fn.__signature__, fn.__doc__, fn.__name__, fn.__qualname__ = sig, parts.desc, name, name
+    fn.__annotations__ = {py: p.annotation for py, p in zip(pynms, sig.parameters.values())}
+    fn.__tool_schema__ = {'name': name, 'description': parts.desc, 'input_schema': s}  # what `get_schema` gives back
+    checked.fn = weakref.ref(fn)
     return fn
+
+def _locals(code: types.CodeType, n: int, pynms: list) -> tuple:
+    "The template's own local names (`extra`, `kw`, `ok`), renamed apart from every parameter's"
+    own = code.co_varnames[n:]
+    if not any(nm in own for nm in pynms): return own
+    taken, out = set(pynms), []
+    for nm in own:
+        while nm in taken: nm = f'_{nm}'
+        taken.add(nm); out.append(nm)
+    return tuple(out)
+
+_names: list = []  # ('_K0', '_R0', '_S0', '_P0'), ...: the globals each parameter's code reads, spelt once
+
+def _global_names(n: int) -> list:
+    while len(_names) < n: _names.append(tuple(f'_{c}{len(_names)}' for c in 'KRSP'))
+    return _names[:n]
