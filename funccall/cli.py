@@ -12,56 +12,22 @@ a `.py` file with an optional `:name`.
 """
 from __future__ import annotations
 
-import argparse, importlib, importlib.util, inspect, json, re, sys, warnings
-from pathlib import Path
+import argparse, difflib, json, re, sys, warnings
 
-from . import providers
+from . import __version__, providers
+from ._load import TargetError, expand, load_target
 from .call import call_func, error_text
 from .schema import SchemaError, SchemaWarning, get_schema
-from .tools import to_text
+from .tools import Tool, to_text
 
-__all__ = ['main', 'load_target', 'TargetError']
+__all__ = ['main']
 
 EXAMPLE = 'funccall.example'
 FORMATS = {'canonical': None, 'openai': providers.to_openai, 'responses': providers.to_openai_responses,
            'anthropic': providers.to_anthropic, 'gemini': providers.to_gemini, 'mcp': providers.to_mcp}
 
-class TargetError(Exception):
-    "A TARGET on the command line that can't be loaded"
-
-def _import(spec: str):
-    if spec.endswith('.py') or '/' in spec:
-        p = Path(spec)
-        if not p.is_file(): raise TargetError(f"no such file: {spec}")
-        nm = f"_funccall_file_{re.sub(r'[^0-9a-zA-Z_]', '_', str(p.resolve()))}"  # never `json` or another file's module
-        mspec = importlib.util.spec_from_file_location(nm, p)
-        mod = importlib.util.module_from_spec(mspec)
-        sys.modules[nm] = mod  # annotations are resolved in the module's namespace, found through `sys.modules`
-        try: mspec.loader.exec_module(mod)
-        except Exception as e: raise TargetError(f"can't load {spec}: {type(e).__name__}: {e}") from None
-        return mod
-    try: return importlib.import_module(spec)
-    except Exception as e: raise TargetError(f"can't import {spec!r}: {e}") from None
-
-def load_target(
-    target: str,  # `module`, `module:name`, `path/to/file.py` or `path/to/file.py:name`
-    documented: bool=True,  # of a module, only the functions with docstrings (`check` wants them all)
-) -> list:        # the tools: the named object, or a module's public functions
-    "The tools TARGET names"
-    mod_spec, _, nm = target.rpartition(':') if re.search(r':[A-Za-z_][\w.]*$', target) else (target, '', '')
-    mod = _import(mod_spec)
-    if nm:
-        obj = mod
-        for part in nm.split('.'):
-            try: obj = getattr(obj, part)
-            except AttributeError: raise TargetError(f"{mod_spec!r} has no {nm!r}") from None
-        return [obj]
-    names = getattr(mod, '__all__', None) or [k for k in vars(mod) if not k.startswith('_')]
-    return [o for k in names if inspect.isfunction(o := getattr(mod, k, None)) and o.__module__ == mod.__name__
-            and (o.__doc__ or not documented)]
-
 def _tools(target: str, documented: bool=True) -> list:
-    fs = load_target(target, documented)
+    fs = expand(load_target(target, documented))
     if not fs: raise TargetError(f"{target!r} has no public functions with docstrings")
     return fs
 
@@ -79,7 +45,8 @@ def _schema_cmd(args) -> int:
         if args.format in ('openai', 'responses'): kw['strict'] = args.strict
         elif args.strict: return _fail(f"--strict applies to openai and responses, not {args.format}")
         out = render(fs, **kw)
-        for c in rep: print(f"note: {c}{' (lost)' if c.lossy else ''}", file=sys.stderr)
+        for c in rep:  # what was lost always; what changed without loss with -v
+            if c.lossy or args.verbose: print(f"note: {c}{' (lost)' if c.lossy else ''}", file=sys.stderr)
     print(json.dumps(out, indent=2, ensure_ascii=False))
     return 0
 
@@ -90,6 +57,10 @@ def _call_cmd(args) -> int:
     if len(fs) > 1: raise TargetError(f"{args.target!r} holds {len(fs)} tools; name one as module:function")
     try: json.loads(args.json)
     except ValueError as e: return _fail(f"the arguments are not valid JSON: {e}")
+    if isinstance(fs[0], Tool):  # its own pipeline: hooks, cache, `max_chars`
+        r = fs[0].execute(args.json)
+        print(r.text)
+        return 0 if r.ok else 1
     try: res = call_func(fs[0], args.json)  # the text as a model sends it: anything but an object is the model's mistake
     except Exception as e:
         print(error_text(e))
@@ -149,7 +120,8 @@ def _mcp():
     except ImportError as e: raise TargetError(str(e)) from None
     return mcp
 
-def _mcp_serve_cmd(args) -> int: return _mcp().main(['serve', *args.targets])
+def _mcp_serve_cmd(args) -> int:
+    return _mcp().main(['serve', *args.targets, '--name', args.name, *(['--http', args.http] if args.http else [])])
 
 def _mcp_list_cmd(args) -> int:
     mcp = _mcp()
@@ -173,6 +145,7 @@ def _parser() -> argparse.ArgumentParser:
                                         '  funccall schema mytools.py --format anthropic\n'
                                         "  funccall call funccall.example:get_weather '{\"city\": \"Lisbon\"}'\n"
                                         '  funccall check mytools.py\n  funccall mcp serve mytools.py')
+    ap.add_argument('-V', '--version', action='version', version=f'funccall {__version__}')
     sub = ap.add_subparsers(dest='cmd')
     target_help = 'module, module:function, module:object, or path/to/file.py[:name]'
     sp = sub.add_parser('schema', help='print the JSON tool definitions of TARGET', formatter_class=fmt,
@@ -181,6 +154,7 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument('--format', choices=list(FORMATS), default='canonical', help='provider format (default: canonical JSON Schema)')
     sp.add_argument('--strict', action='store_true', help='OpenAI strict mode (openai, responses)')
     sp.add_argument('--rename', action='store_true', help="rewrite tool names the provider doesn't accept")
+    sp.add_argument('-v', '--verbose', action='store_true', help='also note changes that lose nothing')
     sp.set_defaults(run=_schema_cmd)
     sp = sub.add_parser('call', help='run one tool call and print its result or the model-facing error', formatter_class=fmt,
                         epilog="examples:\n  funccall call funccall.example:get_weather '{\"city\": \"Lisbon\", \"unit\": \"F\"}'")
@@ -197,9 +171,11 @@ def _parser() -> argparse.ArgumentParser:
     mp = sub.add_parser('mcp', help='serve tools over MCP, or list an MCP server\'s tools (needs funccall[mcp])', formatter_class=fmt,
                         epilog='examples:\n  funccall mcp serve mytools.py\n  funccall mcp list python -m mcp_server_time')
     msub = mp.add_subparsers(dest='mcp_cmd', required=True)
-    sp = msub.add_parser('serve', help="serve TARGETs' tools over stdin/stdout", formatter_class=fmt,
-                         epilog='examples:\n  funccall mcp serve mytools.py\n  funccall mcp serve funccall.example')
+    sp = msub.add_parser('serve', help="serve TARGETs' tools over stdio, or streamable HTTP with --http", formatter_class=fmt,
+                         epilog='examples:\n  funccall mcp serve mytools.py\n  funccall mcp serve mytools.py --http 127.0.0.1:8000')
     sp.add_argument('targets', nargs='+', metavar='TARGET', help=target_help)
+    sp.add_argument('--name', default='funccall', help='the server name clients see (default: funccall)')
+    sp.add_argument('--http', metavar='HOST:PORT', help='serve streamable HTTP at http://HOST:PORT/mcp instead of stdio')
     sp.set_defaults(run=_mcp_serve_cmd)
     sp = msub.add_parser('list', help="print an MCP server's tools as JSON schemas", formatter_class=fmt,
                          epilog='examples:\n  funccall mcp list mcp-server-time\n  funccall mcp list python -m mcp_server_fetch')
@@ -208,11 +184,23 @@ def _parser() -> argparse.ArgumentParser:
     sp.set_defaults(run=_mcp_list_cmd)
     return ap
 
+_COMMANDS = ('schema', 'call', 'check', 'mcp')
+
+def _unknown_command(argv: list[str]) -> str | None:
+    "The error for a mistyped (sub)command, naming the closest one; `None` when `argv` reads as meant"
+    if argv[:1] == ['mcp']: words, where = argv[1:2], ('serve', 'list')
+    else: words, where = argv[:1], _COMMANDS
+    if not words or words[0].startswith('-') or words[0] in where: return None
+    w, close = words[0], difflib.get_close_matches(words[0], where, n=1)
+    if where is _COMMANDS and (not close or set(w) & set('./:\\')): return None  # a TARGET: `funccall mytools.py`
+    return f"unknown command {w[:40]!r}" + (f"; did you mean {close[0]!r}?" if close else f"; use one of: {', '.join(where)}")
+
 def main(argv: list[str] | None = None) -> int:
     "Run the `funccall` command line"
     argv = sys.argv[1:] if argv is None else argv
     ap = _parser()
-    if not argv or argv[0] not in ('schema', 'call', 'check', 'mcp', '-h', '--help'): argv = ['schema', *argv]
+    if err := _unknown_command(argv): return _fail(err)
+    if not argv or argv[0] not in (*_COMMANDS, '-h', '--help', '-V', '--version'): argv = ['schema', *argv]  # `funccall mytools.py`
     args = ap.parse_args(argv)
     if args.cmd == 'mcp' and args.mcp_cmd == 'list' and not args.command: return _fail("mcp list needs the server's command")
     try: return args.run(args)

@@ -5,6 +5,7 @@ object or its dict (JSON) form. `tool_results(results, provider)` turns the `Too
 into what the next request carries. `run_tool_calls(toolbox, response)` does both:
 
     msgs = run_tool_calls(toolbox, response)
+    # the assistant's message (which holds the calls) goes first, then the answers:
     # OpenAI chat:      messages += [response.choices[0].message, *msgs]
     # OpenAI Responses: input += [*response.output, *msgs]
     # Anthropic:        messages += [{'role': 'assistant', 'content': response.content}, *msgs]
@@ -19,6 +20,7 @@ import json
 from typing import Iterable, NamedTuple
 
 from ._json import jsonable
+from ._run import run_sync
 from .tools import Toolbox, ToolResult
 
 __all__ = ['ToolCall', 'tool_calls', 'tool_results', 'run_tool_calls', 'run_tool_calls_async']
@@ -164,19 +166,22 @@ def tool_results(
 # --- both ---------------------------------------------------------------------------------------------
 
 def run_tool_calls(
-    toolbox: Toolbox,    # the tools the model was offered
-    response,            # the model's response, as `tool_calls` takes it
-    provider: str=None,  # as `tool_calls` takes it
-) -> list[dict]:         # the answers to all its calls, as `tool_results` makes them; none when nothing was called
+    toolbox: Toolbox,      # the tools the model was offered
+    response,              # the model's response, as `tool_calls` takes it
+    provider: str=None,    # as `tool_calls` takes it
+    injected: dict=None,   # the application's values for injected parameters, for this request (over the toolbox's)
+) -> list[dict]:           # the answers to all its calls, as `tool_results` makes them; none when nothing was called
     "Run the tool calls of a model's response (concurrently, as `Toolbox.batch` does) and answer them"
     calls, p = _calls(response, provider)
-    return tool_results(toolbox.batch(calls), p) if calls else []
+    if not calls: return []
+    return tool_results(run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls'), p)
 
 async def run_tool_calls_async(
-    toolbox: Toolbox,    # the tools the model was offered
-    response,            # the model's response, as `tool_calls` takes it
-    provider: str=None,  # as `tool_calls` takes it
-) -> list[dict]:         # the answers to all its calls, as `tool_results` makes them; none when nothing was called
+    toolbox: Toolbox,      # the tools the model was offered
+    response,              # the model's response, as `tool_calls` takes it
+    provider: str=None,    # as `tool_calls` takes it
+    injected: dict=None,   # the application's values for injected parameters, for this request (over the toolbox's)
+) -> list[dict]:           # the answers to all its calls, as `tool_results` makes them; none when nothing was called
     "`run_tool_calls` for async code"
     calls, p = _calls(response, provider)
-    return tool_results(await toolbox.abatch(calls), p) if calls else []
+    return tool_results(await toolbox.abatch(calls, injected=injected), p) if calls else []

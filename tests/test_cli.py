@@ -13,7 +13,7 @@ import textwrap
 
 import pytest
 
-from funccall import get_schema
+from funccall import call_func, get_schema
 from funccall.cli import load_target, main
 
 T = 60  # seconds: a generous bound for one subprocess
@@ -187,9 +187,8 @@ def _anthropic(d):
     return d['input_schema']
 
 def _gemini(d):
-    assert set(d) == {'name', 'description', 'parameters'} and d['parameters']['type'] == 'OBJECT'
-    assert '$defs' not in json.dumps(d)  # Gemini has no references: classes are inlined
-    return d['parameters']
+    assert set(d) == {'name', 'description', 'parameters_json_schema'} and d['parameters_json_schema']['type'] == 'object'
+    return d['parameters_json_schema']  # plain JSON Schema, as the Gemini API takes it now
 
 def _mcp(d):
     assert set(d) == {'name', 'description', 'inputSchema'}
@@ -219,7 +218,7 @@ def _objects(node):
 
 @pytest.mark.parametrize('fmt', ['openai', 'responses'])
 def test_strict_requires_every_property(capsys, fmt):
-    rc, out, err = cli(capsys, 'schema', 'funccall.example', '--format', fmt, '--strict')
+    rc, out, err = cli(capsys, 'schema', 'funccall.example', '--format', fmt, '--strict', '-v')
     assert rc == 0
     for d in json.loads(out):
         fn = d['function'] if fmt == 'openai' else d
@@ -234,11 +233,13 @@ def test_strict_requires_every_property(capsys, fmt):
     assert unit['anyOf'][-1] == {'type': 'null'}  # optional: required, and nullable
     assert 'note: get_weather /properties/unit: optional: made required and nullable' in err  # what changed goes to stderr
 
-def test_strict_keeps_stdout_pure_json():
+def test_strict_keeps_stdout_pure_json_and_notes_only_with_v():
     r = run('schema', 'funccall.example:get_weather', '--format', 'openai', '--strict')
-    assert r.returncode == 0
+    assert r.returncode == 0 and r.stderr == ''  # nothing was lost: nothing to say
     assert json.loads(r.stdout)[0]['function']['strict'] is True
-    assert r.stderr.startswith('note: ')
+    r = run('schema', 'funccall.example:get_weather', '--format', 'openai', '--strict', '-v')
+    assert r.returncode == 0 and json.loads(r.stdout)[0]['function']['strict'] is True
+    assert r.stderr.startswith('note: ') and '(lost)' not in r.stderr
 
 def test_without_strict_openai_sends_no_strict_flag(capsys):
     rc, out, _ = cli(capsys, 'schema', 'funccall.example:get_weather', '--format', 'openai')
@@ -272,7 +273,7 @@ def test_a_name_a_provider_rejects_needs_rename(capsys, tmp_path):
 
 def test_rename_rewrites_it(capsys, tmp_path):
     f = tool_file(tmp_path, 'long_tools.py', LONG_SRC)
-    rc, out, err = cli(capsys, 'schema', f, '--format', 'openai', '--rename')
+    rc, out, err = cli(capsys, 'schema', f, '--format', 'openai', '--rename', '-v')
     assert rc == 0
     [nm] = names(out)
     assert re.fullmatch(r'[a-zA-Z0-9_-]{1,64}', nm) and nm.startswith(LONG[:40])
@@ -280,33 +281,21 @@ def test_rename_rewrites_it(capsys, tmp_path):
 
 def test_names_fine_for_a_provider_are_kept(capsys, tmp_path):
     f = tool_file(tmp_path, 'long_tools.py', LONG_SRC)
-    for fmt in ('gemini', 'mcp', 'canonical'):  # they allow 128 characters
+    for fmt in ('mcp', 'canonical'):  # they allow 128 characters
         rc, out, err = cli(capsys, 'schema', f, '--format', fmt, '--rename')
         assert rc == 0 and names(out) == [LONG] and err == ''
 
-def test_lossy_changes_are_notes_marked_lost(capsys, tmp_path):
-    f = tool_file(tmp_path, 'tree_tools.py', '''
-        from __future__ import annotations
-        from dataclasses import dataclass, field
-
-        @dataclass
-        class Node:
-            "A tree node"
-            value: int  # Its value
-            children: list[Node] = field(default_factory=list)  # Its children
-
-        def total(
-            root: Node,  # The tree
+def test_lossy_changes_are_notes_marked_lost_even_without_v(capsys, tmp_path):
+    f = tool_file(tmp_path, 'tally_tools.py', '''
+        def tally(
+            counts: dict[str, int],  # Counts by name
         ) -> int:
-            "Sum the values of a tree."
-            return root.value + sum(total(c) for c in root.children)
+            "Sum the counts."
+            return sum(counts.values())
     ''')
-    rc, out, err = cli(capsys, 'schema', f, '--format', 'gemini')
-    assert rc == 0
-    children = json.loads(out)[0]['parameters']['properties']['root']['properties']['children']
-    assert children['items']['type'] == 'STRING'  # the inner Node goes as JSON text
-    assert err.strip() == ('note: total /properties/root/properties/children/items: recursion: a Node inside a Node; '
-                           'Gemini has no references, so this one is sent as JSON text (lost)')
+    rc, out, err = cli(capsys, 'schema', f, '--format', 'openai', '--strict')
+    assert rc == 0 and json.loads(out)[0]['function']['strict'] is False  # sent non-strict, and said so
+    assert err.count('\n') == 1 and err.startswith('note: tally: ') and err.strip().endswith('(lost)')
 
 # --- call -----------------------------------------------------------------------------------------------
 
@@ -348,13 +337,16 @@ def test_call_of_a_tool_returning_none_prints_null(capsys, tmp_path):
     ''')
     assert cli(capsys, 'call', f, '{}') == (0, 'null\n', '')
 
-@pytest.mark.parametrize('args,msg', [
-    ('{"town": "Lisbon"}', "ToolInputError: Tool 'get_weather' got an unexpected argument 'town'; its arguments are: 'city', 'unit'"),
-    ('{"city": "Lisbon", "unit": "K"}', "ToolInputError: Tool 'get_weather', parameter 'unit': expected one of 'C', 'F', got 'K'"),
-    ('{}', "ToolInputError: Tool 'get_weather' is missing required argument(s): 'city'"),
-    ('[]', "ToolInputError: Tool arguments must be a JSON object of named arguments, got []"),
+@pytest.mark.parametrize('args,words', [
+    ('{"town": "Lisbon"}', ['town', "'city'"]),
+    ('{"city": "Lisbon", "unit": "K"}', ["'unit'", "'C', 'F'", "'K'"]),
+    ('{}', ["'city'", 'missing']),
+    ('[]', ['JSON object', '[]']),
 ])
-def test_call_a_model_mistake_prints_the_model_facing_error(capsys, args, msg):
+def test_call_a_model_mistake_prints_the_model_facing_error(capsys, args, words):
+    from funccall.example import get_weather
+    msg = call_func(get_weather, args, raise_on_err=False)  # exactly what the model would read
+    assert msg.startswith('ToolInputError: ') and all(w in msg for w in words)
     assert cli(capsys, 'call', 'funccall.example:get_weather', args) == (1, msg + '\n', '')
 
 def test_call_an_exception_in_the_tool_prints_its_cause_first(capsys, tmp_path):
@@ -377,7 +369,7 @@ def test_call_from_the_real_entry_point(tools):
     assert (r.returncode, r.stdout, r.stderr) == (0, 'HEY!\n', '')
     r = run('call', f'{tools}:shout', '{"text": "hey", "times": "many"}')
     assert r.returncode == 1 and r.stderr == ''
-    assert r.stdout == "ToolInputError: Tool 'shout', parameter 'times': expected integer, got 'many'\n"
+    assert r.stdout.startswith("ToolInputError: Tool 'shout', ") and "'times'" in r.stdout and r.stdout.count('\n') == 1
 
 @pytest.mark.parametrize('args', ['{bad', '{"city": "Lisbon",}', "{'city': 'Lisbon'}", ''])
 def test_call_bad_json_is_a_usage_error(capsys, args):
@@ -468,8 +460,6 @@ def test_check_reports_each_finding(capsys, tmp_path):
     assert has('locked', "Parameter 'lock' of 'locked': Can't make a schema for", 'custom_types')
     assert has(LONG, f"name {LONG!r} breaks OpenAI's and Anthropic's rule")
     assert has('counts', 'openai strict:', "/properties/c is a dict[str, V]", 'sent with strict: false')
-    assert has('counts', 'gemini: /properties/c:', 'sent as JSON text')
-    assert has('tree', 'gemini: /properties/root/properties/children/items: recursion: a Node inside a Node')
     assert not any('note:' in l for l in lines)
 
 def test_check_reports_a_missing_docstring_of_a_named_tool(capsys, tmp_path):
@@ -483,20 +473,6 @@ def test_check_of_a_file_reports_its_undocumented_functions(capsys, tmp_path):
     _, out, _ = cli(capsys, 'check', f)
     assert any(l.startswith('no_doc: ') for l in out.splitlines())
 
-def test_check_verbose_shows_notes(capsys, tmp_path):
-    f = tool_file(tmp_path, 'date_tools.py', '''
-        import datetime as dt
-        def agenda(
-            day: dt.date,  # Which day
-        ) -> str:
-            "The agenda for a day."
-            return f'{day}: nothing'
-    ''')
-    assert cli(capsys, 'check', f) == (0, '', '0 findings\n')  # a note is not a finding
-    rc, out, err = cli(capsys, 'check', f, '-v')
-    assert (rc, err) == (0, '0 findings\n')
-    assert out == "agenda: note: gemini: /properties/day: format 'date' moved to the description: Gemini knows only 'date-time' (call_func still checks it)\n"
-
 def test_check_verbose_shows_renames(capsys, tmp_path):
     f = tool_file(tmp_path, 'bad_tools.py', BAD)
     _, quiet, quiet_err = cli(capsys, 'check', f)
@@ -505,7 +481,7 @@ def test_check_verbose_shows_renames(capsys, tmp_path):
     notes = [l for l in out.splitlines() if ': note: ' in l]
     addr = lambda t: re.sub(r'0x[0-9a-f]+', '0x', t)  # the file runs again: `object()` has a new address
     assert [addr(l) for l in out.splitlines() if ': note: ' not in l] == addr(quiet).splitlines()  # the same findings, plus notes
-    assert {l.split(': ')[2] for l in notes} == {'openai', 'responses', 'anthropic'}
+    assert {l.split(': ')[2] for l in notes} == {'openai', 'responses', 'anthropic', 'gemini'}
     assert all(l.startswith(f'{LONG}: note: ') and 'renamed' in l for l in notes)
 
 # --- mcp ------------------------------------------------------------------------------------------------
@@ -531,7 +507,7 @@ def test_mcp_needs_a_subcommand(capsys):
 
 @pytest.mark.parametrize('target,msg', [('no_such_module_xyz', "can't import 'no_such_module_xyz'"),
                                         ('missing_tools.py', 'no such file: missing_tools.py'),
-                                        ('funccall.example:nope', "'funccall.example' has no 'nope'")])
+                                        ('funccall.example:nope', "'funccall.example' has no tool 'nope'")])
 def test_mcp_serve_a_bad_target(capsys, tmp_path, monkeypatch, target, msg):
     monkeypatch.chdir(tmp_path)
     assert_one_line_error(*cli(capsys, 'mcp', 'serve', target), msg)  # it fails before serving: nothing waits on stdin
@@ -563,8 +539,8 @@ BAD_TARGETS = {
     'module': ('no_such_module_xyz', "can't import 'no_such_module_xyz': No module named 'no_such_module_xyz'"),
     'file': ('missing_tools.py', 'no such file: missing_tools.py'),
     'path': ('sub/missing_tools.py', 'no such file: sub/missing_tools.py'),
-    'name': ('funccall.example:nope', "'funccall.example' has no 'nope'"),
-    'dotted name': ('funccall.example:Person.nope', "'funccall.example' has no 'Person.nope'"),
+    'name': ('funccall.example:nope', "'funccall.example' has no tool 'nope'"),
+    'dotted name': ('funccall.example:Person.nope', "'funccall.example' has no tool 'Person.nope'"),
     'no tools': ('keyword', "'keyword' has no public functions with docstrings"),  # its functions are builtins
 }
 
@@ -577,7 +553,7 @@ def test_a_bad_target_is_one_line_and_exit_2(capsys, tmp_path, monkeypatch, cmd,
     assert_one_line_error(*cli(capsys, *args), f'funccall: {msg}')
 
 def test_a_file_name_that_is_missing(capsys, tools):
-    assert_one_line_error(*cli(capsys, 'schema', f'{tools}:nope'), f"{tools!r} has no 'nope'")
+    assert_one_line_error(*cli(capsys, 'schema', f'{tools}:nope'), f"{tools!r} has no tool 'nope'")
 
 @pytest.mark.parametrize('src,msg', [('raise RuntimeError("at import")\n', 'RuntimeError: at import'),
                                      ('def f(:\n', 'SyntaxError: invalid syntax')])

@@ -7,6 +7,7 @@ from functools import partial
 from pathlib import Path
 from typing import Literal
 
+import jsonschema
 import pytest
 
 pytest.importorskip('mcp')
@@ -84,7 +85,7 @@ def test_odd_property_names_are_sent_as_the_schema_spells_them(sdk):
 
 def test_enum_and_nested_object_are_checked_before_sending(sdk):
     order = sdk.tools()['order']
-    assert order({'sku': 'a', 'qty': '3'}, 'M') == {'item': {'sku': 'a', 'qty': 3}, 'size': 'M'}  # coerced, then sent
+    assert order({'sku': 'a', 'qty': 3}, 'M') == {'item': {'sku': 'a', 'qty': 3}, 'size': 'M'}  # checked, then sent
     with pytest.raises(ToolInputError, match="'S', 'M', 'L'"): order({'sku': 'a'}, 'XL')
     with pytest.raises(ToolInputError, match="'sku'"): order({'qty': 2}, 'S')
     with pytest.raises(ToolInputError, match='missing'): order(size='S')
@@ -141,16 +142,18 @@ def test_server_lists_get_schemas_schemas(raw):
         assert (t.name, t.description, t.input_schema) == (s['name'], s['description'], s['input_schema'])
 
 @pytest.mark.parametrize('nm,args,text,structured', [
-    ('greet', {'name': 'Al'}, 'Hello, Al!', None),
-    ('add', {'a': 1}, '3', 3),                                   # any JSON value is structured content from 2026-07-28
-    ('shout', {'words': ['a', 'B'], 'mode': 'lower'}, '["a", "b"]', ['a', 'b']),
-    ('where', {'p': {'x': 1, 'y': 2}, 'scale': 2}, '{"x": 2.0, "y": 4.0}', {'x': 2, 'y': 4}),  # a dataclass, as JSON
-    ('nap', {'text': 'zz'}, 'zz', None),                       # an async tool
+    ('greet', {'name': 'Al'}, 'Hello, Al!', {'result': 'Hello, Al!'}),  # not an object: wrapped, as the output schema says
+    ('add', {'a': 1}, '3', {'result': 3}),
+    ('shout', {'words': ['a', 'B'], 'mode': 'lower'}, '["a", "b"]', {'result': ['a', 'b']}),
+    ('where', {'p': {'x': 1, 'y': 2}, 'scale': 2}, '{"x": 2.0, "y": 4.0}', {'x': 2, 'y': 4}),  # a dataclass: an object, as it is
+    ('nap', {'text': 'zz'}, 'zz', {'result': 'zz'}),           # an async tool
 ])
-def test_server_results(raw, nm, args, text, structured):
+def test_server_results_fit_their_output_schemas(raw, nm, args, text, structured):
     r = raw('call_tool', nm, args)
     assert not r.is_error
     assert [c.text for c in r.content] == [text] and r.structured_content == structured
+    out = {t.name: t.output_schema for t in raw('list_tools').tools}[nm]
+    jsonschema.validate(r.structured_content, out)  # the SDK client checks it too, on every call
 
 def test_server_none_is_no_content(raw):
     r = raw('call_tool', 'nothing', {})
@@ -158,8 +161,8 @@ def test_server_none_is_no_content(raw):
 
 @pytest.mark.parametrize('nm,args,start', [
     ('divide', {'a': 1, 'b': 0}, 'ZeroDivisionError: float division by zero\nTraceback'),
-    ('add', {'a': 'one'}, "ToolInputError: Tool 'add', parameter 'a': expected integer, got 'one'"),
-    ('add', {}, "ToolInputError: Tool 'add' is missing required argument(s): 'a'"),
+    ('add', {'a': 'one'}, "ToolInputError: Tool 'add', argument 'a': expected an integer, got 'one'"),
+    ('add', {}, "ToolInputError: Tool 'add', argument 'a': missing (required)"),
     ('nope', {}, "ToolNotFound: Unknown tool 'nope'"),
 ])
 def test_server_errors_are_error_results(raw, nm, args, start):
@@ -167,11 +170,20 @@ def test_server_errors_are_error_results(raw, nm, args, start):
     assert r.is_error and r.content[0].text.startswith(start)
     assert str(SERVERS) not in r.content[0].text  # file names only: no paths for the model
 
-def test_structured_content_before_2026_only_for_objects():
+def test_without_a_return_annotation_structured_content_before_2026_only_for_objects():
+    def plain(a: int):
+        "Unannotated result"
+        return a
+    def pair(a: int):
+        "Unannotated result"
+        return {'a': a}
     async def main():
-        async with Client(mk_server(PLAIN), mode='legacy') as c:  # in-process, over the handshake-era protocol
-            assert (await c.call_tool('add', {'a': 1})).structured_content is None
-            assert (await c.call_tool('where', {'p': {'x': 1, 'y': 2}})).structured_content == {'x': 1, 'y': 2}
+        async with Client(mk_server([plain, pair]), mode='legacy') as c:  # in-process, over the handshake-era protocol
+            assert (await c.list_tools()).tools[0].output_schema is None
+            assert (await c.call_tool('plain', {'a': 1})).structured_content is None
+            assert (await c.call_tool('pair', {'a': 1})).structured_content == {'a': 1}
+        async with Client(mk_server([plain])) as c:
+            assert (await c.call_tool('plain', {'a': 1})).structured_content == 1  # any JSON value from 2026-07-28
     arun(main())
 
 # --- funccall's server, through funccall's client -------------------------------------------------------

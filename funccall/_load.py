@@ -1,0 +1,76 @@
+"""Loading the tools a user names on the command line: `module`, `module:name`, `path/to/file.py[:name]`.
+
+A `:name` is read with the rules `call_func` applies to a model's tool names (`resolve_nm`): no segment starting
+with `_`, nothing reached through a module, no method of a builtin value. Naming a target is less hostile than a
+model's call, but `funccall call tools.py:_ORDERS.clear '{}'` must not clear a private list either, and an error
+must never print the objects it found on the way.
+"""
+from __future__ import annotations
+
+import difflib, importlib, importlib.util, inspect, re, sys
+from pathlib import Path
+
+from ._ns import ToolNotFound, resolve_nm
+from .tools import ToolGroup, Toolbox
+
+__all__ = ['TargetError', 'load_target', 'expand']
+
+class TargetError(Exception):
+    "A target on the command line that can't be loaded: the message is one line, for the user"
+
+def _import(spec: str):
+    "The module `spec` names: a dotted module name, or a path to a `.py` file"
+    if spec.endswith('.py') or '/' in spec:
+        p = Path(spec)
+        if not p.is_file(): raise TargetError(f"no such file: {spec}")
+        nm = f"_funccall_file_{re.sub(r'[^0-9a-zA-Z_]', '_', str(p.resolve()))}"  # never `json` or another file's module
+        mspec = importlib.util.spec_from_file_location(nm, p)
+        mod = importlib.util.module_from_spec(mspec)
+        sys.modules[nm] = mod  # annotations are resolved in the module's namespace, found through `sys.modules`
+        try: mspec.loader.exec_module(mod)
+        except Exception as e:
+            sys.modules.pop(nm, None)
+            raise TargetError(f"can't load {spec}: {type(e).__name__}: {str(e)[:200]}") from None
+        return mod
+    try: return importlib.import_module(spec)
+    except Exception as e: raise TargetError(f"can't import {spec!r}: {str(e)[:200]}") from None
+
+def _is_collection(o) -> bool:
+    "A `Toolbox`, `ToolGroup`, or list of tools: a target that holds tools rather than being one"
+    return isinstance(o, (list, tuple, Toolbox, ToolGroup))
+
+def _named(mod, spec: str, nm: str) -> list:
+    ns = vars(mod)
+    if '.' not in nm and not nm.startswith('_') and _is_collection(o := ns.get(nm)): return [o]
+    try: return [resolve_nm(nm, ns)]
+    except ToolNotFound:
+        public = [k for k in ns if isinstance(k, str) and not k.startswith('_')]
+        close = difflib.get_close_matches(nm, public, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ''
+        why = ("names starting with '_' are private" if any(p.startswith('_') for p in nm.split('.'))
+               else 'a tool is a public function, callable object or method defined there')
+        raise TargetError(f"{spec!r} has no tool {nm[:80]!r} ({why}){hint}") from None
+
+def load_target(
+    target: str,            # `module`, `module:name`, `path/to/file.py` or `path/to/file.py:name`
+    documented: bool=True,  # of a whole module, only the functions with docstrings (`check` wants them all)
+) -> list:                  # the tools: the named object, or a module's public functions
+    "The tools `target` names, found with `call_func`'s name rules"
+    mod_spec, _, nm = target.rpartition(':') if re.search(r':[^:/\\]+$', target) else (target, '', '')
+    mod = _import(mod_spec)
+    if nm: return _named(mod, mod_spec, nm)
+    names = getattr(mod, '__all__', None) or [k for k in vars(mod) if not k.startswith('_')]
+    return [o for k in names if isinstance(k, str) and not k.startswith('_') and inspect.isfunction(o := vars(mod).get(k))
+            and o.__module__ == mod.__name__ and (o.__doc__ or not documented)]
+
+def expand(
+    objs: list,  # what `load_target` gave: functions, callable objects, `Tool`s, and `Toolbox`es, `ToolGroup`s and lists of them
+) -> list:       # the tools one by one
+    "Each tool on its own: the tools of a `Toolbox`, `ToolGroup` or list in their place"
+    res = []
+    for o in objs:
+        if isinstance(o, Toolbox): res += list(o)
+        elif isinstance(o, ToolGroup): res += list(o.tools.values())
+        elif isinstance(o, (list, tuple)): res += expand(o)
+        else: res.append(o)
+    return res
