@@ -2,47 +2,127 @@
 
 One coercer per annotation, built from the kind `_types.kind` gives it and cached. Coercion repairs a short,
 documented list of known model mistakes, and only where the annotation allows them:
-- a JSON string where a list, tuple, set or object is expected (`'[1, 2]'`);
+- JSON text where a list, tuple, set or object is expected (`'[1, 2]'`); a Python literal (`"['a', 'b']"`) is read
+  too when the text is short (`MAX_LITERAL`); text longer than `MAX_TEXT` is refused unread;
 - `"5"` for an integer or number, `"true"`/`"false"` for a boolean;
-- `{}` for an empty list, and a single value where a list is expected;
+- `{}` for an empty list, and a single value where a list is expected, when that value fits the list's items;
 - dicts into dataclasses, TypedDicts, NamedTuples, pydantic models and plain classes, recursively;
 - strings into Path/UUID/Decimal/datetime/date/time/Enum members, base64 strings into bytes.
-Anything else that does not fit raises `Mismatch`, never passes through to fail deep inside the tool.
+Anything else that does not fit raises `Mismatch`, never passes through to fail deep inside the tool. A `Mismatch`
+carries every problem found in the value (up to `MAX_SHOWN` and a sign of more), each at its path, so the model
+can fix them all in one turn. Problems are described in JSON terms, from the annotation's schema, and only when
+one is reported: the happy path never pays for words.
 """
 from __future__ import annotations
 
 import ast, base64, binascii, datetime as dt, json, re, sys
 from decimal import Decimal
+from uuid import UUID
+from operator import countOf
 from typing import Any, Callable
 
-from ._inputs import short
+from ._inputs import MAX_SHOWN, Problem, short
 from ._json import jsonable
 from ._types import SchemaError, TypeInfo, _is_ndarray, constraints, fields, kind, origin, type_cache, type_name
 
-__all__ = ['Mismatch', 'coercer']
+__all__ = ['Mismatch', 'coercer', 'exact_type', 'expected_words', 'path_text', 'MAX_TEXT', 'MAX_LITERAL']
+
+MAX_TEXT = 1_000_000
+"The longest text read as JSON where a list or object is expected; longer text is refused unread"
+MAX_LITERAL = 10_000
+"The longest text read as a Python literal (`['a', 'b']`) when it is not JSON; parsing Python costs far more than JSON"
+_NUM_TEXT = 5_000  # the longest text read as a number: Python refuses integers of more digits anyway
+
+# --- what went wrong ------------------------------------------------------------------------------------
 
 class Mismatch(ValueError):
-    "A value that does not fit its annotation; `path` locates it inside the argument"
-    def __init__(self, expected: str, got, path: tuple = ()):
-        self.expected, self.got, self.path = expected, got, path
-        super().__init__(f"expected {expected}, got {short(got)}")
+    """Values that don't fit their annotation, each at its path inside the argument.
 
-def _nested(path_part, fn, v):
-    "Run `fn(v)`, adding `path_part` to the location of any mismatch"
-    try: return fn(v)
-    except Mismatch as e:
-        e.path = (path_part, *e.path)
-        raise
+    A leaf says what one value should have been (`t`, an annotation, described in JSON terms when reported) or why
+    it is wrong although its type is right (`reason`). Containers gather their items' mismatches into the first
+    one's `leaves` (at most `MAX_SHOWN` + 1: one more than shown says "and more"), so one raise reports them all."""
+    def __init__(self, t, got, reason: str | None = None, path: tuple = ()):
+        self.t, self.got, self.reason = t, got, reason
+        self.rpath = list(reversed(path))  # the path, innermost first: each level up appends its part
+        self.leaves, self.cut = [self], False
+
+    @property
+    def path(self) -> tuple: return tuple(reversed(self.rpath))
+
+    def within(self, part) -> Mismatch:
+        "These mismatches, one level up: inside item or field `part`"
+        for leaf in self.leaves: leaf.rpath.append(part)
+        return self
+
+    def add(self, other: Mismatch) -> bool:
+        "Gather `other`'s mismatches with these; whether enough are gathered to stop looking"
+        room = MAX_SHOWN + 1 - len(self.leaves)
+        self.leaves += other.leaves[:room]
+        self.cut = self.cut or other.cut or len(other.leaves) > room
+        return self.full
+
+    @property
+    def full(self) -> bool: return self.cut or len(self.leaves) > MAX_SHOWN
+
+    def text(self) -> str:
+        "What is wrong with this one value, for the model"
+        if self.reason is not None: return self.reason
+        return f"expected {expected_words(self.t)}, got {short(self.got)}"
+
+    def problems(self, nm: str) -> list[Problem]:
+        "Each mismatch as a `Problem` at its path inside argument `nm`"
+        return [Problem(path_text(nm, leaf.path), leaf.text()) for leaf in self.leaves]
+
+    def __str__(self) -> str:
+        return '; '.join(str(p) if p.path else p.message for p in self.problems(''))
+
+def _gather(bad: Mismatch | None, e: Mismatch) -> Mismatch:
+    if bad is None: return e
+    bad.add(e)
+    return bad
+
+_ident_re = re.compile(r'^[^\W\d]\w*$')
+
+def path_text(nm: str, path: tuple) -> str:
+    "Where a value is, as the model wrote it: `items[2].sku`"
+    res = [nm]
+    for p in path:
+        if isinstance(p, int) and not isinstance(p, bool): res.append(f'[{p}]')
+        elif isinstance(p, str) and _ident_re.match(p): res.append(f'.{p}' if res[0] or len(res) > 1 else p)
+        else: res.append(f'[{short(p, 40)}]')
+    return ''.join(res)
+
+def _words(t) -> str:
+    "Annotation `t` in JSON terms, from its schema: 'an ISO 8601 date-time string or null'"
+    from ._expect import expected  # only reports pay for words
+    from .schema import handle_type
+    defs: dict = {}
+    try: return expected(handle_type(t, defs), defs)
+    except Exception: return type_name(t)  # a type the schema can't describe still gets a name
+
+_word_cache = type_cache(_words)
+
+def expected_words(t) -> str:
+    "What annotation `t` accepts, in the words the model reads: 'an array of integers', \"one of 'a', 'b', or null\""
+    if t is None: return 'a value'
+    try: return _word_cache(t)
+    except RecursionError: return type_name(t)
+
+# --- building coercers ------------------------------------------------------------------------------------
 
 _int_re = re.compile(r'^\s*[-+]?\d+\s*$')
-_num_re = re.compile(r'^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$')
+_num_re = re.compile(r'^\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$')  # one way to match each text: linear time
 
-def _parse_json(v: str):
-    "A container a model sent as a string: JSON, or a Python literal as some models write them"
+def _parse_text(v: str, t):
+    "A list or object the model sent as text: JSON, or a short Python literal as some models write them"
+    if len(v) > MAX_TEXT:
+        raise Mismatch(t, v, f"expected {expected_words(t)}, got text of {len(v):,} characters; send the value itself, not its text")
     try: return json.loads(v)
-    except (ValueError, RecursionError): pass
-    try: return ast.literal_eval(v)
-    except (ValueError, SyntaxError, MemoryError, RecursionError): raise Mismatch('a JSON array or object', v) from None
+    except (ValueError, RecursionError, MemoryError): pass
+    if len(v) <= MAX_LITERAL:
+        try: return ast.literal_eval(v)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError): pass
+    raise Mismatch(t, v)
 
 def _build(t):
     try: info = kind(t)
@@ -58,22 +138,23 @@ def _json_type(info) -> str | None:
     return None
 
 def _multiple(x, m) -> bool:
-    q = x / m
+    try: q = x / m
+    except (OverflowError, ZeroDivisionError): return False
     return abs(q - round(q)) < 1e-9
 
-_tests = {  # keyword -> (applies to the value, holds, how to say it)
-    'minimum': (lambda x: isinstance(x, (int, float)), lambda x, m: x >= m, '>= {}'),
-    'maximum': (lambda x: isinstance(x, (int, float)), lambda x, m: x <= m, '<= {}'),
-    'exclusiveMinimum': (lambda x: isinstance(x, (int, float)), lambda x, m: x > m, '> {}'),
-    'exclusiveMaximum': (lambda x: isinstance(x, (int, float)), lambda x, m: x < m, '< {}'),
-    'multipleOf': (lambda x: isinstance(x, (int, float)), _multiple, 'a multiple of {}'),
-    'minLength': (lambda x: isinstance(x, str), lambda x, m: len(x) >= m, 'at least {} characters'),
-    'maxLength': (lambda x: isinstance(x, str), lambda x, m: len(x) <= m, 'at most {} characters'),
-    'pattern': (lambda x: isinstance(x, str), lambda x, m: re.search(m, x) is not None, 'matching {!r}'),
-    'minItems': (lambda x: isinstance(x, (list, tuple, set, frozenset)), lambda x, m: len(x) >= m, 'at least {} items'),
-    'maxItems': (lambda x: isinstance(x, (list, tuple, set, frozenset)), lambda x, m: len(x) <= m, 'at most {} items'),
-    'minProperties': (lambda x: isinstance(x, dict), lambda x, m: len(x) >= m, 'at least {} properties'),
-    'maxProperties': (lambda x: isinstance(x, dict), lambda x, m: len(x) <= m, 'at most {} properties'),
+_tests = {  # keyword -> (applies to the value, holds, why not: from the value sent and the limit)
+    'minimum': ((int, float), lambda x, m: x >= m, '{} is less than the minimum {}'),
+    'maximum': ((int, float), lambda x, m: x <= m, '{} is more than the maximum {}'),
+    'exclusiveMinimum': ((int, float), lambda x, m: x > m, '{} is not greater than {}'),
+    'exclusiveMaximum': ((int, float), lambda x, m: x < m, '{} is not less than {}'),
+    'multipleOf': ((int, float), _multiple, '{} is not a multiple of {}'),
+    'minLength': ((str,), lambda x, m: len(x) >= m, '{} is shorter than {} characters'),
+    'maxLength': ((str,), lambda x, m: len(x) <= m, '{} is longer than {} characters'),
+    'pattern': ((str,), lambda x, m: re.search(m, x) is not None, '{} does not match the pattern {!r}'),
+    'minItems': ((list, tuple, set, frozenset), lambda x, m: len(x) >= m, '{} has fewer than {} items'),
+    'maxItems': ((list, tuple, set, frozenset), lambda x, m: len(x) <= m, '{} has more than {} items'),
+    'minProperties': ((dict,), lambda x, m: len(x) >= m, '{} has fewer than {} properties'),
+    'maxProperties': ((dict,), lambda x, m: len(x) <= m, '{} has more than {} properties'),
 }
 
 def _constrained(c, cons: dict):
@@ -81,8 +162,8 @@ def _constrained(c, cons: dict):
     tests = [(*_tests[k], m) for k, m in cons.items()]
     def f(v):
         x = c(v)
-        for applies, holds, say, m in tests:
-            if applies(x) and not holds(x, m): raise Mismatch('a value ' + say.format(m), v)
+        for types, holds, why, m in tests:
+            if isinstance(x, types) and not isinstance(x, bool) and not holds(x, m): raise Mismatch(None, v, why.format(short(v), m))
         return x
     return f
 
@@ -94,6 +175,13 @@ def coercer(t) -> Callable[[Any], Any]:
     "A function that turns a JSON value into what annotation `t` asks for, or raises `Mismatch`"
     return _coercers(t)
 
+def exact_type(t) -> type | None:
+    "The one type a value of annotation `t` may have to need no coercion at all (`int` for `int`), or None"
+    try: info = kind(t)
+    except SchemaError: return None
+    if info.meta and constraints(info.meta, _json_type(info)): return None  # a range, length or pattern to check
+    return info.t if info.kind == 'scalar' and info.t is info.args[0] else None
+
 # --- the {kind: handler} table: each builds the coercer for one kind ----------------------------------
 
 def _any_coerce(info): return _identity
@@ -101,34 +189,36 @@ def _any_coerce(info): return _identity
 def _none_coerce(info):
     def f(v):
         if v is None: return None
-        raise Mismatch('null', v)
+        raise Mismatch(type(None), v)
     return f
 
 def _bool(v):
     if v is True or v is False: return v
-    if isinstance(v, str) and v.strip().lower() in ('true', 'false'): return v.strip().lower() == 'true'
-    raise Mismatch('boolean', v)
+    if isinstance(v, str) and len(v) <= 10 and v.strip().lower() in ('true', 'false'): return v.strip().lower() == 'true'
+    raise Mismatch(bool, v)
 
 def _int(v):
     if type(v) is int: return v
     if isinstance(v, float) and v.is_integer(): return int(v)
     if isinstance(v, int) and not isinstance(v, bool): return v
-    if isinstance(v, str) and _int_re.match(v):
+    if isinstance(v, str) and len(v) <= _NUM_TEXT and _int_re.match(v):
         try: return int(v)
         except ValueError: pass  # over Python's limit on digits
-    raise Mismatch('integer', v)
+    raise Mismatch(int, v)
 
 def _float(v):
     if type(v) is float: return v
-    if isinstance(v, int) and not isinstance(v, bool): return float(v)
-    if isinstance(v, str) and _num_re.match(v):
-        f = float(v)
-        if f not in (float('inf'), float('-inf')): return f
-    raise Mismatch('number', v)
+    try:
+        if isinstance(v, int) and not isinstance(v, bool): return float(v)
+        if isinstance(v, str) and len(v) <= _NUM_TEXT and _num_re.match(v):
+            f = float(v)
+            if f not in (float('inf'), float('-inf')): return f
+    except OverflowError: raise Mismatch(float, v, f"{short(v)} is too large for a number") from None
+    raise Mismatch(float, v)
 
 def _str(v):
     if isinstance(v, str): return v
-    raise Mismatch('string', v)
+    raise Mismatch(str, v)
 
 _scalars = {bool: _bool, int: _int, float: _float, str: _str}
 
@@ -139,8 +229,8 @@ def _scalar_coerce(info):
     def f(v):  # a subclass such as `class UserId(str)`
         if isinstance(v, t): return v
         try: return t(base(v))
-        except Mismatch: raise
-        except Exception as e: raise Mismatch(f'valid {type_name(t)} ({type(e).__name__}: {e})', v) from None
+        except Mismatch as e: raise Mismatch(t, v) from e
+        except Exception as e: raise Mismatch(t, v, f"{short(v)} is not a valid {type_name(t)}: {str(e)[:200]}") from None
     return f
 
 def _object_coerce(info): return _identity
@@ -150,29 +240,31 @@ def _json_key(v):
     if isinstance(v, (list, tuple, dict)): return ('json', json.dumps(jsonable(v), sort_keys=True))
     return (type(v), v)
 
-def _choice_coerce(choices: dict, expected: str, by_name: dict | None = None):
+def _choice_coerce(t, choices: dict, by_name: dict | None = None):
     "A coercer picking one of `choices` (JSON value -> Python value) by the value the model sent"
+    containers = any(k[0] == 'json' for k in choices)
     def f(v):
-        try: return choices[_json_key(v)]
-        except (KeyError, TypeError): pass
+        if containers or not isinstance(v, (list, tuple, dict)):  # a large or deep value matches no scalar choice
+            try: return choices[_json_key(v)]
+            except (KeyError, TypeError, ValueError, RecursionError): pass
         if isinstance(v, str):
             if by_name and v in by_name: return by_name[v]
-            if _num_re.match(v):  # `"5"` for 5
+            if len(v) <= _NUM_TEXT and _num_re.match(v):  # `"5"` for 5
                 for (ty, val), c in choices.items():
                     if ty in (int, float) and float(v) == val: return c
-        raise Mismatch(expected, v)
+        raise Mismatch(t, v)
     return f
 
 def _literal_coerce(info):
     choices = {}
     for a in info.args: choices.setdefault(_json_key(jsonable(a)), a)
-    return _choice_coerce(choices, 'one of ' + ', '.join(short(jsonable(a), 30) for a in info.args))
+    return _choice_coerce(info.t, choices)
 
 def _enum_coerce(info):
     t = info.t
     choices = {}
     for m in t: choices.setdefault(_json_key(jsonable(m)), m)
-    pick = _choice_coerce(choices, 'one of ' + ', '.join(short(jsonable(m), 30) for m in t), dict(t.__members__))
+    pick = _choice_coerce(t, choices, dict(t.__members__))
     return lambda v: v if isinstance(v, t) else pick(v)
 
 _json_kinds = {  # the JSON types each kind takes without a repair
@@ -191,7 +283,7 @@ def _accepts(info) -> set | None:
 
 def _union_coerce(info):
     members = [(_accepts(kind(a)), coercer(a)) for a in info.args]
-    expected = ' | '.join(type_name(a) for a in info.args)
+    t = info.t
     def f(v):
         tv, tried = type(v), []
         for acc, c in members:  # first the members that take this JSON type as it is
@@ -202,35 +294,53 @@ def _union_coerce(info):
             if acc is not None and tv not in acc:
                 try: return c(v)
                 except Mismatch: pass
-        if len(tried) == 1 and (tried[0].path or tv in (dict, list)): raise tried[0]  # the one member it was meant for
-        raise Mismatch(expected, v)
+        if len(tried) == 1 and (tried[0].path or tried[0].reason or len(tried[0].leaves) > 1 or tv in (dict, list)):
+            raise tried[0]  # the one member it was meant for: its own, more precise, problems
+        raise Mismatch(t, v)
     return f
 
-def _as_list(v, item_accepts: set | None):
-    "`v` as a list, repairing a JSON string, `{}` and a single value"
-    if type(v) is list: return v
+_NOT_ONE = object()  # `_as_list`: the value is not a single item to wrap
+
+def _as_list(v, t):
+    "`v` as a list, repairing JSON text and `{}`; `(v, True)` for a single value to wrap, if it fits the item"
+    if type(v) is list: return v, False
     if isinstance(v, str) and v.lstrip()[:1] == '[':
-        try: parsed = _parse_json(v)
-        except Mismatch: parsed = None
-        if isinstance(parsed, list): return parsed
-        if item_accepts is not None and str not in item_accepts: raise Mismatch('array', v)
-    if isinstance(v, dict):
-        if not v: return []
-        if item_accepts is not None and dict not in item_accepts: raise Mismatch('array', v)
-    if isinstance(v, (tuple, set, frozenset)): return list(v)
-    return [v]
+        try: parsed = _parse_text(v, t)
+        except Mismatch as e:
+            if e.reason: raise  # too long to read
+            parsed = None
+        if isinstance(parsed, list): return parsed, False
+    if isinstance(v, dict) and not v: return [], False
+    if isinstance(v, (tuple, set, frozenset)): return list(v), False
+    if v is None: raise Mismatch(t, v)  # null is no value to wrap: "nothing", not "[null]"
+    return [v], True
 
 def _list_coerce(info):
-    if _is_ndarray(info.t):
+    t = info.t
+    if _is_ndarray(t):
         asarray = sys.modules['numpy'].asarray
-        return lambda v: v if isinstance(v, info.t) else asarray(v if isinstance(v, list) else _as_list(v, None))
-    item_info = kind(info.args[0])
-    item, acc = coercer(info.args[0]), _accepts(item_info)
-    if item is _identity: return lambda v: list(_as_list(v, acc))
-    exact = {item_info.t} if item_info.kind == 'scalar' and item_info.t is item_info.args[0] else None
+        def f(v):
+            if isinstance(v, t): return v
+            try: return asarray(v if type(v) is list else _as_list(v, t)[0])
+            except Mismatch: raise
+            except Exception as e: raise Mismatch(t, v, f"{short(v)} is not a valid array: {str(e)[:200]}") from None
+        return f
+    item = coercer(info.args[0])
+    exact = exact_type(info.args[0])
     def f(v):
-        if exact is not None and type(v) is list and set(map(type, v)) <= exact: return list(v)  # nothing to convert
-        return [_nested(i, item, x) for i, x in enumerate(_as_list(v, acc))]
+        if exact is not None and type(v) is list and countOf(map(type, v), exact) == len(v): return v[:]  # nothing to convert
+        lst, one = _as_list(v, t)
+        if one:  # a single value for a one-item list, if it is one
+            try: return [item(lst[0])]
+            except Mismatch: raise Mismatch(t, v) from None
+        if item is _identity: return lst[:] if lst is v else lst
+        out, bad = [], None
+        for i, x in enumerate(lst):
+            try: out.append(item(x))
+            except Mismatch as e:
+                if (bad := _gather(bad, e.within(i))).full: break
+        if bad is not None: raise bad
+        return out
     return f
 
 def _set_coerce(info):
@@ -238,33 +348,47 @@ def _set_coerce(info):
     def f(v):
         items = lst(v)
         try: return make(items)
-        except TypeError: raise Mismatch(f'array of hashable {type_name(info.args[0])}', v) from None
+        except TypeError: raise Mismatch(info.t, v, f"{short(v)} has items that can't be in a set") from None
     return f
 
 def _tuple_coerce(info):
-    args = info.args
+    args, t = info.args, info.t
     if len(args) == 2 and args[1] is Ellipsis:
-        lst = _list_coerce(TypeInfo('list', list, (args[0],)))
+        lst = _list_coerce(TypeInfo('list', t, (args[0],)))
         return lambda v: tuple(lst(v))
     items = [coercer(a) for a in args]
     def f(v):
-        if isinstance(v, str) and v.lstrip()[:1] == '[': v = _parse_json(v)
+        if isinstance(v, str) and v.lstrip()[:1] == '[': v = _parse_text(v, t)
         if isinstance(v, tuple): v = list(v)
-        if type(v) is not list or len(v) != len(items): raise Mismatch(f'array of {len(items)} items', v)
-        return tuple(_nested(i, c, x) for i, (c, x) in enumerate(zip(items, v)))
+        if type(v) is not list or len(v) != len(items): raise Mismatch(t, v)
+        out, bad = [], None
+        for i, (c, x) in enumerate(zip(items, v)):
+            try: out.append(c(x))
+            except Mismatch as e: bad = _gather(bad, e.within(i))
+        if bad is not None: raise bad
+        return tuple(out)
     return f
 
-def _as_dict(v):
+def _as_dict(v, t):
     if isinstance(v, dict): return v
     if isinstance(v, str) and v.lstrip()[:1] == '{':
-        v = _parse_json(v)
-        if isinstance(v, dict): return v
-    raise Mismatch('object', v)
+        v2 = _parse_text(v, t)
+        if isinstance(v2, dict): return v2
+    raise Mismatch(t, v)
 
 def _dict_coerce(info):
-    if not info.args: return _as_dict
+    t = info.t
+    if not info.args: return lambda v: _as_dict(v, t)
     key, val = coercer(info.args[0]), coercer(info.args[1])
-    return lambda v: {_nested(k, key, k): _nested(k, val, x) for k, x in _as_dict(v).items()}
+    def f(v):
+        out, bad = {}, None
+        for k, x in _as_dict(v, t).items():
+            try: out[key(k)] = val(x)
+            except Mismatch as e:
+                if (bad := _gather(bad, e.within(k))).full: break
+        if bad is not None: raise bad
+        return out
+    return f
 
 def _utc(v: str) -> str: return v[:-1] + '+00:00' if v.endswith(('Z', 'z')) else v  # Python 3.10 rejects 'Z'
 
@@ -275,44 +399,72 @@ def _parse_bytes(v: str) -> bytes:
 # the standard format base -> how a string becomes the annotated class `t` (a subclass of that base, or the base)
 _parsers = {dt.datetime: lambda t: lambda v: t.fromisoformat(_utc(v)), dt.date: lambda t: t.fromisoformat,
             dt.time: lambda t: lambda v: t.fromisoformat(_utc(v)), bytes: lambda t: lambda v: t(_parse_bytes(v))}
-_format_names = {dt.datetime: 'ISO 8601 date-time string', dt.date: 'ISO 8601 date string (YYYY-MM-DD)',
-                 dt.time: 'ISO 8601 time string', bytes: 'base64 string'}
+# text shaped like the format whose value is still wrong (a 30th of February) is told why: (shape, what it is not)
+_shapes = {dt.datetime: (re.compile(r'^\d{4}-\d\d-\d\d[T ]\d\d:\d\d'), 'a valid date-time'),
+           dt.date: (re.compile(r'^\d{4}-\d\d-\d\d$'), 'a valid date'), dt.time: (re.compile(r'^\d\d:\d\d'), 'a valid time')}
+
+_short_formats = (dt.datetime, dt.date, dt.time, UUID)  # text of a few dozen characters: longer text is not parsed at all
 
 def _format_coerce(info):
     t, base = info.t, info.args[0]
     parse = _parsers[base](t) if base in _parsers else t
-    expected = _format_names.get(base, f'{t.__name__} string')
+    shape, what = _shapes.get(base, (None, None))
+    limit = 100 if base in _short_formats else None
     def f(v):
         if isinstance(v, t) and not (base is dt.date and isinstance(v, dt.datetime)): return v
         if base is Decimal and isinstance(v, (int, float)) and not isinstance(v, bool): v = str(v)
-        if not isinstance(v, str): raise Mismatch(expected, v)
+        if not isinstance(v, str) or (limit and len(v) > limit): raise Mismatch(t, v)
         try: return parse(v)
-        except Exception: raise Mismatch(expected, v) from None
+        except Exception as e:
+            if shape is not None and shape.match(v): raise Mismatch(t, v, f"{short(v)} is not {what}: {str(e)[:200]}") from None
+            raise Mismatch(t, v) from None
     return f
+
+_MISSING = object()
 
 class _FieldsPlan:
     "How to build the keyword arguments of a class kind from a JSON object"
-    __slots__ = ('info', 'by_key', 'required')
+    __slots__ = ('info', 'specs', 'by_key', 'required', 'takes')
     def __init__(self, info):
         fs = fields(info)
-        self.info, self.by_key = info, {f.name: (f.attr, coercer(f.anno)) for f in fs}
+        self.info = info
+        # (JSON key, Python name, coercer, the type that needs no coercion, required)
+        self.specs = [(f.name, f.attr, coercer(f.anno), exact_type(f.anno), f.required) for f in fs]
+        self.by_key = {s[0]: s for s in self.specs}
         self.required = frozenset(f.name for f in fs if f.required)
+        self.takes = ', '.join(repr(f.name) for f in fs[:MAX_SHOWN]) + (', ...' if len(fs) > MAX_SHOWN else '')
 
     def kwargs(self, v) -> dict:
-        d, by_key, kw = v if type(v) is dict else _as_dict(v), self.by_key, {}
+        "The keyword arguments for `v`: checked field by field; any problem sends it the careful way, to report them all"
+        d = v if type(v) is dict else _as_dict(v, self.info.t)
+        kw = {}
+        try:
+            for key, attr, c, exact, required in self.specs:
+                x = d.get(key, _MISSING)
+                if x is not _MISSING: kw[attr] = x if type(x) is exact else c(x)
+                elif required: return self._report(d, v)
+        except Mismatch: return self._report(d, v)
+        if len(kw) != len(d): return self._report(d, v)  # fields it doesn't have
+        return kw
+
+    def _report(self, d: dict, v) -> dict:
+        "The same, finding every problem; a null the type can't take means 'use the default' (strict mode sends it)"
+        kw, bad = {}, None
         for k, x in d.items():
-            spec = by_key.get(k)
+            spec = self.by_key.get(k)
             if spec is None:
-                extra = [repr(k) for k in d if k not in by_key]
-                raise Mismatch(f'{type_name(self.info.t)} without unknown field(s) {", ".join(extra)}', v)
-            try: kw[spec[0]] = spec[1](x)
-            except Mismatch as e:
-                if x is None and k not in self.required: continue  # a null the type can't take means "use the default" (strict mode)
-                e.path = (k, *e.path)
-                raise
-        if not self.required <= d.keys():
-            missing = ', '.join(repr(k) for k in self.by_key if k in self.required and k not in d)
-            raise Mismatch(f'{type_name(self.info.t)} with required field(s) {missing}', v)
+                e = Mismatch(None, x, f"unknown field; {type_name(self.info.t)} has {self.takes}")
+            else:
+                try: kw[spec[1]] = spec[2](x); continue
+                except Mismatch as err:
+                    if x is None and not spec[4]: continue
+                    e = err
+            if (bad := _gather(bad, e.within(k))).full: break
+        if bad is None or not bad.full:
+            for key in self.by_key:
+                if key in self.required and key not in d:
+                    if (bad := _gather(bad, Mismatch(None, v, 'missing (required)', (key,)))).full: break
+        if bad is not None: raise bad
         return kw
 
 # The fields plan is built on first use: a recursive class refers to its own coercer while being planned
@@ -332,43 +484,74 @@ def _namedtuple_coerce(info):
         if isinstance(v, t): return v
         if plan is None: plan = _FieldsPlan(info)
         if isinstance(v, (list, tuple)):  # the tuple's own form: one item per field
-            if len(v) > len(t._fields): raise Mismatch(f'{type_name(t)} as an object (or an array of at most {len(t._fields)} items)', v)
+            if len(v) > len(t._fields):
+                raise Mismatch(t, v, f"expected {expected_words(t)} or an array of at most {len(t._fields)} items, got {short(v)}")
             v = dict(zip(t._fields, v))
         return t(**plan.kwargs(v))
     return f
 
 def _class_coerce(info):
     "Dataclasses and plain classes: a dict of constructor arguments, each coerced"
-    plan, t = None, info.t
-    def f(v):
-        nonlocal plan
-        if isinstance(v, t): return v
-        if plan is None: plan = _FieldsPlan(info)
+    t, build = info.t, None
+    def slow(v):
+        if type(v) is not dict and isinstance(v, t): return v
         kw = plan.kwargs(v)
         try: return t(**kw)
-        except Exception as e: raise Mismatch(f'valid {type_name(t)} ({type(e).__name__}: {e})', v) from None
+        except Exception as e: raise _not_valid(t, v, e) from None
+    def f(v):
+        nonlocal build, plan
+        if build is None: plan = _FieldsPlan(info); build = _class_builder(t, plan, slow)
+        return build(v)
+    plan = None
     return f
+
+def _not_valid(t, v, e: Exception) -> Mismatch:
+    return Mismatch(t, v, f"not a valid {type_name(t)}: {type(e).__name__}: {str(e)[:200]}")
+
+def _class_builder(t, plan: _FieldsPlan, slow: Callable) -> Callable:
+    """A function building `t` from a JSON object that has exactly its fields, with the checks written out, field by
+    field (as pydantic-core and attrs do); anything else, and any problem, goes to `slow`, which reports them all"""
+    specs = plan.specs
+    if not specs or not all(attr.isidentifier() for _, attr, *_ in specs): return slow
+    ns = {'M': _MISSING, 'Mismatch': Mismatch, 'T': t, 'slow': slow, 'not_valid': _not_valid}
+    get = [f'        a{i} = v.get({key!r}, M)' for i, (key, *_) in enumerate(specs)]
+    fix = []
+    for i, (_, _, c, exact, _) in enumerate(specs):
+        ns[f'C{i}'], ns[f'E{i}'] = c, exact
+        fix.append(f'                if type(a{i}) is not E{i}: a{i} = C{i}(a{i})' if exact else f'                a{i} = C{i}(a{i})')
+    present = ' and '.join(f'a{i} is not M' for i in range(len(specs)))
+    call = ', '.join(f'{attr}=a{i}' for i, (_, attr, *_) in enumerate(specs))
+    src = '\n'.join(['def build(v):', f'    if type(v) is dict and len(v) == {len(specs)}:', *get, f'        if {present}:',
+                     '            try:', *fix, '            except Mismatch: return slow(v)',
+                     f'            try: return T({call})', '            except Exception as e: raise not_valid(T, v, e) from None',
+                     '    return slow(v)'])
+    exec(src, ns)  # noqa: S102 - only field names (identifiers) and reprs of keys go in
+    return ns['build']
 
 def _takes_null(t) -> bool:
     acc = _accepts(kind(t))
     return acc is None or type(None) in acc
 
 def _model_coerce(info):
-    "pydantic models validate themselves, aliases and constraints included"
+    "pydantic models validate themselves, aliases and constraints included; each of their errors is reported at its path"
     t, defaulted = info.t, None
     def f(v):
         nonlocal defaulted
         if isinstance(v, t): return v
         if defaulted is None:  # fields whose type can't take null: a null for them means "use the default" (strict mode)
             defaulted = {fl.name for fl in fields(info) if not fl.required and _takes_null(fl.anno) is False}
-        d = _as_dict(v)
+        d = _as_dict(v, t)
         if defaulted and any(d.get(k, 0) is None for k in defaulted): d = {k: x for k, x in d.items() if not (x is None and k in defaulted)}
         try: return t.model_validate(d)
-        except Exception as e:  # pydantic's ValidationError: its first error, at its place, as for dataclasses
+        except Exception as e:  # pydantic's ValidationError
             errs = e.errors() if callable(getattr(e, 'errors', None)) else []
-            if not errs: raise Mismatch(f'valid {type_name(t)} ({e})', v) from None
-            first = errs[0]
-            raise Mismatch(f"a valid value ({first.get('msg', 'invalid')})", first.get('input', v), tuple(first.get('loc', ()))) from None
+            if not errs: raise Mismatch(t, v, f"not a valid {type_name(t)}: {str(e)[:200]}") from None
+            bad = None
+            for err in errs[:MAX_SHOWN + 1]:
+                why = f"{err.get('msg', 'invalid')}, got {short(err.get('input'))}"
+                bad = _gather(bad, Mismatch(None, err.get('input'), why, tuple(err.get('loc', ()))))
+            bad.cut = len(errs) > MAX_SHOWN + 1
+            raise bad from None
     return f
 
 _builders = {

@@ -48,14 +48,15 @@ def _source_lines(obj) -> list[str]:
     return linecache.getlines(fn, getattr(obj, '__globals__', None))
 
 def _param_comments(lines: list[str], locs: dict, top: int) -> dict:
-    "Comments for parameters at `locs` (line number -> name), on their line or in a block just above it below line `top`"
+    """Comments for parameters at `locs` (line number -> name), on their line or in a block just above it below line `top`.
+    As in docments, the block above is every line with a comment up to the previous parameter: comment lines, and
+    lines of code such as `*,  # options` that hold no parameter of their own."""
     res = {}
     for ln, nm in locs.items():
         c = _comment(lines[ln - 1])
-        if c is None:  # comment lines above it, up to the previous parameter
+        if c is None:
             above, i = [], ln - 1
-            while i > top and i not in locs and (s := lines[i - 1].strip()).startswith('#'):
-                above.append(s[1:].strip()); i -= 1
+            while i > top and i not in locs and (a := _comment(lines[i - 1])) is not None: above.append(a); i -= 1
             c = '\n'.join(reversed(above)) or None
         if c is not None: res[nm] = c
     return res
@@ -106,7 +107,7 @@ def _fast_locs(lines: list[str], first: int, names: list) -> dict | None:
     line = lambda pos: first + 1 + code.count('\n', 0, pos)
     locs = {line(found[nm]): nm for nm in names}  # a later parameter on the same line wins, as in docments
     tail = code[end:code.find(':', end)]
-    if '->' in tail: locs.setdefault(line(end + tail.index('->')), 'return')
+    if '->' in tail: locs[line(end + tail.index('->'))] = 'return'  # the comment on the `-> T:` line is the return's
     return locs
 
 def _ast_locs(lines: list[str], first: int, name: str) -> dict | None:
@@ -116,7 +117,7 @@ def _ast_locs(lines: list[str], first: int, name: str) -> dict | None:
     a, locs = node.args, {}
     for arg in (*a.posonlyargs, *a.args, a.vararg, *a.kwonlyargs, a.kwarg):
         if arg is not None: locs[first + arg.lineno] = arg.arg
-    if node.returns is not None: locs.setdefault(first + node.returns.lineno, 'return')
+    if node.returns is not None: locs[first + node.returns.lineno] = 'return'
     return locs
 
 def _fn_comments(f) -> dict:
@@ -129,7 +130,7 @@ def _fn_comments(f) -> dict:
     if first >= len(lines) or m[1] != code.co_name: return {}
     locs = _fast_locs(lines, first, [nm for nm, _, _ in _code_params(f)])
     if locs is None: locs = _ast_locs(lines, first, code.co_name)
-    return _param_comments(lines, locs, first + 1) if locs else {}
+    return _param_comments(lines, locs, first) if locs else {}  # the `def` line's comment may belong to the first parameter
 
 # --- classes: parse each file once ---------------------------------------------------------------------
 

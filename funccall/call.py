@@ -8,27 +8,26 @@ back as `ToolNotFound` (a `LookupError`) or `ToolInputError` (a `ValueError`) na
 from __future__ import annotations
 
 import inspect, os, re, traceback, weakref
-from types import FunctionType
+from types import FunctionType, MethodType
 from typing import Any
 
-from ._coerce import Mismatch, _identity, coercer
-from ._inputs import ToolInputError, read_arguments as _inputs, short
+from ._coerce import Mismatch, _identity, coercer, exact_type
+from ._inputs import MAX_SHOWN, Problem, ToolInputError, read_arguments as _inputs, short
 from ._run import call_tool, to_thread, is_async as _is_async, run_sync as _run_sync
 from ._ns import ToolNotFound, mk_ns, resolve_nm
-from ._types import SchemaError, check_caches, constraints, empty, is_callable_object, kind, on_types_changed, signature
+from ._types import SchemaError, check_caches, empty, is_callable_object, on_types_changed, signature
 
 __all__ = ['call_func', 'call_func_async', 'coerce_inputs', 'error_text', 'ToolInputError', 'ToolNotFound', 'mk_ns', 'resolve_nm']
 
 _P = inspect.Parameter
 _ANY = object()  # in `_Plan.fast`: a parameter that takes any value as it is
-_exact = {int: int, str: str, bool: bool, float: float}
 _canon_re = re.compile(r'[\W_]+')
 
 def _canon(k: str) -> str: return _canon_re.sub('', k)
 
 class _Plan:
     "How to call one function: its parameters' coercers, defaults and kinds, worked out once"
-    __slots__ = ('name', 'params', 'fast', 'n', 'required', 'canon', 'var_kw', 'posonly', 'is_async', '__weakref__')
+    __slots__ = ('name', 'params', 'fast', 'n', 'required', 'canon', 'var_kw', 'posonly', 'is_async', 'takes', '__weakref__')
 
     def __init__(self, f, name: str):
         self.name = name
@@ -36,50 +35,81 @@ class _Plan:
         self.var_kw = any(p.kind is _P.VAR_KEYWORD for p in ps)
         ps = [p for p in ps if p.kind not in (_P.VAR_POSITIONAL, _P.VAR_KEYWORD)]
         # an unannotated parameter accepts anything: its default's type (`None`!) is no rule for what the model may send
-        self.params = {p.name: (coercer(p.anno) if p.declared else _identity, p.default, p.kind) for p in ps}
+        # name -> (coercer, default, kind, the type a value needs to skip coercion or None)
+        self.params = {p.name: (coercer(p.anno), p.default, p.kind, exact_type(p.anno)) if p.declared else (_identity, p.default, p.kind, None)
+                       for p in ps}
         self.posonly = [p.name for p in ps if p.kind is _P.POSITIONAL_ONLY]
         self.required = frozenset(p.name for p in ps if p.default is empty)
         self.n = len(ps)
         self.is_async = _is_async(f)
         # the parameters a value may skip coercion for, when its type is exactly the annotation
-        self.fast = {} if self.is_async or self.posonly else {p.name: t for p in ps if (t := self._fast_type(p)) is not None}
+        self.fast = {} if self.posonly else {p.name: t for p in ps if (t := self._fast_type(p)) is not None}
         canon: dict = {}
         for nm in self.params: canon.setdefault(_canon(nm), []).append(nm)
         self.canon = {k: v[0] for k, v in canon.items() if len(v) == 1}
+        names = list(self.params)
+        self.takes = (f"the tool takes {', '.join(map(repr, names[:MAX_SHOWN]))}{', ...' if len(names) > MAX_SHOWN else ''}"
+                      if names else 'the tool takes no arguments')
 
     def _fast_type(self, p):
         "The exact type a value of parameter `p` may have to skip coercion (`_ANY`: any value), or `None`"
-        if self.params[p.name][0] is _identity: return _ANY
-        info = kind(p.anno)
-        if info.meta and constraints(info.meta, 'string'): return None  # a range, length or pattern to check
-        return _exact.get(info.t) if info.kind == 'scalar' else None
+        c, _, _, exact = self.params[p.name]
+        return _ANY if c is _identity else exact
 
     def bind(self, inputs: dict, name: str | None=None) -> tuple[list, dict]:
-        "Positional and keyword arguments for `inputs`, coerced; raises `ToolInputError` naming the tool as `name`"
-        params, kw, seen, tool = self.params, {}, {}, name or self.name
+        "Positional and keyword arguments for `inputs`, coerced; raises `ToolInputError` naming the tool as `name` and every problem"
+        params, kw = self.params, {}
+        try:  # arguments named exactly as the parameters, that all fit: no bookkeeping
+            for k, v in inputs.items():
+                spec = params.get(k)
+                if spec is None: break
+                if type(v) is spec[3]: kw[k] = v
+                elif v is None and spec[1] is not empty: continue  # null means "use the default" (strict mode sends it)
+                else: kw[k] = spec[0](v)
+            else:
+                if self.required <= kw.keys(): return self._args(kw) if self.posonly else ((), kw)
+        except (Mismatch, RecursionError): pass
+        return self._bind_carefully(inputs, kw, name or self.name)
+
+    def _bind_carefully(self, inputs: dict, kw: dict, tool: str) -> tuple[list, dict]:
+        "The rest of `inputs` after the arguments in `kw`: names matched loosely, and every problem found and reported"
+        params, bad = self.params, None
+        done = set(kw)  # coerced already
+        seen = {k: k for k in done}
         for k, v in inputs.items():
+            if k in done: continue
             if k in params: nm = k
-            elif not isinstance(k, str): raise ToolInputError(f"Tool {tool!r}: argument names must be strings, got {short(k, 60)}")
-            else: nm = self.canon.get(_canon(k))
+            elif not isinstance(k, str): nm, why = None, 'argument names must be strings'
+            else: nm, why = self.canon.get(_canon(k)), f'unknown argument; {self.takes}'
             if nm is None:
-                if self.var_kw and k not in params: kw[k] = v; continue
-                expected = ', '.join(map(repr, params)) or 'none'
-                raise ToolInputError(f"Tool {tool!r} got an unexpected argument {short(k, 60)}; its arguments are: {expected}")
-            if nm in seen:
-                raise ToolInputError(f"Tool {tool!r}: arguments {seen[nm]!r} and {k!r} both name parameter {nm!r}; send it once")
-            seen[nm] = k
-            c, default, _ = params[nm]
-            if v is None and default is not empty: continue  # null means "use the default" (strict mode sends it)
-            try: kw[nm] = c(v)
-            except Mismatch as e: raise ToolInputError(f"Tool {tool!r}, parameter {_loc(nm, e.path)!r}: {e}") from None
-        if not self.required <= kw.keys():
-            missing = [nm for nm in params if nm in self.required and nm not in kw]
-            raise ToolInputError(f"Tool {tool!r} is missing required argument(s): {', '.join(map(repr, missing))}")
+                if self.var_kw and isinstance(k, str): kw[k] = v; continue
+                bad = _add(bad, [Problem(k if isinstance(k, str) else short(k, 40), why)])
+            elif nm in seen: bad = _add(bad, [Problem(k, f"names parameter {nm!r}, as {seen[nm]!r} does; send it once")])
+            else:
+                seen[nm] = k
+                c, default = params[nm][:2]
+                if v is None and default is not empty: continue  # null means "use the default" (strict mode sends it)
+                try: kw[nm] = c(v); continue
+                except Mismatch as e: bad = _add(bad, e.problems(k), e.full)
+                except RecursionError: bad = _add(bad, [Problem(k, 'nested too deeply to read')])
+            if bad[1]: break  # enough to show: the rest would not be read
+        if bad is None and self.required <= kw.keys(): return self._args(kw)
+        if bad is None or not bad[1]:
+            missing = [Problem(nm, 'missing (required)') for nm in params if nm in self.required and nm not in seen]
+            if missing: bad = _add(bad, missing)
+        raise ToolInputError.of(tool, bad[0], bad[1])
+
+    def _args(self, kw: dict) -> tuple[list, dict]:
         args = []
         if self.posonly:
             last = max((i for i, nm in enumerate(self.posonly) if nm in kw), default=-1)
-            args = [kw.pop(nm) if nm in kw else params[nm][1] for nm in self.posonly[:last + 1]]
+            args = [kw.pop(nm) if nm in kw else self.params[nm][1] for nm in self.posonly[:last + 1]]
         return args, kw
+
+def _add(bad: tuple | None, problems: list, cut: bool = False) -> tuple:
+    "Problems found so far, and whether there are more than can be shown: `(problems, more)`"
+    found = (bad[0] if bad else []) + problems
+    return found, cut or len(found) > MAX_SHOWN
 
 def _fits(plan: _Plan, inputs: dict) -> bool:
     "Whether every argument in `inputs` already has exactly its annotated type, and none is missing"
@@ -89,18 +119,18 @@ def _fits(plan: _Plan, inputs: dict) -> bool:
         if t is not type(v) and (t is not _ANY or v is None): return False  # null means "use the default"
     return len(inputs) == plan.n or plan.required <= inputs.keys()
 
-def _loc(nm: str, path: tuple) -> str:
-    return nm + ''.join(f'[{p}]' if isinstance(p, int) else f'.{p}' for p in path)
-
 # --- plans, cached per function (weakly) --------------------------------------------------------------
 
-_plans: dict = {}  # id(function) -> plan; an entry leaves when its function dies
+_MAX_PLANS = 10_000  # functions made on the fly (lambdas, tools built per request) must not grow the cache forever
+_plans: dict = {}  # id(function) -> (weak reference, plan); an entry leaves when its function dies, or the oldest when full
 on_types_changed(_plans.clear)
 
 def _plan_key(f):
-    if type(f) is FunctionType: return f
-    if inspect.ismethod(f): return f.__func__
-    return type(f) if is_callable_object(f) else f
+    "What a plan is kept for: the function, a method's function, a callable object's class (`type`: no `__class__` of theirs runs)"
+    tf = type(f)
+    if tf is FunctionType: return f
+    if tf is MethodType: return f.__func__
+    return tf if is_callable_object(f) else f
 
 def _plan(f, name: str) -> _Plan:
     key = _plan_key(f)
@@ -109,6 +139,9 @@ def _plan(f, name: str) -> _Plan:
     plan = _Plan(f, name)
     try: ref = weakref.ref(key, lambda _, k=id(key): _plans.pop(k, None))
     except TypeError: return plan  # not weakly referenceable: not cached
+    if len(_plans) >= _MAX_PLANS:
+        try: del _plans[next(iter(_plans))]  # the oldest: a live function's plan is simply made again
+        except (KeyError, StopIteration, RuntimeError): pass  # another thread got there first
     _plans[id(key)] = (ref, plan)
     return plan
 
@@ -120,10 +153,18 @@ def _resolve(fc_name, ns) -> tuple[Any, str]:
     raise ToolNotFound(repr(fc_name))
 
 def _prepare(fc_name, fc_inputs, ns):
+    "The tool, its plan and its coerced arguments; a plain function called before by name from a dict needs no lookups"
+    check_caches()
+    if type(ns) is dict and type(fc_name) is str and fc_name[:1] != '_':
+        f = ns.get(fc_name)
+        hit = _plans.get(id(f))
+        if hit is not None and hit[0]() is f:
+            plan = hit[1]
+            if type(fc_inputs) is dict and _fits(plan, fc_inputs): return f, plan, (), fc_inputs  # nothing to coerce
+            return (f, plan, *plan.bind(_inputs(fc_inputs, fc_name), fc_name))
     f, nm = _resolve(fc_name, ns)
     plan = _plan(f, nm)
-    args, kw = plan.bind(_inputs(fc_inputs), nm)
-    return f, plan, args, kw
+    return (f, plan, *plan.bind(_inputs(fc_inputs, nm), nm))
 
 # --- failures as text for the model -----------------------------------------------------------------
 
@@ -158,8 +199,9 @@ def coerce_inputs(
 ) -> dict:         # the arguments, coerced to `func`'s annotations
     "Check and coerce a model's arguments for `func`; raises `ToolInputError` naming what does not fit"
     name = name or getattr(func, '__name__', type(func).__name__)
-    args, kw = _plan(func, name).bind(_inputs(inputs), name)
-    return {**dict(zip(_plan(func, name).posonly, args)), **kw} if args else kw
+    plan = _plan(func, name)
+    args, kw = plan.bind(_inputs(inputs, name), name)
+    return {**dict(zip(plan.posonly, args)), **kw} if args else kw
 
 def call_func(
     fc_name,                  # the tool's name as the model sent it (dotted names reach methods), or the callable
@@ -168,16 +210,7 @@ def call_func(
     raise_on_err:bool=True,   # raise errors, or return them as a message for the model
 ):                            # the tool's result, or the error message
     "Call the function `fc_name` with the given `fc_inputs` using namespace `ns`."
-    check_caches()
-    f = plan = None
-    if type(ns) is dict and type(fc_name) is str and fc_name[:1] != '_':  # a plain function called before: no lookups
-        f = ns.get(fc_name)
-        hit = _plans.get(id(f))
-        if hit is not None and hit[0]() is f: plan = hit[1]
-    try:
-        if plan is None: f, plan, args, kw = _prepare(fc_name, fc_inputs, ns)
-        elif type(fc_inputs) is dict and _fits(plan, fc_inputs): args, kw = (), fc_inputs  # nothing to coerce
-        else: args, kw = plan.bind(_inputs(fc_inputs), fc_name)
+    try: f, plan, args, kw = _prepare(fc_name, fc_inputs, ns)
     except (ToolNotFound, ToolInputError, SchemaError) as e:
         if raise_on_err: raise
         return error_text(e)

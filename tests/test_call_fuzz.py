@@ -11,7 +11,7 @@
 
 Bugs the properties once found are pinned, one small test each, at the end.
 """
-import asyncio, builtins, copy, dataclasses, datetime as dt, enum, inspect, itertools, json, os, typing
+import asyncio, builtins, copy, dataclasses, datetime as dt, enum, inspect, itertools, json, math, os, typing
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import reduce
@@ -463,3 +463,130 @@ def test_frozenset_roundtrip(t, v):
                                  (Optional[typing.Annotated[int | str, 'doc']], 'a')], ids=['list', 'set', 'vartuple', 'annotated-member'])
 def test_union_as_item(t, v):
     assert coerce_inputs(_fn(t), json.loads(json.dumps({'x': jsonable(v)})))['x'] == v
+
+# ---------------------------------------------------------------------------------------------------------
+# 4. Hostile inputs: however deep or large, a result or a ToolInputError, in bounded time, sync and async
+# ---------------------------------------------------------------------------------------------------------
+# Values are built iteratively (a recursive builder would itself hit the recursion limit). Every call runs in a
+# worker thread joined with a timeout, so a regression fails the test instead of hanging the suite.
+
+@dataclass
+class Chain:
+    "A recursive class: models send it as deep as they like"
+    value: int
+    next: Optional['Chain'] = None
+
+def f_chain(c: Chain) -> int:
+    n = 0
+    while c is not None: n, c = n + 1, c.next
+    return n
+
+def f_strs(to: list[str]) -> list: return to
+def f_float(x: float) -> float: return x
+def f_day(day: dt.date) -> str: return day.isoformat()
+def f_obj(d: dict) -> int: return len(d)
+
+HOSTILE_NS = {f.__name__: f for f in (f_chain, f_strs, f_float, f_day, f_obj, f_int, f_list, f_point, f_mode, f_counts, f_opt, echo)}
+
+def _nested_list(depth: int):
+    v = []
+    for _ in range(depth): v = [v]
+    return v
+
+def _chain(depth: int) -> dict:
+    v = {'value': 0}
+    for i in range(depth): v = {'value': i, 'next': v}
+    return v
+
+def _bounded(fn, seconds: float = 10):
+    "Run `fn` in a worker thread; fail if it takes longer than `seconds`, and give its outcome"
+    import threading
+    out = []
+    t = threading.Thread(target=lambda: out.append(_outcome(fn)), daemon=True)
+    t.start(); t.join(seconds)
+    assert not t.is_alive(), f'still running after {seconds} s'
+    return out[0]
+
+def _hostile(nm, inputs, seconds=10):
+    "Call `nm` four ways (sync/async, raise_on_err True/False): each gives a result or a ToolInputError, the same story"
+    strict = _bounded(lambda: call_func(nm, inputs, HOSTILE_NS), seconds)
+    lenient = _bounded(lambda: call_func(nm, inputs, HOSTILE_NS, raise_on_err=False), seconds)
+    _check_pair(strict, lenient, nm)
+    astrict = _bounded(lambda: asyncio.run(call_func_async(nm, inputs, HOSTILE_NS, in_thread=False)), seconds)
+    alenient = _bounded(lambda: asyncio.run(call_func_async(nm, inputs, HOSTILE_NS, raise_on_err=False)), seconds)
+    _check_pair(astrict, alenient, 'async ' + nm)
+    assert _same_outcome(strict, astrict)
+    if strict[0] == 'raised': assert len(str(strict[1])) < 2000  # a huge bad input stays a short message
+    return strict
+
+DEEP, MANY, BIG = 100_000, 1_000_000, 50 * 2 ** 20
+
+@pytest.mark.parametrize('nm,make', [
+    ('f_int', lambda: {'a': _nested_list(DEEP)}), ('f_list', lambda: {'xs': _nested_list(DEEP)}),
+    ('f_strs', lambda: {'to': _nested_list(DEEP)}), ('f_mode', lambda: {'mode': _nested_list(DEEP)}),
+    ('f_counts', lambda: {'d': {'k': _nested_list(DEEP)}}), ('f_chain', lambda: {'c': _chain(DEEP)}),
+    ('f_point', lambda: {'p': {'x': _nested_list(DEEP)}}), ('f_opt', lambda: {'x': _nested_list(DEEP)}),
+    ('f_int', lambda: '[' * DEEP), ('f_list', lambda: {'xs': '[' * DEEP + ']' * DEEP}),
+], ids=['int', 'list', 'strs', 'literal', 'dict-value', 'recursive-class', 'field', 'optional', 'json-args', 'json-list-text'])
+def test_deep_input_is_refused_in_bounded_time(nm, make):
+    kind_, v = _hostile(nm, make())
+    assert kind_ == 'raised' and isinstance(v, ToolInputError)
+
+def test_deep_recursive_class_within_the_limit_is_built():
+    assert _hostile('f_chain', {'c': _chain(50)}) == ('ok', 51)
+
+def test_deep_value_for_any_is_passed_on():
+    deep = _nested_list(DEEP)
+    assert _hostile('echo', {'x': deep}) == ('ok', deep)
+
+@pytest.mark.parametrize('nm,make,ok', [
+    ('f_list', lambda: {'xs': list(range(MANY))}, True), ('f_list', lambda: {'xs': ['x'] * MANY}, False),
+    ('f_strs', lambda: {'to': [str(i) for i in range(MANY)]}, True), ('f_counts', lambda: {'d': dict.fromkeys(map(str, range(MANY)), 'x')}, False),
+    ('f_int', lambda: {str(i): i for i in range(MANY)}, False), ('f_list', lambda: {'xs': json.dumps(list(range(MANY // 10)))}, True),
+], ids=['ints', 'bad-ints', 'strs', 'bad-dict', 'many-arguments', 'json-text'])
+def test_many_items_in_bounded_time(nm, make, ok):
+    kind_, v = _hostile(nm, make())
+    assert (kind_ == 'ok') is ok
+    if not ok: assert str(v).count('\n- ') <= 11 and str(v).endswith('- ... and more')
+
+@pytest.mark.parametrize('nm,arg', [('f_list', 'xs'), ('f_int', 'a'), ('f_strs', 'to'), ('f_day', 'day'), ('f_obj', 'd'), ('f_float', 'x')])
+@pytest.mark.parametrize('text', ['[' + '1, ' * (BIG // 3) + '1]', '9' * BIG, 'x' * BIG], ids=['list-text', 'digits', 'letters'])
+def test_large_strings_in_bounded_time(nm, arg, text):
+    kind_, v = _hostile(nm, {arg: text})
+    if nm == 'f_strs' and text[0] != '[': assert kind_ == 'ok' and v == [text]  # a single string is a one-item list of strings
+    else: assert kind_ == 'raised' and isinstance(v, ToolInputError) and len(str(v)) < 500  # list text over the limit is not read
+
+def test_long_python_literal_is_not_evaluated():
+    # JSON is read at any length up to the limit; Python's own syntax only for short text
+    assert call_func('f_strs', {'to': "['a', 'b']"}, HOSTILE_NS) == ['a', 'b']
+    long = '[' + ', '.join(["'x'"] * 5000) + ']'
+    assert call_func('f_strs', {'to': long}, HOSTILE_NS) == [long]  # not read as a list: it stays the one string it is
+
+@pytest.mark.parametrize('nm,inputs,ok', [
+    ('f_int', '{"a": NaN}', False), ('f_int', {'a': float('inf')}, False), ('f_float', '{"x": Infinity}', True),
+    ('f_float', {'x': 10 ** 400}, False), ('f_mode', {'mode': float('nan')}, False),
+    ('f_counts', {'d': {1: 2}}, False), ('f_counts', {'d': {(1, 2): 3}}, False), ('f_point', {'p': {1: 2, 'x': 1}}, False),
+    ('f_int', {1: 2, 'a': 1}, False), ('f_int', {None: 2, (1,): 3}, False), ('f_obj', {'d': {1: 2}}, True),
+], ids=['nan-int', 'inf-int', 'inf-float', 'huge-int-float', 'nan-literal', 'int-key', 'tuple-key', 'field-key',
+        'argument-key', 'odd-keys', 'any-dict-keys'])
+def test_odd_values_and_keys(nm, inputs, ok):
+    kind_, v = _hostile(nm, inputs)
+    assert (kind_ == 'ok') is ok, v
+
+def test_nan_for_a_number_is_passed_on():
+    # JSON has no NaN, but Python's json reads it; a number parameter takes it, as pydantic does
+    assert math.isnan(call_func('f_float', '{"x": NaN}', HOSTILE_NS))
+
+_json_like = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=3) | st.integers() | st.booleans(), kids, max_size=4),
+    max_leaves=20)
+
+@settings(max_examples=150, deadline=None)
+@given(nm=st.sampled_from(sorted(HOSTILE_NS)), args=st.dictionaries(st.sampled_from(['a', 'b', 'xs', 'to', 'x', 'c', 'p', 'd', 'day', 'mode', 'z']) | st.integers(),
+                                                                     _json_like, max_size=4),
+       depth=st.sampled_from([0, 0, 1_000, 20_000]))
+def test_json_like_inputs_fuzz(nm, args, depth):
+    "Any JSON-like arguments (NaN, infinities, non-string keys), some wrapped thousands of levels deep"
+    if depth: args = {k: _nested_list(depth) if i == 0 else v for i, (k, v) in enumerate(args.items())}
+    _hostile(nm, args)

@@ -699,3 +699,96 @@ def test_class_tool_init_docstring():
                          'properties': {'sides': {'description': 'how many sides', 'type': 'integer'},
                                         'name': {'description': 'what to call it', 'default': 'poly', 'type': 'string'}},
                          'title': 'Shape', 'required': ['sides']}}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Where a comment sits: the same answer as fastcore's docments, for every placement
+# ---------------------------------------------------------------------------------------------------------
+
+class Notes:
+    "Notes kept by number"
+    def add(self, text: str) -> int:  # The note's number
+        "Add a note"
+        return 1
+
+
+def one_line(a: int, b: int) -> int:  # the sum
+    "One-line signature"
+    return a + b
+
+
+def one_line_no_return(a: int, b: int):  # the b
+    "One-line signature, no return annotation: the last parameter on the line takes the comment"
+    return a + b
+
+
+def return_shares_line(a: int,  # the a
+                       b: int) -> int:  # the sum
+    "The last parameter and `-> T:` on one line"
+    return a + b
+
+
+def return_on_own_line(
+    a: int,  # the a
+    b: int,  # the b
+) -> int:  # the sum
+    "The usual layout"
+    return a + b
+
+
+def comment_above(
+    a: int,
+    # the b, on the
+    # lines above it
+    b: int,
+    c: int,  # the c
+) -> int:
+    "Comment lines above a parameter"
+    return a + b + c
+
+
+def star_line(
+    a: int,  # the a
+    *,  # options
+    b: int = 1,
+    c: int = 2,  # the c
+) -> int:  # the total
+    "A comment on a `*,` line"
+    return a + b + c
+
+
+def star_line_shadowed(
+    a: int,
+    *,  # options
+    b: int = 1,  # the b
+):
+    "A `*,` comment before a parameter with its own comment"
+    return a + b
+
+
+def def_line_comment(  # the a
+    a: int,
+    b: int) -> int:
+    "A comment on the `def` line"
+    return a + b
+
+
+@pytest.mark.parametrize('f', [Notes.add, one_line, one_line_no_return, return_shares_line, return_on_own_line, comment_above,
+                               star_line, star_line_shadowed, def_line_comment], ids=lambda f: f.__qualname__)
+def test_comment_placement_matches_docments(f):
+    from fastcore.docments import docments
+    from funccall._docs import func_docs
+    want = {k: v for k, v in docments(f).items() if v is not None and k != 'self'}
+    d = func_docs(f)
+    got = {**d.comments, **({'return': d.returns} if d.returns else {})}
+    assert got == want
+    s = get_schema(f)
+    props = s['input_schema']['properties']
+    assert {k: p['description'] for k, p in props.items() if p['description']} == {k: v for k, v in want.items() if k != 'return'}
+    if 'return' in want: assert f"- {want['return']} (type: integer)" in s['description']
+
+
+def test_return_comment_of_a_method_is_not_its_last_parameters():
+    s = get_schema(Notes().add)
+    assert s['input_schema']['properties']['text']['description'] == ''
+    assert s['description'] == "Add a note\n\nReturns:\n- The note's number (type: integer)"
