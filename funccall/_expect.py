@@ -16,7 +16,7 @@ reporting a malformed schema is the validator's job.
 """
 from __future__ import annotations
 
-import json
+import json, re
 from typing import Callable
 from urllib.parse import unquote
 
@@ -117,10 +117,13 @@ def _one_of(values: list) -> str:
     if len(vals) == 1: return f"exactly {_value(vals[0])}" + (' or null' if null else '')
     return f"one of {_listed([_value(v) for v in vals[:_SHOWN]], len(vals))}" + (', or null' if null else '')
 
+_parenthesized = re.compile(r'\([^()]*\)')
+
 def _join_or(parts: list) -> str:
     "'X or Y', 'X, Y, or Z'; a comma before 'or' when a part has commas or 'of' of its own, so it reads unambiguously"
     if len(parts) == 1: return parts[0]
-    if len(parts) == 2 and not any(',' in p or ' of ' in p for p in parts[:-1]): return f"{parts[0]} or {parts[1]}"
+    first = _parenthesized.sub('', parts[0])  # commas inside '(fields: a, b)' are closed off: they don't blur the 'or'
+    if len(parts) == 2 and ',' not in first and ' of ' not in first: return f"{parts[0]} or {parts[1]}"
     return f"{', '.join(parts[:-1])}, or {parts[-1]}"
 
 class _Describer:

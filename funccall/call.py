@@ -32,12 +32,14 @@ class _Plan:
     def __init__(self, f, name: str):
         self.name = name
         ps = signature(f).params  # a `SchemaError` here is the developer's to fix; `raise_on_err=False` reports it
-        self.var_kw = any(p.kind is _P.VAR_KEYWORD for p in ps)
+        # a tool built by `mk_tool` checks its arguments against its own schema, which may allow more than its annotations say
+        built = type(f) is FunctionType and '__tool_schema__' in f.__dict__
+        self.var_kw = built or any(p.kind is _P.VAR_KEYWORD for p in ps)
         ps = [p for p in ps if p.kind not in (_P.VAR_POSITIONAL, _P.VAR_KEYWORD)]
         # an unannotated parameter accepts anything: its default's type (`None`!) is no rule for what the model may send
         # name -> (coercer, default, kind, the type a value needs to skip coercion or None)
-        self.params = {p.name: (coercer(p.anno), p.default, p.kind, exact_type(p.anno)) if p.declared else (_identity, p.default, p.kind, None)
-                       for p in ps}
+        self.params = {p.name: (coercer(p.anno), p.default, p.kind, exact_type(p.anno)) if p.declared and not built
+                       else (_identity, p.default, p.kind, None) for p in ps}
         self.posonly = [p.name for p in ps if p.kind is _P.POSITIONAL_ONLY]
         self.required = frozenset(p.name for p in ps if p.default is empty)
         self.n = len(ps)
@@ -220,7 +222,7 @@ def call_func(
         return res
     except Exception as e:
         if raise_on_err: raise
-        return _err_text(e)
+        return error_text(e)
 
 async def call_func_async(
     fc_name,                  # the tool's name as the model sent it, or the callable
@@ -242,4 +244,4 @@ async def call_func_async(
         return res
     except Exception as e:
         if raise_on_err: raise
-        return _err_text(e)
+        return error_text(e)

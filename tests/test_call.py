@@ -1184,3 +1184,17 @@ def test_call_plans_are_bounded_and_leave_with_their_tools():
     assert call_func(tools[0], {'a': '2'}) == 2  # a plan that left the cache is simply made again
     del tools, t; gc.collect()
     assert len(plans) < 60  # tools that are gone take their plans with them
+
+
+def test_call_func_leaves_a_built_tools_arguments_to_its_schema():
+    "A tool built by `mk_tool` checks against its own schema: `call_func` neither coerces nor refuses what the schema allows"
+    from funccall import mk_tool
+    tool = {'name': 't', 'inputSchema': {'type': 'object', 'required': ['point'],
+                                         'properties': {'point': {'type': 'object', 'properties': {'x': {'type': 'integer'}}}}}}
+    sent = []
+    fn = mk_tool(lambda name, **kw: sent.append(kw) or 'ok', tool)
+    assert call_func('t', {'point': {'x': 1, 'z': 2}}, {'t': fn}) == 'ok'
+    assert sent == [{'point': {'x': 1, 'z': 2}}]  # an extra key the schema allows arrives as sent
+    msg = call_func('t', {'point': {'x': '1'}}, {'t': fn}, raise_on_err=False)
+    assert msg.startswith("ToolInputError: Tool 't'") and "point.x" in msg and "expected an integer, got '1'" in msg, msg
+    assert len(sent) == 1

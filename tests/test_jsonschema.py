@@ -80,7 +80,8 @@ DEFS = {'Address': ADDRESS, 'L': {'type': 'array', 'items': {'$ref': '#/$defs/L'
     ({'type': 'array', 'prefixItems': [{'type': 'integer'}]}, 'an array starting with 1 item: an integer'),
     ({'type': ['integer', 'null'], 'minimum': 0}, 'an integer >= 0 or null'),
     ({'type': ['string', 'integer', 'boolean']}, 'a string, an integer, or a boolean'),
-    ({'oneOf': [{'$ref': '#/$defs/Address'}, {'type': 'string'}]}, 'an Address object (fields: street, city), or a string'),
+    ({'oneOf': [{'$ref': '#/$defs/Address'}, {'type': 'string'}]}, 'an Address object (fields: street, city) or a string'),
+    ({'anyOf': [{'$ref': '#/$defs/Address'}, {'type': 'null'}]}, 'an Address object (fields: street, city) or null'),
     ({'not': {'type': 'string'}}, 'anything but a string'),
     ({'properties': {'a': {}}}, 'an object (fields: a)'),  # the type its keywords imply
     ({'minLength': 2}, 'a string of at least 2 characters'),
