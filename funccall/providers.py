@@ -6,9 +6,12 @@ a list, ready for the SDK call:
 
     client.chat.completions.create(tools=to_openai(fs, strict=True), ...)
     client.responses.create(tools=to_openai_responses(fs), ...)
-    client.messages.create(tools=to_anthropic(fs), ...)
-    types.Tool(function_declarations=to_gemini(fs))
+    client.messages.create(tools=to_anthropic(fs, strict=True), ...)
+    types.Tool(function_declarations=to_gemini(fs))            # `parameters_json_schema`; legacy=True: `parameters`
     [mcp.types.Tool.model_validate(t) for t in to_mcp(fs)]
+
+Strict mode follows each provider's documented subset (`_strict.py` lists the rules), Gemini's two wire shapes
+are in `_gemini.py`, and a render of a function describes its classes by their docstrings (`_classdocs.py`).
 
 What a renderer had to change is recorded as `Change`s. Pass `report=Report()` to read them (and the map
 of rewritten names), `report='raise'` to make a lossy change a `SchemaError`; by default a lossy change is
@@ -16,17 +19,20 @@ a `ProviderWarning`.
 """
 from __future__ import annotations
 
-import datetime as dt, hashlib, inspect, json, re, warnings
+import datetime as dt, hashlib, inspect, re, warnings
 from typing import Any, Callable, NamedTuple
 
+from ._classdocs import with_class_docs
 from ._docs import class_docs
+from ._gemini import Json, Legacy
 from ._json import jsonable
 from ._ns import mk_ns, resolve_nm
+from ._strict import ANTHROPIC, OPENAI, esc as _esc, normalize, optional_count, strict_pass, union_count
 from ._types import NoneType, SchemaError, empty, fields, kind, signature, type_name
 from .schema import SchemaWarning, _caller_level, _tool_docs, get_schema
 
 __all__ = ['to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name',
-           'function_to_tool', 'Report', 'Change', 'ProviderWarning']
+           'function_to_tool', 'Report', 'Change', 'ProviderWarning', 'ANTHROPIC_STRICT_LIMITS']
 
 class ProviderWarning(SchemaWarning):
     "A renderer changed what a tool means for a provider: a constraint, a shape or a default it can't express"
@@ -68,25 +74,19 @@ class Report:
 def _lost_msg(lost: list) -> str:
     return 'The provider can\'t express all of these tools:\n' + '\n'.join(f'- {c}' for c in lost)
 
-def _esc(k: str) -> str: return k.replace('~', '~0').replace('/', '~1')  # a JSON pointer segment
-
-def _hint(s: dict, text: str) -> dict:
-    "`s` with `text` added to its description, so the model still reads what the schema can't say"
-    d = s.get('description')
-    return {**s, 'description': f'{d} ({text})' if d else text}
-
 # --- tools in, tools out --------------------------------------------------------------------------------
 
 _PARAM_KEYS = ('input_schema', 'parameters', 'inputSchema')
 
 def _canonical(t) -> dict:
     "A fresh, JSON-safe copy of a tool's canonical schema (so no renderer touches its input): given, or made from a callable"
-    if isinstance(getattr(t, 'schema', None), dict) and not isinstance(t, dict): t = t.schema  # a `Tool`
+    if isinstance(getattr(t, 'schema', None), dict) and not isinstance(t, dict):  # a `Tool`
+        return with_class_docs(jsonable(t.schema), getattr(t, 'fn', None))
     if isinstance(t, dict):
         if not isinstance(t.get('name'), str): raise SchemaError(f"A tool schema needs a 'name'; got keys {sorted(t)}")
         try: return jsonable(t)
         except TypeError as e: raise SchemaError(f"Tool {t['name']!r}: {e}; make its schema with get_schema(f, evalable=True)") from None
-    if callable(t): return get_schema(t, evalable=True)  # a fresh copy each call, defaults JSON-safe
+    if callable(t): return with_class_docs(get_schema(t, evalable=True), t)  # a fresh copy each call, defaults JSON-safe
     raise SchemaError(f"Can't make a tool of {t!r:.60}; pass a function, class, callable object or a schema from get_schema")
 
 def _params(s: dict) -> dict:
@@ -100,7 +100,8 @@ _openai_rule = ('OpenAI', re.compile(r'[a-zA-Z0-9_-]{1,64}'), re.compile(r'[^a-z
 _name_rules = {
     'openai': _openai_rule, 'openai_responses': _openai_rule, 'responses': _openai_rule,
     'anthropic': ('Anthropic', *_openai_rule[1:]),
-    'gemini': ('Gemini', re.compile(r'[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}'), re.compile(r'[^a-zA-Z0-9_.:-]'), 128),
+    # the SDK's docstring says 128, but the live API answers 400 past 64
+    'gemini': ('Gemini', re.compile(r'[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}'), re.compile(r'[^a-zA-Z0-9_.:-]'), 64),
     'mcp': ('MCP', re.compile(r'[A-Za-z0-9._-]{1,128}'), re.compile(r'[^A-Za-z0-9._-]'), 128),
 }
 
@@ -133,7 +134,7 @@ def _render(tools, provider: str, one: Callable, rename: bool, report) -> Any:
             raise SchemaError(f"Two tools are both named {nm!r} for {_name_rules[provider][0]} ({sent[nm]!r} and {s['name']!r}); rename one")
         sent[nm] = s['name']
         changes: list = []
-        res.append(one(s, nm, changes))
+        res.append(one(s, nm, changes, t))
         rep.changes += [Change(s['name'], *c) for c in changes]
     _finish(rep, report, n0)
     return res[0] if single else res
@@ -159,306 +160,122 @@ def _finish(rep: Report, report, n0: int) -> None:
         warnings.warn(f"Sent {', '.join(unresolved)}: call_func finds them only through the name map; "
                       "pass report=Report() and merge report.aliases(ns) into the namespace", ProviderWarning, stacklevel=_caller_level())
 
-# --- strict mode (OpenAI Structured Outputs) -------------------------------------------------------------
-
-_ANNOTS = ('description', 'title', 'default')
-_STRICT_FORMATS = {'date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid'}
-_STRICT_KEYS = {'type', 'properties', 'required', 'additionalProperties', 'items', 'anyOf', 'enum', 'const', '$ref', '$defs',
-                *_ANNOTS, 'pattern', 'format', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum',
-                'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems'}
-_TYPED = ('type', '$ref', 'anyOf', 'enum', 'const')  # a node holding one of these says what its value is
-
-def _accepts_null(s: dict) -> bool:
-    t = s.get('type')
-    if t == 'null' or (isinstance(t, list) and 'null' in t): return True
-    if None in s.get('enum', ()) or ('const' in s and s['const'] is None): return True
-    return any(_accepts_null(x) for x in s.get('anyOf', ()))
-
-def _nullable(s: dict) -> dict:
-    "`s` also taking `null`, its annotations kept outside the union"
-    if _accepts_null(s): return s
-    out = {k: s[k] for k in _ANNOTS if k in s}
-    inner = {k: v for k, v in s.items() if k not in _ANNOTS}
-    out['anyOf'] = [*inner['anyOf'], {'type': 'null'}] if list(inner) == ['anyOf'] else [inner, {'type': 'null'}]
-    return out
-
-class _Strict:
-    "One pass making a parameters schema strict; `fails` lists what strict mode can't express"
-    def __init__(self): self.notes, self.fails = [], []  # (path, what)
-
-    def root(self, s: dict) -> dict:
-        res = self.node({k: v for k, v in s.items() if k != '$defs'}, '')
-        if '$defs' in s: res['$defs'] = {k: self.node(v, f'/$defs/{_esc(k)}') for k, v in s['$defs'].items()}
-        return res
-
-    def node(self, s: dict, path: str) -> dict:
-        s = dict(s)
-        if 'default' in s and s['default'] is None: del s['default']  # null already means "the default"
-        if '$ref' in s and s.get('description') == '': del s['description']
-        if '$ref' in s and len(s) > 1:  # the SDK inlines a `$ref` with siblings; a one-member union keeps it a reference
-            s = {**{k: v for k, v in s.items() if k != '$ref'}, 'anyOf': [{'$ref': s['$ref']}]}
-        if 'anyOf' in s: s['anyOf'] = [self.node(x, f'{path}/anyOf/{i}') for i, x in enumerate(s['anyOf'])]
-        if not any(k in s for k in _TYPED): self.fails.append((path, 'takes any JSON value'))
-        n, ty = len(self.fails), s.get('type')
-        if ty == 'object': s = self.obj(s, path)
-        elif ty == 'array': s = self.arr(s, path)
-        if len(self.fails) > n: return s  # the tool goes non-strict: one reason per place is enough
-        if (fmt := s.get('format')) and fmt not in _STRICT_FORMATS:
-            s = _hint({k: v for k, v in s.items() if k != 'format'}, f'format: {fmt}')
-            self.notes.append((path, f"format {fmt!r} is not one strict mode knows: moved to the description"))
-        if (enc := s.get('contentEncoding')):
-            s = _hint({k: v for k, v in s.items() if k != 'contentEncoding'}, f'{enc}-encoded')
-            self.notes.append((path, f"contentEncoding {enc!r} moved to the description"))
-        for k in s:
-            if k not in _STRICT_KEYS: self.fails.append((path, f'uses {k!r}'))
-        return s
-
-    def obj(self, s: dict, path: str) -> dict:
-        extra = s.get('additionalProperties')
-        if 'properties' not in s or extra not in (None, False):
-            what = 'a dict[str, V]' if isinstance(extra, dict) else 'an object of any shape'
-            self.fails.append((path, f'is {what}: strict mode needs every key listed'))
-            return s
-        req, props = set(s.get('required', ())), {}
-        for k, v in s['properties'].items():
-            at = f'{path}/properties/{_esc(k)}'
-            p = self.node(v, at)
-            if k not in req:
-                p = _nullable(p)
-                self.notes.append((at, 'optional: made required and nullable (null means its default)'))
-            props[k] = p
-        return {**s, 'properties': props, 'required': list(props), 'additionalProperties': False}
-
-    def arr(self, s: dict, path: str) -> dict:
-        if 'prefixItems' in s:
-            pre = s['prefixItems']
-            if any(p != pre[0] for p in pre):
-                self.fails.append((path, 'is a tuple of different types (prefixItems)'))
-                return s
-            s = {k: v for k, v in s.items() if k != 'prefixItems'}  # one type: `items` plus the length say it all
-            s['items'] = pre[0]
-        if s.get('uniqueItems'):
-            s = _hint({k: v for k, v in s.items() if k != 'uniqueItems'}, 'items are unique')
-            self.notes.append((path, 'uniqueItems moved to the description (call_func builds the set)'))
-        items = s.get('items')
-        if not isinstance(items, dict) or not items: self.fails.append((path, 'is an array of any items'))
-        else: s['items'] = self.node(items, f'{path}/items')
-        return s
+# --- strict mode ----------------------------------------------------------------------------------------------
 
 def strict_schema(
-    s:dict,         # a parameters schema: `get_schema(f, evalable=True)['input_schema']`
-    report=None,    # a `Report` to record what changed in
-    name:str='',    # the tool's name, for messages
-) -> dict:          # the schema under OpenAI's Structured Outputs rules
-    "`s` made strict: every object closed with all properties required, optional ones nullable; `SchemaError` if it can't be"
-    st = _Strict()
-    res = st.root(s)
-    if st.fails: raise SchemaError(f"Tool {name!r} can't be strict: " + '; '.join(f"{p or 'its parameters'} {w}" for p, w in st.fails))
-    if isinstance(report, Report): report.changes += [Change(name, p, w, False) for p, w in st.notes]
+    s:dict,              # a parameters schema: `get_schema(f, evalable=True)['input_schema']`, or a server's
+    report=None,         # a `Report` to record what changed in
+    name:str='',         # the tool's name, for messages
+    provider:str='openai', # whose strict mode: 'openai' (Structured Outputs) or 'anthropic' (strict tool use)
+) -> dict:               # the schema under that provider's rules
+    "`s` made strict for `provider`; `SchemaError` if it can't be (an open object, any value, a mixed tuple...)"
+    res, notes, fails = strict_pass(s, _RULES[provider])
+    if fails: raise SchemaError(f"Tool {name!r} can't be strict: " + '; '.join(f"{p or 'its parameters'} {w}" for p, w in fails))
+    if isinstance(report, Report): report.changes += [Change(name, p, w, False) for p, w in notes]
     return res
 
-def _strict_params(params: dict, changes: list) -> tuple[dict, bool]:
+_RULES = {'openai': OPENAI, 'responses': OPENAI, 'openai_responses': OPENAI, 'anthropic': ANTHROPIC}
+
+def _strict_params(params: dict, rules, changes: list) -> tuple[dict, bool]:
     "Strict parameters, or the canonical ones with a report of why strict mode can't hold them"
-    st = _Strict()
-    res = st.root(params)
-    if st.fails:
-        why = '; '.join(f"{p or 'its parameters'} {w}" for p, w in st.fails)
-        changes.append(('', f"can't be strict ({why}): sent with strict: false", True))
+    res, notes, fails = strict_pass(params, rules)
+    if fails:
+        why = '; '.join(f"{p or 'its parameters'} {w}" for p, w in fails)
+        changes.append(('', f"can't be strict for {rules.who} ({why}): sent with strict: false", True))
         return params, False
-    changes += [(p, w, False) for p, w in st.notes]
+    changes += [(p, w, False) for p, w in notes]
     return res, True
+
+def _is_strict(t, strict) -> bool:
+    "`strict` as given, or (None) the tool's own `strict` attribute"
+    return bool(getattr(t, 'strict', False)) if strict is None else bool(strict)
 
 # --- OpenAI, Anthropic, MCP --------------------------------------------------------------------------------
 
 def _openai_fn(s: dict, nm: str, strict: bool, changes: list) -> dict:
     d = {'name': nm, 'description': s.get('description', '')}
-    if strict: d['parameters'], d['strict'] = _strict_params(_params(s), changes)
+    if strict: d['parameters'], d['strict'] = _strict_params(_params(s), OPENAI, changes)
     else: d['parameters'] = _params(s)
     return d
 
 def to_openai(
-    tools,                # a function (class, callable object, `get_schema` dict), or a list of them
-    strict:bool=False,    # Structured Outputs: the model's arguments always fit the schema
+    tools,                # a function (class, callable object, `Tool`, `get_schema` dict), or a list of them
+    strict:bool=None,     # Structured Outputs: the model's arguments always fit the schema (None: each `Tool`'s own)
     rename:bool=False,    # rewrite names OpenAI rejects (`calc.add` -> `calc-add`) instead of raising
     report=None,          # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
 ):                        # `{'type': 'function', 'function': {...}}`, or a list of them
     "Tools for OpenAI Chat Completions: `client.chat.completions.create(tools=to_openai(fs))`"
-    return _render(tools, 'openai', lambda s, nm, ch: {'type': 'function', 'function': _openai_fn(s, nm, strict, ch)}, rename, report)
+    return _render(tools, 'openai', lambda s, nm, ch, t: {'type': 'function', 'function': _openai_fn(s, nm, _is_strict(t, strict), ch)},
+                   rename, report)
 
 def to_openai_responses(
-    tools,                # a function (class, callable object, `get_schema` dict), or a list of them
-    strict:bool=False,    # Structured Outputs (the Responses API's own default is strict, so it is always sent)
+    tools,                # a function (class, callable object, `Tool`, `get_schema` dict), or a list of them
+    strict:bool=None,     # Structured Outputs (None: each `Tool`'s own; the API's default is strict, so it is always sent)
     rename:bool=False,    # rewrite names OpenAI rejects instead of raising
     report=None,          # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
 ):                        # `{'type': 'function', 'name', 'description', 'parameters', 'strict'}`, or a list
     "Function tools for the OpenAI Responses API: `client.responses.create(tools=to_openai_responses(fs))`"
-    def one(s, nm, ch):
-        d = _openai_fn(s, nm, strict, ch)
+    def one(s, nm, ch, t):
+        d = _openai_fn(s, nm, _is_strict(t, strict), ch)
         return {'type': 'function', **d, 'strict': d.get('strict', False)}
     return _render(tools, 'openai_responses', one, rename, report)
 
+# Claude's documented limits on one request's strict tools ("schema complexity limits")
+ANTHROPIC_STRICT_LIMITS = {'tools': 20, 'optional': 24, 'unions': 16}
+_LIMIT_NAMES = {'tools': 'strict tools', 'optional': 'optional parameters', 'unions': 'union parameters'}
+
 def to_anthropic(
-    tools,                # a function (class, callable object, `get_schema` dict), or a list of them
+    tools,                # a function (class, callable object, `Tool`, `get_schema` dict), or a list of them
+    strict:bool=None,     # strict tool use: inputs always fit the schema (None: each `Tool`'s own)
     rename:bool=False,    # rewrite names Claude rejects (`calc.add` -> `calc-add`) instead of raising
     report=None,          # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
-):                        # `{'name', 'description', 'input_schema'}`, or a list of them
-    "Tools for Claude: `client.messages.create(tools=to_anthropic(fs))`"
-    one = lambda s, nm, ch: {'name': nm, 'description': s.get('description', ''), 'input_schema': _params(s)}
+):                        # `{'name', 'description', 'input_schema'[, 'strict']}`, or a list of them
+    "Tools for Claude: `client.messages.create(tools=to_anthropic(fs))`; a list is one request, checked against its strict limits"
+    used = dict.fromkeys(ANTHROPIC_STRICT_LIMITS, 0)
+    def one(s, nm, ch, t):
+        d = {'name': nm, 'description': s.get('description', ''), 'input_schema': _params(s)}
+        if not _is_strict(t, strict): return d
+        params, ok = _strict_params(d['input_schema'], ANTHROPIC, ch)
+        if not ok: return {**d, 'strict': False}
+        need = {'tools': 1, 'optional': optional_count(params), 'unions': union_count(params)}
+        over = [k for k, n in need.items() if used[k] + n > ANTHROPIC_STRICT_LIMITS[k]]
+        if over:  # the request would be refused: this tool goes non-strict, the ones before it stay strict
+            what = ', '.join(f"{used[k] + need[k]} {_LIMIT_NAMES[k]} (limit {ANTHROPIC_STRICT_LIMITS[k]})" for k in over)
+            ch.append(('', f"sent with strict: false: with it the request's strict tools would have {what}", True))
+            return {**d, 'strict': False}
+        for k in used: used[k] += need[k]
+        return {**d, 'input_schema': params, 'strict': True}
     return _render(tools, 'anthropic', one, rename, report)
 
 def to_mcp(
-    tools,                # a function (class, callable object, `get_schema` dict), or a list of them
+    tools,                # a function (class, callable object, `Tool`, `get_schema` dict), or a list of them
     rename:bool=False,    # rewrite names MCP rejects instead of raising (dots are fine)
     report=None,          # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
 ):                        # `{'name', 'description', 'inputSchema'}`, or a list: `mcp.types.Tool.model_validate` takes each
     "Tools as an MCP server lists them"
-    one = lambda s, nm, ch: {'name': nm, 'description': s.get('description', ''), 'inputSchema': _params(s)}
+    one = lambda s, nm, ch, t: {'name': nm, 'description': s.get('description', ''), 'inputSchema': _params(s)}
     return _render(tools, 'mcp', one, rename, report)
 
 # --- Gemini ------------------------------------------------------------------------------------------------
 
-_GEMINI_TYPES = {'string': 'STRING', 'integer': 'INTEGER', 'number': 'NUMBER', 'boolean': 'BOOLEAN', 'array': 'ARRAY', 'object': 'OBJECT'}
-_GEMINI_KEEP = ('title', 'description', 'default', 'minimum', 'maximum', 'minLength', 'maxLength', 'pattern',
-                'minItems', 'maxItems', 'minProperties', 'maxProperties')
-_GEMINI_SILENT = {'$schema', '$id', '$comment', 'examples', 'readOnly', 'writeOnly'}  # no meaning a model acts on
-_gemini_prop = re.compile(r'[a-zA-Z_][a-zA-Z0-9_]{0,63}')
-
-def _inline(s: dict, defs: dict, stack: tuple = ()) -> dict:
-    "Schema `s` without annotations and with its `$ref`s inlined, a class inside itself only named: a shape for a description"
-    if '$ref' in s:
-        nm = s['$ref'].rsplit('/', 1)[-1]
-        if nm in stack: return {'title': nm, 'description': f'a {nm}, as above'}
-        return _inline({**defs.get(nm, {}), **{k: v for k, v in s.items() if k != '$ref'}}, defs, (*stack, nm))
-    out = {}
-    for k, v in s.items():
-        if k in ('description', 'default'): continue
-        if k == 'properties': out[k] = {nm: _inline(x, defs, stack) for nm, x in v.items()}
-        elif k in ('anyOf', 'prefixItems'): out[k] = [_inline(x, defs, stack) for x in v]
-        elif k in ('items', 'additionalProperties', 'propertyNames') and isinstance(v, dict): out[k] = _inline(v, defs, stack)
-        else: out[k] = v
-    return out
-
-class _Gemini:
-    "One pass from a canonical parameters schema to Gemini's OpenAPI subset, refs inlined"
-    def __init__(self, defs: dict, changes: list): self.defs, self.changes = defs, changes
-
-    def note(self, path: str, what: str, lossy: bool): self.changes.append((path, what, lossy))
-
-    def node(self, s: dict, path: str, stack: tuple = ()) -> dict:
-        s, nullable = self.unnull(s)
-        if '$ref' in s:
-            nm = s['$ref'].rsplit('/', 1)[-1]
-            target = {**self.defs[nm], **{k: v for k, v in s.items() if k != '$ref'}}
-            if nm not in stack: out = self.node(target, path, (*stack, nm))
-            else:
-                self.note(path, f'recursion: a {nm} inside a {nm}; Gemini has no references, so this one is sent as JSON text', True)
-                out = self.json_text(target, path, stack)
-            return {**out, 'nullable': True} if nullable else out
-        out = {k: s[k] for k in _GEMINI_KEEP if k in s}
-        if 'anyOf' in s: out['anyOf'] = [self.node(x, f'{path}/anyOf/{i}', stack) for i, x in enumerate(s['anyOf'])]
-        elif 'enum' in s or 'const' in s: out = self.enum(s, out, path)
-        elif (ty := s.get('type')) == 'object':
-            if not s.get('properties') or isinstance(s.get('additionalProperties'), dict):
-                self.note(path, 'an object without listed properties (a dict): Gemini needs them listed, so it is sent as JSON text', True)
-                out = self.json_text(s, path, stack)
-                return {**out, 'nullable': True} if nullable else out
-            out = self.obj(s, out, path, stack)
-        elif ty == 'array': out = self.arr(s, out, path, stack)
-        elif ty in _GEMINI_TYPES: out['type'] = _GEMINI_TYPES[ty]
-        out = self.constraints(s, out, path)
-        if nullable: out['nullable'] = True
-        for k in s:
-            if k in out or k in _GEMINI_SILENT or k in self._handled: continue
-            if k == 'additionalProperties' and s[k] is False: continue  # Gemini's objects hold only their listed properties
-            self.note(path, f'{k!r} dropped: Gemini has no such keyword', True)
-        if 'default' in out and out.get('type') == 'STRING' and not isinstance(out['default'], (str, NoneType)):
-            out['default'] = json.dumps(out['default'])  # an enum sent as strings takes its default as one
-        return out
-
-    _handled = {'$ref', 'anyOf', 'enum', 'const', 'type', 'properties', 'required', 'items', 'prefixItems', 'uniqueItems',
-                'format', 'contentEncoding', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'nullable'}
-
-    def unnull(self, s: dict) -> tuple[dict, bool]:
-        "`s` without its `null` member, and whether it had one: Gemini says `nullable: true` instead"
-        if s.get('type') == 'null': return {k: v for k, v in s.items() if k != 'type'}, True
-        if isinstance(s.get('type'), list) and 'null' in s['type']:
-            tys = [t for t in s['type'] if t != 'null']
-            return ({**s, 'type': tys[0]} if len(tys) == 1 else {**s, 'type': None, 'anyOf': [{'type': t} for t in tys]}), True
-        if 'enum' in s and None in s['enum']: return {**s, 'enum': [v for v in s['enum'] if v is not None]}, True
-        if 'anyOf' not in s or not any(x == {'type': 'null'} for x in s['anyOf']): return s, False
-        rest = [x for x in s['anyOf'] if x != {'type': 'null'}]
-        s = {k: v for k, v in s.items() if k != 'anyOf'}
-        return ({**rest[0], **s} if len(rest) == 1 else {**s, 'anyOf': rest}), True
-
-    def enum(self, s: dict, out: dict, path: str) -> dict:
-        vals = s['enum'] if 'enum' in s else [s['const']]
-        if all(isinstance(v, str) for v in vals): return {**out, 'type': 'STRING', 'enum': list(vals)}
-        lossy = any(isinstance(v, (bool, list, dict)) for v in vals)  # call_func turns "5" back into 5, not "true" into True
-        self.note(path, 'enum values sent as strings: Gemini allows enum only on strings' + ('' if lossy else '; call_func turns them back'), lossy)
-        return {**out, 'type': 'STRING', 'enum': [v if isinstance(v, str) else json.dumps(v) for v in vals]}
-
-    def obj(self, s: dict, out: dict, path: str, stack: tuple) -> dict:
-        props = {}
-        for k, v in s['properties'].items():
-            at = f'{path}/properties/{_esc(k)}'
-            if not _gemini_prop.fullmatch(k): self.note(at, f'Gemini rejects the property name {k!r}; rename the field', True)
-            props[k] = self.node(v, at, stack)
-        out = {**out, 'type': 'OBJECT', 'properties': props}
-        if req := [k for k in s.get('required', ()) if k in props]: out['required'] = req
-        return out
-
-    def arr(self, s: dict, out: dict, path: str, stack: tuple) -> dict:
-        out = {**out, 'type': 'ARRAY', 'items': self.node(s.get('items') or {}, f'{path}/items', stack)}
-        if (pre := s.get('prefixItems')) and any(p != pre[0] for p in pre):
-            out = _hint(out, 'items in order: ' + ', '.join(json.dumps(_inline(p, self.defs)) for p in pre))
-            self.note(path, 'a tuple of different types: Gemini has no prefixItems, so any listed type may come in any position', True)
-        if s.get('uniqueItems'):
-            out = _hint(out, 'items are unique')
-            self.note(path, 'uniqueItems moved to the description (call_func builds the set)', False)
-        return out
-
-    def constraints(self, s: dict, out: dict, path: str) -> dict:
-        "String formats and number bounds Gemini can't say, turned into what it can or into the description"
-        if (fmt := s.get('format')):
-            if fmt == 'date-time': out['format'] = fmt
-            else:
-                out = _hint(out, f'format: {fmt}')
-                self.note(path, f"format {fmt!r} moved to the description: Gemini knows only 'date-time' (call_func still checks it)", False)
-        if (enc := s.get('contentEncoding')):
-            out = _hint(out, f'{enc}-encoded')
-            self.note(path, f'contentEncoding {enc!r} moved to the description (call_func still decodes it)', False)
-        for k, bound, op in (('exclusiveMinimum', 'minimum', '>'), ('exclusiveMaximum', 'maximum', '<')):
-            if k not in s: continue
-            if s.get('type') == 'integer': out[bound] = s[k] + (1 if op == '>' else -1)  # the same bound for integers
-            else:
-                out = _hint(out, f'{op} {s[k]}')
-                self.note(path, f'{k} moved to the description: Gemini has only inclusive bounds', True)
-        if 'multipleOf' in s:
-            out = _hint(out, f'a multiple of {s["multipleOf"]}')
-            self.note(path, 'multipleOf moved to the description', True)
-        return out
-
-    def json_text(self, s: dict, path: str, stack: tuple) -> dict:
-        "A string holding the value as JSON text: `call_func` parses it back into the dict or class"
-        shape = json.dumps(_inline({k: v for k, v in s.items() if k not in ('title',)}, self.defs, stack), separators=(',', ':'))
-        out = _hint({'type': 'STRING', **({'description': s['description']} if 'description' in s else {})}, f'JSON text matching {shape}')
-        if 'default' in s: out['default'] = None if s['default'] is None else json.dumps(s['default'])
-        return out
-
-def _gemini_fn(s: dict, nm: str, changes: list) -> dict:
+def _gemini_fn(s: dict, nm: str, changes: list, legacy: bool) -> dict:
     d = {'name': nm, 'description': s.get('description', '')}
     params = _params(s)
-    if params.get('properties'):  # Gemini rejects an OBJECT without properties: a tool without parameters leaves them out
-        d['parameters'] = _Gemini(params.get('$defs', {}), changes).node({k: v for k, v in params.items() if k != '$defs'}, '')
+    if not params.get('properties'): return d  # a tool without parameters leaves them out (Gemini rejects an OBJECT without properties)
+    if legacy:
+        params = normalize(params)
+        d['parameters'] = Legacy(params.get('$defs', {}), changes).node({k: v for k, v in params.items() if k != '$defs'}, '')
+    else: d['parameters_json_schema'] = Json(changes).root(params)
     return d
 
 def to_gemini(
-    tools,                # a function (class, callable object, `get_schema` dict), or a list of them
+    tools,                # a function (class, callable object, `Tool`, `get_schema` dict), or a list of them
     rename:bool=False,    # rewrite names Gemini rejects instead of raising
     report=None,          # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
-):                        # `{'name', 'description', 'parameters'}`, or a list: `types.Tool(function_declarations=...)`
-    "Gemini function declarations: references inlined (recursion sent as JSON text), nullable and enums as Gemini takes them"
-    return _render(tools, 'gemini', _gemini_fn, rename, report)
+    legacy:bool=False,    # `parameters` in the OpenAPI subset, for endpoints without `parameters_json_schema`
+):                        # `{'name', 'description', 'parameters_json_schema'}` (or `'parameters'`), or a list
+    "Gemini function declarations: `types.Tool(function_declarations=to_gemini(fs))`; JSON Schema as it is, or the OpenAPI subset"
+    return _render(tools, 'gemini', lambda s, nm, ch, t: _gemini_fn(s, nm, ch, legacy), rename, report)
 
 # --- seed 004: function_to_tool -------------------------------------------------------------------------------
 

@@ -116,8 +116,10 @@ TOOLS = [get_schema(f, evalable=True) for f in FUNCS] + [get_schema(Calc().add, 
 # What each provider can't say exactly, by tool; every other tool must render with no lossy change
 LOSSY = {
     'openai': set(), 'anthropic': set(), 'mcp': set(),
-    'openai-strict': {'tuples', 'dicts', 'anything'},  # a mixed tuple, dicts, Any and untyped list items
-    'gemini': {'choices', 'recursive', 'tuples', 'dicts', 'constrained', 'anything'},  # bool enum, recursion, mixed tuple, dicts, x > 0 for floats
+    'openai-strict': {'tuples', 'dicts', 'anything'},  # a mixed tuple, dicts, Any and untyped list items: sent non-strict
+    'anthropic-strict': {'tuples', 'dicts', 'anything', 'recursive'},  # the same, and recursion (Claude has none)
+    'gemini': {'choices'},  # Literal[True, 'no']: Gemini's enums hold strings and numbers only
+    'gemini-legacy': {'choices', 'recursive', 'tuples', 'dicts', 'constrained', 'anything'},  # bool enum, recursion, mixed tuple, dicts, x > 0 for floats
 }
 
 def render(provider: str, tools: list) -> tuple[list, Report]:
@@ -126,8 +128,10 @@ def render(provider: str, tools: list) -> tuple[list, Report]:
          'openai-strict': lambda: to_openai(tools, strict=True, rename=True, report=rep),
          'responses-strict': lambda: to_openai_responses(tools, strict=True, rename=True, report=rep),
          'anthropic': lambda: to_anthropic(tools, rename=True, report=rep),
+         'anthropic-strict': lambda: to_anthropic(tools, strict=True, rename=True, report=rep),
          'mcp': lambda: to_mcp(tools, rename=True, report=rep),
-         'gemini': lambda: to_gemini(tools, rename=True, report=rep)}[provider]
+         'gemini': lambda: to_gemini(tools, rename=True, report=rep),
+         'gemini-legacy': lambda: to_gemini(tools, rename=True, report=rep, legacy=True)}[provider]
     before = copy.deepcopy(tools)
     out = r()
     assert tools == before  # never mutated
@@ -192,23 +196,31 @@ def test_mcp():
 # and its Structured Outputs guide documents them: a closed object at the root; every object closed, with every
 # property required; only the supported keywords; a `$ref` alone (the Python SDK inlines one with siblings);
 # every node says what its value is; only the documented string formats.
+# OpenAI's documented subset: `default` and string lengths are not in it
 STRICT_KEYWORDS = {'type', 'properties', 'required', 'additionalProperties', 'items', 'anyOf', 'enum', 'const', '$ref', '$defs',
-                   'description', 'title', 'default', 'pattern', 'format', 'minLength', 'maxLength', 'minimum', 'maximum',
+                   'description', 'title', 'pattern', 'format', 'minimum', 'maximum',
                    'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems'}
 STRICT_FORMATS = {'date-time', 'time', 'date', 'duration', 'email', 'hostname', 'ipv4', 'ipv6', 'uuid'}
+# Claude's documented subset ("JSON Schema limitations"): no numeric bounds, no lengths, minItems 0 or 1, no recursion
+CLAUDE_KEYWORDS = {'type', 'properties', 'required', 'additionalProperties', 'items', 'anyOf', 'enum', 'const', '$ref', '$defs',
+                   'description', 'title', 'pattern', 'format', 'minItems'}
+CLAUDE_FORMATS = STRICT_FORMATS | {'uri'}
 
-def strict_violations(params: dict) -> list:
+def strict_violations(params: dict, claude: bool = False) -> list:
     errs = []
     if params.get('type') != 'object' or 'anyOf' in params: errs.append('root must be an object, not a union')
+    keys, formats = (CLAUDE_KEYWORDS, CLAUDE_FORMATS) if claude else (STRICT_KEYWORDS, STRICT_FORMATS)
     for path, s in walk(params):
-        errs += [f'{path}: unsupported keyword {k!r}' for k in s if k not in STRICT_KEYWORDS]
+        errs += [f'{path}: unsupported keyword {k!r}' for k in s if k not in keys]
         if '$ref' in s and len(s) > 1: errs.append(f'{path}: $ref with siblings')
         if not any(k in s for k in ('type', '$ref', 'anyOf', 'enum', 'const')): errs.append(f'{path}: says nothing of its type')
         if s.get('type') == 'object' or 'properties' in s:
             if s.get('additionalProperties') is not False: errs.append(f'{path}: object not closed')
-            if s.get('required') != list(s.get('properties', {})): errs.append(f'{path}: not every property required')
-        if 'format' in s and s['format'] not in STRICT_FORMATS: errs.append(f'{path}: format {s["format"]!r}')
-        if s.get('default', 0) is None: errs.append(f'{path}: default null')
+            if not claude and s.get('required') != list(s.get('properties', {})): errs.append(f'{path}: not every property required')
+        if 'format' in s and s['format'] not in formats: errs.append(f'{path}: format {s["format"]!r}')
+        if claude and s.get('minItems', 0) > 1: errs.append(f'{path}: minItems above 1')
+        if claude and any(isinstance(v, (dict, list)) for v in s.get('enum', ())): errs.append(f'{path}: enum of non-primitives')
+        if isinstance(s.get('type'), list): errs.append(f'{path}: a list of types')
     return errs
 
 def test_strict_checker_catches_what_strict_mode_rejects():
@@ -233,6 +245,26 @@ def test_openai_strict(provider):
         mine = copy.deepcopy(fn['parameters'])
         assert _ensure_strict_json_schema(mine, path=(), root=mine) == fn['parameters']  # the SDK's strict pass has nothing to do
 
+def test_anthropic_strict():
+    tools, rep = render('anthropic-strict', TOOLS)
+    fell_back = {c.tool for c in rep.lost}
+    assert fell_back == LOSSY['anthropic-strict']
+    for t, s in zip(tools, TOOLS):
+        assert TypeAdapter(anthropic.types.ToolParam).validate_python(t) == t  # the SDK's ToolParam has `strict`
+        check_json_schema(t['input_schema'])
+        if s['name'] in fell_back:
+            assert t['strict'] is False and t['input_schema'] == s['input_schema']
+            continue
+        assert t['strict'] is True and strict_violations(t['input_schema'], claude=True) == [], s['name']
+        # optional parameters keep their meaning: required stays what it was
+        assert t['input_schema'].get('required', []) == s['input_schema'].get('required', [])
+
+def test_strict_checkers_catch_what_each_rejects():
+    assert strict_violations({'type': 'object', 'properties': {'a': {'type': 'string', 'default': 'x'}}, 'required': ['a'],
+                              'additionalProperties': False}) == ["#/properties/a: unsupported keyword 'default'"]
+    assert strict_violations({'type': 'object', 'properties': {'a': {'type': 'integer', 'minimum': 1}},
+                              'additionalProperties': False}, claude=True) == ["#/properties/a: unsupported keyword 'minimum'"]
+
 # ---------------------------------------------------------------------------------------------------------
 # Gemini: google-genai's types, and the Gemini API's documented rules
 # ---------------------------------------------------------------------------------------------------------
@@ -241,7 +273,7 @@ GEMINI_KEYS = {'type', 'format', 'title', 'description', 'nullable', 'enum', 'ma
                'minProperties', 'maxProperties', 'minLength', 'maxLength', 'pattern', 'example', 'anyOf', 'propertyOrdering',
                'default', 'items', 'minimum', 'maximum'}  # the Developer API's Schema: no $ref, $defs, additionalProperties
 GEMINI_TYPES = {'STRING', 'NUMBER', 'INTEGER', 'BOOLEAN', 'ARRAY', 'OBJECT'}
-GEMINI_NAME = re.compile(r'[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}')
+GEMINI_NAME = re.compile(r'[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}')  # the SDK says 128; the live API answers 400 past 64
 GEMINI_PROP = re.compile(r'[a-zA-Z_][a-zA-Z0-9_]{0,63}')
 
 def gemini_violations(s: dict, path: str = '#') -> list:
@@ -267,8 +299,8 @@ def test_gemini_checker_catches_what_gemini_rejects():
     assert gemini_violations({'type': 'STRING', 'format': 'date'}) == ["#: format 'date' on STRING"]
     assert gemini_violations({'type': 'OBJECT', 'properties': {}, 'additionalProperties': {}}) == ["#: keyword 'additionalProperties'", '#: OBJECT without properties']
 
-def test_gemini():
-    decls, rep = render('gemini', TOOLS)
+def test_gemini_legacy():
+    decls, rep = render('gemini-legacy', TOOLS)
     for d in decls:
         fd = gtypes.FunctionDeclaration.model_validate(d)  # the SDK accepts it ...
         assert fd.model_dump(mode='json', by_alias=True, exclude_unset=True) == d  # ... and drops nothing
@@ -276,14 +308,72 @@ def test_gemini():
         assert GEMINI_NAME.fullmatch(d['name'])
         if 'parameters' in d: assert gemini_violations(d['parameters']) == [], d['name']
     assert 'parameters' not in decls[FUNCS.index(no_params)]  # a tool without parameters leaves them out
-    assert decls[-1]['name'] == 'calc.add' and list(rep.names.values()) == ['größe']  # dots are fine, 'ö' is not
+    long_nm = a_function_with_a_rather_long_name_that_goes_on_well_past_the_sixty_four_limit.__name__
+    assert decls[-1]['name'] == 'calc.add' and list(rep.names.values()) == [long_nm, 'größe']  # dots are fine; 'ö' and 65+ characters are not
 
-def test_gemini_nullable_and_enums():
-    d = to_gemini(unions, report=Report())['parameters']['properties']
+def test_gemini_legacy_nullable_and_enums():
+    d = to_gemini(unions, report=Report(), legacy=True)['parameters']['properties']
     assert d['b'] == {'description': '', 'default': None, 'type': 'INTEGER', 'nullable': True}
     assert d['c']['nullable'] is True and [x.get('type') for x in d['c']['anyOf']] == ['OBJECT', 'STRING']
     assert d['d'] == {'description': '', 'default': None, 'type': 'STRING', 'enum': ['x', 'y'], 'nullable': True}
     rep = Report()
-    c = to_gemini(choices, report=rep)['parameters']['properties']
+    c = to_gemini(choices, report=rep, legacy=True)['parameters']['properties']
     assert c['level'] == {'description': '', 'default': '1', 'type': 'STRING', 'enum': ['1', '2']}
     assert [(c.path, c.lossy) for c in rep if 'enum' in c.what] == [('/properties/level', False), ('/properties/mixed', False), ('/properties/flag', True)]
+
+# Gemini's JSON Schema field, as `GenerateContentConfig.response_json_schema`'s docstring documents the subset
+GEMINI_JSON_NAME = re.compile(r'[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}')  # the live API answers 400 past 64
+
+def gemini_json_violations(params: dict) -> list:
+    errs = []
+    for path, s in walk(params):
+        if '$ref' in s and [k for k in s if not k.startswith('$')]: errs.append(f'{path}: $ref with siblings')
+        if any(not (isinstance(v, str) or (isinstance(v, (int, float)) and not isinstance(v, bool))) for v in s.get('enum', ())):
+            errs.append(f'{path}: enum of other than strings and numbers')
+        if isinstance(s.get('type'), list): errs.append(f'{path}: a list of types')
+    return errs
+
+def test_gemini_json_checker():
+    assert gemini_json_violations({'type': 'object', 'properties': {'a': {'$ref': '#/$defs/A', 'description': 'x'}, 'b': {'enum': [True]}}}) == [
+        '#/properties/a: $ref with siblings', '#/properties/b: enum of other than strings and numbers']
+
+def test_gemini():
+    decls, rep = render('gemini', TOOLS)
+    for d, s in zip(decls, TOOLS):
+        fd = gtypes.FunctionDeclaration.model_validate(d)  # the SDK accepts it ...
+        assert fd.model_dump(mode='json', exclude_unset=True) == d  # ... and drops nothing
+        gtypes.Tool(function_declarations=[fd])
+        assert GEMINI_JSON_NAME.fullmatch(d['name'])
+        if 'parameters_json_schema' not in d: continue
+        p = d['parameters_json_schema']
+        check_json_schema(p)
+        assert gemini_json_violations(p) == [], d['name']
+        if s['name'] not in LOSSY['gemini']:  # the same schema, but for a `$ref`'s siblings moved out
+            assert _deref_siblings(s['input_schema']) == p, s['name']
+    assert 'parameters_json_schema' not in decls[FUNCS.index(no_params)]
+    assert len(decls[FUNCS.index(a_function_with_a_rather_long_name_that_goes_on_well_past_the_sixty_four_limit)]['name']) <= 64
+
+def _deref_siblings(s):
+    if isinstance(s, list): return [_deref_siblings(x) for x in s]
+    if not isinstance(s, dict): return s
+    if '$ref' in s and s.get('description') == '': s = {k: v for k, v in s.items() if k != 'description'}
+    if '$ref' in s and len(s) > 1: s = {**{k: v for k, v in s.items() if k != '$ref'}, 'anyOf': [{'$ref': s['$ref']}]}
+    return {k: (v if k in ('enum', 'default', 'const', 'required') else _deref_siblings(v)) for k, v in s.items()}
+
+def test_gemini_type_lists_and_recursion_through_required_properties():
+    s = {'name': 'f', 'description': 'F.', 'input_schema': {
+        'type': 'object', 'required': ['v', 'tree'],
+        'properties': {'v': {'type': ['string', 'number', 'boolean'], 'minLength': 1},
+                       'tree': {'$ref': '#/$defs/T'}},
+        '$defs': {'T': {'type': 'object', 'required': ['kids', 'next'],
+                        'properties': {'kids': {'type': 'array', 'items': {'$ref': '#/$defs/T'}},
+                                       'next': {'$ref': '#/$defs/T'}, 'opt': {'$ref': '#/$defs/T'}}}}}}
+    for legacy in (False, True):
+        rep = Report()
+        d = to_gemini(s, report=rep, legacy=legacy)  # a list of types no longer crashes either form
+        gtypes.FunctionDeclaration.model_validate(d)
+    p = to_gemini(s, report=Report())['parameters_json_schema']
+    assert p['properties']['v'] == {'anyOf': [{'type': 'string', 'minLength': 1}, {'type': 'number'}, {'type': 'boolean'}]}
+    t = p['$defs']['T']['properties']
+    assert t['opt'] == {'$ref': '#/$defs/T'}  # recursion through an optional property is fine
+    assert t['next']['type'] == 'string' and t['kids']['items']['type'] == 'string'  # through required ones, cut as JSON text

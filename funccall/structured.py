@@ -1,0 +1,135 @@
+"""Structured outputs: ask a model for a reply shaped like a class, and read the reply back into an instance.
+
+    client.chat.completions.create(..., **output_format(Turn))                  # OpenAI Chat: response_format
+    client.responses.create(..., **output_format(Turn, 'responses'))            # OpenAI Responses: text.format
+    client.messages.create(..., **output_format(Turn, 'anthropic'))             # Claude: output_config.format
+    types.GenerateContentConfig(**output_format(Turn, 'gemini'))                # Gemini: response_json_schema
+    turn = parse_output(Turn, reply_text)                                       # a Turn, or OutputError
+
+`Turn` is any annotation a tool parameter can have: a dataclass, TypedDict, NamedTuple, pydantic model, plain
+class with an annotated `__init__`, or `list[Turn]`, `Literal[...]`, `int | None`... The schema is the one
+`get_schema` makes for a parameter of that type, put through the provider's own rules (strict for OpenAI and
+Claude, JSON Schema for Gemini); a type that is not an object is wrapped as `{"value": ...}`, which the
+parser unwraps. The parser coerces as `call_func` does (a dict into the class, `null` for a field with a
+default into that default), so what a strict provider sends comes back as the instance meant. No pydantic is needed.
+"""
+from __future__ import annotations
+
+import json, re, warnings
+from typing import Any
+
+from ._classdocs import with_class_docs
+from ._gemini import Json
+from ._strict import ANNOTATIONS, ANTHROPIC, OPENAI, strict_pass
+from ._types import SchemaError, kind, type_name
+from .call import ToolInputError, coerce_inputs
+from .providers import Change, ProviderWarning, Report
+from .schema import get_schema
+
+__all__ = ['output_format', 'output_schema', 'parse_output', 'OutputError']
+
+_OBJECTS = ('typeddict', 'namedtuple', 'dataclass', 'model', 'class')  # kinds whose schema is an object at the root
+
+class OutputError(ValueError):
+    "A model's reply that doesn't fit the output type; its text says what to fix, for the model to try again"
+
+_holders: dict = {}
+
+def _holder(t):
+    "A function taking one parameter `value: t`: the call module's schema and coercion, for one annotation"
+    try: return _holders[t]
+    except (KeyError, TypeError): pass
+    def value(value): "The reply."
+    value.__annotations__ = {'value': t}
+    try: _holders[t] = value
+    except TypeError: pass  # an unhashable annotation (`Annotated` with a dict): made each time
+    return value
+
+def _wrapped(t) -> bool:
+    try: return kind(t).kind not in _OBJECTS
+    except SchemaError: return True
+
+def _name(t) -> str:
+    "A name for the format: OpenAI's rule `[a-zA-Z0-9_-]{1,64}`"
+    try: nm = type_name(kind(t).t)
+    except SchemaError: nm = type_name(t)
+    return re.sub(r'[^a-zA-Z0-9_-]+', '_', nm).strip('_')[:64] or 'output'
+
+def output_schema(
+    t,              # the reply's type: a class, or any annotation (`list[Turn]`)
+) -> dict:          # its JSON Schema, an object at the root; classes described by their docstrings
+    "The canonical JSON Schema of a reply of type `t` (a non-object type wrapped as `{'value': ...}`)"
+    fn = _holder(t)
+    params = with_class_docs(get_schema(fn, evalable=True), fn)['input_schema']
+    defs = params.get('$defs', {})
+    if _wrapped(t): return params
+    ref = params['properties']['value']['$ref']
+    nm = ref.rsplit('/', 1)[-1]
+    root = {k: v for k, v in defs[nm].items() if k not in ANNOTATIONS}
+    others = {k: v for k, v in defs.items() if k != nm}
+    used = ref in json.dumps([root, others])  # the class inside itself: its definition stays
+    rest = defs if used else others
+    return {**root, **({'$defs': rest} if rest else {})}
+
+def output_format(
+    t,                      # the reply's type: a class, or any annotation (`list[Turn]`)
+    provider:str='openai',  # 'openai' (Chat), 'responses', 'anthropic' or 'gemini'
+    name:str=None,          # the format's name, for OpenAI (default: the type's)
+    report=None,            # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
+) -> dict:                  # keyword arguments for the SDK call (Gemini: for `GenerateContentConfig`)
+    "The request parameter asking `provider` for a reply of type `t`, strict where the provider has strict mode"
+    if not (report is None or report == 'raise' or isinstance(report, Report)):
+        raise TypeError(f"report must be a Report, 'raise' or None, not {report!r}")
+    s, nm, changes = output_schema(t), name or _name(t), []
+    if provider == 'gemini':
+        out = {'response_mime_type': 'application/json', 'response_json_schema': Json(changes).root(s)}
+    elif provider in ('openai', 'responses', 'openai_responses', 'anthropic'):
+        rules = ANTHROPIC if provider == 'anthropic' else OPENAI
+        res, notes, fails = strict_pass(s, rules)
+        changes += [(p, w, False) for p, w in notes]
+        why = '; '.join(f"{p or 'the reply'} {w}" for p, w in fails)
+        if fails and provider == 'anthropic':  # Claude's output format is always constrained: there is no non-strict one
+            raise SchemaError(f"{nm!r} can't be a Claude output format ({why}); use a type whose keys are all known")
+        if fails: changes.append(('', f"can't be strict for OpenAI ({why}): sent with strict: false", True))
+        fmt = {'name': nm, 'schema': s if fails else res, 'strict': not fails}
+        if provider == 'anthropic': out = {'output_config': {'format': {'type': 'json_schema', 'schema': res}}}
+        elif provider == 'openai': out = {'response_format': {'type': 'json_schema', 'json_schema': fmt}}
+        else: out = {'text': {'format': {'type': 'json_schema', **fmt}}}
+    else: raise ValueError(f"Unknown provider {provider!r}; use 'openai', 'responses', 'anthropic' or 'gemini'")
+    _report([Change(nm, *c) for c in changes], report)
+    return out
+
+def _report(changes: list, report) -> None:
+    if isinstance(report, Report): report.changes += changes; return
+    lost = [c for c in changes if c.lossy]
+    if not lost: return
+    msg = 'The provider can\'t hold all of this output format:\n' + '\n'.join(f'- {c}' for c in lost)
+    if report == 'raise': raise SchemaError(msg)
+    warnings.warn(msg, ProviderWarning, stacklevel=3)
+
+def _where(path: str, wrapped: bool) -> str:
+    "A problem's place in the reply: `value[0].a` is `[0].a` of the reply, or `a` of an unwrapped class"
+    rest = path[len('value'):] if path.startswith('value') else path
+    if wrapped: return 'value' + rest if rest else 'value'
+    return rest.lstrip('.')
+
+def parse_output(
+    t,           # the reply's type, as given to `output_format`
+    text,        # the model's reply: JSON text (or the value already read from it)
+) -> Any:        # an instance of `t`
+    "The model's reply as a `t`, coerced as `call_func` does; `OutputError` saying what to fix when it doesn't fit"
+    nm, wrapped = _name(t), _wrapped(t)
+    if isinstance(text, (str, bytes, bytearray)):
+        try: v = json.loads(text)
+        except (ValueError, RecursionError) as e:
+            why = e.msg if isinstance(e, json.JSONDecodeError) else 'nested too deeply'
+            raise OutputError(f"The reply is not JSON ({why}); reply with one JSON object matching the {nm} schema") from None
+    else: v = text
+    if wrapped:
+        if not isinstance(v, dict) or 'value' not in v:
+            raise OutputError(f'The reply must be a JSON object {{"value": ...}} holding the {nm}, got {type(v).__name__}')
+        v = v['value']
+    try: return coerce_inputs(_holder(t), {'value': v}, nm)['value']
+    except ToolInputError as e:
+        lines = [f"- {w + ': ' if (w := _where(p.path, wrapped)) else ''}{p.message}" for p in e.errors]
+        raise OutputError(f"The reply doesn't fit {nm}; send it again with these fixed:\n" + '\n'.join(lines)) from None
