@@ -12,13 +12,12 @@ name, call expressions, and batches of calls run concurrently.
 """
 from __future__ import annotations
 
-import asyncio, hashlib, inspect, json, os, re, time, warnings
+import asyncio, hashlib, inspect, json, os, re, reprlib, time, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
 
 from . import providers
-from ._inputs import short
 from ._json import jsonable
 from ._ns import public_methods
 from ._types import empty, is_callable_object, signature
@@ -54,8 +53,16 @@ def call_str(
     width: int=200,  # at most this many characters
 ) -> str:        # `lookup(symbol='ACME', limit=3)`; with values that `repr` as code, a call expression too
     "A readable one-line call, for logs"
-    s = f"{name}({', '.join(f'{k}={short(v, 60)}' for k, v in args.items())})"
+    s = f"{name}({', '.join(f'{k}={_code_repr(v)}' for k, v in args.items())})"
     return s if len(s) <= width else s[:width - 4] + '...)'
+
+_repr = reprlib.Repr()  # Python's own spelling (None, True), so the call reads as code; bounded however large `v` is
+_repr.maxstring = _repr.maxother = 60
+
+def _code_repr(v, n: int = 60) -> str:
+    try: r = _repr.repr(v)
+    except Exception: r = f'<{type(v).__name__}>'  # a value whose own `repr` fails
+    return r if len(r) <= n else r[:n - 3] + '...'
 
 @dataclass
 class ToolResult:
@@ -141,11 +148,19 @@ class Tool:
         max_chars: int | None=None,          # cut the result text the model reads to this length
         instructions: str | None=None,       # how to use the tool, for the system prompt (not sent with the definition)
         stop_after: bool=False,              # the agent loop should stop after a call of this tool
+        title: str | None=None,              # a human-readable name, for the MCP clients' user interfaces
+        read_only: bool | None=None,         # hint: the tool changes nothing (MCP's `readOnlyHint`)
+        destructive: bool | None=None,       # hint: the tool may delete or overwrite (MCP's `destructiveHint`)
+        idempotent: bool | None=None,        # hint: calling it again with the same arguments changes nothing more (`idempotentHint`)
+        open_world: bool | None=None,        # hint: the tool reaches outside systems such as the web (`openWorldHint`)
     ):
         self.fn, self.strict, self.inject = fn, strict, tuple(inject)
         self.requires_confirmation, self.confirm = requires_confirmation, confirm
         self.pre_hook, self.post_hook, self.middleware = pre_hook, post_hook, tuple(middleware)
         self.max_chars, self.instructions, self.stop_after = max_chars, instructions, stop_after
+        self.title = title
+        self.hints = {k: v for k, v in dict(read_only=read_only, destructive=destructive, idempotent=idempotent,
+                                             open_world=open_world).items() if v is not None}  # only what the developer said
         gen = inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
         self._cache = _Cache(cache_ttl, cache_dir) if cache_ttl and not gen else None  # a generator's values can't be replayed
         if name is None and is_callable_object(fn): name = type(fn).__name__  # not the reference's `__call__`
@@ -162,6 +177,10 @@ class Tool:
         hooks = (confirm, pre_hook, post_hook, *self.middleware)
         self._async_hooks = any(h is not None and is_async(h) for h in hooks)
         self.is_async = is_async(fn)
+        # what `get_schema`, `mk_ns` and `call_func` read: the tool shows the face of its function, named as the tool
+        self.__name__, self.__doc__ = self.name, self.description
+        self.__wrapped__ = type(fn).__call__ if is_callable_object(fn) else fn  # where its annotations and comments are
+        self.__signature__ = inspect.signature(self._checker)
 
 
     def name_ok(self, pattern: re.Pattern = _name_re) -> bool:
@@ -180,27 +199,33 @@ class Tool:
 
     def to_dict(self) -> dict:
         "The model-facing definition and the flags an agent loop reads"
-        return {**self.schema, 'strict': self.strict, 'requires_confirmation': self.requires_confirmation, 'stop_after': self.stop_after}
+        return {**self.schema, 'strict': self.strict, 'requires_confirmation': self.requires_confirmation, 'stop_after': self.stop_after,
+                **({'title': self.title} if self.title else {}), **self.hints}
 
     def call_str(self, args: dict) -> str: return call_str(self.name, args)
 
-    def __call__(self, args=None) -> str:
-        "Run with the model's arguments (a dict or JSON text) and give what the model reads back: JSON in, text out"
-        return self.execute(args).text
+    def __call__(self, args=None, /, **kw) -> str:
+        "Run with the model's arguments (a dict or JSON text, or as keywords) and give what the model reads back: JSON in, text out"
+        return self.execute(kw if args is None and kw else args).text
 
     def __repr__(self): return f"Tool({self.name!r}{', async' if self.is_async else ''})"
 
-    # -- running
+    # -- running: one pipeline (`_run`) for `execute`, `aexecute`, batches and the MCP server
 
-    def _prepare(self, args, injected: dict | None) -> tuple[dict, dict]:
-        "The model's arguments as a dict, and the injected values"
-        args = read_arguments(args)
-        if given := [k for k in self.inject if k in args]:
-            raise ToolInputError(f"Tool {self.name!r}: {', '.join(map(repr, given))} is supplied by the application, not by you")
+    def _injected(self, injected: dict | None) -> dict:
+        "The application's values for the injected parameters; one missing is the developer's mistake, raised, never the model's to read"
+        if not self.inject: return {}
         injected = injected or {}
         if missing := [k for k in self.inject if k not in injected]:
             raise TypeError(f"Tool {self.name!r} needs {', '.join(map(repr, missing))}: pass it in `injected` (the application's values)")
-        return args, {k: injected[k] for k in self.inject}
+        return {k: injected[k] for k in self.inject}
+
+    def _read(self, args) -> dict:
+        "The model's arguments as a dict, none of them injected ones"
+        args = read_arguments(args)
+        if given := [k for k in self.inject if k in args]:
+            raise ToolInputError(f"Tool {self.name!r}: {', '.join(map(repr, given))} is supplied by the application, not by you")
+        return args
 
     def _kwargs(self, args: dict, injected: dict) -> dict:
         kw = coerce_inputs(self._checker, args, self.name)
@@ -215,34 +240,53 @@ class Tool:
     def _declined(self, args, call_id) -> ToolResult:
         return self._result(args, call_id, status='failure', error=f"The user declined to run {self.call_str(args)}")
 
+    async def _run(self, args, injected, call_id, confirm, inline: bool) -> ToolResult:
+        """Injected values, pre-hook, confirmation, coercion, cache, middleware around the call, post-hook.
+        `inline`: run sync code (tool, middleware, generators) right here, never in a thread; with sync hooks and a
+        sync tool, nothing then suspends, so `execute` drives it without an event loop (`_drive`)."""
+        inj = self._injected(injected)
+        try:
+            args = self._read(args)
+            if self.pre_hook is not None and (new := await _maybe_await(self.pre_hook(self, args))) is not None: args = new
+            if self.requires_confirmation and not (confirm is not None and await _maybe_await(confirm(self, args))):
+                return self._declined(args, call_id)
+            kw = self._kwargs(args, inj)
+            key = _cache_key(self.name, kw) if self._cache else None
+            if key is not None and (hit := self._cache.get(key))[0]:
+                return self._result(args, call_id, status='success', value=hit[1], cached=True, stop=self.stop_after)
+            value = await (self._chain(args, inj, kw, inline)() if self.middleware else self._call(kw, inline))
+            if inspect.isasyncgen(value): value = [x async for x in value]  # the model reads all it yields
+            elif inspect.isgenerator(value): value = list(value) if inline else await to_thread(list, value)
+            if self.post_hook is not None and (new := await _maybe_await(self.post_hook(self, args, value))) is not None: value = new
+            if key is not None: self._cache.put(key, value)
+            return self._result(args, call_id, status='success', value=value, stop=self.stop_after)
+        except StopRun: raise
+        except Exception as e: return self._failure(args, call_id, e)
+
+    async def _call(self, kw: dict, inline: bool):
+        "The function itself: awaited when async; a sync one right here (`inline`) or in a worker thread"
+        if self.is_async: return await self.fn(**kw)
+        if inline: return call_tool(self.fn, (), kw)
+        res = await to_thread(call_tool, self.fn, (), kw)
+        return await res if inspect.isawaitable(res) else res  # a sync callable that hands back a coroutine
+
+    def _chain(self, args: dict, inj: dict, kw: dict, inline: bool):
+        "The call wrapped in the middleware, the first outermost; `call_next(new_args)` runs it with other arguments"
+        async def call(new_args=None): return await self._call(kw if new_args is None else self._kwargs(new_args, inj), inline)
+        for mw in reversed(self.middleware): call = _wrap(self, args, mw, call, inline)
+        return call
+
     def execute(
         self,
         args=None,               # the model's arguments: a dict or JSON text
         injected: dict=None,     # the application's values for the injected parameters
         call_id: str=None,       # the provider's id of this call
     ) -> ToolResult:
-        "Run the tool once, synchronously; a failure comes back as a result, never as an exception (but `StopRun`)"
-        if self.is_async or self._async_hooks:  # something to await: run the async path to completion
-            what = f"Tool {self.name!r} (async or with async hooks)"
-            try: return run_sync(self.aexecute(args, injected, call_id), 'await tool.aexecute(...)', what)
-            except RuntimeError as e: return self._failure(args, call_id, e)
-        try:
-            args, inj = self._prepare(args, injected)
-            if self.pre_hook is not None and (new := self.pre_hook(self, args)) is not None: args = new
-            if self.requires_confirmation and not (self.confirm is not None and self.confirm(self, args)):
-                return self._declined(args, call_id)
-            kw = self._kwargs(args, inj)
-            key = _cache_key(self.name, kw) if self._cache else None
-            if key is not None and (hit := self._cache.get(key))[0]:
-                return self._result(args, call_id, status='success', value=hit[1], cached=True, stop=self.stop_after)
-            def call(new_args=None): return self.fn(**(self._kwargs(new_args, inj) if new_args is not None else kw))
-            value = _chain(self, args, self.middleware, call)()
-            if inspect.isgenerator(value): value = list(value)  # the model reads all it yields
-            if self.post_hook is not None and (new := self.post_hook(self, args, value)) is not None: value = new
-            if key is not None: self._cache.put(key, value)
-            return self._result(args, call_id, status='success', value=value, stop=self.stop_after)
-        except StopRun: raise
-        except Exception as e: return self._failure(args, call_id, e)
+        "Run the tool once, synchronously; a failure comes back as a result, never as an exception (but `StopRun`, and a missing injected value)"
+        if not (self.is_async or self._async_hooks): return _drive(self._run(args, injected, call_id, self.confirm, inline=True))
+        what = f"Tool {self.name!r} (async or with async hooks)"
+        try: return run_sync(self._run(args, injected, call_id, self.confirm, inline=False), 'await tool.aexecute(...)', what)
+        except RuntimeError as e: return self._failure(args, call_id, e)
 
     async def aexecute(
         self,
@@ -250,30 +294,10 @@ class Tool:
         injected: dict=None,     # the application's values for the injected parameters
         call_id: str=None,       # the provider's id of this call
         in_thread: bool=True,    # run a sync tool (and sync middleware) in a worker thread, so it never blocks the loop
+        confirm: Callable=None,  # ask this instead of the tool's own `confirm` (the MCP server asks the client's user)
     ) -> ToolResult:
         "Run the tool once, asynchronously; hooks, `confirm` and middleware may be sync or async"
-        try:
-            args, inj = self._prepare(args, injected)
-            if self.pre_hook is not None and (new := await _maybe_await(self.pre_hook(self, args))) is not None: args = new
-            if self.requires_confirmation and not (self.confirm is not None and await _maybe_await(self.confirm(self, args))):
-                return self._declined(args, call_id)
-            kw = self._kwargs(args, inj)
-            key = _cache_key(self.name, kw) if self._cache else None
-            if key is not None and (hit := self._cache.get(key))[0]:
-                return self._result(args, call_id, status='success', value=hit[1], cached=True, stop=self.stop_after)
-            async def call(new_args=None):
-                k = self._kwargs(new_args, inj) if new_args is not None else kw
-                if self.is_async: return await self.fn(**k)
-                res = await to_thread(call_tool, self.fn, (), k) if in_thread else self.fn(**k)
-                return await res if inspect.isawaitable(res) else res
-            value = await _achain(self, args, self.middleware, call, in_thread)()
-            if inspect.isasyncgen(value): value = [x async for x in value]  # the model reads all it yields
-            elif inspect.isgenerator(value): value = await to_thread(list, value)
-            if self.post_hook is not None and (new := await _maybe_await(self.post_hook(self, args, value))) is not None: value = new
-            if key is not None: self._cache.put(key, value)
-            return self._result(args, call_id, status='success', value=value, stop=self.stop_after)
-        except StopRun: raise
-        except Exception as e: return self._failure(args, call_id, e)
+        return await self._run(args, injected, call_id, self.confirm if confirm is None else confirm, inline=not in_thread)
 
 def _shadow(fn, inject: tuple, name: str):
     "`fn` as the model sees it, its injected parameters left out: what the model's arguments are checked against"
@@ -287,26 +311,25 @@ def _shadow(fn, inject: tuple, name: str):
 
 async def _maybe_await(v): return await v if inspect.isawaitable(v) else v
 
-def _chain(tool, args, mws, call):
-    "`call` wrapped in the middleware, the first one outermost; `call_next(args)` may change the arguments"
-    def wrap(mw, nxt): return lambda new_args=None: mw(tool, args if new_args is None else new_args, nxt) if new_args is None \
-        else mw(tool, new_args, lambda a=None: nxt(new_args if a is None else a))
-    for mw in reversed(mws): call = wrap(mw, call)
-    return call
+def _drive(coro):
+    "The value of a coroutine that never suspends, without an event loop: the path of sync tools with sync hooks"
+    try: coro.send(None)
+    except StopIteration as e: return e.value
+    coro.close()
+    raise RuntimeError("A sync hook or middleware returned something to await; make it an async function and call `aexecute`")
 
-def _achain(tool, args, mws, call, in_thread: bool):
-    "`_chain` for async calls: async middleware awaits `call_next()`; sync middleware runs in a thread and calls it plainly"
-    def wrap(mw, nxt):
-        async def wrapped(new_args=None):
-            a = args if new_args is None else new_args
-            if is_async(mw): return await mw(tool, a, lambda x=None: nxt(a if x is None else x))
-            loop = asyncio.get_running_loop()
-            def sync_next(x=None): return asyncio.run_coroutine_threadsafe(nxt(a if x is None else x), loop).result()
-            if in_thread: return await to_thread(mw, tool, a, sync_next)
-            raise RuntimeError("Sync middleware needs in_thread=True in aexecute: it calls the async tool from a worker thread")
-        return wrapped
-    for mw in reversed(mws): call = wrap(mw, call)
-    return call
+def _wrap(tool, args, mw, nxt, inline: bool):
+    "`nxt` wrapped in middleware `mw`; `call_next(new_args)` may change the arguments. Sync middleware gets a sync `call_next`"
+    mw_async = is_async(mw)
+    async def wrapped(new_args=None):
+        # `None` all the way down means "the arguments as they came", already coerced: only changed ones are coerced again
+        def call_next(x=None): return nxt(new_args if x is None else x)
+        a = args if new_args is None else new_args
+        if mw_async: return await mw(tool, a, call_next)
+        if inline: return mw(tool, a, lambda x=None: _drive(call_next(x)))
+        loop = asyncio.get_running_loop()  # sync middleware runs in a thread and calls the rest of the chain on the loop
+        return await to_thread(mw, tool, a, lambda x=None: asyncio.run_coroutine_threadsafe(call_next(x), loop).result())
+    return wrapped
 
 def _render(tools: list, fmt: str, strict, rename: bool, report) -> list:
     "Definitions of `tools` for provider `fmt`, each in its own strict mode unless `strict` says otherwise"
@@ -314,8 +337,10 @@ def _render(tools: list, fmt: str, strict, rename: bool, report) -> list:
             'gemini': providers.to_gemini, 'mcp': providers.to_mcp, 'canonical': None}
     if fmt not in fmts: raise ValueError(f"Unknown format {fmt!r}; use one of {', '.join(fmts)}")
     if fmt == 'canonical': return [t.schema for t in tools]
-    if fmt not in ('openai', 'responses'): return fmts[fmt](tools, rename=rename, report=report)
-    return [fmts[fmt](t, strict=t.strict if strict is None else strict, rename=rename, report=report) for t in tools]
+    if fmt in ('gemini', 'mcp'): return fmts[fmt](tools, rename=rename, report=report)
+    # one call for the whole list: the renderers read each `Tool`'s own `strict` when `strict` is None, and Claude's
+    # request-wide limits on strict tools are checked over all of them
+    return fmts[fmt](tools, strict=strict, rename=rename, report=report)
 
 # --- groups and toolboxes -----------------------------------------------------------------------------
 
@@ -377,7 +402,7 @@ class Toolbox:
     def definitions(
         self,
         fmt: str='openai',         # 'openai', 'responses', 'anthropic', 'gemini', 'mcp' or 'canonical'
-        strict: bool | None=None,  # OpenAI strict mode for all (default: each tool's own `strict`)
+        strict: bool | None=None,  # strict mode (OpenAI, Anthropic) for all (default: each tool's own `strict`)
         rename: bool=False,        # rewrite names the provider rejects; `call` finds them by those names
         report=None,               # a `providers.Report` to fill, 'raise' on a lossy change, or None to warn
     ) -> list:                     # the definitions, ready for the SDK call

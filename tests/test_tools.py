@@ -225,11 +225,11 @@ MODEL_MISTAKES = [
     ('[1, 2]', 'JSON object'),
     ('"ACME"', 'JSON object'),
     ([1, 2], 'JSON object'),
-    ({}, "missing required argument(s): 'symbol'"),
-    ({'symbol': 'A', 'extra': 1}, "unexpected argument 'extra'"),
-    ({'symbol': 'A', 'limit': 'many'}, "parameter 'limit'"),
-    ({'symbol': ['A']}, "parameter 'symbol'"),
-    ({'symbol': 'A', 'limit': 1.5}, "parameter 'limit'"),
+    ({}, "argument 'symbol': missing"),
+    ({'symbol': 'A', 'extra': 1}, "argument 'extra': unknown"),
+    ({'symbol': 'A', 'limit': 'many'}, "argument 'limit'"),
+    ({'symbol': ['A']}, "argument 'symbol'"),
+    ({'symbol': 'A', 'limit': 1.5}, "argument 'limit'"),
 ]
 
 
@@ -345,7 +345,7 @@ def test_pre_hook_returning_none_keeps_the_arguments():
 
 def test_pre_hook_arguments_are_still_checked():
     r = Tool(add, pre_hook=lambda t, a: {**a, 'b': 'two'}).execute({'a': 1, 'b': 2})
-    assert not r.ok and "parameter 'b'" in r.error
+    assert not r.ok and "argument 'b'" in r.error
 
 
 def test_post_hook_may_return_a_new_value():
@@ -718,13 +718,14 @@ def test_the_model_may_not_pass_injected_values(args):
     assert not r.ok and "'session'" in r.error and 'application' in r.error and fn.calls['n'] == 0
 
 
-def test_missing_context_is_reported_and_names_the_parameter():
-    "A developer's mistake: reported as a failure naming what is missing (it does not raise)"
+def test_missing_injected_value_is_raised_to_the_developer_naming_the_parameter():
+    "A developer's mistake: raised as a TypeError naming what is missing, never handed to the model as a result"
     fn = counted(search_db)
     t = Tool(fn, inject=('session',))
-    for r in [t.execute({'query': 'q'}), t.execute({'query': 'q'}, injected={'other': 1}), run(t.aexecute({'query': 'q'})),
-              Toolbox([t]).call('search_db', {'query': 'q'})]:
-        assert not r.ok and "'session'" in r.error and 'injected' in r.error
+    for go in [lambda: t.execute({'query': 'q'}), lambda: t.execute({'query': 'q'}, injected={'other': 1}),
+               lambda: run(t.aexecute({'query': 'q'})), lambda: Toolbox([t]).call('search_db', {'query': 'q'}),
+               lambda: Toolbox([t]).batch([('search_db', {'query': 'q'})]), lambda: t.execute('not json')]:
+        with pytest.raises(TypeError, match="'session'.*injected"): go()
     assert fn.calls['n'] == 0
 
 
@@ -1212,7 +1213,7 @@ def test_call_expr_positional_arguments():
 def test_call_expr_failures_are_results():
     tb = Toolbox([add], context={'x': 2})
     for text, words in [('nope(a=1)', 'Unknown tool'), ('add(a=1 + 1, b=2)', 'BinOp'), ('add(a=__import__("os"), b=1)', 'Dunder'),
-                        ('add(a=', 'Not a valid'), ('add(a="x", b=1)', "parameter 'a'"), ('add(a=1)', 'missing'), (None, 'must be a string')]:
+                        ('add(a=', 'Not a valid'), ('add(a="x", b=1)', "argument 'a'"), ('add(a=1)', 'missing'), (None, 'must be a string')]:
         for rs in [tb.call_expr(text), run(tb.acall_expr(text))]:
             assert len(rs) == 1 and not rs[0].ok and words in rs[0].error
     assert tb.call_expr('[]') == []
