@@ -5,7 +5,8 @@
 """
 from ._ns import ToolNotFound, mk_ns, resolve_nm
 from ._types import KINDS, JsonSchema, SchemaError, TypeInfo, custom_types, kind
-from .schema import SchemaWarning, get_schema, get_schema_nm, handle_type, union_schema
+from ._warnings import SchemaWarning
+from .schema import get_schema, get_schema_nm, handle_type, union_schema
 from .call import ToolInputError, call_func, call_func_async, coerce_inputs, error_text
 from .pytool import python
 from .providers import (Change, ProviderWarning, Report, function_to_tool, strict_schema, to_anthropic, to_gemini, to_mcp, to_openai,

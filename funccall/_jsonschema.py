@@ -50,13 +50,13 @@ values that are not JSON (a set, a datetime) match no JSON type: convert them fi
 """
 from __future__ import annotations
 
-import math, os, re, sys, threading, warnings
+import math, re, threading, warnings
 from decimal import Context, Decimal, InvalidOperation, localcontext
 from urllib.parse import unquote, urldefrag, urljoin
 
 from ._expect import expected
 from ._inputs import Problem, short
-from .schema import SchemaWarning
+from ._warnings import SchemaWarning, caller_level
 
 try: from re import _parser as _sre  # the stdlib's own regex parser, to measure a pattern's backtracking risk
 except ImportError: import sre_parse as _sre  # Python 3.10
@@ -66,14 +66,6 @@ __all__ = ['compile_schema', 'Validator']
 _ROOT = 'urn:funccall:root'  # the base URI of a document without `$id`
 _EAGER = 40                  # schema levels compiled at once; deeper ones compile on first use
 _ALL = None                  # "every key/item was evaluated", for unevaluated*
-
-_pkg_dir = os.path.dirname(__file__)
-
-def _outside() -> int:
-    "The `stacklevel` that points a warning at the first frame outside funccall"
-    f, level = sys._getframe(1), 1
-    while f is not None and os.path.dirname(f.f_code.co_filename) == _pkg_dir: f, level = f.f_back, level + 1
-    return level
 
 # --- JSON values in Python --------------------------------------------------------------------------------
 
@@ -681,7 +673,7 @@ class _Compiler:
     def bad(self, ptr, msg: str): raise ValueError(f"{self.where + ': ' if self.where else ''}at {_pointer(ptr)}: {msg}")
 
     def warn(self, ptr, msg: str):
-        warnings.warn(f"{self.where + ': ' if self.where else ''}at {_pointer(ptr)}: {msg}", SchemaWarning, stacklevel=_outside())
+        warnings.warn(f"{self.where + ': ' if self.where else ''}at {_pointer(ptr)}: {msg}", SchemaWarning, stacklevel=caller_level())
 
     def index(self):
         "One iterative walk: every subschema's base URI, the resources (`$id`) and anchors, and shape errors"

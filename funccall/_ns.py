@@ -12,6 +12,8 @@ import types
 from collections import abc
 from typing import Any
 
+from ._types import instance_dict, type_has
+
 __all__ = ['mk_ns', 'resolve_nm', 'public_methods', 'ToolNotFound']
 
 class ToolNotFound(LookupError):
@@ -25,13 +27,29 @@ def mk_ns(
     fs,  # a function, a mapping of names to callables, or a list mixing both
 ) -> dict:  # name -> callable
     "A namespace of callables: functions under their `__name__`, mappings merged in"
-    if type(fs) is dict or isinstance(fs, abc.Mapping): return fs
+    if type(fs) is dict or issubclass(type(fs), abc.Mapping): return fs
     merged = {}
-    for o in (fs if isinstance(fs, (list, tuple)) else [fs]):
-        if isinstance(o, abc.Mapping): merged.update(o)
-        elif callable(o) and isinstance(getattr(o, '__name__', None), str): merged[o.__name__] = o
-        else: raise TypeError(f"mk_ns can't name {o!r:.60}; put it in a dict under the name the model will use")
+    for o in (fs if issubclass(type(fs), (list, tuple)) else [fs]):
+        if issubclass(type(o), abc.Mapping): merged.update(o)
+        elif callable(o) and type(nm := _name(o)) is str: merged[nm] = o
+        else: raise TypeError(f"mk_ns can't name a {_type_name(type(o))} object; put it in a dict under the name the model will use")
     return merged
+
+# Names read through the interpreter's own descriptors: a `__name__` property or `__getattr__` of the caller's never runs
+_type_name = type.__dict__['__name__'].__get__
+_own_name = {types.FunctionType: types.FunctionType.__dict__['__name__'].__get__,
+             types.BuiltinFunctionType: types.BuiltinFunctionType.__dict__['__name__'].__get__}
+
+def _name(o):
+    "`o.__name__` when it is a plain value: a function's, a class's, a method's function's, or one in a dict"
+    t = type(o)
+    if t in _own_name: return _own_name[t](o)
+    if issubclass(t, type): return _type_name(o)
+    if t is types.MethodType: return _name(o.__func__)
+    if '__name__' in (d := instance_dict(o)): return d['__name__']
+    try: v, _ = _class_attr(t, '__name__')
+    except AttributeError: return None
+    return v if type(v) is str else None
 
 # Values never traversed: a model must not reach `history.clear` on a list attribute, nor `os.system`
 _opaque = (types.ModuleType, str, bytes, bytearray, int, float, complex, bool, list, tuple, dict, set, frozenset, type(None),
@@ -46,11 +64,6 @@ def _class_attr(cls: type, nm: str):
         d = _cdict(klass)
         if nm in d: return d[nm], klass
     raise AttributeError(nm)
-
-def _instance_dict(o) -> dict:
-    try: d = object.__getattribute__(o, '__dict__')
-    except AttributeError: return {}
-    return d if type(d) is dict else {}
 
 def _is_slot(v, owner: type) -> bool:
     "A `__slots__` attribute of a class written in Python (not a C member such as `partial.func`)"
@@ -74,14 +87,14 @@ def _static_attr(o, nm: str):
     t = type(o)
     try: v, owner = _class_attr(t, nm)
     except AttributeError: v = owner = None
-    if owner is not None and (hasattr(type(v), '__set__') or hasattr(type(v), '__delete__')):  # data descriptors win
+    if owner is not None and (type_has(type(v), '__set__') or type_has(type(v), '__delete__')):  # data descriptors win
         if _is_slot(v, owner): return v.__get__(o, t)
         raise AttributeError(nm)
-    d = _instance_dict(o)
+    d = instance_dict(o)
     if nm in d: return d[nm]
     if owner is None: raise AttributeError(nm)
     if (m := _method(v, o, t)) is not None: return m
-    if hasattr(type(v), '__get__'): raise AttributeError(nm)  # cached_property, C methods (`array.pop`), ...
+    if type_has(type(v), '__get__'): raise AttributeError(nm)  # cached_property, C methods (`array.pop`), ...
     return v
 
 def _advertisable(o) -> bool: return callable(o) and not issubclass(type(o), types.ModuleType)

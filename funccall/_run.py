@@ -1,21 +1,31 @@
 """Running tools: telling async from sync, awaiting from sync code, and running sync tools off the event loop.
 
 `call.py`, `tools.py` and `mcp.py` all run tools; this module is the one place that decides how.
+
+Sync tools run in funccall's own pool of worker threads, not asyncio's default executor (a handful of threads
+shared with everything else on the loop). At most `max_workers` of them run at once (default 64, I/O-bound
+tools are the common case; `set_max_workers` or the `FUNCCALL_MAX_WORKERS` environment variable change it).
+A Python thread can't be stopped, so a call that timed out (its awaiting task cancelled) gives its slot back at
+once while its thread runs on; new calls get new threads, up to `4 * max_workers` threads in all. Past that a
+call fails at once with `WorkersExhausted` rather than waiting behind tools that may never return. The threads
+are daemons: leaving the program never waits for a tool that timed out.
 """
 from __future__ import annotations
 
-import asyncio, inspect
+import asyncio, collections, contextvars, inspect, os, threading
+from concurrent.futures import Future
 from typing import Any, Callable
 
 from ._types import is_callable_object
 
-__all__ = ['is_async', 'run_sync', 'to_thread', 'call_tool']
+__all__ = ['is_async', 'run_sync', 'to_thread', 'call_tool', 'set_max_workers', 'WorkersExhausted']
 
 def is_async(
     f,  # a tool, hook or middleware
 ) -> bool:  # whether calling it gives a coroutine to await
     "Whether `f` is a coroutine function, or a callable object whose `__call__` is one"
-    return inspect.iscoroutinefunction(f) or is_callable_object(f) and inspect.iscoroutinefunction(type(f).__call__)
+    if is_callable_object(f): return inspect.iscoroutinefunction(type(f).__call__)  # read off the class: no `__class__` of the caller's runs
+    return inspect.iscoroutinefunction(f)
 
 def run_sync(
     aw,                                     # a coroutine (or other awaitable) to run to completion
@@ -28,13 +38,13 @@ def run_sync(
     else:
         if hasattr(aw, 'close'): aw.close()  # never awaited: close it, so Python doesn't warn about it
         raise RuntimeError(f"{what} can't run synchronously inside a running event loop; use `{instead}`")
-    # not `asyncio.run`: it waits for every worker thread, so a sync tool that timed out would still hold us up
+    # not `asyncio.run`: it waits for the loop's default executor, which user code may have used with a stuck call
     loop = asyncio.new_event_loop()
     try: return loop.run_until_complete(_await(aw))
     finally:
         for task in asyncio.all_tasks(loop): task.cancel()
         loop.run_until_complete(loop.shutdown_asyncgens())
-        loop.close()  # shuts its thread pool down without waiting: a timed-out tool's thread finishes in the background
+        loop.close()  # shuts its default executor down without waiting
 
 async def _await(aw): return await aw
 
@@ -42,10 +52,108 @@ def call_tool(f: Callable, args, kw: dict):
     "Call `f`: the last funccall frame of a traceback, so a report shows the tool's own frames only"
     return f(*args, **kw)
 
+class WorkersExhausted(RuntimeError):
+    "Every worker thread is taken, most by tools that timed out and never returned: no new sync tool can start"
+
+class _Job:
+    __slots__ = ('fn', 'fut', 'counted')
+    def __init__(self, fn, fut): self.fn, self.fut, self.counted = fn, fut, False
+
+    def run(self):
+        try: res = self.fn()
+        except BaseException as e: self.fut.set_exception(e)  # noqa: BLE001 - the awaiting caller re-raises it
+        else: self.fut.set_result(res)
+
+class _Workers:
+    """A pool of daemon threads that counts calls, not threads: `size` calls run at once, a call that timed out
+    stops counting (`abandon`) while its thread runs on, and at most `limit` threads exist"""
+    IDLE_SECS = 30.0  # an idle thread waits this long for work, then ends
+
+    def __init__(self, size: int):
+        self.cond = threading.Condition(threading.Lock())
+        self.pending, self.handoff = collections.deque(), collections.deque()  # waiting for a slot; given one, waiting for a thread
+        self.running = self.threads = self.idle = 0
+        self.resize(size)
+
+    def resize(self, size: int):
+        if type(size) is not int or size < 1: raise ValueError(f"max_workers must be a positive int, not {size!r}")
+        with self.cond:
+            self.size, self.limit = size, 4 * size
+            self._dispatch()
+
+    def submit(self, fn: Callable) -> _Job:
+        job = _Job(fn, Future())
+        with self.cond:
+            self.pending.append(job)
+            self._dispatch()
+        return job
+
+    def abandon(self, job: _Job):
+        "The caller stopped waiting for `job` (a timeout): its slot goes to the next call; its thread, if any, runs on"
+        with self.cond:
+            if job.counted:
+                job.counted = False
+                self.running -= 1
+                self._dispatch()
+
+    def _dispatch(self):
+        "Start pending jobs while slots are free (holding `cond`)"
+        while self.running < self.size and self.pending:
+            job = self.pending.popleft()
+            if not job.fut.set_running_or_notify_cancel(): continue  # its caller gave up before it started
+            if self.threads - self.idle >= self.limit:
+                job.fut.set_exception(WorkersExhausted(
+                    f"funccall can't start this sync tool: all {self.limit} worker threads are busy, most with tools that "
+                    f"timed out and never returned; fix those tools, or raise the limit with funccall.set_max_workers()"))
+                continue
+            if self.idle:
+                self.idle -= 1
+                self.handoff.append(job)
+                self.cond.notify()
+            else:
+                self.threads += 1
+                threading.Thread(target=self._work, args=(job,), name='funccall-tool', daemon=True).start()
+            job.counted = True
+            self.running += 1
+
+    def _work(self, job: _Job):
+        while True:
+            job.run()
+            with self.cond:
+                if job.counted:  # else its caller timed out and gave the slot back already
+                    job.counted = False
+                    self.running -= 1
+                job = None  # an idle thread holds no finished call's result
+                self.idle += 1
+                self._dispatch()
+                while not self.handoff:
+                    if not self.cond.wait(self.IDLE_SECS) and not self.handoff:
+                        self.idle -= 1
+                        self.threads -= 1
+                        return
+                job = self.handoff.popleft()
+
+def _default_size() -> int:
+    v = os.environ.get('FUNCCALL_MAX_WORKERS', '')
+    return int(v) if v.strip().isdigit() and int(v) > 0 else 64
+
+_workers = _Workers(_default_size())
+
+def set_max_workers(
+    n: int,  # how many sync tools may run at once (threads in all: up to `4 * n`, counting tools that timed out)
+) -> None:
+    "Set how many sync tools run at once in worker threads; the `FUNCCALL_MAX_WORKERS` environment variable sets the default, 64"
+    _workers.resize(n)
+
 async def to_thread(
     f: Callable,   # a sync callable
     *args,         # its positional arguments
     **kw,          # its keyword arguments
 ) -> Any:          # what it returned
-    "Run sync `f` in a worker thread and await it, so it never blocks the event loop"
-    return await asyncio.to_thread(f, *args, **kw)
+    "Run sync `f` in a worker thread and await it, so it never blocks the event loop; cancelling the await frees its slot"
+    ctx = contextvars.copy_context()
+    job = _workers.submit(lambda: ctx.run(f, *args, **kw))
+    try: return await asyncio.wrap_future(job.fut)
+    except asyncio.CancelledError:
+        _workers.abandon(job)
+        raise

@@ -6,7 +6,7 @@ function takes and what a class is built from, with annotations resolved.
 """
 from __future__ import annotations
 
-import dataclasses, datetime as dt, enum, functools, inspect, sys, types, typing
+import dataclasses, datetime as dt, enum, functools, inspect, itertools, sys, types, typing
 from collections import abc
 from decimal import Decimal
 from pathlib import Path, PurePath
@@ -15,7 +15,8 @@ from uuid import UUID
 
 __all__ = ['JsonSchema', 'KINDS', 'CHECKED', 'constraints',
            'TypeInfo', 'kind', 'custom_types', 'Param', 'Field', 'fields', 'empty', 'NoneType',
-           'SchemaError', 'type_name', 'Sig', 'signature', 'on_types_changed', 'check_caches', 'type_cache', 'origin', 'is_callable_object']
+           'SchemaError', 'type_name', 'Sig', 'signature', 'on_types_changed', 'check_caches', 'type_cache', 'origin', 'is_callable_object',
+           'type_has', 'instance_dict']
 
 empty = inspect.Parameter.empty
 NoneType = type(None)
@@ -124,12 +125,20 @@ class TypeCache:
         if _order_matters(t):
             k = _ordered_key(t)
             try: return self.ordered[k]
-            except KeyError: res = self.ordered[k] = self.make(t)
-        else: res = self.plain[t] = self.make(t)
-        return res
+            except KeyError: return _put(self.ordered, k, self.make(t))
+        return _put(self.plain, t, self.make(t))
 
     def __len__(self): return len(self.plain) + len(self.ordered)
     def clear(self): self.plain.clear(); self.ordered.clear()
+
+_MAX_CACHE = 4096  # entries per cache: they hold annotations strongly, and classes made at run time (`mk_tool`) come and go
+
+def _put(d: dict, k, v):
+    "`d[k] = v`, first dropping the older half of `d` when it is full: bounded, and what is in use comes back at once"
+    if len(d) >= _MAX_CACHE:
+        for old in list(itertools.islice(d, len(d) // 2)): d.pop(old, None)
+    d[k] = v
+    return v
 
 def _ordered_key(t):
     "`t` with the order of its arguments, recursively: `Union[None, X]` and `Optional[X]` even print alike"
@@ -143,7 +152,6 @@ def _order_matters(t) -> bool:
 
 _seen_version = custom_types.version
 _clears: list = []  # how to empty each cache built on `kind`'s answers, when those answers may change
-_MAX_CACHE = 10_000  # the caches hold annotations strongly: a notebook redefining classes must not grow them forever
 
 def type_cache(make) -> TypeCache:
     "A `TypeCache` of `make(t)`, emptied when `custom_types` changes"
@@ -156,9 +164,9 @@ def on_types_changed(clear) -> None:
     _clears.append(clear)
 
 def check_caches() -> None:
-    "Empty the caches built on `kind` when `custom_types` changed (or they grew too large)"
+    "Empty the caches built on `kind` when `custom_types` changed"
     global _seen_version
-    if custom_types.version != _seen_version or len(_kinds) > _MAX_CACHE:
+    if custom_types.version != _seen_version:
         _seen_version = custom_types.version
         for clear in _clears: clear()
 
@@ -247,10 +255,30 @@ def _hints(obj, where: str) -> dict:
     "Annotations of function or class `obj`, forward references resolved (only when there are any)"
     annos = getattr(obj, '__annotations__', None) or {}
     if not any(_has_fwd(a) for a in annos.values()): return annos
-    try: return typing.get_type_hints(obj, localns=_localns(obj), include_extras=True)
+    try:
+        hints = typing.get_type_hints(obj, localns=_localns(obj), include_extras=True)
+        if sys.version_info < (3, 11) and any(_has_fwd(a) for a in hints.values()): hints = _resolve_nested(obj, hints)
+        return hints
     except NameError as e:
         raise SchemaError(f"{where}: an annotation names {e.name!r}, which is not defined in its module; define it at module level") from None
     except Exception as e: raise SchemaError(f"{where}: can't evaluate its annotations ({e})") from None
+
+def _resolve_nested(obj, hints: dict) -> dict:
+    "Python 3.10's `get_type_hints` leaves the string in `list['Node']` as it is; resolve it as later versions do"
+    glb = getattr(obj, '__globals__', None) or vars(sys.modules.get(getattr(obj, '__module__', None), typing))
+    loc = _localns(obj)
+    def res(a):
+        if isinstance(a, typing.ForwardRef): a = a.__forward_arg__
+        if isinstance(a, str): return res(eval(a, glb, loc))  # noqa: S307 - what `get_type_hints` does with an annotation
+        if get_origin(a) is typing.Annotated: return typing.Annotated[(res(a.__origin__), *a.__metadata__)]  # metadata strings are docs
+        if get_origin(a) in _literals: return a  # its strings are values
+        args = get_args(a)
+        if not args or not _has_fwd(a): return a
+        new = tuple(res(x) for x in args)
+        if isinstance(a, types.GenericAlias): return types.GenericAlias(get_origin(a), new)
+        if isinstance(a, types.UnionType): return typing.Union[new]
+        return a.copy_with(new) if hasattr(a, 'copy_with') else a
+    return {k: res(v) for k, v in hints.items()}
 
 # --- parameters of callables ------------------------------------------------------------------------
 
@@ -261,15 +289,44 @@ class Param(NamedTuple):
     kind: Any       # an `inspect.Parameter` kind
     declared: bool = True  # whether `anno` was written in the signature (not taken from the default)
 
+# Reading a class's MRO and dict through `type`'s own descriptors runs no code of the caller's metaclass
+_mro, _cdict = type.__dict__['__mro__'].__get__, type.__dict__['__dict__'].__get__
+
+def type_has(
+    t: type,  # a class
+    nm: str,  # an attribute name
+) -> bool:    # whether `t` or a base defines `nm` in its class dict
+    "`hasattr(t, nm)` read from the class dicts: no metaclass `__getattr__` or property runs"
+    return any(nm in _cdict(k) for k in _mro(t))
+
+def instance_dict(
+    o,       # any object
+) -> dict:   # its own `__dict__`, or {} when it has none (or only a `__dict__` of the caller's making)
+    "`o.__dict__` read through the interpreter's own descriptor: a `__dict__` property of the caller's never runs"
+    for k in _mro(type(o)):
+        d = _cdict(k).get('__dict__')
+        if type(d) is types.GetSetDescriptorType:
+            try: res = d.__get__(o)
+            except (AttributeError, TypeError): return {}
+            return res if type(res) is dict else {}
+    return {}
+
+_routines = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, types.WrapperDescriptorType, types.MethodWrapperType,
+             types.MethodDescriptorType, types.ClassMethodDescriptorType, type, functools.partial)
+
 def is_callable_object(f) -> bool:
     "An instance called through its class's `__call__`: not a function, method, class or partial, nor declaring its signature"
-    if type(f) is types.FunctionType: return False
-    return callable(f) and not isinstance(f, (type, functools.partial)) and not inspect.isroutine(f) and not hasattr(f, '__signature__')
+    t = type(f)  # `type`, never `isinstance`: a `__class__` property of the caller's would run
+    if t is types.FunctionType or not callable(f) or issubclass(t, _routines): return False
+    if type_has(t, '__get__') and not type_has(t, '__set__'): return False  # a method descriptor, as `inspect.isroutine` says
+    return '__signature__' not in instance_dict(f) and not type_has(t, '__signature__')
 
 def _target(f):
     "The function whose signature describes calling `f`, and whether its first parameter is bound"
-    if isinstance(f, type): return f.__init__, True
-    if is_callable_object(f): return f.__call__, False
+    if issubclass(type(f), type): return f.__init__, True
+    if is_callable_object(f):
+        call = type(f).__call__
+        return (types.MethodType(call, f) if type(call) is types.FunctionType else f.__call__), False
     return f, False
 
 _P = inspect.Parameter
@@ -295,7 +352,7 @@ def signature(f, where: str | None = None) -> Sig:
     "Parameters and return annotation of function, method, class or callable object `f`, annotations resolved"
     target, drop_first = _target(f)
     where = where or repr(getattr(f, '__qualname__', f))
-    if inspect.ismethod(target) and type(target.__func__) is types.FunctionType: target, drop_first = target.__func__, True
+    if type(target) is types.MethodType and type(target.__func__) is types.FunctionType: target, drop_first = target.__func__, True
     if type(target) is types.FunctionType and not hasattr(target, '__wrapped__') and not hasattr(target, '__signature__'):
         ps, fn = _code_params(target), target
     else:

@@ -17,7 +17,8 @@ import argparse, difflib, json, re, sys, warnings
 from . import __version__, providers
 from ._load import TargetError, expand, load_target
 from .call import call_func, error_text
-from .schema import SchemaError, SchemaWarning, get_schema
+from ._warnings import SchemaWarning
+from .schema import SchemaError, get_schema
 from .tools import Tool, to_text
 
 __all__ = ['main']

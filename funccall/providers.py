@@ -29,7 +29,8 @@ from ._json import jsonable
 from ._ns import mk_ns, resolve_nm
 from ._strict import ANTHROPIC, OPENAI, esc as _esc, normalize, optional_count, strict_pass, union_count
 from ._types import NoneType, SchemaError, empty, fields, kind, signature, type_name
-from .schema import SchemaWarning, _caller_level, _tool_docs, get_schema
+from ._warnings import SchemaWarning, caller_level
+from .schema import get_schema, tool_docs
 
 __all__ = ['to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name',
            'function_to_tool', 'Report', 'Change', 'ProviderWarning', 'ANTHROPIC_STRICT_LIMITS']
@@ -154,11 +155,11 @@ def _finish(rep: Report, report, n0: int) -> None:
     if isinstance(report, Report): return
     lost = [c for c in rep.changes[n0:] if c.lossy]
     if report == 'raise' and lost: raise SchemaError(_lost_msg(lost))
-    if lost: warnings.warn(_lost_msg(lost), ProviderWarning, stacklevel=_caller_level())
+    if lost: warnings.warn(_lost_msg(lost), ProviderWarning, stacklevel=caller_level())
     unresolved = [f'{nm!r} as {sent!r}' for sent, nm in rep.names.items() if sent != nm.replace('.', '-')]
     if unresolved:  # `resolve_nm` can't read these back: without the report the caller has no map
         warnings.warn(f"Sent {', '.join(unresolved)}: call_func finds them only through the name map; "
-                      "pass report=Report() and merge report.aliases(ns) into the namespace", ProviderWarning, stacklevel=_caller_level())
+                      "pass report=Report() and merge report.aliases(ns) into the namespace", ProviderWarning, stacklevel=caller_level())
 
 # --- strict mode ----------------------------------------------------------------------------------------------
 
@@ -361,7 +362,7 @@ def function_to_tool(
 ) -> dict:  # `{'type': 'function', 'function': {'name', 'description', 'parameters'}}`
     "The OpenAI tool for `func` exactly as seed 004 specifies: its own type table, classes inline, no defaults"
     where = getattr(func, '__qualname__', None) or type(func).__qualname__
-    docs = _tool_docs(func)
+    docs = tool_docs(func)
     if not docs.description:
         raise SchemaError(f"Function {where!r} has no docstring; add one (the model reads it to decide when to call the tool)")
     try: annotated = {nm for nm, p in inspect.signature(func).parameters.items() if p.annotation is not inspect.Parameter.empty}

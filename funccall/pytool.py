@@ -1,21 +1,29 @@
 """The `python` code tool: run code like a notebook cell, returning the last expression's value.
 
-The timeout works in three places:
+How the timeout stops code:
 - on the main thread with no running event loop: `SIGALRM` (POSIX), which also interrupts blocking calls
-  such as `time.sleep`;
+  such as `time.sleep`. Nested `python` calls and the caller's own `SIGALRM` timer each keep their deadline:
+  the timer is armed for the earliest, and the caller's timer and handler are restored afterwards;
 - elsewhere (another thread, inside a running event loop, or where there is no `SIGALRM`): the code runs in a
-  worker thread; at the deadline the caller gets the `TimeoutError` report at once, and `TimeoutError` is
-  raised inside the worker at its next Python instruction.
-Limit: in the second case, code blocked inside one long C call (a `time.sleep(60)`, a socket read) keeps
-running in the background until that call returns, and only then stops. There is no sandbox: run untrusted
-code in a separate process or container.
+  worker thread, and `TimeoutError` is raised inside it at its next Python instruction;
+- either way, code that catches the `TimeoutError` (even `except BaseException` in a loop) gets it again at
+  every line it runs, until it stops.
+Limits: code blocked inside one long C call (a `time.sleep(60)` off the main thread, a socket read, a long
+regular expression) can't be interrupted until that call returns. Off the main thread the caller gets a report
+at the deadline, saying honestly whether the code is still blocked or refused to stop, while it runs on in the
+background; on the main thread nothing else can run, so `python` returns when the call does.
+`python_isolated` runs the code in a fresh Python process instead, killed at the deadline: it always stops, but
+sees none of the caller's globals, and a value comes back as itself only when it is a Python literal (else as
+its `repr`). There is no sandbox either way: run untrusted code in a container.
 """
 from __future__ import annotations
 
-import ast, contextlib, ctypes, io, itertools, linecache, os, re, signal, sys, threading, traceback
+import ast, ctypes, io, itertools, json, linecache, os, re, signal, subprocess, sys, tempfile, threading, time, traceback
 from typing import Optional
 
-__all__ = ['python']
+__all__ = ['python', 'python_isolated']
+
+# --- printed output, captured per thread -------------------------------------------------------------
 
 class _ThreadStdout(io.TextIOBase):
     "`sys.stdout` while code runs: each running thread's prints go to its own buffer, other threads' pass through"
@@ -26,35 +34,23 @@ class _ThreadStdout(io.TextIOBase):
 
 _out_lock = threading.Lock()
 
-@contextlib.contextmanager
-def _capture():
-    "Capture what this thread prints, without touching what other threads print"
-    buf, me = io.StringIO(), threading.get_ident()
+def _capture_start() -> io.StringIO:
+    "Start capturing what this thread prints, without touching what other threads print"
+    buf = io.StringIO()
     with _out_lock:
         if not isinstance(sys.stdout, _ThreadStdout): sys.stdout = _ThreadStdout(sys.stdout)
-        proxy = sys.stdout
-        proxy.bufs[me] = buf
-    try: yield buf
-    finally:
-        with _out_lock:
-            proxy.bufs.pop(me, None)
-            if not proxy.bufs and sys.stdout is proxy: sys.stdout = proxy.orig
+        sys.stdout.bufs[threading.get_ident()] = buf
+    return buf
 
-def _run(
-    code:str,           # Python statements; the value of a final expression is returned
-    glb:dict=None,      # globals to run in (default: a new namespace)
-    loc:dict=None,      # locals to run in (default: `glb`)
-):                      # the last expression's value, else what the code printed, else None
-    "Run `code`, returning its final expression's value (like IPython), or its printed output"
-    glb = {} if glb is None else glb
-    fn = _remember(code)
-    tree = ast.parse(code, fn)
-    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-    with _capture() as out:
-        exec(compile(tree, fn, 'exec'), glb, loc)  # noqa: S102 - running code is this tool's purpose
-        res = eval(compile(ast.Expression(last.value), fn, 'eval'), glb, loc) if last else None  # noqa: S307
-    printed = out.getvalue()
-    return printed.rstrip('\n') if res is None and printed else res  # a value wins over what was printed, as in a notebook
+def _capture_end() -> None:
+    "Stop capturing this thread's prints (idempotent: clean-up may be retried)"
+    with _out_lock:
+        proxy = sys.stdout
+        if not isinstance(proxy, _ThreadStdout): return
+        proxy.bufs.pop(threading.get_ident(), None)
+        if not proxy.bufs: sys.stdout = proxy.orig
+
+# --- running code --------------------------------------------------------------------------------------
 
 _runs = itertools.count(1)
 _code_name_re = re.compile(r'"<code-\d+>"')
@@ -68,6 +64,29 @@ def _remember(code: str) -> str:
     linecache.cache.pop(f'<code-{n - _KEEP}>', None)
     return fn
 
+def _exec(code: str, glb: dict, loc: Optional[dict], lv=None):
+    "Run `code`, returning its final expression's value (like IPython), or None"
+    fn = _remember(code)
+    if lv is not None: lv.fn = fn
+    tree = ast.parse(code, fn)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    exec(compile(tree, fn, 'exec'), glb, loc)  # noqa: S102 - running code is this tool's purpose
+    return eval(compile(ast.Expression(last.value), fn, 'eval'), glb, loc) if last else None  # noqa: S307
+
+def _result(res, printed: str):
+    return printed.rstrip('\n') if res is None and printed else res  # a value wins over what was printed, as in a notebook
+
+def _run(
+    code:str,           # Python statements; the value of a final expression is returned
+    glb:dict=None,      # globals to run in (default: a new namespace)
+    loc:dict=None,      # locals to run in (default: `glb`)
+):                      # the last expression's value, else what the code printed, else None
+    "Run `code`, returning its final expression's value (like IPython), or its printed output; no timeout"
+    buf = _capture_start()
+    try: res = _exec(code, {} if glb is None else glb, loc)
+    finally: _capture_end()
+    return _result(res, buf.getvalue())
+
 _pkg_dir = os.path.dirname(__file__)
 
 def _tb_text(e: BaseException) -> str:
@@ -76,45 +95,218 @@ def _tb_text(e: BaseException) -> str:
     tb = 'Traceback (most recent call last):\n' + ''.join(traceback.format_list(frames)) + ''.join(traceback.format_exception_only(type(e), e))
     return _code_name_re.sub('"<code>"', tb)  # each run has its own name in `linecache`; the model needn't see it
 
-def _timeout_report(code: str, timeout: float) -> str:
-    "What a timeout returns when the worker can't be stopped at once (blocked in a C call)"
-    return (f"Traceback (most recent call last):\n  File \"<code>\", in <module>\n"
-            f"    (stopped after {timeout:g} s; still finishing a blocking call in the background)\nTimeoutError")
+# --- deadlines -----------------------------------------------------------------------------------------
 
-def _with_alarm(code, glb, loc, timeout):
-    def handler(*args): raise TimeoutError()
-    old = signal.signal(signal.SIGALRM, handler)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
-    try: return _run(code, glb, loc)
-    finally:
+class _Level:
+    "One running `python` call: its deadline, and whether its code is still running (guarded by `lock`)"
+    __slots__ = ('deadline', 'expired', 'running', 'active', 'refused', 'frame', 'fn', 'lock')
+    def __init__(self, timeout: float):
+        self.deadline, self.expired, self.running, self.active, self.refused = time.monotonic() + timeout, False, True, True, False
+        self.frame, self.fn, self.lock = None, None, threading.Lock()  # `_guarded`'s frame, the code's file name
+
+_tls = threading.local()  # per thread: `levels`, the calls whose code runs in it; `prev_trace` while stopping
+
+def _levels() -> list:
+    try: return _tls.levels
+    except AttributeError: _tls.levels = []; return _tls.levels
+
+def _expired_level() -> Optional[_Level]:
+    "The outermost call running in this thread whose deadline has passed"
+    return next((lv for lv in _levels() if lv.expired), None)
+
+class _Timeout(TimeoutError):
+    "The timeout of one `python` call, `level`; reported as a plain `TimeoutError`"
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.level = _expired_level()
+        if self.level is not None:
+            self.level.refused = True  # seen by the code: if it still runs later, it caught this
+            _start_stopping(sys._getframe(1), self.level)
+
+_Timeout.__name__ = _Timeout.__qualname__ = 'TimeoutError'; _Timeout.__module__ = 'builtins'
+_own_files = {__file__, threading.__file__}
+
+def _set_async_exc(ident: int, exc) -> None:
+    "Raise `exc` in thread `ident` at its next Python instruction"
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(exc))
+
+def _in_code(frame, lv: _Level) -> bool:
+    "Whether `frame` runs on behalf of `lv`'s code: the code itself, or something it called"
+    while frame is not None and frame is not lv.frame:
+        if frame.f_code.co_filename == lv.fn: return True
+        frame = frame.f_back
+    return False
+
+def _tracer(frame, event, arg):
+    "While an expired call's code runs: raise its `TimeoutError` again at every line, so code that swallows it still stops"
+    if event == 'line' and (lv := _expired_level()) is not None and lv.running and _in_code(frame, lv):
+        _set_async_exc(threading.get_ident(), _Timeout)  # (raising here would switch tracing off: it's raised at the next instruction)
+    return _tracer
+
+def _start_stopping(frame, lv: _Level) -> None:
+    "Trace this thread's frames below `lv`'s, as a debugger does, so each line raises the timeout again"
+    if getattr(_tls, 'tracing', False) is False:
+        _tls.prev_trace, _tls.tracing = sys.gettrace(), True
+        sys.settrace(_tracer)
+    while frame is not None and frame is not lv.frame:
+        if frame.f_code.co_filename not in _own_files: frame.f_trace = _tracer
+        frame = frame.f_back
+
+def _stop_stopping() -> None:
+    "Tracing off, once no expired call runs in this thread"
+    if _expired_level() is None and getattr(_tls, 'tracing', False):
+        sys.settrace(_tls.prev_trace)
+        _tls.tracing, _tls.prev_trace = False, None
+
+def _flush():
+    "A timeout still pending for this thread is raised here, at a call or loop, where the caller absorbs it"
+    for _ in range(2): pass  # (not `SetAsyncExc(NULL)`: on 3.11 it can leave the interpreter spinning)
+
+def _guarded(code, glb, loc, lv: _Level, on_end=None) -> tuple:
+    """Run `code` as call `lv` in this thread: ('res', value) or ('err', exception), and what it printed.
+    A timeout landing after the code finished (in this clean-up) is absorbed here, never reaching the caller's code."""
+    levels, out = _levels(), None
+    levels.append(lv)
+    buf = _capture_start()
+    lv.frame = sys._getframe()
+    while True:
+        try:
+            if out is None:
+                try: out = ('res', _exec(code, glb, loc, lv))
+                except BaseException as e: out = ('err', e)  # noqa: BLE001 - reported to the caller as text, like any error in the code
+            with lv.lock: lv.running = False  # from here on no one raises the timeout in this thread for `lv`
+            if on_end is not None: on_end()
+            if lv in levels: levels.remove(lv)
+            lv.active = False
+            _stop_stopping()
+            _flush()
+            _capture_end()
+            break
+        except BaseException as e:  # noqa: BLE001 - a timeout landing late; an enclosing call's must still stop its code
+            if out is None: out = ('err', e.__context__ if isinstance(e, _Timeout) and e.__context__ is not None else e)
+            elif isinstance(e, _Timeout) and e.level is not lv and e.level is not None: out = ('err', e)
+    return out, buf.getvalue()
+
+def _outcome(out: tuple, printed: str, lv: _Level):
+    kind, v = out
+    if kind == 'res': return _result(v, printed)
+    if isinstance(v, _Timeout) and v.level is not None and v.level is not lv and v.level.active: raise v  # an enclosing call's
+    if isinstance(v, KeyboardInterrupt) and not isinstance(v, _Timeout): raise v
+    return _tb_text(v)
+
+# --- on the main thread: SIGALRM -------------------------------------------------------------------------
+
+def _deliver(handler, signum, frame):
+    "What the caller's own `SIGALRM` timer would have done, now that it is due"
+    if callable(handler): handler(signum, frame)
+    elif handler == signal.SIG_DFL:  # the default action: end the process, as it would have without us
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.raise_signal(signal.SIGALRM)
+
+def _with_alarm(code, glb, loc, lv: _Level):
+    old_handler = signal.getsignal(signal.SIGALRM)
+    delay, interval = signal.setitimer(signal.ITIMER_REAL, 0)  # the caller's timer (an enclosing call's, say), paused
+    prev_due = [time.monotonic() + delay if delay > 0 else None]
+
+    def arm():
+        due = [t for t in (prev_due[0], None if lv.expired else lv.deadline) if t is not None]
+        signal.setitimer(signal.ITIMER_REAL, max(min(due) - time.monotonic(), 1e-6) if due else 0)
+
+    def handler(signum, frame):
+        now = time.monotonic()
+        if prev_due[0] is not None and now >= prev_due[0] - 1e-3:  # the caller's timer first: it may stop an enclosing call
+            prev_due[0] = now + interval if interval else None
+            arm()
+            _deliver(old_handler, signum, frame)
+        if not lv.expired and now >= lv.deadline - 1e-3:
+            lv.expired = True
+            arm()
+            raise _Timeout()
+        arm()
+
+    ended = []
+    def end():  # idempotent: restore the caller's handler and timer, minus the time spent
+        if ended: return
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+        if old_handler is not None: signal.signal(signal.SIGALRM, old_handler)
+        if prev_due[0] is not None: signal.setitimer(signal.ITIMER_REAL, max(prev_due[0] - time.monotonic(), 1e-6), interval)
+        ended.append(True)
 
-def _raise_in(thread: threading.Thread, exc: type) -> None:
-    "Raise `exc` in `thread` at its next Python instruction"
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(exc))
+    signal.signal(signal.SIGALRM, handler)
+    arm()
+    return _guarded(code, glb, loc, lv, on_end=end)
 
-def _in_thread(code, glb, loc, timeout):
+# --- elsewhere: a worker thread -------------------------------------------------------------------------
+
+_GRACE = 0.3  # seconds to keep raising the timeout before reporting the code as not stopped
+
+def _stop_report(timeout: float, lv: _Level) -> str:
+    why = ('it caught the TimeoutError and could not be stopped; it keeps running in the background' if lv.refused
+           else 'it is inside a blocking call and stops when that returns')
+    return f"Traceback (most recent call last):\n  File \"<code>\", in <module>\n    (stopped after {timeout:g} s; {why})\nTimeoutError"
+
+def _raise_timeout(lv: _Level, t: threading.Thread) -> None:
+    with lv.lock:
+        if not lv.running: return
+        lv.expired = True
+        _set_async_exc(t.ident, _Timeout)
+
+def _in_thread(code, glb, loc, lv: _Level, timeout: float):
     box = {}
-    def work():
-        try: box['res'] = _run(code, glb, loc)
-        except BaseException as e:  # noqa: BLE001 - reported to the caller as text, like any error in the code
-            box['err'] = _tb_text(e)
-    t = threading.Thread(target=work, name='funccall-python', daemon=True)
+    t = threading.Thread(target=lambda: box.update(out=_guarded(code, glb, loc, lv)), name='funccall-python', daemon=True)
     t.start()
-    t.join(timeout)
-    if t.is_alive():
-        _raise_in(t, TimeoutError)
-        t.join(0.2)  # pure Python code stops at once and leaves its own traceback
-        if t.is_alive() or 'err' not in box: return _timeout_report(code, timeout)
-    if 'err' in box: return box['err']
-    return box.get('res')
+    try:
+        while t.is_alive() and (left := lv.deadline - time.monotonic()) > 0: t.join(min(left, 0.05))  # short waits: an enclosing timeout gets in
+        end = time.monotonic() + _GRACE
+        while t.is_alive() and time.monotonic() < end:
+            _raise_timeout(lv, t)
+            t.join(0.01)
+    finally:
+        if t.is_alive(): _raise_timeout(lv, t)  # the caller is leaving (an enclosing timeout): stop this code too
+    if 'out' not in box: return _stop_report(timeout, lv)
+    return _outcome(*box['out'], lv)
 
 def _can_use_alarm() -> bool:
     if not hasattr(signal, 'SIGALRM') or threading.current_thread() is not threading.main_thread(): return False
     try: __import__('asyncio').get_running_loop()
     except RuntimeError: return True
     return False  # the loop owns signal handling here
+
+# --- in a process of its own ------------------------------------------------------------------------------
+
+_CHILD = r'''
+import ast, importlib.util, json, sys
+spec = importlib.util.spec_from_file_location('funccall_pytool', sys.argv[2])  # this module alone: not all of funccall
+tool = importlib.util.module_from_spec(spec); spec.loader.exec_module(tool)
+code, out_path, python = sys.stdin.read(), sys.argv[1], tool.python
+res = python(code, glb={'__name__': '__main__'})
+try: ast.literal_eval(r := repr(res)); literal = True
+except Exception: literal = False
+with open(out_path, 'w') as f: json.dump({'repr': r, 'literal': literal}, f)
+'''
+
+def python_isolated(
+    code:str,          # Code to execute
+    timeout:int=3600,  # Maximum run time in seconds
+):
+    "Executes python `code` in a new process, killed after `timeout` seconds, returning its final expression (as a literal or its repr)."
+    env = {**os.environ, 'PYTHONPATH': os.pathsep.join(p for p in sys.path if p)}  # the libraries the caller can import
+    with tempfile.TemporaryDirectory() as d:
+        out_path = os.path.join(d, 'out.json')
+        p = subprocess.Popen([sys.executable, '-c', _CHILD, out_path, __file__], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, env=env, start_new_session=True)
+        try: _, err = p.communicate(code.encode(), timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            return (f"Traceback (most recent call last):\n  File \"<code>\", in <module>\n    (stopped after {timeout:g} s; "
+                    f"its process was killed)\nTimeoutError")
+        if not os.path.exists(out_path):
+            return f"Error: the code's process ended with exit code {p.returncode}\n{err.decode(errors='replace')[-2000:]}".rstrip()
+        with open(out_path) as f: res = json.load(f)
+    return ast.literal_eval(res['repr']) if res['literal'] else res['repr']
+
+# --- the tool -------------------------------------------------------------------------------------------
 
 _tool_globals: dict = {'__name__': '__python_tool__'}  # where code runs when no user code called `python`
 _machinery = ('asyncio', 'concurrent', 'threading', 'funccall')
@@ -133,8 +325,6 @@ def python(
 ):
     "Executes python `code` with `timeout` and returning final expression (similar to IPython)."
     if glb is None: glb = _caller_globals()
-    if not _can_use_alarm(): return _in_thread(code, glb, loc, timeout)
-    try: return _with_alarm(code, glb, loc, timeout)
-    except KeyboardInterrupt: raise
-    except BaseException as e:  # noqa: BLE001 - an error in the code (a timeout, `exit()`) is the tool's result, as text
-        return _tb_text(e)
+    lv = _Level(timeout)
+    if not _can_use_alarm(): return _in_thread(code, glb, loc, lv, timeout)
+    return _outcome(*_with_alarm(code, glb, loc, lv), lv)

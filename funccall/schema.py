@@ -6,22 +6,20 @@ nested classes in one root `$defs`, the return annotation appended to the descri
 """
 from __future__ import annotations
 
-import datetime as dt, functools, inspect, marshal, os, sys, warnings, weakref
+import datetime as dt, functools, inspect, marshal, warnings, weakref
 from decimal import Decimal
 from uuid import UUID
-from types import FunctionType
+from types import FunctionType, MethodType
 from typing import Union
 
+from ._warnings import SchemaWarning, caller_level
 from ._docs import Docs, class_docs, doc_text, func_docs
 from ._json import jsonable
 from ._ns import resolve_nm
 from ._types import (JsonSchema, NoneType, SchemaError, TypeInfo, check_caches, constraints, custom_types, empty, fields,
                      is_callable_object, kind, on_types_changed, signature, type_name)
 
-__all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'SchemaError', 'SchemaWarning']
-
-class SchemaWarning(UserWarning):
-    "Something in a tool's definition the schema had to leave out, such as a default JSON can't hold"
+__all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'SchemaError', 'SchemaWarning', 'tool_docs']
 
 _json_types = {bool: 'boolean', int: 'integer', float: 'number', str: 'string', NoneType: 'null'}
 _formats = {UUID: {'format': 'uuid'}, dt.datetime: {'format': 'date-time'}, dt.date: {'format': 'date'}, dt.time: {'format': 'time'},
@@ -38,14 +36,6 @@ def _unique(ss: list) -> list:
     for s in ss:
         if s not in res: res.append(s)
     return res
-
-_pkg_dir = os.path.dirname(__file__)
-
-def _caller_level() -> int:
-    "The `stacklevel` that points a warning at the first frame outside funccall"
-    f, level = sys._getframe(1), 1
-    while f is not None and os.path.dirname(f.f_code.co_filename) == _pkg_dir: f, level = f.f_back, level + 1
-    return level
 
 def _where(w: tuple) -> str: return f"{w[0]} {w[1]!r} of {w[2]!r}"
 
@@ -80,7 +70,7 @@ class _Walker:
         if not self.evalable: return v
         try: return jsonable(v)
         except TypeError as e:
-            warnings.warn(f"{_where(where)}: default left out of the schema: {e}", SchemaWarning, stacklevel=_caller_level())
+            warnings.warn(f"{_where(where)}: default left out of the schema: {e}", SchemaWarning, stacklevel=caller_level())
             return empty
 
     def prop(self, anno, default, where: tuple, comment=None, declared=None, doc=None) -> dict:
@@ -227,7 +217,7 @@ def _func_of(f):
     f = getattr(f, '__func__', f)
     return inspect.unwrap(f) if callable(f) else f
 
-def _tool_docs(f) -> Docs:
+def tool_docs(f) -> Docs:
     "The descriptions of calling `f`: a class's fields, or a function's, method's or callable object's parameters"
     if isinstance(f, type): return class_docs(f, f.__init__ if kind(f).kind == 'class' else None)
     obj = is_callable_object(f)
@@ -240,11 +230,11 @@ def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, descrip
     w = _Walker({}, evalable)
     if isinstance(f, type):
         info = kind(f)
-        if info.kind in ('scalar', 'format', 'enum', 'object'): raise SchemaError(f"{where}: a {info.kind} type is not a tool")
+        if info.kind in ('scalar', 'format', 'enum', 'object'): raise SchemaError(f"{where}: {'an' if info.kind[0] in 'aeiou' else 'a'} {info.kind} type is not a tool; give a function or a class")
         s = w.obj(info, skip_hidden)
-        desc, ret = _tool_docs(f).description, None
+        desc, ret = tool_docs(f).description, None
     else:
-        docs = _tool_docs(f)
+        docs = tool_docs(f)
         props, req = {}, []
         sig = signature(f, where)
         for p in sig.params:
@@ -292,7 +282,7 @@ def _version(f) -> tuple:
 def _cache_key(f):
     "The weakly referenceable object `f`'s schema depends on, and how `f` reaches it"
     if type(f) is FunctionType: return f, ''
-    if inspect.ismethod(f): return f.__func__, 'method'
+    if type(f) is MethodType: return f.__func__, 'method'
     if is_callable_object(f): return type(f), 'instance'
     return f, ''
 
@@ -308,6 +298,9 @@ def get_schema(
     if isinstance(f, dict): return f
     description = kw.pop('description', None)
     if kw: raise TypeError(f"get_schema() got unexpected keyword arguments {sorted(kw)}")
+    if type(f) is FunctionType and (src := f.__dict__.get('__tool_schema__')) is not None:  # built by `mk_tool`: the tool's own schema
+        return {'name': name or src['name'], 'description': src['description'] if description is None else description,
+                pname: _copy(src['input_schema'])}
     check_caches()
     key, how = _cache_key(f)
     opts = (how, pname, evalable, skip_hidden, name, description)
