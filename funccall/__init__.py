@@ -8,7 +8,8 @@ from ._types import KINDS, JsonSchema, SchemaError, TypeInfo, custom_types, kind
 from ._warnings import SchemaWarning
 from .schema import get_schema, get_schema_nm, handle_type, union_schema
 from .call import ToolInputError, call_func, call_func_async, coerce_inputs, error_text
-from .pytool import python
+from .pytool import python, python_isolated
+from ._run import WorkersExhausted, set_max_workers
 from .providers import (Change, ProviderWarning, Report, function_to_tool, strict_schema, to_anthropic, to_gemini, to_mcp, to_openai,
                         to_openai_responses, tool_name)
 from .structured import OutputError, output_format, output_schema, parse_output
@@ -19,7 +20,8 @@ from .messages import ToolCall, run_tool_calls, run_tool_calls_async, tool_calls
 
 __version__ = '0.1.0'
 __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'kind', 'KINDS', 'TypeInfo', 'JsonSchema',
-           'mk_ns', 'resolve_nm', 'call_func', 'call_func_async', 'coerce_inputs', 'error_text', 'python',
+           'mk_ns', 'resolve_nm', 'call_func', 'call_func_async', 'coerce_inputs', 'error_text',
+           'python', 'python_isolated', 'set_max_workers', 'WorkersExhausted',
            'mk_param', 'schema2sig', 'mk_tool', 'schema2anno', 'tool_parts',
            'ExprCall', 'ExprError', 'parse_calls', 'Tool', 'ToolGroup', 'Toolbox', 'ToolResult', 'StopRun', 'call_str', 'to_text',
            'SchemaError', 'SchemaWarning', 'ToolNotFound', 'ToolInputError',

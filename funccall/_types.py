@@ -256,6 +256,8 @@ def _hints(obj, where: str) -> dict:
     annos = getattr(obj, '__annotations__', None) or {}
     if not any(_has_fwd(a) for a in annos.values()): return annos
     try:
+        # 3.10's `get_type_hints` also makes a parameter with a `None` default `Optional`: read a function's as later versions do
+        if sys.version_info < (3, 11) and not issubclass(type(obj), type): return _resolve_nested(obj, annos)
         hints = typing.get_type_hints(obj, localns=_localns(obj), include_extras=True)
         if sys.version_info < (3, 11) and any(_has_fwd(a) for a in hints.values()): hints = _resolve_nested(obj, hints)
         return hints

@@ -139,7 +139,8 @@ def _plan(f, name: str) -> _Plan:
     hit = _plans.get(id(key))
     if hit is not None and hit[0]() is key: return hit[1]  # one plan per function, whatever name it is called by
     plan = _Plan(f, name)
-    try: ref = weakref.ref(key, lambda _, k=id(key): _plans.pop(k, None))
+    # the callback holds the dict itself (module globals are gone at shutdown) and leaves an entry a newer function now owns
+    try: ref = weakref.ref(key, lambda r, k=id(key), plans=_plans: plans.get(k, (None,))[0] is r and plans.pop(k, None))
     except TypeError: return plan  # not weakly referenceable: not cached
     if len(_plans) >= _MAX_PLANS:
         try: del _plans[next(iter(_plans))]  # the oldest: a live function's plan is simply made again

@@ -14,7 +14,7 @@ import ast
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from ._inputs import ToolInputError
+from ._inputs import ToolInputError, short
 
 __all__ = ['ExprError', 'ExprCall', 'parse_calls']
 
@@ -54,7 +54,7 @@ class _Values:
         nm = _dotted(node)
         if nm is None: self.fail(node, "Only names and dotted names from the context can be used")
         if any(p.startswith('__') for p in nm.split('.')): self.fail(node, "Dunder names are not allowed")
-        if nm not in self.context: self.fail(node, f"Unknown name {nm!r}; the names you can use are {sorted(self.context)[:20]}")
+        if nm not in self.context: self.fail(node, f"Unknown name {short(nm, 60)}; the names you can use are {sorted(self.context)[:20]}")
         return self.context[nm] if run else None
 
     def value(self, node, run: bool = True) -> Any:

@@ -14,10 +14,11 @@ is `str` whatever its `format`: what is sent is the caller's text, so nothing (n
 parse it into a `datetime` or `UUID` and write it out again differently. The tool's own schema stays with the function (`fn.__tool_schema__`), so
 `get_schema(fn)` gives back its descriptions, defaults and constraints exactly.
 
-Speed: the function's code comes from a template compiled once per number of parameters, renamed for the tool.
-A call whose arguments are plain JSON values that the property's schema certainly accepts (its exact type, or a
-few quick tests: lengths, bounds, string enums, arrays and objects of such) goes straight to the dispatcher;
-anything else goes the checked way, and the validator is compiled on the first call that needs it.
+Speed: building a tool does only what its signature needs; its code comes from a template compiled once per number
+of parameters, renamed for the tool. The first call compiles the validator and gives the tool code of its own
+that tests each argument inline (exact types, lengths, bounds, string enums as set membership, loops over arrays,
+key tests on objects), shared by every tool of the same shape. A call whose arguments are plain JSON values its
+schema certainly accepts goes straight to the dispatcher; anything else goes the checked way.
 """
 from __future__ import annotations
 
@@ -100,6 +101,7 @@ _SCALARS = {'string': str, 'integer': int, 'number': float, 'boolean': bool, 'nu
 _LITERAL_TYPES = (str, int, bool, _NoneType)  # what `Literal` holds; floats, arrays and objects are not literals
 _TYPING_KW = frozenset(('type', '$ref', 'enum', 'const', 'anyOf', 'oneOf', 'allOf', 'properties', 'items', 'prefixItems'))
 _NOT_PLAIN = frozenset(('$ref', 'const', 'enum', 'anyOf', 'oneOf', 'allOf'))  # what makes a property more than its type
+_PLAIN_KEYS = _NOT_PLAIN | {'title', 'nullable'}  # ... or asks for more checks on the way
 _DEPTH = 32  # levels of nesting given Python types; deeper is `Any` (the check still goes all the way down)
 
 _MISSING = object()
@@ -126,6 +128,8 @@ class _Annos:
 
     def anno(self, s, at: str, depth: int = 0):
         "Annotation for schema `s`, found at JSON Pointer `at`"
+        if type(s) is dict and type(ty := s.get('type')) is str and ty in _SCALARS and _PLAIN_KEYS.isdisjoint(s) and depth <= _DEPTH:
+            return _SCALARS[ty]  # most properties
         if s is True or s is False: return Any
         if not isinstance(s, dict): raise self.bad(at, f"a schema must be an object or true/false, got {short(s, 60)}")
         if 'title' in s and not isinstance(s['title'], str): raise self.bad(at, f"'title' must be a string, got {short(s['title'], 60)}")
@@ -140,7 +144,7 @@ class _Annos:
         return v
 
     def _type(self, s: dict, at: str, depth: int):
-        if type(ty := s.get('type')) is str and ty in _SCALARS and not (s.keys() & _NOT_PLAIN): return _SCALARS[ty]  # most properties
+        if type(ty := s.get('type')) is str and ty in _SCALARS and _NOT_PLAIN.isdisjoint(s): return _SCALARS[ty]
         if '$ref' in s: return self._ref(s['$ref'], f'{at}/$ref', depth)
         if 'const' in s: return _literal([s['const']])
         if 'enum' in s: return _literal(self._list(s, 'enum', at))
@@ -197,23 +201,48 @@ class _Annos:
         title = s.get('title') or nm
         req = s.get('required', [])
         if not isinstance(req, list): raise self.bad(f'{at}/required', f"must be an array, got {short(req, 60)}")
-        if ref is not None: td = self.made[ref] = typing.TypedDict(title, {})
+        module = nm[:-len(title) - 1] if nm != title and nm.endswith('.' + title) else __name__  # `module.Name`: a second class named alike
+        if ref is not None: td = self.made[ref] = _new_typeddict(title, {}, frozenset(), module)
         annos = {k: self.anno(ps, f'{at}/properties/{k}', depth + 1) for k, ps in s['properties'].items()}
         required = frozenset(k for k in req if isinstance(k, str) and k in annos)
-        if ref is None:
-            key = (nm, title, tuple(annos.items()), required)
-            try:
-                if (td := _typeddicts.get(key)) is not None: return td
-            except TypeError: key = None  # an annotation that can't be a key: made afresh
-            td = typing.TypedDict(title, {})
-        if nm != title and nm.endswith('.' + title): td.__module__ = nm[:-len(title) - 1]  # `module.Name`: a second class named alike
-        td.__annotations__ = annos
-        td.__required_keys__, td.__optional_keys__ = required, frozenset(annos.keys() - required)
-        td.__total__ = not td.__optional_keys__
-        if ref is None and key is not None:
+        if ref is not None:
+            td.__annotations__ = annos
+            td.__required_keys__, td.__optional_keys__ = required, frozenset(annos.keys() - required)
+            td.__total__ = not td.__optional_keys__
+            if _TD_NS is not None and '__mutable_keys__' in _TD_NS: td.__mutable_keys__ = frozenset(annos)
+            return td
+        key = (nm, title, tuple(annos.items()), required)
+        try:
+            if (td := _typeddicts.get(key)) is not None: return td
+        except TypeError: key = None  # an annotation that can't be a key: made afresh
+        td = _new_typeddict(title, annos, required, module)
+        if key is not None:
             if len(_typeddicts) >= 256: _typeddicts.clear()  # bounded: when full it starts again
             _typeddicts[key] = td
         return td
+
+def _new_typeddict(title: str, annos: dict, required: frozenset, module: str) -> type:
+    """`typing.TypedDict(title, ...)` with these fields, made as `typing` makes one (its metaclass, `dict` as base, the
+    namespace this Python's `typing` gives one) at half the cost; through `typing` itself on a Python whose namespace
+    is not one known here"""
+    optional = frozenset(annos.keys() - required)
+    if _TD_NS is None:
+        td = typing.TypedDict(title, {})
+        td.__module__, td.__annotations__, td.__required_keys__, td.__optional_keys__, td.__total__ = module, annos, required, optional, not optional
+        return td
+    ns = {**_TD_NS, '__module__': module, '__annotations__': annos, '__required_keys__': required, '__optional_keys__': optional,
+          '__total__': not optional}
+    if '__mutable_keys__' in ns: ns['__mutable_keys__'] = frozenset(annos)  # (3.13: none is ReadOnly)
+    return type.__new__(_TD_META, title, (dict,), ns)
+
+def _typeddict_namespace():
+    "The namespace `typing` gives an empty TypedDict, when it holds only names known here (3.14 makes annotations lazily)"
+    ns = {k: v for k, v in vars(typing.TypedDict('_', {})).items() if k not in ('__dict__', '__weakref__')}
+    known = {'__module__', '__doc__', '__annotations__', '__required_keys__', '__optional_keys__', '__total__', '__orig_bases__',
+             '__readonly_keys__', '__mutable_keys__'}
+    return ns if ns.keys() <= known and ns.get('__orig_bases__', ()) == () else None
+
+_TD_META, _TD_NS = type(typing.TypedDict('_', {})), _typeddict_namespace()
 
 # Making a class costs tens of microseconds, finding one doesn't: a TypedDict is kept for the fields it was made of
 # (their names, types and which are required), and given to the next object schema with the same ones
@@ -248,22 +277,17 @@ def mk_param(
 ) -> Parameter:
     "Create a `Parameter` for `orig` with schema `props`"
     root = {'$defs': defs, 'definitions': defs} if defs is not None else {}
-    return _param(orig, props, orig in req, pynm, _Annos(root, f'Property {orig!r}'), '')
+    p = _param(orig, props, orig in req, pynm, _Annos(root, f'Property {orig!r}'), '')
+    return Parameter(p.name, p.kind, default=p.default, annotation=p.annotation)  # (with `Parameter`'s checks: `pynm` is the caller's)
 
 def _param(orig: str, ps, required: bool, pynm: str | None, annos: _Annos, at: str) -> Parameter:
     default = empty if required else ps.get('default') if isinstance(ps, dict) else None
-    return _parameter(pynm or orig, Parameter.POSITIONAL_OR_KEYWORD if required else Parameter.KEYWORD_ONLY, default, annos.anno(ps, at))
+    return _trusted_parameter(pynm or orig, Parameter.POSITIONAL_OR_KEYWORD if required else Parameter.KEYWORD_ONLY, default, annos.anno(ps, at))
 
-# Parameters are immutable, and servers repeat themselves (`repo_path: str` in every git tool): one is made once
-_parameters: dict = {}
-
-def _parameter(nm: str, kind, default, anno) -> Parameter:
-    key = (nm, kind, type(default), default, anno)
-    try: return _parameters[key]
-    except KeyError: pass
-    except TypeError: return Parameter(nm, kind, default=default, annotation=anno)  # an unhashable default (a list)
-    if len(_parameters) >= 4096: _parameters.clear()  # bounded: when full it starts again (dropping one at a time would cost more)
-    p = _parameters[key] = Parameter(nm, kind, default=default, annotation=anno)
+def _trusted_parameter(nm: str, kind, default, anno) -> Parameter:
+    "`Parameter(nm, kind, ...)` without its checks, a third of its cost (less than caching one): names here are sanitized already"
+    p = object.__new__(Parameter)
+    p._name, p._kind, p._default, p._annotation = nm, kind, default, anno
     return p
 
 class _Parts(typing.NamedTuple):
@@ -445,41 +469,191 @@ def _exact(s) -> frozenset:
     return _scalar_type_only(s) or _NOTHING
 
 _ROOT_QUICK = frozenset(('type', 'properties', 'required', 'additionalProperties', '$schema', '$id'))
+_ROOT_ASSERTING = _ASSERTING - _ROOT_QUICK
 
 def _root_is_quick(s: dict) -> bool:
     "Whether the root says no more than its properties (and which are required): then each argument can be tested alone"
     ty = s.get('type', 'object')
-    return not (s.keys() & _ASSERTING - _ROOT_QUICK) and (ty == 'object' or isinstance(ty, list) and 'object' in ty)
+    return _ROOT_ASSERTING.isdisjoint(s) and (ty == 'object' or isinstance(ty, list) and 'object' in ty)
+
+_INLINE_PROPS = 8  # an object with more properties than this is tested by its quick test's function, not inline
+
+class _Inline:
+    """The source of one tool's checked code: each argument's quick test written out as statements (a type test, a
+    set membership, a loop over an array's items, key tests on an object), so a call runs no function of ours at all.
+    The text holds only names made here (`a0`, `x1`, `_c2`): every constant, a property name too, is a global `_cN`
+    of the tool's own, so nothing from the schema is ever written into the source."""
+    def __init__(self, g: dict, n: int, aw: str):
+        self.g, self.lines, self.nconst, self.nvar = g, [], 0, 0
+        self.fail = f"return {aw}_slow_args(extra{''.join(f', a{i}' for i in range(n))})"
+
+    def const(self, v) -> str:
+        nm = f'_c{self.nconst}'
+        self.nconst += 1
+        self.g[nm] = v
+        return nm
+
+    def single(self, at: int = 0) -> str | None:
+        "The condition of the lines from `at`, when they are one `if` that leaves the quick way"
+        lines = self.lines[at:]
+        if len(lines) == 2 and lines[0].lstrip().startswith('if ') and lines[1].strip() == self.fail: return lines[0].strip()[3:-1]
+        return None
+
+    def add(self, ind: int, cond: str): self.lines += [f"{' ' * ind}if {cond}:", f"{' ' * (ind + 4)}{self.fail}"]
+
+    def arg(self, s, v: str, ind: int):
+        "Statements that leave the quick way unless `v` certainly passes `s`"
+        mark = self.lines[:], self.nconst
+        if self.emit(s, v, ind, 0): return
+        self.lines, self.nconst = mark
+        q = _quick(s)
+        if q is None: self.lines.append(f"{' ' * ind}{self.fail}")  # no quick test: the validator decides
+        else: self.add(ind, f'not {self.const(q[0])}({v})')
+
+    def emit(self, s, v: str, ind: int, depth: int) -> bool:
+        if s is True or isinstance(s, dict) and not (s.keys() & _ASSERTING):
+            self.add(ind, f'_type({v}) not in _SC and not _is_json({v})'); return True
+        if not isinstance(s, dict) or depth > _QUICK_DEPTH: return False
+        if (ts := _exact(s)): return self.types(ts, v, ind)
+        ty, rest = s.get('type'), s.keys() & _ASSERTING - {'type'}
+        if isinstance(ty, list) and not rest and ty and all(isinstance(t, str) and t in _JSON_TYPES for t in ty):
+            self.add(ind, f'_type({v}) not in {self.const(frozenset(x for t in ty for x in _JSON_TYPES[t]))} or not _is_json({v})'); return True
+        if ty is None:
+            if rest == {'enum'} and isinstance(s['enum'], list) and s['enum'] and all(type(x) is str for x in s['enum']):
+                self.add(ind, f'_type({v}) is not _str or {v} not in {self.const(frozenset(s["enum"]))}'); return True
+            return False
+        if ty == 'string' and rest <= {'enum', 'const', 'minLength', 'maxLength'}: return self.string(s, v, ind)
+        if ty in ('integer', 'number') and rest <= {'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'}: return self.number(s, ty, v, ind)
+        if ty == 'array' and rest <= {'items', 'minItems', 'maxItems'}: return self.array(s, v, ind, depth)
+        if ty == 'object' and rest <= {'properties', 'required', 'additionalProperties'}: return self.object(s, v, ind, depth)
+        return False
+
+    def types(self, ts: frozenset, v: str, ind: int) -> bool:
+        if len(ts) == 1: self.add(ind, f'_type({v}) is not {self.const(next(iter(ts)))}')
+        else: self.add(ind, f'_type({v}) not in {self.const(ts)}')
+        return True
+
+    def string(self, s: dict, v: str, ind: int) -> bool:
+        lo, hi = s.get('minLength', 0), s.get('maxLength')
+        if not _count(lo) or (hi is not None and not _count(hi)): return False
+        vs = s['enum'] if 'enum' in s else [s['const']] if 'const' in s else None
+        if vs is not None:
+            if not isinstance(vs, list) or not all(type(x) is str for x in vs) or 'enum' in s and 'const' in s: return False
+            vs = frozenset(x for x in vs if lo <= len(x) and (hi is None or len(x) <= hi))
+            self.add(ind, f'_type({v}) is not _str or {v} not in {self.const(vs)}'); return True
+        self.add(ind, ' or '.join([f'_type({v}) is not _str', *([f'_len({v}) < {self.const(lo)}'] if lo else []),
+                                   *([f'_len({v}) > {self.const(hi)}'] if hi is not None else [])]))
+        return True
+
+    def number(self, s: dict, ty: str, v: str, ind: int) -> bool:
+        bounds = [(s.get(k), op) for k, op in (('minimum', '<'), ('maximum', '>'), ('exclusiveMinimum', '<='), ('exclusiveMaximum', '>='))]
+        if not all(b is None or _bound(b) for b, _ in bounds): return False  # (draft 4's boolean exclusive bounds too)
+        test = f'_type({v}) is not _int' if ty == 'integer' else f'_type({v}) not in {self.const(frozenset(_JSON_TYPES[ty]))} or {v} != {v}'
+        self.add(ind, ' or '.join([test, *(f'{v} {op} {self.const(b)}' for b, op in bounds if b is not None)]))
+        return True
+
+    def var(self, stem: str) -> str:
+        self.nvar += 1
+        return f'{stem}{self.nvar}'
+
+    def array(self, s: dict, v: str, ind: int, depth: int) -> bool:
+        lo, hi = s.get('minItems', 0), s.get('maxItems')
+        if not _count(lo) or (hi is not None and not _count(hi)): return False
+        self.add(ind, ' or '.join([f'_type({v}) is not _list', *([f'_len({v}) < {self.const(lo)}'] if lo else []),
+                                   *([f'_len({v}) > {self.const(hi)}'] if hi is not None else [])]))
+        x = self.var('x')
+        self.lines.append(f"{' ' * ind}for {x} in {v}:")
+        return self.emit(s.get('items', True), x, ind + 4, depth + 1)
+
+    def object(self, s: dict, v: str, ind: int, depth: int) -> bool:
+        props, req, add = s.get('properties', {}), s.get('required', []), s.get('additionalProperties', True)
+        if not isinstance(props, dict) or len(props) > _INLINE_PROPS: return False
+        if not isinstance(req, list) or not all(type(k) is str for k in req): return False
+        reqs = list(dict.fromkeys(req))
+        self.add(ind, ' or '.join([f'_type({v}) is not _dict', *(f'{self.const(k)} not in {v}' for k in reqs)]))
+        if reqs and all(k in props for k in reqs):  # the usual call gives just the required keys: test each, no loop
+            self.lines.append(f"{' ' * ind}if _len({v}) == {self.const(len(reqs))}:")
+            for k in reqs:
+                if not self.emit(props[k], f'{v}[{self.const(k)}]', ind + 4, depth + 1): return False
+            self.lines.append(f"{' ' * ind}else:")
+            ind += 4
+        k, x = self.var('k'), self.var('x')
+        self.lines += [f"{' ' * ind}for {k}, {x} in {v}.items():"]
+        self.add(ind + 4, f'_type({k}) is not _str')
+        for i, (nm, ps) in enumerate(props.items()):
+            self.lines.append(f"{' ' * (ind + 4)}{'el' if i else ''}if {k} == {self.const(nm)}:")
+            if not self.emit(ps, x, ind + 8, depth + 1): return False
+        if props: self.lines.append(f"{' ' * (ind + 4)}else:")
+        if add is False: self.lines.append(f"{' ' * (ind + 8 if props else ind + 4)}{self.fail}"); return True
+        at = len(self.lines)
+        if not self.emit(add, x, ind + 8 if props else ind + 4, depth + 1): return False
+        if not props and (cond := self.single(at)) is not None:  # (a free-form object: the key's test and the value's in one)
+            self.lines[at - 2:] = [f"{' ' * (ind + 4)}if _type({k}) is not _str or {cond}:", f"{' ' * (ind + 8)}{self.fail}"]
+        return True
+
+def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool) -> types.CodeType:
+    "The code of a tool whose every argument is tested inline against its schema (see `_Inline`); its constants go into `g`"
+    n, aw = len(schemas), 'await ' if is_async else ''
+    src = _Inline(g, n, aw)
+    src.lines += [f"{'async ' if is_async else ''}def tool({''.join(f'a{i}=_U, ' for i in range(n))}**extra):",
+                  '    if extra:', f'        {src.fail}']
+    # one test per argument in the usual call: required ones that take a single condition share one `if`, and an
+    # optional one's condition comes first (it fails for `_U` too: every test starts with a type test)
+    conds, body = [], src.lines
+    for i, ps in enumerate(schemas[:nreq]):
+        src.lines = []
+        src.arg(ps, f'a{i}', 4)
+        if (cond := src.single()) is not None: conds.append(cond)
+        else: body += src.lines
+    if conds: body[3:3] = [f"    if {' or '.join(f'({c})' for c in conds)}:", f'        {src.fail}']
+    src.lines = body
+    src.lines.append(f"    kw = {{{', '.join(f'_K{i}: a{i}' for i in range(nreq))}}}")
+    for i, ps in enumerate(schemas[nreq:], nreq):
+        at = len(src.lines)
+        src.arg(ps, f'a{i}', 8)
+        if (cond := src.single(at)) is not None:
+            src.lines[at:] = [f'    if {cond}:', f'        if a{i} is not _U:', f'            {src.fail}', '    else:', f'        kw[_K{i}] = a{i}']
+        else: src.lines[at:at] = [f'    if a{i} is not _U:']; src.lines.append(f'        kw[_K{i}] = a{i}')
+    src.lines.append(f'    return {aw}_disp(_name, **kw)')
+    text = '\n'.join(src.lines)
+    if (code := _inline_codes.get(text)) is None:
+        if len(_inline_codes) >= 256: _inline_codes.clear()  # bounded: when full it starts again
+        ns = {'_U': _UNSET}
+        exec(compile(text, '<funccall tool>', 'exec'), ns)  # noqa: S102 - made here: numbered names and `_cN` globals only
+        code = _inline_codes[text] = ns['tool'].__code__
+    return code
+
+# tools of one shape (the same tests on the same positions) share one compiled code; its constants are each tool's globals
+_inline_codes: dict = {}
 
 # --- callables ----------------------------------------------------------------------------------------
 
 _UNSET = object()  # what a generated function gets for an argument its caller left out
+# what the inline code reads, by names no parameter has (`a0`... are its parameters)
+_INLINE_GLOBALS = {'_U': _UNSET, '_type': type, '_str': str, '_int': int, '_list': list, '_dict': dict, '_len': len, '_is_json': is_json,
+                   '_SC': _SCALAR_TYPES}
 
 @functools.lru_cache(maxsize=64)
-def _template(n: int, is_async: bool) -> types.CodeType:
-    """The code of a tool with `n` parameters `a0`...: each one given goes into the arguments under its property name
-    (`_K{i}`) and, unless its type is one that needs no test (`_S{i}`) or its quick test passes (`_P{i}`), the call goes
-    the checked way (`_slow`); so does a missing required one (`_R{i}`), any extra keyword, or any call at all when the
-    schema's root says more than which properties there are (`_Q` false). Every name the code uses
-    is a global of the tool's own, so no parameter name (`type`, `kw`, `self`) can shadow it."""
-    a, aw = ', '.join(f'a{i}=_U' for i in range(n)), 'await ' if is_async else ''
-    lines = [f"{'async ' if is_async else ''}def tool({a}{', ' if n else ''}**extra):", '    kw = {}', '    ok = _Q and not extra']
-    for i in range(n):
-        lines += [f'    if a{i} is not _U:', f'        kw[_K{i}] = a{i}', f'        if _type(a{i}) not in _S{i} and not _P{i}(a{i}): ok = False',
-                  f'    elif _R{i}: ok = False']
-    lines += [f'    if ok: return {aw}_disp(_name, **kw)', f'    return {aw}_slow(kw, extra)']
+def _first_code(n: int, is_async: bool) -> types.CodeType:
+    """The code a tool starts with, for `n` parameters `a0`...: the call goes the checked way (`_slow_args`), which on
+    the first call gives the tool code of its own (see `_Inline`). Its names are globals of the tool's own (and numbered
+    parameters, renamed for the tool), so no parameter name (`type`, `kw`, `self`) can shadow them."""
+    aw = 'await ' if is_async else ''
+    text = (f"{'async ' if is_async else ''}def tool({''.join(f'a{i}=_U, ' for i in range(n))}**extra):\n"
+            f"    return {aw}_slow_args(extra{''.join(f', a{i}' for i in range(n))})")
     ns = {'_U': _UNSET}
-    exec(compile('\n'.join(lines), '<funccall tool>', 'exec'), ns)  # noqa: S102 - fixed text: only numbered names go in
+    exec(compile(text, '<funccall tool>', 'exec'), ns)  # noqa: S102 - fixed text: only numbered names go in
     return ns['tool'].__code__
 
 class _Checked:
     """The checked way of one built tool: names, Python values to JSON, and the schema's validator. What only calls
-    need is made on the first call: the validator, and the quick tests the tool's code runs on each argument."""
-    __slots__ = ('name', 'schema', 'disp', 'check', 'parts', 'renamed', 'optional', 'validator', 'fn')
+    need is made on the first call: the tool's own code with its inline tests, and the validator."""
+    __slots__ = ('name', 'schema', 'disp', 'check', 'parts', 'renamed', 'optional', 'validator', 'fn', 'inlined')
 
     def __init__(self, parts: _Parts, disp, check: bool):
         self.name, self.schema, self.disp, self.check, self.parts, self.validator, self.fn = parts.name, parts.schema, disp, check, parts, None, None
         self.renamed = self.optional = None  # made on the first call that needs them
+        self.inlined = False
 
     def _names(self):
         p = self.parts
@@ -490,16 +664,24 @@ class _Checked:
         if self.validator is None:
             from ._jsonschema import compile_schema  # (imported here: the validator imports the schema module)
             self.validator = compile_schema(self.schema, where=f"Tool {self.name!r}")
-            self.quick_tests()
         return self.validator.problems(kw, '', MAX_SHOWN)
 
-    def quick_tests(self):
-        "Give the tool's code a quick test per argument, where one is certain (the tool is held weakly: no cycle through it)"
+    def inline(self):
+        """Give the tool code that tests each argument inline (see `_Inline`); a checked tool whose root says more than its
+        properties keeps taking the checked way. (The tool is held weakly: no cycle through it.)"""
+        self.inlined = True
         fn = self.fn() if self.fn is not None else None
-        if fn is None or not _root_is_quick(self.schema): return
-        g = fn.__globals__
-        for (_, _, t, p), ps in zip(_global_names(len(self.parts.schemas)), self.parts.schemas):
-            if (q := _quick(ps)) is not None: g[t], g[p] = _exact(ps), q[0]
+        if fn is None or self.check and not _root_is_quick(self.schema): return
+        g, p = fn.__globals__, self.parts
+        g.update(_INLINE_GLOBALS, _disp=self.disp, _name=self.name)
+        g.update((f'_K{i}', orig) for i, orig in enumerate(p.origs))
+        schemas = p.schemas if self.check else [True] * len(p.schemas)  # unchecked: only what isn't plain JSON is converted
+        fn.__code__ = _named_code(_inline_code(schemas, p.nreq, g, iscoroutinefunction(fn)), p)
+
+    def from_args(self, extra: dict, *args):
+        "The checked way, from the tool's arguments in its parameters' order (`_UNSET` for one not given)"
+        if not self.inlined: self.inline()
+        return self({orig: v for orig, v in zip(self.parts.origs, args) if v is not _UNSET}, extra)
 
     def __call__(self, kw: dict, extra: dict):
         if self.renamed is None: self._names()
@@ -536,20 +718,20 @@ def mk_tool(
     sig, pynms, name, s, n, nreq = parts.sig, parts.pynms, parts.name, parts.schema, len(parts.pynms), parts.nreq
     is_async = iscoroutinefunction(dispfn)
     checked = _Checked(parts, dispfn, check)
-    g = {'_U': _UNSET, '_type': type, '_disp': dispfn, '_name': name, '_slow': checked, '_Q': not check or _root_is_quick(s), '__name__': __name__}
-    # until the first call gives them quick tests, checked arguments take the validator (without a check, anything plain goes)
-    S, P = (_NOTHING, _never) if check else (_SCALAR_TYPES, is_json)
-    for i, ((k, r, t, p), orig) in enumerate(zip(_global_names(n), parts.origs)): g[k], g[r], g[t], g[p] = orig, i < nreq, S, P
-    code = _template(n, is_async)
-    named = {'co_name': name if name.isidentifier() else 'tool', **({'co_qualname': name} if hasattr(code, 'co_qualname') else {})}
-    code = code.replace(co_varnames=(*pynms, *_locals(code, n, pynms)), co_argcount=nreq, co_kwonlyargcount=n - nreq, **named)
-    fn = types.FunctionType(code, g, None, (_UNSET,) * nreq or None)
+    g = {'_U': _UNSET, '_slow_args': checked.from_args, '__name__': __name__}
+    fn = types.FunctionType(_named_code(_first_code(n, is_async), parts), g, None, (_UNSET,) * nreq or None)
     fn.__kwdefaults__ = dict.fromkeys(pynms[nreq:], _UNSET) or None
     fn.__signature__, fn.__doc__, fn.__name__, fn.__qualname__ = sig, parts.desc, name, name
     fn.__annotations__ = {py: p.annotation for py, p in zip(pynms, sig.parameters.values())}
     fn.__tool_schema__ = {'name': name, 'description': parts.desc, 'input_schema': s}  # what `get_schema` gives back
     checked.fn = weakref.ref(fn)
     return fn
+
+def _named_code(code: types.CodeType, parts: _Parts) -> types.CodeType:
+    "`code` (parameters `a0`...) with the tool's name and its parameters' names, required ones first"
+    n, nreq, name, pynms = len(parts.pynms), parts.nreq, parts.name, parts.pynms
+    named = {'co_name': name if name.isidentifier() else 'tool', **({'co_qualname': name} if hasattr(code, 'co_qualname') else {})}
+    return code.replace(co_varnames=(*pynms, *_locals(code, n, pynms)), co_argcount=nreq, co_kwonlyargcount=n - nreq, **named)
 
 def _locals(code: types.CodeType, n: int, pynms: list) -> tuple:
     "The template's own local names (`extra`, `kw`, `ok`), renamed apart from every parameter's"
@@ -560,9 +742,3 @@ def _locals(code: types.CodeType, n: int, pynms: list) -> tuple:
         while nm in taken: nm = f'_{nm}'
         taken.add(nm); out.append(nm)
     return tuple(out)
-
-_names: list = []  # ('_K0', '_R0', '_S0', '_P0'), ...: the globals each parameter's code reads, spelt once
-
-def _global_names(n: int) -> list:
-    while len(_names) < n: _names.append(tuple(f'_{c}{len(_names)}' for c in 'KRSP'))
-    return _names[:n]

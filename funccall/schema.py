@@ -219,7 +219,7 @@ def _func_of(f):
 
 def tool_docs(f) -> Docs:
     "The descriptions of calling `f`: a class's fields, or a function's, method's or callable object's parameters"
-    if isinstance(f, type): return class_docs(f, f.__init__ if kind(f).kind == 'class' else None)
+    if issubclass(type(f), type): return class_docs(f, f.__init__ if kind(f).kind == 'class' else None)
     obj = is_callable_object(f)
     fn = _func_of(type(f).__call__ if obj else f)
     docs = func_docs(fn) if inspect.isfunction(fn) else Docs({}, {}, None, doc_text(fn))
@@ -228,9 +228,10 @@ def tool_docs(f) -> Docs:
 def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, description) -> dict:
     where = getattr(f, '__qualname__', None) or type(f).__qualname__
     w = _Walker({}, evalable)
-    if isinstance(f, type):
+    if issubclass(type(f), type):
         info = kind(f)
-        if info.kind in ('scalar', 'format', 'enum', 'object'): raise SchemaError(f"{where}: {'an' if info.kind[0] in 'aeiou' else 'a'} {info.kind} type is not a tool; give a function or a class")
+        if info.kind in ('scalar', 'format', 'enum', 'object'):
+            raise SchemaError(f"{where}: {'an' if info.kind[0] in 'aeiou' else 'a'} {info.kind} type is not a tool; give a function or a class")
         s = w.obj(info, skip_hidden)
         desc, ret = tool_docs(f).description, None
     else:
@@ -250,11 +251,11 @@ def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, descrip
         nm = getattr(target, '__name__', None) or getattr(_func_of(target), '__name__', None)
     if description is not None: desc = description
     elif not desc:
-        what = 'Class' if isinstance(f, type) else 'Function'
+        what = 'Class' if issubclass(type(f), type) else 'Function'
         raise SchemaError(f"{what} {where!r} has no docstring; add one (the model reads it to decide when to call the tool) or pass description=")
     if ret and description is None: desc += f'\n\nReturns:\n- {ret}'
     if w.defs: s['$defs'] = w.defs
-    return {'name': name or (f.__name__ if isinstance(f, type) else nm), 'description': desc, pname: s}
+    return {'name': name or (f.__name__ if issubclass(type(f), type) else nm), 'description': desc, pname: s}
 
 def _copy(o):
     "A deep copy of a schema whose defaults `marshal` can't hold (no memo: schemas are trees)"
@@ -295,7 +296,7 @@ def get_schema(
     **kw, # `description=`: use this instead of the docstring
 )->dict: # {'name':..., 'description':..., pname:...}
     "Generate JSON schema for a class, function, or method"
-    if isinstance(f, dict): return f
+    if issubclass(type(f), dict): return f
     description = kw.pop('description', None)
     if kw: raise TypeError(f"get_schema() got unexpected keyword arguments {sorted(kw)}")
     if type(f) is FunctionType and (src := f.__dict__.get('__tool_schema__')) is not None:  # built by `mk_tool`: the tool's own schema

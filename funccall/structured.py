@@ -21,7 +21,7 @@ from typing import Any
 from ._classdocs import with_class_docs
 from ._gemini import Json
 from ._strict import ANNOTATIONS, ANTHROPIC, OPENAI, strict_pass
-from ._types import SchemaError, kind, type_name
+from ._types import SchemaError, kind, type_cache, type_name
 from .call import ToolInputError, coerce_inputs
 from .providers import Change, ProviderWarning, Report
 from .schema import get_schema
@@ -33,17 +33,13 @@ _OBJECTS = ('typeddict', 'namedtuple', 'dataclass', 'model', 'class')  # kinds w
 class OutputError(ValueError):
     "A model's reply that doesn't fit the output type; its text says what to fix, for the model to try again"
 
-_holders: dict = {}
-
-def _holder(t):
+def _make_holder(t):
     "A function taking one parameter `value: t`: the call module's schema and coercion, for one annotation"
-    try: return _holders[t]
-    except (KeyError, TypeError): pass
     def value(value): "The reply."
     value.__annotations__ = {'value': t}
-    try: _holders[t] = value
-    except TypeError: pass  # an unhashable annotation (`Annotated` with a dict): made each time
     return value
+
+_holder = type_cache(_make_holder)  # bounded, keyed by annotation (unions in their order), emptied when `custom_types` changes
 
 def _wrapped(t) -> bool:
     try: return kind(t).kind not in _OBJECTS

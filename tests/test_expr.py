@@ -296,7 +296,9 @@ def test_too_long_is_refused_before_parsing():
     'f(a=' + 'x.' * 30_000 + 'y)',                  # a long dotted name
 ])
 def test_deeply_nested_is_refused(text):
-    with pytest.raises(ExprError, match='nested|Not a valid'): parse_calls(text, TOOLS, _ctx())
+    # refused as too deep, or (where the parser takes it, as on Python 3.10) for what it holds; either way in a short message
+    with pytest.raises(ExprError, match='nested|Not a valid|not allowed|Unknown name') as e: parse_calls(text, TOOLS, _ctx())
+    assert len(str(e.value)) < 600
 
 
 def test_nesting_within_limits_is_fine():

@@ -697,7 +697,8 @@ def test_building_many_tools_stays_bounded():
         fn = mk_tool(disp, tool_of({'p': {'type': 'object', 'title': f'P{i}', 'properties': {'x': {'type': 'integer'}}}}, req=['p']))
         fn(p={'x': i})
     assert len(inverse._typeddicts) <= 256
-    assert inverse._template.cache_info().currsize <= inverse._template.cache_info().maxsize
+    assert inverse._first_code.cache_info().currsize <= inverse._first_code.cache_info().maxsize
+    assert len(inverse._inline_codes) <= 256
 
 
 def test_a_dropped_tool_is_freed_without_the_garbage_collector():
@@ -882,3 +883,60 @@ def test_real_tool_checks_before_sending(servers):
     assert refused(fn, 'https://example.com', max_length='lots').errors[0].path == 'max_length'
     assert refused(fn, 'https://example.com', max_length=0).errors[0].path == 'max_length'  # its minimum is 1
     assert "missing required key 'url'" in str(refused(fn, raw=True))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The inline tests a tool's code runs after its first call decide exactly as the validator does
+# ---------------------------------------------------------------------------------------------------------
+
+INLINE_CASES = {
+    'integer': ({'type': 'integer', 'minimum': 1}, [1, 0, True, 1.0, 2.5, '1', None, 10**30]),
+    'number': ({'type': 'number', 'exclusiveMaximum': 3}, [1, 2.5, 3, 3.0, False, float('nan'), '1']),
+    'plain number': ({'type': 'number'}, [1, 2.5, True, None]),
+    'string': ({'type': 'string', 'minLength': 2, 'maxLength': 3}, ['ab', 'a', 'abcd', 'é́', '😀😀', 1, b'ab']),
+    'enum': ({'type': 'string', 'enum': ['asc', 'desc']}, ['asc', 'ASC', 1, ['asc'], None]),
+    'bare enum': ({'enum': ['a', 'b']}, ['a', 'c', 1, {'a': 1}]),
+    'type list': ({'type': ['string', 'null']}, ['x', None, 1, ['x']]),
+    'ints': ({'type': 'array', 'items': {'type': 'integer'}, 'maxItems': 2}, [[1, 2], [1, 2, 3], [1, True], [1.0], [], (1,), [[1]]]),
+    'nested': ({'type': 'array', 'items': {'type': 'array', 'items': {'enum': ['a']}}}, [[['a']], [['b']], [[]], ['a']]),
+    'free object': ({'type': 'object'}, [{'a': [1, {'b': None}]}, {1: 'x'}, {'a': dt.date(2024, 1, 2)}, [], 'x']),
+    'point': ({'type': 'object', 'properties': {'x': {'type': 'number'}, 'y': {'type': 'integer'}}, 'required': ['x', 'y']},
+              [{'x': 1, 'y': 2}, {'x': 1.5, 'y': 2.0}, {'x': 1}, {'x': 'a', 'y': 1}, {'x': 1, 'y': 2, 'z': [1]}, {'x': 1, 'z': 2},
+               {'x': 1, 'y': 2, 3: 4}, {'x': 1, 'y': True}]),
+    'closed': ({'type': 'object', 'properties': {'a': {'type': 'string'}}, 'additionalProperties': False}, [{'a': 'x'}, {'b': 1}, {}]),
+    'shaped extras': ({'type': 'object', 'additionalProperties': {'type': 'integer'}}, [{'a': 1}, {'a': 'x'}, {'a': 1.0}]),
+    'anyOf': ({'anyOf': [{'type': 'integer'}, {'type': 'null'}]}, [1, None, 'x', True]),
+}
+
+def _outcome(fn, v):
+    try: return fn(v)
+    except ToolInputError as e: return sorted((p.path, p.message) for p in e.errors)
+
+@pytest.mark.parametrize('case', INLINE_CASES)
+def test_inline_tests_agree_with_the_validator(case):
+    s, values = INLINE_CASES[case]
+    warm = mk_tool(disp, tool_of({'v': s}, req=['v']))
+    warm(values[0])  # the first call gives the tool its inline tests
+    for v in values:  # a fresh tool's first call takes the validator's way
+        assert _outcome(warm, v) == _outcome(mk_tool(disp, tool_of({'v': s}, req=['v'])), v), v
+
+
+def test_schema_text_never_reaches_the_code():
+    "Property names and constants that look like code are only ever values to the tool's code"
+    nasty = "x'):\n    import os  # "
+    props = {nasty: {'type': 'string', 'enum': [nasty]}, 'o': {'type': 'object', 'properties': {nasty: {'const': nasty}}, 'required': [nasty]}}
+    fn = mk_tool(disp, tool_of(props, req=[nasty]))
+    for _ in range(2):
+        assert fn(nasty, o={nasty: nasty}) == ('t', {nasty: nasty, 'o': {nasty: nasty}})
+        assert len(refused(fn, 'y').errors) == 1 and len(refused(fn, nasty, o={nasty: 'y'}).errors) == 1
+
+
+def test_object_annotations_are_typeddicts_as_typing_makes_them():
+    fn = mk_tool(disp, tool_of({'pt': {'type': 'object', 'title': 'Pt', 'properties': {'x': {'type': 'integer'}, 'y': {'type': 'string'}},
+                                       'required': ['x']}}, req=['pt']))
+    td = inspect.signature(fn).parameters['pt'].annotation
+    ref = typing.TypedDict('Pt', {'x': typing.Required[int], 'y': str}, total=False)
+    assert typing.is_typeddict(td) and td.__name__ == td.__qualname__ == 'Pt' and td.__module__ == 'funccall.inverse'
+    assert vars(td).keys() == vars(ref).keys() and typing.get_type_hints(td) == typing.get_type_hints(ref) == {'x': int, 'y': str}
+    assert (td.__required_keys__, td.__optional_keys__, td.__total__) == (ref.__required_keys__, ref.__optional_keys__, ref.__total__)
+    assert td(x=1) == {'x': 1} and isinstance(td(x=1), dict)

@@ -7,7 +7,7 @@ validated against it.
 import datetime as dt
 import enum
 import json
-import typing
+import sys, typing
 from collections import abc
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -281,8 +281,13 @@ class PartialMovie(TypedDict, total=False):
     year: int
 
 
-class MovieReq(TypedDict, total=False):
-    title: typing.Required[str]  # must be there
+# `typing.Required` is new in 3.11; on 3.10 the same class is spelled with typing_extensions
+if sys.version_info >= (3, 11): _TD, _Required = TypedDict, typing.Required
+else: _TD, _Required = te.TypedDict, te.Required
+
+
+class MovieReq(_TD, total=False):
+    title: _Required[str]  # must be there
     year: int
 
 
