@@ -61,7 +61,7 @@ from ._warnings import SchemaWarning, caller_level
 try: from re import _parser as _sre  # the stdlib's own regex parser, to measure a pattern's backtracking risk
 except ImportError: import sre_parse as _sre  # Python 3.10
 
-__all__ = ['compile_schema', 'Validator']
+__all__ = ['compile_schema', 'Validator', 'key_path']
 
 _ROOT = 'urn:funccall:root'  # the base URI of a document without `$id`
 _EAGER = 40                  # schema levels compiled at once; deeper ones compile on first use
@@ -105,7 +105,7 @@ def _all(fs: list):
         return True
     return check
 
-def _kpath(path: str, k) -> str:
+def key_path(path: str, k) -> str:
     "`path` and then key `k`: `items[2].sku`, `headers['X-Id']`"
     if isinstance(k, str) and k.isidentifier(): return f'{path}.{k}' if path else k
     return f'{path}[{short(k, 40)}]'
@@ -503,14 +503,14 @@ class _Object(_Part):
             seen = False
             if (s := self.props.get(k)) is not None:
                 seen = True
-                if not s.ok(x): s.errs(x, _kpath(path, k), out, limit)
+                if not s.ok(x): s.errs(x, key_path(path, k), out, limit)
             for rx, s in self.patterns:
                 if isinstance(k, str) and rx.search(k):
                     seen = True
-                    if not s.ok(x): s.errs(x, _kpath(path, k), out, limit)
+                    if not s.ok(x): s.errs(x, key_path(path, k), out, limit)
             if not seen and self.extra is not None and not self.extra.ok(x):
                 if self.extra.schema is False: out.append(Problem(path, _unexpected(k, self.props)))
-                else: self.extra.errs(x, _kpath(path, k), out, limit)
+                else: self.extra.errs(x, key_path(path, k), out, limit)
             if self.names is not None and not self.names.ok(k):
                 out.append(Problem(path, f"key {short(k, 40)} is not allowed: keys must be {self.names.words}"))
         for k, s in self.dep_schemas.items():
@@ -613,7 +613,7 @@ class _Unevaluated(_Part):
                 if len(out) >= limit: return
                 if k in ev or self.props.ok(x): continue
                 if self.props.schema is False: out.append(Problem(path, _unexpected(k, sorted(ev, key=str))))
-                else: self.props.errs(x, _kpath(path, k), out, limit)
+                else: self.props.errs(x, key_path(path, k), out, limit)
         if self.items is not None and isinstance(v, (list, tuple)) and (ev := _union(p.evi(v) for p in self.siblings())) is not _ALL:
             for i, x in enumerate(v):
                 if len(out) >= limit: return

@@ -125,20 +125,21 @@ class TypeCache:
         if _order_matters(t):
             k = _ordered_key(t)
             try: return self.ordered[k]
-            except KeyError: return _put(self.ordered, k, self.make(t))
-        return _put(self.plain, t, self.make(t))
+            except KeyError: return self._put(self.ordered, k, self.make(t))
+        return self._put(self.plain, t, self.make(t))
+
+    def _put(self, d: dict, k, v):
+        "`d[k] = v`, first dropping the older half of the fuller dict when the cache is full: bounded, and what is in use comes back at once"
+        if len(self) >= _MAX_CACHE:
+            full = max(self.plain, self.ordered, key=len)
+            for old in list(itertools.islice(full, len(full) // 2)): full.pop(old, None)
+        d[k] = v
+        return v
 
     def __len__(self): return len(self.plain) + len(self.ordered)
     def clear(self): self.plain.clear(); self.ordered.clear()
 
 _MAX_CACHE = 4096  # entries per cache: they hold annotations strongly, and classes made at run time (`mk_tool`) come and go
-
-def _put(d: dict, k, v):
-    "`d[k] = v`, first dropping the older half of `d` when it is full: bounded, and what is in use comes back at once"
-    if len(d) >= _MAX_CACHE:
-        for old in list(itertools.islice(d, len(d) // 2)): d.pop(old, None)
-    d[k] = v
-    return v
 
 def _ordered_key(t):
     "`t` with the order of its arguments, recursively: `Union[None, X]` and `Optional[X]` even print alike"

@@ -704,9 +704,30 @@ class _Checked:
                 if found and k in kw and kw[k] is None:
                     kw2 = {a: v for a, v in kw.items() if a != k}
                     if len(found2 := self.problems(kw2)) < len(found): kw, found = kw2, found2
+            # likewise inside objects: strict mode makes every key required and nullable, so a model sends null for "not given"
+            # (one key at a time, kept only when it clears its problem and raises none: a required key's null stays reported)
+            for at in [p.path for p in found if p.message.endswith('got null') and p.path]:
+                kw2 = _without_nulls(kw, {at}, '')
+                if set(found2 := self.problems(kw2)) < set(found): kw, found = kw2, found2
             problems += [p for p in found if not any(f"key {k!r}" in p.message and not p.path for k in bad)]
         if problems: raise ToolInputError.of(self.name, problems)
         return self.disp(self.name, **kw)
+
+def _without_nulls(v, paths: set, path: str):
+    "`v` without the keys at `paths` whose value is null (walked iteratively: arguments may be deeply nested)"
+    from ._jsonschema import key_path  # (imported here: the validator imports the schema module)
+    out = dict(v) if type(v) is dict else list(v) if type(v) is list else v
+    todo = [(out, path)]
+    while todo:
+        node, at = todo.pop()
+        items = list(node.items()) if type(node) is dict else enumerate(node)
+        for k, x in items:
+            sub = key_path(at, k) if type(node) is dict else f'{at}[{k}]'
+            if x is None and sub in paths and type(node) is dict: del node[k]
+            elif type(x) in (dict, list) and any(p.startswith(sub) for p in paths):
+                node[k] = dict(x) if type(x) is dict else list(x)
+                todo.append((node[k], sub))
+    return out
 
 def mk_tool(
     dispfn,               # called as `dispfn(tool_name, /, **arguments)`; may be async

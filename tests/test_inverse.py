@@ -940,3 +940,13 @@ def test_object_annotations_are_typeddicts_as_typing_makes_them():
     assert vars(td).keys() == vars(ref).keys() and typing.get_type_hints(td) == typing.get_type_hints(ref) == {'x': int, 'y': str}
     assert (td.__required_keys__, td.__optional_keys__, td.__total__) == (ref.__required_keys__, ref.__optional_keys__, ref.__total__)
     assert td(x=1) == {'x': 1} and isinstance(td(x=1), dict)
+
+
+def test_a_strict_null_for_an_optional_nested_key_means_not_given():
+    "Strict renders make every key required and nullable; a null for an optional key the schema doesn't let be null is left out"
+    tool = {'name': 'w', 'inputSchema': {'type': 'object', 'properties': {'links': {'type': 'array', 'items': {
+        'type': 'object', 'required': ['target'], 'properties': {'target': {'type': 'string'}, 'tip': {'type': 'string'}}}}}}}
+    fn = mk_tool(lambda name, **kw: kw, tool)
+    assert fn(links=[{'target': 'a', 'tip': None}]) == {'links': [{'target': 'a'}]}
+    with pytest.raises(ToolInputError, match=r"links\[0\]\.target: expected a string, got null|'links\[0\]\.target': expected a string"):
+        fn(links=[{'target': None, 'tip': None}])  # a required key's null is still refused, as what it is

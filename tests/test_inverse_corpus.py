@@ -41,7 +41,7 @@ class _Many:
     def reject(self, why=None): self._m.reject(why)
 
 
-hjs.cu = SimpleNamespace(many=_Many)
+if not hasattr(cu.many, 'more'): hjs.cu = SimpleNamespace(many=_Many)  # older Hypothesis (as pip picks for 3.10) still has it
 
 TOOLS = load_corpus()
 SERVERS = sorted({srv for srv, _ in TOOLS})
