@@ -1,4 +1,4 @@
-"""Tool schemas in each provider's own form, and seed 004's `function_to_tool`.
+"""Tool schemas in each provider's own form, and `function_to_tool` (the OpenAI tool format with its own type table).
 
 Every renderer is a pure post-pass over the canonical schema (`get_schema(f, evalable=True)`): it never
 mutates its input and never asks the walker for a special case. One tool in gives one tool out; a list gives
@@ -278,17 +278,17 @@ def to_gemini(
     "Gemini function declarations: `types.Tool(function_declarations=to_gemini(fs))`; JSON Schema as it is, or the OpenAPI subset"
     return _render(tools, 'gemini', lambda s, nm, ch, t: _gemini_fn(s, nm, ch, legacy), rename, report)
 
-# --- seed 004: function_to_tool -------------------------------------------------------------------------------
+# --- function_to_tool: the OpenAI tool format, with its own type table -------------------------------------------------
 
-_SEED_SCALARS = {bool: 'boolean', int: 'integer', float: 'number', str: 'string'}
+_FTT_SCALARS = {bool: 'boolean', int: 'integer', float: 'number', str: 'string'}
 _VAR = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
-_SEED_FORMATS = {dt.datetime: {'format': 'date-time'}, dt.date: {'format': 'date'}, dt.time: {'format': 'time'},
+_FTT_FORMATS = {dt.datetime: {'format': 'date-time'}, dt.date: {'format': 'date'}, dt.time: {'format': 'time'},
                  bytes: {'contentEncoding': 'base64'}}  # any other custom type is a plain string
 
 def _enum(values: list) -> dict:
     "`enum`, with a `type` when all values share one"
-    tys = {('null' if v is None else _SEED_SCALARS.get(type(v))) for v in values}
+    tys = {('null' if v is None else _FTT_SCALARS.get(type(v))) for v in values}
     return {'type': tys.pop(), 'enum': values} if len(tys) == 1 and None not in tys else {'enum': values}
 
 def _meta_doc(t) -> str | None:
@@ -300,14 +300,14 @@ def _meta_doc(t) -> str | None:
         if isinstance(getattr(m, 'description', None), str): return m.description
     return None
 
-class _Seed004:
-    "Seed 004's type table: Optional unwrapped, unions as `oneOf`, classes inline, anything unknown a string"
+class _ToolTable:
+    "function_to_tool's type table: Optional unwrapped, unions as `oneOf`, classes inline, anything unknown a string"
     def __init__(self): self.inside = {}  # class -> JSON pointer of its schema, while inside it
 
     def schema(self, t, at: str) -> dict:
         try: info = kind(t)
-        except SchemaError: return {'type': 'string'}  # seed 004: an unrecognised type is a string
-        return _seed_handlers[info.kind](self, info, at)
+        except SchemaError: return {'type': 'string'}  # function_to_tool's table: an unrecognised type is a string
+        return _ftt_handlers[info.kind](self, info, at)
 
     def obj(self, info, at: str) -> dict:
         t = info.t
@@ -324,61 +324,61 @@ class _Seed004:
             return {'type': 'object', 'properties': props, 'required': req}
         finally: del self.inside[t]
 
-def _seed_union(w, info, at):
+def _ftt_union(w, info, at):
     members = [a for a in info.args if a is not NoneType and a is not None]
     if len(members) == 1: return w.schema(members[0], at)  # Optional[T] is T
     return {'oneOf': [w.schema(a, f'{at}/oneOf/{i}') for i, a in enumerate(members)]}
 
-def _seed_tuple(w, info, at):
+def _ftt_tuple(w, info, at):
     args = info.args
     if len(args) == 2 and args[1] is Ellipsis: return {'type': 'array', 'items': w.schema(args[0], f'{at}/items')}
     if not args: return {'type': 'array', 'maxItems': 0}
     return {'type': 'array', 'prefixItems': [w.schema(a, f'{at}/prefixItems/{i}') for i, a in enumerate(args)],
             'minItems': len(args), 'maxItems': len(args)}
 
-def _seed_format(w, info, at):
-    return {'type': 'string', **_SEED_FORMATS.get(info.args[0], {})}
+def _ftt_format(w, info, at):
+    return {'type': 'string', **_FTT_FORMATS.get(info.args[0], {})}
 
-def _seed_dict(w, info, at):
+def _ftt_dict(w, info, at):
     return {'type': 'object', 'additionalProperties': w.schema(info.args[1] if info.args else str, f'{at}/additionalProperties')}
 
 _string = lambda w, info, at: {'type': 'string'}
-_seed_handlers = {
+_ftt_handlers = {
     'any': _string, 'object': _string, 'none': lambda w, info, at: {'type': 'null'},
-    'scalar': lambda w, info, at: {'type': _SEED_SCALARS[info.args[0]]},
+    'scalar': lambda w, info, at: {'type': _FTT_SCALARS[info.args[0]]},
     'literal': lambda w, info, at: _enum([jsonable(v) for v in info.args]),
     'enum': lambda w, info, at: _enum([jsonable(m) for m in info.t]),
-    'union': _seed_union,
+    'union': _ftt_union,
     'list': lambda w, info, at: {'type': 'array', 'items': w.schema(info.args[0], f'{at}/items')},
     'set': lambda w, info, at: {'type': 'array', 'items': w.schema(info.args[0], f'{at}/items'), 'uniqueItems': True},
-    'tuple': _seed_tuple,
-    'dict': _seed_dict,
-    'format': _seed_format,
+    'tuple': _ftt_tuple,
+    'dict': _ftt_dict,
+    'format': _ftt_format,
     **dict.fromkeys(('typeddict', 'namedtuple', 'dataclass', 'model', 'class'), lambda w, info, at: w.obj(info, at)),
 }
 
 def function_to_tool(
     func,   # a documented function (or method, class, callable object)
 ) -> dict:  # `{'type': 'function', 'function': {'name', 'description', 'parameters'}}`
-    "The OpenAI tool for `func` exactly as seed 004 specifies: its own type table, classes inline, no defaults"
+    "The OpenAI tool for `func` with its own type table: Optional unwrapped, unions as `oneOf`, classes inline, no defaults"
     where = getattr(func, '__qualname__', None) or type(func).__qualname__
     docs = tool_docs(func)
     if not docs.description:
         raise SchemaError(f"Function {where!r} has no docstring; add one (the model reads it to decide when to call the tool)")
     try: annotated = {nm for nm, p in inspect.signature(func).parameters.items() if p.annotation is not inspect.Parameter.empty}
     except (TypeError, ValueError): annotated = set()
-    w, props, req = _Seed004(), {}, []
+    w, props, req = _ToolTable(), {}, []
     for p in signature(func, where).params:
         if p.kind in _VAR: continue
-        anno = p.anno if p.name in annotated else str  # seed 004: a missing annotation is a string
+        anno = p.anno if p.name in annotated else str  # its table: a missing annotation is a string
         s = w.schema(anno, f'#/properties/{_esc(p.name)}')
         d = docs.comments.get(p.name) or _meta_doc(anno) or docs.doc_params.get(p.name)
-        props[p.name] = {**s, 'description': d or f"Parameter {p.name} of type {_seed_type_name(anno)}"}
+        props[p.name] = {**s, 'description': d or f"Parameter {p.name} of type {_ftt_type_name(anno)}"}
         if p.default is empty: req.append(p.name)
     name = getattr(func, '__name__', None) or type(func).__name__
     return {'type': 'function', 'function': {'name': name, 'description': docs.description,
                                              'parameters': {'type': 'object', 'properties': props, 'required': req}}}
 
-def _seed_type_name(t) -> str:
+def _ftt_type_name(t) -> str:
     try: return type_name(kind(t).t)  # `Annotated` and `NewType` wrappers off: the type the model sends
     except SchemaError: return type_name(t)
