@@ -389,14 +389,20 @@ def _any_of(tests: tuple):
         return lambda v: a(v) or b(v)
     return lambda v: any(t(v) for t in tests)
 
-def _quick_string(s: dict):
+def _string_rule(s: dict):
+    "A string schema's length bounds and allowed values (a frozenset, or None for any), or None when it says more than these"
     lo, hi = s.get('minLength', 0), s.get('maxLength')
     if not _count(lo) or (hi is not None and not _count(hi)): return None
     vs = s['enum'] if 'enum' in s else [s['const']] if 'const' in s else None
     if vs is not None:
         if not isinstance(vs, list) or not all(type(x) is str for x in vs) or 'enum' in s and 'const' in s: return None
         vs = frozenset(x for x in vs if lo <= len(x) and (hi is None or len(x) <= hi))
-        return (lambda v: type(v) is str and v in vs), frozenset((str,))
+    return lo, hi, vs
+
+def _quick_string(s: dict):
+    if (rule := _string_rule(s)) is None: return None
+    lo, hi, vs = rule
+    if vs is not None: return (lambda v: type(v) is str and v in vs), frozenset((str,))
     if hi is None and not lo: return (lambda v: type(v) is str), frozenset((str,))
     if hi is None: return (lambda v: type(v) is str and len(v) >= lo), frozenset((str,))
     return (lambda v: type(v) is str and lo <= len(v) <= hi), frozenset((str,))
@@ -534,13 +540,9 @@ class _Inline:
         return True
 
     def string(self, s: dict, v: str, ind: int) -> bool:
-        lo, hi = s.get('minLength', 0), s.get('maxLength')
-        if not _count(lo) or (hi is not None and not _count(hi)): return False
-        vs = s['enum'] if 'enum' in s else [s['const']] if 'const' in s else None
-        if vs is not None:
-            if not isinstance(vs, list) or not all(type(x) is str for x in vs) or 'enum' in s and 'const' in s: return False
-            vs = frozenset(x for x in vs if lo <= len(x) and (hi is None or len(x) <= hi))
-            self.add(ind, f'_type({v}) is not _str or {v} not in {self.const(vs)}'); return True
+        if (rule := _string_rule(s)) is None: return False
+        lo, hi, vs = rule
+        if vs is not None: self.add(ind, f'_type({v}) is not _str or {v} not in {self.const(vs)}'); return True
         self.add(ind, ' or '.join([f'_type({v}) is not _str', *([f'_len({v}) < {self.const(lo)}'] if lo else []),
                                    *([f'_len({v}) > {self.const(hi)}'] if hi is not None else [])]))
         return True
