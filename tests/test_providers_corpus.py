@@ -175,7 +175,8 @@ def values(s, defs: dict, depth: int = 0):
     if ty == 'string':
         if s.get('format') in _FORMATS: return _FORMATS[s['format']]
         # printable ASCII: Python's `$` also matches before a final newline and its `\d` takes any digit; JSON Schema's don't
-        if 'pattern' in s: return st.from_regex(s['pattern'], alphabet=st.characters(min_codepoint=32, max_codepoint=126))
+        # (and drawn to match whole, or Hypothesis may add the newline Python's `$` allows)
+        if 'pattern' in s: return st.from_regex(s['pattern'], fullmatch=True, alphabet=st.characters(min_codepoint=32, max_codepoint=126))
         return st.text('abc xyz', min_size=s.get('minLength', 0), max_size=min(s.get('maxLength', 8), 8))
     if ty == 'array':
         lo = s.get('minItems', 0)
