@@ -935,7 +935,10 @@ def test_object_annotations_are_typeddicts_as_typing_makes_them():
     fn = mk_tool(disp, tool_of({'pt': {'type': 'object', 'title': 'Pt', 'properties': {'x': {'type': 'integer'}, 'y': {'type': 'string'}},
                                        'required': ['x']}}, req=['pt']))
     td = inspect.signature(fn).parameters['pt'].annotation
-    ref = typing.TypedDict('Pt', {'x': typing.Required[int], 'y': str}, total=False)
+    if sys.version_info >= (3, 11): ref = typing.TypedDict('Pt', {'x': typing.Required[int], 'y': str}, total=False)
+    else:  # no `typing.Required` on 3.10: the same class, its required key set by hand
+        ref = typing.TypedDict('Pt', {'x': int, 'y': str}, total=False)
+        ref.__required_keys__, ref.__optional_keys__ = frozenset({'x'}), frozenset({'y'})
     assert typing.is_typeddict(td) and td.__name__ == td.__qualname__ == 'Pt' and td.__module__ == 'funccall.inverse'
     assert vars(td).keys() == vars(ref).keys() and typing.get_type_hints(td) == typing.get_type_hints(ref) == {'x': int, 'y': str}
     assert (td.__required_keys__, td.__optional_keys__, td.__total__) == (ref.__required_keys__, ref.__optional_keys__, ref.__total__)
