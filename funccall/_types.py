@@ -13,7 +13,7 @@ from pathlib import Path, PurePath
 from typing import Any, NamedTuple, get_args, get_origin
 from uuid import UUID
 
-__all__ = ['JsonSchema', 'KINDS', 'CHECKED', 'constraints',
+__all__ = ['JsonSchema', 'own_annotations', 'KINDS', 'CHECKED', 'constraints',
            'TypeInfo', 'kind', 'custom_types', 'Param', 'Field', 'fields', 'empty', 'NoneType',
            'SchemaError', 'type_name', 'Sig', 'signature', 'on_types_changed', 'check_caches', 'type_cache', 'origin', 'is_callable_object',
            'type_has', 'instance_dict']
@@ -246,6 +246,14 @@ def _localns(obj) -> dict:
     if isinstance(obj, type): ns.setdefault(obj.__name__, obj)
     return ns
 
+def own_annotations(
+    obj,                   # a function or class
+    missing=None,          # what to give when there are none
+):                         # its `__annotations__` dict itself (not a copy), or `missing`
+    "`obj.__annotations__`, read from a class's own dict: `getattr` on a class without any would store an empty one there"
+    if issubclass(type(obj), type): return type.__dict__['__dict__'].__get__(obj).get('__annotations__') or missing
+    return getattr(obj, '__annotations__', None) or missing
+
 def _has_fwd(a) -> bool:
     "Whether annotation `a` holds a string or `ForwardRef` anywhere"
     if type(a) is type: return False
@@ -254,7 +262,7 @@ def _has_fwd(a) -> bool:
 
 def _hints(obj, where: str) -> dict:
     "Annotations of function or class `obj`, forward references resolved (only when there are any)"
-    annos = getattr(obj, '__annotations__', None) or {}
+    annos = own_annotations(obj, {})
     if not any(_has_fwd(a) for a in annos.values()): return annos
     try:
         # 3.10's `get_type_hints` also makes a parameter with a `None` default `Optional`: read a function's as later versions do
@@ -365,7 +373,7 @@ def signature(f, where: str | None = None) -> Sig:
         while isinstance(fn, functools.partial): fn = fn.func
         fn = inspect.unwrap(getattr(fn, '__func__', fn))
         if not isinstance(fn, types.FunctionType): fn = target
-    annos = getattr(fn, '__annotations__', None) or {}
+    annos = own_annotations(fn, {})
     try: hints = _hints(fn, where)
     except SchemaError:
         if not _has_fwd(annos.get('return')): raise

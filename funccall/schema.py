@@ -17,7 +17,7 @@ from ._docs import Docs, class_docs, doc_text, func_docs
 from ._json import jsonable
 from ._ns import resolve_nm
 from ._types import (JsonSchema, NoneType, SchemaError, TypeInfo, check_caches, constraints, custom_types, empty, fields,
-                     is_callable_object, kind, on_types_changed, signature, type_name)
+                     is_callable_object, kind, on_types_changed, own_annotations, signature, type_name)
 
 __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'SchemaError', 'SchemaWarning', 'tool_docs']
 
@@ -278,7 +278,7 @@ on_types_changed(_cache.clear)
 def _version(f) -> tuple:
     "What a cached schema of `f` was made from, beyond `f` itself: a changed docstring or default is a new schema"
     return (getattr(f, '__doc__', None), getattr(f, '__defaults__', None), getattr(f, '__kwdefaults__', None),
-            getattr(f, '__annotations__', None))
+            own_annotations(f))
 
 def _cache_key(f):
     "The weakly referenceable object `f`'s schema depends on, and how `f` reaches it"

@@ -399,7 +399,7 @@ def test_check_from_the_real_entry_point():
 
 BAD = f'''
     from __future__ import annotations
-    import threading
+    import threading, types
     from dataclasses import dataclass, field
 
     @dataclass
@@ -419,7 +419,7 @@ BAD = f'''
         return 'ok'
 
     def locked(
-        lock: threading.Lock,  # A lock
+        lock: types.FrameType,  # A lock (a frame: a C type no schema can express, on every Python version)
     ) -> str:
         "A type no schema can express."
         return 'ok'
@@ -457,7 +457,7 @@ def test_check_reports_each_finding(capsys, tmp_path):
     def has(tool, *words): return any(l.startswith(f'{tool}: ') and all(w in l for w in words) for l in lines)
     assert has('undescribed', "parameter 'x' has no description") and has('undescribed', "parameter 'y' has no description")
     assert has('odd_default', "Parameter 'when' of 'odd_default': default left out of the schema", "can't be held by JSON")
-    assert has('locked', "Parameter 'lock' of 'locked': Can't make a schema for", 'custom_types')
+    assert has('locked', "Parameter 'lock' of 'locked': Can't make a schema for", 'use a JSON type')
     assert has(LONG, f"name {LONG!r} breaks OpenAI's and Anthropic's rule")
     assert has('counts', 'openai strict:', "/properties/c is a dict[str, V]", 'sent with strict: false')
     assert not any('note:' in l for l in lines)

@@ -277,13 +277,14 @@ def test_a_timeout_never_lands_after_the_code_finished():
 
 
 def test_a_blocking_call_off_the_main_thread_is_reported_honestly():
+    before = _python_threads()  # (other tests' stuck code may still be finishing: only this call's thread counts)
     start = time.monotonic()
     r = _in_thread(python, 'import time\ntime.sleep(2)', glb={}, timeout=0.3)
     assert time.monotonic() - start < 1.5
     assert _is_timeout(r) and 'inside a blocking call' in r
     deadline = time.monotonic() + 5
-    while _python_threads() and time.monotonic() < deadline: time.sleep(0.05)
-    assert not _python_threads()  # it stopped once the call returned
+    while _python_threads() - before and time.monotonic() < deadline: time.sleep(0.05)
+    assert not _python_threads() - before  # it stopped once the call returned
 
 
 # ---------------------------------------------------------------------------------------------------------
