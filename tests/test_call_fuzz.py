@@ -202,7 +202,11 @@ def _snapshot():
     fns = [*TOOLS, _secret, Sub.mul, *vars(Calc).values()]
     return ({k: id(v) for k, v in NS.items()}, {k: id(v) for k, v in vars(calc).items()}, calc.start, dict(calc.store),
             dict(vars(calc.sub)), sorted(vars(Calc)), sorted(vars(Point)), sorted(vars(os)), list(_secret_calls),
-            [(getattr(f, '__defaults__', None), getattr(f, '__kwdefaults__', None), dict(getattr(f, '__annotations__', {}))) for f in fns])
+            [(getattr(f, '__defaults__', None), getattr(f, '__kwdefaults__', None), dict(_annotations(f))) for f in fns])
+
+def _annotations(f) -> dict:
+    "A class's own annotations read from its dict: `getattr` would create an empty one there, changing what we snapshot"
+    return vars(f).get('__annotations__', {}) if isinstance(f, type) else getattr(f, '__annotations__', {})
 
 def _outcome(f):
     try: return 'ok', f()
