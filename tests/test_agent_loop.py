@@ -4,7 +4,6 @@ send the assistant's message before the results, answer every call by its id, se
 accept, and stop when the model stops calling tools. Also `run_tool_calls`' per-request `injected=`."""
 import asyncio, json, re
 from pathlib import Path
-from typing import Literal
 
 import anthropic, httpx, httpx2, openai, pytest
 from anthropic.types import MessageParam
@@ -13,17 +12,10 @@ from openai.types.responses import ResponseInputParam
 from pydantic import TypeAdapter
 
 from funccall import Tool, Toolbox, run_tool_calls, run_tool_calls_async
+from test_messages import get_stock_price, get_weather  # the same two tools the recorded payloads call
 
 ROOT = Path(__file__).parent.parent
 PAYLOADS = Path(__file__).parent / 'payloads'
-
-def get_weather(city: str, unit: Literal['C', 'F'] = 'C') -> dict:
-    "Current weather in `city`"
-    return {'city': city, 'temp': 21 if unit == 'C' else 70, 'unit': unit}
-
-def get_stock_price(symbol: str) -> float:
-    "Latest price of `symbol`"
-    raise KeyError(f'unknown symbol {symbol}')
 
 def readme_loops() -> dict:
     "The functions of the README's agent-loop block, defined over the tools the recorded responses call"
