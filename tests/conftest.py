@@ -1,5 +1,15 @@
-"""Shared test helpers. `assert_valid_schema` is a plain function: `from conftest import assert_valid_schema`."""
+"""Shared test helpers, plain functions: `from conftest import assert_valid_schema, examples`."""
+import os
+
 from jsonschema import Draft202012Validator
+
+# CI runs every property test with its full number of examples on one Python, and with a share of them on the others
+# (`FUNCCALL_EXAMPLES=0.2`): the same properties on every version, the long search once
+_SHARE = float(os.environ.get('FUNCCALL_EXAMPLES', '1'))
+
+def examples(n: int) -> int:
+    "`n` examples for a property test, times the share of them this run asks for (at least 2)"
+    return max(2, round(n * _SHARE))
 
 
 def _walk(node, path='#'):

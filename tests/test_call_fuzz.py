@@ -21,7 +21,7 @@ from typing import Any, Literal, NamedTuple, Optional, TypedDict, Union
 from uuid import UUID
 
 import pytest
-from conftest import assert_valid_schema, with_defs
+from conftest import assert_valid_schema, examples, with_defs
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
@@ -238,7 +238,7 @@ def _same_outcome(a, b):
     if a[0] == 'raised': return b[0] == 'raised' and type(a[1]) is type(b[1]) and str(a[1]) == str(b[1])
     return b[0] == 'ok' and type(a[1]) is type(b[1]) and a[1] == b[1]
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(call=calls, in_thread=st.booleans())
 @example(call=('calc.add', {'x': 5}), in_thread=True)
 @example(call=('calc-add', '{"x": "7"}'), in_thread=False)
@@ -404,7 +404,7 @@ def _sig(v):
     if dataclasses.is_dataclass(v): return t, tuple(_sig(getattr(v, f.name)) for f in dataclasses.fields(v))
     return t
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(data=st.data())
 def test_coerce_roundtrip(data):
     node = data.draw(annos, label='annotation')
@@ -590,7 +590,7 @@ _json_like = st.recursive(
     lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=3) | st.integers() | st.booleans(), kids, max_size=4),
     max_leaves=20)
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(nm=st.sampled_from(sorted(HOSTILE_NS)), args=st.dictionaries(st.sampled_from(['a', 'b', 'xs', 'to', 'x', 'c', 'p', 'd', 'day', 'mode', 'z']) | st.integers(),
                                                                      _json_like, max_size=4),
        depth=st.sampled_from([0, 0, 1_000, 20_000]))

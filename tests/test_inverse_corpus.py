@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 import jsonschema
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.internal.conjecture import utils as cu
@@ -99,7 +100,7 @@ def test_schema_valid_arguments_arrive_unchanged(server):
     picks = [i for i, (srv, _) in enumerate(TOOLS) if srv == server and _args_strategy(i)[0] is not None]
     if not picks: pytest.skip(f"hypothesis-jsonschema can draw arguments for no tool of {server!r} (recursive references)")
 
-    @settings(max_examples=8, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck),
+    @settings(max_examples=examples(8), deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck),
               phases=[Phase.explicit, Phase.generate])  # no shrinking: a failure shows the arguments as drawn, at once
     @given(data=st.data())
     def check(data):

@@ -4,6 +4,7 @@ import json, re, sys, threading, time, warnings
 from pathlib import Path
 
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, given, settings, strategies as st
 from jsonschema import Draft7Validator, Draft202012Validator
 
@@ -360,7 +361,7 @@ _json = st.recursive(st.none() | st.booleans() | st.integers(-3, 12) | st.sample
                      lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.sampled_from(['a', 'b', 'c', 'foo', 'bar', 'baz', 'quux', 'x1']), kids, max_size=4),
                      max_leaves=8)
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(range(len(SCHEMAS))), _json)
 def test_same_verdict_as_jsonschema(i, value):
     "On the suite's schemas, any JSON value gets the verdict the reference implementation gives"
@@ -382,7 +383,7 @@ TOOL = {'type': 'object', 'required': ['query', 'ids'], 'additionalProperties': 
     'shape': {'oneOf': [{'type': 'object', 'properties': {'r': {'type': 'number'}}, 'required': ['r'], 'additionalProperties': False},
                         {'type': 'object', 'properties': {'w': {'type': 'number'}}, 'required': ['w'], 'additionalProperties': False}]}}}
 
-@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.dictionaries(st.sampled_from(sorted(TOOL['properties']) + ['other']), _json, max_size=6))
 def test_tool_arguments_same_verdict_as_jsonschema(args):
     v = compile_schema(TOOL)

@@ -28,6 +28,7 @@ from uuid import UUID
 
 import annotated_types as at
 import pytest
+from conftest import examples
 import typing_extensions as te
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -227,7 +228,7 @@ def _example(p0: Node, p1: Point = Point(1, 2.0), *, p2: Color = Color.red, p3: 
 # The properties
 # ---------------------------------------------------------------------------------------------------------
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(functions())
 @example(_example)
 def test_get_schema_of_mk_tool_is_a_fixpoint(f):
@@ -235,7 +236,7 @@ def test_get_schema_of_mk_tool_is_a_fixpoint(f):
     assert get_schema(mk_tool(_dispatch, s), evalable=True) == s
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(plain_annos)
 @example(Node)
 @example(Ping)
