@@ -18,7 +18,7 @@ Speed: building a tool does only what its signature needs; its code comes from a
 of parameters, renamed for the tool. The first call compiles the validator and gives the tool code of its own
 that tests each argument inline (exact types, lengths, bounds, string enums as set membership, loops over arrays,
 key tests on objects), shared by every tool of the same shape. A call whose arguments are plain JSON values its
-schema certainly accepts goes straight to the dispatcher; anything else goes the checked way.
+schema certainly accepts goes straight to the dispatcher, as keywords; anything else goes the checked way.
 """
 from __future__ import annotations
 
@@ -487,8 +487,9 @@ _INLINE_PROPS = 8  # an object with more properties than this is tested by its q
 class _Inline:
     """The source of one tool's checked code: each argument's quick test written out as statements (a type test, a
     set membership, a loop over an array's items, key tests on an object), so a call runs no function of ours at all.
-    The text holds only names made here (`a0`, `x1`, `_c2`): every constant, a property name too, is a global `_cN`
-    of the tool's own, so nothing from the schema is ever written into the source."""
+    The text holds only names made here (`a0`, `x1`, `_c2`, `_K3`): every constant is a global `_cN` of the tool's
+    own, and a property's name is the placeholder `_K{i}` until the compiled code is given the names (`_with_names`),
+    so nothing from the schema is ever written into the source."""
     def __init__(self, g: dict, n: int, aw: str):
         self.g, self.lines, self.nconst, self.nvar = g, [], 0, 0
         self.fail = f"return {aw}_slow_args(extra{''.join(f', a{i}' for i in range(n))})"
@@ -594,29 +595,32 @@ class _Inline:
         return True
 
 def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool) -> types.CodeType:
-    "The code of a tool whose every argument is tested inline against its schema (see `_Inline`); its constants go into `g`"
+    """The code of a tool whose every argument is tested inline against its schema (see `_Inline`); its constants go
+    into `g`, and its property names are the placeholders `_K0`... (see `_with_names`)"""
     n, aw = len(schemas), 'await ' if is_async else ''
     src = _Inline(g, n, aw)
-    src.lines += [f"{'async ' if is_async else ''}def tool({''.join(f'a{i}=_U, ' for i in range(n))}**extra):",
-                  '    if extra:', f'        {src.fail}']
-    # one test per argument in the usual call: required ones that take a single condition share one `if`, and an
-    # optional one's condition comes first (it fails for `_U` too: every test starts with a type test)
-    conds, body = [], src.lines
-    for i, ps in enumerate(schemas[:nreq]):
+    # one test per argument in the usual call: those that take a single condition share one `if`, an optional one's
+    # condition before its `is not _U` (the usual call gives it)
+    conds, body = [], []
+    for i, ps in enumerate(schemas):
         src.lines = []
-        src.arg(ps, f'a{i}', 4)
-        if (cond := src.single()) is not None: conds.append(cond)
-        else: body += src.lines
-    if conds: body[3:3] = [f"    if {' or '.join(f'({c})' for c in conds)}:", f'        {src.fail}']
-    src.lines = body
-    src.lines.append(f"    kw = {{{', '.join(f'_K{i}: a{i}' for i in range(nreq))}}}")
-    for i, ps in enumerate(schemas[nreq:], nreq):
-        at = len(src.lines)
-        src.arg(ps, f'a{i}', 8)
-        if (cond := src.single(at)) is not None:
-            src.lines[at:] = [f'    if {cond}:', f'        if a{i} is not _U:', f'            {src.fail}', '    else:', f'        kw[_K{i}] = a{i}']
-        else: src.lines[at:at] = [f'    if a{i} is not _U:']; src.lines.append(f'        kw[_K{i}] = a{i}')
-    src.lines.append(f'    return {aw}_disp(_name, **kw)')
+        src.arg(ps, f'a{i}', 4 if i < nreq else 8)
+        if (cond := src.single()) is not None: conds.append(f'({cond})' if i < nreq else f'({cond}) and a{i} is not _U')
+        else: body += src.lines if i < nreq else [f'    if a{i} is not _U:', *src.lines]
+    src.lines = [f"{'async ' if is_async else ''}def tool({''.join(f'a{i}=_U, ' for i in range(n))}**extra):",
+                 '    if extra:', f'        {src.fail}',
+                 *([f"    if {' or '.join(conds)}:", f'        {src.fail}'] if conds else []), *body]
+    # the usual calls (every argument given, or just the required ones) pass their arguments on as keywords: no dict of
+    # ours to build and unpack, a third of the tool's cost; one giving some of the optional ones sends a dict of those
+    call = [f', _K{i}=a{i}' for i in range(n)]
+    if nreq < n:
+        given = ', '.join(f"'_K{i}': a{i}" for i in range(nreq))
+        src.lines += [f"    if {' or '.join(f'a{i} is _U' for i in range(nreq, n))}:",
+                      f"        if {' and '.join(f'a{i} is _U' for i in range(nreq, n))}:",
+                      f"            return {aw}_disp(_name{''.join(call[:nreq])})",
+                      f'        kw = {{{given}}}', *(f"        if a{i} is not _U: kw['_K{i}'] = a{i}" for i in range(nreq, n)),
+                      f'        return {aw}_disp(_name, **kw)']
+    src.lines.append(f"    return {aw}_disp(_name{''.join(call)})")
     text = '\n'.join(src.lines)
     if (code := _inline_codes.get(text)) is None:
         if len(_inline_codes) >= 256: _inline_codes.clear()  # bounded: when full it starts again
@@ -625,7 +629,18 @@ def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool) -> types.Cod
         code = _inline_codes[text] = ns['tool'].__code__
     return code
 
-# tools of one shape (the same tests on the same positions) share one compiled code; its constants are each tool's globals
+def _with_names(code: types.CodeType, origs: list) -> types.CodeType:
+    """`code` with the properties' own names, which need not be identifiers ('approval-policy'), in place of its
+    placeholders `_K0`... among its constants (the keyword names of its calls, the keys of its dict)"""
+    names = {f'_K{i}': orig for i, orig in enumerate(origs)}
+    def named(c):
+        if type(c) is str: return names.get(c, c)
+        if type(c) is tuple and c and all(type(x) is str and x in names for x in c): return tuple(names[x] for x in c)
+        return c
+    return code.replace(co_consts=tuple(map(named, code.co_consts)))
+
+# tools of one shape (the same tests on the same positions) share one compiled code: each tool has its constants in its own
+# globals, and its property names in its own copy of the code (`_with_names`)
 _inline_codes: dict = {}
 
 # --- callables ----------------------------------------------------------------------------------------
@@ -676,9 +691,8 @@ class _Checked:
         if fn is None or self.check and not _root_is_quick(self.schema): return
         g, p = fn.__globals__, self.parts
         g.update(_INLINE_GLOBALS, _disp=self.disp, _name=self.name)
-        g.update((f'_K{i}', orig) for i, orig in enumerate(p.origs))
         schemas = p.schemas if self.check else [True] * len(p.schemas)  # unchecked: only what isn't plain JSON is converted
-        fn.__code__ = _named_code(_inline_code(schemas, p.nreq, g, iscoroutinefunction(fn)), p)
+        fn.__code__ = _named_code(_with_names(_inline_code(schemas, p.nreq, g, iscoroutinefunction(fn)), p.origs), p)
 
     def from_args(self, extra: dict, *args):
         "The checked way, from the tool's arguments in its parameters' order (`_UNSET` for one not given)"

@@ -575,6 +575,8 @@ def test_check_false_passes_values_through():
     fn = mk_tool(lambda nm, /, **kw: seen.append(kw), TYPED, check=False)
     fn('x', 'blue', pt={'y': 1}, when=dt.date(2024, 1, 2))
     assert seen == [{'n': 'x', 'color': 'blue', 'pt': {'y': 1}, 'when': '2024-01-02'}]
+    fn('x', 'blue'), fn(None, 'blue', maybe='m'), fn(1, 2, day=dt.date(2024, 1, 2))  # the calls after the first: the inline way
+    assert seen[1:] == [{'n': 'x', 'color': 'blue'}, {'n': None, 'color': 'blue', 'maybe': 'm'}, {'n': 1, 'color': 2, 'day': '2024-01-02'}]
 
 
 def test_any_typed_values_are_converted_to_json():
@@ -919,6 +921,53 @@ def test_inline_tests_agree_with_the_validator(case):
     warm(values[0])  # the first call gives the tool its inline tests
     for v in values:  # a fresh tool's first call takes the validator's way
         assert _outcome(warm, v) == _outcome(mk_tool(disp, tool_of({'v': s}, req=['v'])), v), v
+
+
+def _outcome_of(fn, *args, **kw):
+    try: return fn(*args, **kw)
+    except ToolInputError as e: return sorted((p.path, p.message) for p in e.errors)
+
+@pytest.mark.parametrize('case', INLINE_CASES)
+def test_inline_tests_of_optional_arguments_agree_with_the_validator(case):
+    "An optional argument's test on each way a call can go: every argument given, some of them, or just the required ones"
+    s, values = INLINE_CASES[case]
+    tool = tool_of({'r': {'type': 'integer'}, 'v': s, 'o': {'type': 'string'}}, req=['r'])
+    warm = mk_tool(disp, tool)
+    warm(1, v=values[0], o='x')
+    for v in [*values, None]:
+        for more in ({}, {'o': 'x'}):
+            assert _outcome_of(warm, 1, v=v, **more) == _outcome_of(mk_tool(disp, tool), 1, v=v, **more), (v, more)
+    assert warm(1) == ('t', {'r': 1}) and warm(1, o='x') == ('t', {'r': 1, 'o': 'x'})
+    assert _outcome_of(warm, 1, v=values[0], o=5) == _outcome_of(mk_tool(disp, tool), 1, v=values[0], o=5)
+
+
+# properties named like the generated code's placeholders for names (`_K0`) and its own local (`kw`), and names no identifier spells
+PLACEHOLDER_NAMES = {'_K1': {'type': 'integer'}, '_K0': {'type': 'string'}, 'a-b': {'type': 'array', 'items': {'type': 'integer'}},
+                     'name': {'type': 'object', 'properties': {'x': {'type': 'number'}}, 'required': ['x']}, 'x y': {'enum': ['a', 'b']},
+                     '_K3': {'type': 'string'}, 'kw': {}}
+
+@pytest.mark.parametrize('n', [len(PLACEHOLDER_NAMES), 40])  # 40: past where Python's compiler makes a call's keywords a dict
+def test_inline_calls_send_each_property_by_its_own_name(n, monkeypatch):
+    "Every argument given, just the required ones, or some: the dispatcher gets the original names in the schema's order"
+    props = {**PLACEHOLDER_NAMES, **{f'p-{i}': {'type': 'integer'} for i in range(n - len(PLACEHOLDER_NAMES))}}
+    req = ['_K1', 'a-b', 'name']
+    fn = mk_tool(disp, tool_of(props, req=req))
+    py, order = list(inspect.signature(fn).parameters), [*req, *(k for k in props if k not in req)]
+    value = dict(zip(props, [1, 'z', [1, 2], {'x': 1.5}, 'a', 'w', {'k': [None]}, *range(n)]))
+    fn(**{p: value[o] for p, o in zip(py, order)})  # the first call: the checked way
+    monkeypatch.setattr(inverse._Checked, 'problems', lambda *a: pytest.fail('the validator ran'))  # the others: inline
+    for given in (order, req, [*req, '_K0', 'kw'], [*req, *order[-2:]]):
+        got = fn(**{p: value[o] for p, o in zip(py, order) if o in given})
+        assert got == ('t', {k: value[k] for k in order if k in given}) and list(got[1]) == [k for k in order if k in given], given
+
+
+def test_inline_calls_of_an_async_tool():
+    async def adisp(tool, /, **kw): return tool, kw
+    fn = mk_tool(adisp, tool_of({'a-b': {'type': 'integer'}, '_K0': {'type': 'string'}}, req=['a-b']))
+    assert asyncio.run(fn(1)) == ('t', {'a-b': 1})  # the first call: the checked way
+    for kw, sent in (({}, {'a-b': 2}), ({'_K0': 'x'}, {'a-b': 2, '_K0': 'x'})):
+        assert asyncio.run(fn(2, **kw)) == ('t', sent)
+    with pytest.raises(ToolInputError, match='_K0'): asyncio.run(fn(2, _K0=3))
 
 
 def test_schema_text_never_reaches_the_code():
