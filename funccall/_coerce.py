@@ -15,17 +15,19 @@ one is reported: the happy path never pays for words.
 """
 from __future__ import annotations
 
-import ast, base64, binascii, datetime as dt, json, re, sys
+import ast, base64, binascii, dataclasses, datetime as dt, json, re, sys
 from decimal import Decimal
+from keyword import iskeyword
 from uuid import UUID
 from operator import countOf
+from types import FunctionType
 from typing import Any, Callable
 
 from ._inputs import MAX_SHOWN, Problem, short
 from ._json import jsonable
 from ._types import SchemaError, TypeInfo, _is_ndarray, constraints, fields, kind, origin, type_cache, type_name
 
-__all__ = ['Mismatch', 'coercer', 'exact_type', 'expected_words', 'path_text', 'MAX_TEXT', 'MAX_LITERAL']
+__all__ = ['Mismatch', 'coercer', 'exact_type', 'ready', 'expected_words', 'path_text', 'MAX_TEXT', 'MAX_LITERAL']
 
 MAX_TEXT = 1_000_000
 "The longest text read as JSON where a list or object is expected; longer text is refused unread"
@@ -110,6 +112,7 @@ def expected_words(t) -> str:
 
 # --- building coercers ------------------------------------------------------------------------------------
 
+_MISSING = object()  # no value: a key or choice not found
 _int_re = re.compile(r'^\s*[-+]?\d+\s*$')
 _num_re = re.compile(r'^\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?\s*$')  # one way to match each text: linear time
 
@@ -243,7 +246,11 @@ def _json_key(v):
 def _choice_coerce(t, choices: dict, by_name: dict | None = None):
     "A coercer picking one of `choices` (JSON value -> Python value) by the value the model sent"
     containers = any(k[0] == 'json' for k in choices)
+    plain = {val: c for (ty, val), c in choices.items() if ty is str or ty is int}  # no string equals an integer: one dict serves both
     def f(v):
+        if type(v) is str or type(v) is int:
+            c = plain.get(v, _MISSING)
+            if c is not _MISSING: return c
         if containers or not isinstance(v, (list, tuple, dict)):  # a large or deep value matches no scalar choice
             try: return choices[_json_key(v)]
             except (KeyError, TypeError, ValueError, RecursionError): pass
@@ -253,6 +260,7 @@ def _choice_coerce(t, choices: dict, by_name: dict | None = None):
                 for (ty, val), c in choices.items():
                     if ty in (int, float) and float(v) == val: return c
         raise Mismatch(t, v)
+    f.plain = plain
     return f
 
 def _literal_coerce(info):
@@ -265,7 +273,14 @@ def _enum_coerce(info):
     choices = {}
     for m in t: choices.setdefault(_json_key(jsonable(m)), m)
     pick = _choice_coerce(t, choices, dict(t.__members__))
-    return lambda v: v if isinstance(v, t) else pick(v)
+    if type(t).__instancecheck__ is not type.__instancecheck__: return lambda v: v if isinstance(v, t) else pick(v)
+    plain = pick.plain
+    def f(v):
+        if type(v) is str or type(v) is int:  # no member (a member's type is `t`'s own): what the model sends skips the class check
+            m = plain.get(v, _MISSING)
+            return pick(v) if m is _MISSING else m
+        return v if isinstance(v, t) else pick(v)
+    return f
 
 _json_kinds = {  # the JSON types each kind takes without a repair
     'any': None, 'object': None, 'none': {type(None)}, 'list': {list}, 'set': {list}, 'tuple': {list}, 'dict': {dict},
@@ -341,6 +356,7 @@ def _list_coerce(info):
                 if (bad := _gather(bad, e.within(i))).full: break
         if bad is not None: raise bad
         return out
+    if exact is not None: f.exact_items = exact  # a class builder writes the first test out for its fields (`_class_builder`)
     return f
 
 def _set_coerce(info):
@@ -420,7 +436,6 @@ def _format_coerce(info):
             raise Mismatch(t, v) from None
     return f
 
-_MISSING = object()
 
 class _FieldsPlan:
     "How to build the keyword arguments of a class kind from a JSON object"
@@ -492,38 +507,88 @@ def _namedtuple_coerce(info):
 
 def _class_coerce(info):
     "Dataclasses and plain classes: a dict of constructor arguments, each coerced"
-    t, build = info.t, None
+    t, plan, build, busy = info.t, None, None, False
     def slow(v):
         if type(v) is not dict and isinstance(v, t): return v
         kw = plan.kwargs(v)
         try: return t(**kw)
         except Exception as e: raise _not_valid(t, v, e) from None
-    def f(v):
-        nonlocal build, plan
-        if build is None: plan = _FieldsPlan(info); build = _class_builder(t, plan, slow)
-        return build(v)
-    plan = None
+    def builder(nested: bool = False):
+        "The builder, made on first use: a class holding itself reaches its own coercer while it is planned (`nested`: then None)"
+        nonlocal plan, build, busy
+        if build is None:
+            if busy and nested: return None
+            busy = True
+            try: plan = _FieldsPlan(info); build = _class_builder(t, plan, slow)
+            finally: busy = False
+        return build
+    def f(v): return (build or builder())(v)
+    f.builder = builder
     return f
+
+def ready(
+    c: Callable,  # a coercer from `coercer`
+) -> Callable:    # the same coercion, without the check for first use where `c` has one
+    "`c`, or what it runs once it is ready (a class's builder): one call less for every value"
+    if (builder := getattr(c, 'builder', None)) is None: return c
+    try: return builder(True) or c
+    except Exception: return c  # a class funccall can't plan: its coercer says so when a value comes, as before
 
 def _not_valid(t, v, e: Exception) -> Mismatch:
     return Mismatch(t, v, f"not a valid {type_name(t)}: {type(e).__name__}: {str(e)[:200]}")
+
+def _positional(t, attrs: list) -> dict:
+    """Which of `attrs` `t(...)` may take by position, each at its place: the leading parameters of `t`'s own `__init__`
+    that `attrs` name, so the call binds exactly as by keyword (a keyword call costs a dict and a lookup per argument)"""
+    if type(t).__call__ is not type.__call__ or t.__new__ is not object.__new__: return {}  # nothing else sees the arguments
+    init = next((k.__dict__['__init__'] for k in t.__mro__ if '__init__' in k.__dict__), None)
+    if type(init) is not FunctionType or init.__code__.co_posonlyargcount > 1: return {}
+    code, given, res = init.__code__, set(attrs), {}
+    for nm in code.co_varnames[1:code.co_argcount]:  # after `self`
+        if nm not in given: break
+        res[nm] = len(res)
+    return res
+
+def _stores_fields(t, attrs: list) -> bool:
+    """Whether `t(...)` given every field in `attrs` only stores each on a new object, so the builder may do just that
+    (as pydantic-core does): `t`'s own `__init__` has exactly the code `dataclasses` writes for these fields with no
+    `__post_init__`, frozen guard or other field to set; any doubt keeps the call"""
+    if type(t).__call__ is not type.__call__ or t.__new__ is not object.__new__: return False
+    init = t.__dict__.get('__init__')
+    if type(init) is not FunctionType or not dataclasses.is_dataclass(t): return False
+    fs = [f for f in dataclasses.fields(t) if f.init]
+    if [f.name for f in fs] != attrs: return False
+    try: ref = dataclasses.make_dataclass(t.__name__, [(f.name, Any, dataclasses.field(
+            default=f.default, default_factory=f.default_factory, kw_only=f.kw_only)) for f in fs]).__init__.__code__
+    except Exception: return False
+    return ref.replace(co_firstlineno=init.__code__.co_firstlineno) == init.__code__
 
 def _class_builder(t, plan: _FieldsPlan, slow: Callable) -> Callable:
     """A function building `t` from a JSON object that has exactly its fields, with the checks written out, field by
     field (as pydantic-core and attrs do); anything else, and any problem, goes to `slow`, which reports them all"""
     specs = plan.specs
-    if not specs or not all(attr.isidentifier() for _, attr, *_ in specs): return slow
-    ns = {'M': _MISSING, 'Mismatch': Mismatch, 'T': t, 'slow': slow, 'not_valid': _not_valid}
-    get = [f'        a{i} = v.get({key!r}, M)' for i, (key, *_) in enumerate(specs)]
+    if not specs or not all(attr.isidentifier() and not iskeyword(attr) for _, attr, *_ in specs): return slow
+    ns = {'Mismatch': Mismatch, 'T': t, 'slow': slow, 'not_valid': _not_valid, 'new': object.__new__, 'countOf': countOf}
+    get = '; '.join(f'a{i} = v[{key!r}]' for i, (key, *_) in enumerate(specs))
     fix = []
     for i, (_, _, c, exact, _) in enumerate(specs):
-        ns[f'C{i}'], ns[f'E{i}'] = c, exact
-        fix.append(f'                if type(a{i}) is not E{i}: a{i} = C{i}(a{i})' if exact else f'                a{i} = C{i}(a{i})')
-    present = ' and '.join(f'a{i} is not M' for i in range(len(specs)))
-    call = ', '.join(f'{attr}=a{i}' for i, (_, attr, *_) in enumerate(specs))
-    src = '\n'.join(['def build(v):', f'    if type(v) is dict and len(v) == {len(specs)}:', *get, f'        if {present}:',
-                     '            try:', *fix, '            except Mismatch: return slow(v)',
-                     f'            try: return T({call})', '            except Exception as e: raise not_valid(T, v, e) from None',
+        ns[f'C{i}'], ns[f'E{i}'], items = ready(c), exact, getattr(c, 'exact_items', None)
+        if exact: fix.append(f'            if type(a{i}) is not E{i}: a{i} = C{i}(a{i})')
+        elif items:  # the list coercer's own first test, written out: a list of items of exactly their type is copied
+            ns[f'E{i}'] = items
+            fix.append(f'            a{i} = a{i}[:] if type(a{i}) is list and countOf(map(type, a{i}), E{i}) == len(a{i}) else C{i}(a{i})')
+        else: fix.append(f'            a{i} = C{i}(a{i})')
+    attrs = [attr for _, attr, *_ in specs]
+    if _stores_fields(t, attrs):
+        make = ['            o = new(T)', *[f'            o.{attr} = a{i}' for i, attr in enumerate(attrs)], '            return o']
+    else:
+        pos = _positional(t, attrs)
+        args = sorted((pos[attr], f'a{i}') for i, attr in enumerate(attrs) if attr in pos)
+        make = [f"            return T({', '.join([a for _, a in args] + [f'{attr}=a{i}' for i, attr in enumerate(attrs) if attr not in pos])})"]
+    src = '\n'.join(['def build(v):', f'    if type(v) is dict and len(v) == {len(specs)}:',
+                     f'        try: {get}', '        except KeyError: return slow(v)',
+                     '        try:', *fix, '        except Mismatch: return slow(v)',
+                     '        try:', *make, '        except Exception as e: raise not_valid(T, v, e) from None',
                      '    return slow(v)'])
     exec(src, ns)  # noqa: S102 - only field names (identifiers) and reprs of keys go in
     return ns['build']

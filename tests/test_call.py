@@ -1198,3 +1198,239 @@ def test_call_func_leaves_a_built_tools_arguments_to_its_schema():
     msg = call_func('t', {'point': {'x': '1'}}, {'t': fn}, raise_on_err=False)
     assert msg.startswith("ToolInputError: Tool 't'") and "point.x" in msg and "expected an integer, got '1'" in msg, msg
     assert len(sent) == 1
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The fast paths (a list of exact ints copied in one pass, classes built by generated code, enum and Literal
+# values by a dict) answer and refuse exactly as the careful path: bool is no integer, a whole float is one
+# ---------------------------------------------------------------------------------------------------------
+
+class IntSub(int): pass
+
+
+class ListSub(list): pass
+
+
+class DictSub(dict): pass
+
+
+@dataclass
+class FpPoint:
+    x: int
+    y: int
+
+
+@dataclass
+class FpShape:
+    name: str
+    origin: FpPoint
+    pts: list[int]
+
+
+def fp_ints(xs: list[int]) -> list: return xs
+
+
+def fp_shape(s: FpShape) -> FpShape: return s
+
+
+_pt = {'x': 1, 'y': 2}
+
+@pytest.mark.parametrize('name,inputs,expected', [
+    ('fp_ints', {'xs': [1, True]}, "Tool 'fp_ints', argument 'xs[1]': expected an integer, got true"),
+    ('fp_ints', {'xs': [1.5]}, "Tool 'fp_ints', argument 'xs[0]': expected an integer, got 1.5"),
+    ('fp_ints', {'xs': ListSub([1, 2])}, "Tool 'fp_ints', argument 'xs': expected an array of integers, got [1, 2]"),
+    ('fp_ints', {'xs': list(range(9999)) + [False]}, "Tool 'fp_ints', argument 'xs[9999]': expected an integer, got false"),
+    ('fp_ints', {'xs': ['1', None, 2.5, True] * 5}, "Tool 'fp_ints' got more than 10 bad arguments:\n- xs[1]: expected an integer, got null\n"
+     "- xs[2]: expected an integer, got 2.5\n- xs[3]: expected an integer, got true\n- xs[5]: expected an integer, got null"),
+    ('fp_shape', {'s': {'name': 'n', 'origin': _pt, 'pts': [1, True]}}, "Tool 'fp_shape', argument 's.pts[1]': expected an integer, got true"),
+    ('fp_shape', {'s': {'name': 'n', 'origin': {'x': True, 'y': 2}, 'pts': [1.0]}}, "Tool 'fp_shape', argument 's.origin.x': expected an integer, got true"),
+    ('fp_shape', {'s': DictSub(name='n', origin=_pt, pts=ListSub([1]))}, "Tool 'fp_shape', argument 's.pts': expected an array of integers, got [1]"),
+    ('fp_shape', {'s': {'name': 'n', 'origin': _pt, 'pts': [1], 'z': 1}}, "Tool 'fp_shape', argument 's.z': unknown field; FpShape has 'name', 'origin', 'pts'"),
+    ('fp_shape', {'s': {'name': 'n', 'origin': {'x': 1, 'z': 2}, 'pts': [1]}},
+     "Tool 'fp_shape' got 2 bad arguments:\n- s.origin.z: unknown field; FpPoint has 'x', 'y'\n- s.origin.y: missing (required)"),
+], ids=_id)
+def test_fast_paths_refuse_as_before(name, inputs, expected):
+    ns = {'fp_ints': fp_ints, 'fp_shape': fp_shape}
+    for _ in range(2):  # the first call plans the tool, the second takes the planned path
+        with pytest.raises(ToolInputError) as ei: call_func(name, inputs, ns)
+        assert str(ei.value).startswith(expected), str(ei.value)
+
+
+@pytest.mark.parametrize('xs,expected,types', [
+    ([1.0, 2], [1, 2], [int, int]),
+    ([IntSub(3), 4], [3, 4], [IntSub, int]),  # an int subclass passes as it is, as `int` annotations always took it
+    ([10 ** 30, -2 ** 40], [10 ** 30, -2 ** 40], [int, int]),
+    (list(range(10_000)), list(range(10_000)), [int] * 10_000),
+    ([], [], []),
+], ids=['whole-floats', 'int-subclass', 'big-ints', '10k', 'empty'])
+@pytest.mark.parametrize('where', ['argument', 'field'])
+def test_fast_list_of_ints_is_a_checked_copy(xs, expected, types, where):
+    ns = {'fp_ints': fp_ints, 'fp_shape': fp_shape}
+    for _ in range(2):
+        sent = list(xs)
+        got = call_func('fp_ints', {'xs': sent}, ns) if where == 'argument' else \
+            call_func('fp_shape', {'s': {'name': 'n', 'origin': _pt, 'pts': sent}}, ns).pts
+        assert got == expected and list(map(type, got)) == types
+        assert got is not sent and sent == xs  # the tool may change its list: the caller's stays as sent
+
+
+# dataclasses whose `__init__` does more than store each field: the builder must run it, exactly as `T(**kw)` does
+LOG = []
+
+
+@dataclass
+class FpPost:
+    x: int
+    def __post_init__(self): LOG.append(('post', self.x))
+
+
+@dataclass(frozen=True)
+class FpFrozen:
+    x: int
+
+
+@dataclass
+class FpOwnInit:
+    x: int
+    def __init__(self, x): self.x = x * 10
+
+
+@dataclass
+class FpInitVar:
+    x: int
+    k: dataclasses.InitVar[int] = 3
+    def __post_init__(self, k): self.x *= k
+
+
+@dataclass
+class FpNoInitField:
+    x: int
+    made: str = dataclasses.field(init=False, default='here')
+
+
+@dataclass
+class FpSetattr:
+    x: int
+    def __setattr__(self, k, v): LOG.append(('set', k, v)); object.__setattr__(self, k, v)
+
+
+@dataclass(slots=True)
+class FpSlots:
+    x: int
+    y: list = dataclasses.field(default_factory=list)
+
+
+@dataclass
+class FpKwOnly:
+    x: int
+    y: int = dataclasses.field(kw_only=True, default=0)
+
+
+class FpPlain:
+    def __init__(self, b: int, a: str = 'a'): LOG.append(('plain', b, a)); self.a, self.b = a, b
+
+
+class FpPosOnly:
+    def __init__(self, a: int, /, b: int): self.a, self.b = a, b
+
+
+@pytest.mark.parametrize('t,sent,kw', [
+    (FpPost, {'x': 1}, {'x': 1}),
+    (FpFrozen, {'x': '2'}, {'x': 2}),
+    (FpOwnInit, {'x': 3}, {'x': 3}),
+    (FpInitVar, {'x': 2}, {'x': 2}),  # its `__post_init__` still gets the InitVar's default
+    (FpNoInitField, {'x': 1}, {'x': 1}),
+    (FpSetattr, {'x': 1}, {'x': 1}),
+    (FpSlots, {'x': 1, 'y': [2]}, {'x': 1, 'y': [2]}),
+    (FpKwOnly, {'x': 1, 'y': 2}, {'x': 1, 'y': 2}),
+    (FpPlain, {'a': 'z', 'b': 1}, {'a': 'z', 'b': 1}),
+], ids=_id)
+def test_classes_are_built_as_their_constructor_builds_them(t, sent, kw):
+    def f(v: t): return v
+    LOG.clear()
+    want = t(**kw)
+    want_log = LOG[:]
+    for _ in range(2):
+        LOG.clear()
+        got = coerce_inputs(f, {'v': sent})['v']
+        assert type(got) is t and LOG == want_log
+        assert [(s, getattr(got, s)) for s in ('x', 'y', 'a', 'b', 'made') if hasattr(want, s)] == \
+            [(s, getattr(want, s)) for s in ('x', 'y', 'a', 'b', 'made') if hasattr(want, s)]
+    if t is FpFrozen:
+        with pytest.raises(dataclasses.FrozenInstanceError): got.x = 5
+
+
+def test_positional_only_constructor_refused_as_before():
+    def f(v: FpPosOnly): return v
+    for _ in range(2):
+        with pytest.raises(ToolInputError) as ei: coerce_inputs(f, {'v': {'a': 1, 'b': 2}})
+        assert "not a valid FpPosOnly: TypeError:" in str(ei.value) and 'positional-only' in str(ei.value)
+
+
+@dataclass
+class FpNode:
+    v: int
+    kids: list['FpNode'] = dataclasses.field(default_factory=list)
+    nxt: Optional['FpNode'] = None
+
+
+def test_recursive_class_fast_path():
+    def tree(n: FpNode): return n
+    sent = {'v': 1, 'kids': [{'v': 2, 'kids': [], 'nxt': None}], 'nxt': {'v': 3, 'kids': [], 'nxt': None}}
+    ns = {'tree': tree}
+    for _ in range(2):
+        assert call_func('tree', {'n': sent}, ns) == FpNode(1, [FpNode(2)], FpNode(3))
+        with pytest.raises(ToolInputError) as ei: call_func('tree', {'n': {'v': 1, 'kids': [{'v': True}]}}, ns)
+        assert str(ei.value) == "Tool 'tree', argument 'n.kids[0].v': expected an integer, got true"
+
+
+@dataclass
+class FpUndefined:
+    x: 'NotDefinedAnywhere'  # noqa: F821
+
+
+def test_class_that_cannot_be_planned_fails_only_when_sent():
+    def opt(n: int, b: FpUndefined = None): return n
+    ns = {'opt': opt}
+    for _ in range(2):
+        assert call_func('opt', {'n': 1}, ns) == 1
+        assert call_func('opt', {'n': 1, 'b': {'x': 1}}, ns, raise_on_err=False).startswith("SchemaError: class 'FpUndefined'")
+
+
+class FpColor(enum.Enum):
+    red = 'red'
+    one = 1
+
+
+class FpIntColor(enum.IntEnum):
+    one = 1
+
+
+def fp_pick(c: FpColor, lit: Literal['a', 1] = 'a', i: Optional[FpIntColor] = None): return (c, lit, i)
+
+
+@pytest.mark.parametrize('inputs,expected', [
+    ({'c': 'red', 'lit': 1}, (FpColor.red, 1, None)),
+    ({'c': 'one', 'lit': '1', 'i': 1}, (FpColor.one, 1, FpIntColor.one)),  # a member's name, and "1" for 1
+    ({'c': FpColor.one, 'i': FpIntColor.one}, (FpColor.one, 'a', FpIntColor.one)),
+    ({'c': 1, 'lit': True}, "Tool 'fp_pick', argument 'lit': expected one of 'a', 1, got true"),
+    ({'c': True}, "Tool 'fp_pick', argument 'c': expected one of 'red', 1, got true"),
+    ({'c': 1.0, 'lit': 1.0}, "Tool 'fp_pick' got 2 bad arguments:\n- c: expected one of 'red', 1, got 1.0\n- lit: expected one of 'a', 1, got 1.0"),
+], ids=_id)
+def test_enum_and_literal_values_as_before(inputs, expected):
+    ns = {'fp_pick': fp_pick}
+    for _ in range(2):
+        if isinstance(expected, tuple): assert call_func('fp_pick', inputs, ns) == expected
+        else:
+            with pytest.raises(ToolInputError) as ei: call_func('fp_pick', inputs, ns)
+            assert str(ei.value) == expected
+
+
+def test_async_result_awaited_only_when_awaitable():
+    async def inner(): return 'inner'
+    async def gives_coro(): return inner()
+    async def gives_list(): return [1]
+    ns = {'gives_coro': gives_coro, 'gives_list': gives_list}
+    for _ in range(2):
+        assert asyncio.run(call_func_async('gives_coro', {}, ns)) == 'inner'
+        assert asyncio.run(call_func_async('gives_list', {}, ns)) == [1]
