@@ -26,13 +26,14 @@ KINDS = ('any', 'none', 'scalar', 'object', 'literal', 'enum', 'union', 'list', 
 "Every tag `kind` returns. The schema, coercion and inverse tables each cover all of them."
 
 class _TypeSet(set):
-    "A set that counts its changes, so caches built on it know when to start again"
+    "A set that counts its changes and empties the caches built on it at once (so the call path needs no check of its own)"
     version = 0
 
 def _counting(name: str):
     def method(self, *args):
         res = getattr(set, name)(self, *args)
         self.version += 1
+        if self is custom_types: check_caches()
         return res
     return method
 

@@ -1434,3 +1434,52 @@ def test_async_result_awaited_only_when_awaitable():
     for _ in range(2):
         assert asyncio.run(call_func_async('gives_coro', {}, ns)) == 'inner'
         assert asyncio.run(call_func_async('gives_list', {}, ns)) == [1]
+
+
+# --- the test for a call that gives every argument, each of exactly its type ---------------------------------
+
+def _tagged(a: int, b: str, c=None, d: float = 1.0):
+    "Arguments as they arrive"
+    return a, b, c, d
+
+@pytest.mark.parametrize('args, want', [
+    ({'a': 1, 'b': 'x', 'c': [1], 'd': 2.5}, (1, 'x', [1], 2.5)),       # all given, exact: as they are
+    ({'a': 1, 'b': 'x', 'c': None, 'd': 2.5}, (1, 'x', None, 2.5)),     # null for the unannotated one: its default
+    ({'a': 1, 'b': 'x', 'c': 0, 'd': 2}, (1, 'x', 0, 2.0)),             # 2 for a float: coerced, not passed as an int
+    ({'a': 1, 'b': 'x', 'c': 0, 'd': None}, (1, 'x', 0, 1.0)),          # null for an annotated default: the default
+    ({'a': True, 'b': 'x', 'c': 0, 'd': 1.5}, 'error'),                 # a bool is no int
+])
+def test_every_argument_given_takes_the_quick_test_and_keeps_the_rules(args, want):
+    for _ in range(2):  # the first call makes the plan, the second takes the quick test
+        if want == 'error':
+            with pytest.raises(ToolInputError, match="argument 'a'"): call_func('tagged', args, {'tagged': _tagged})
+            assert "argument 'a'" in call_func('tagged', args, {'tagged': _tagged}, raise_on_err=False)
+        else:
+            got = call_func('tagged', args, {'tagged': _tagged})
+            assert got == want and [type(x) for x in got] == [type(x) for x in want]
+
+def test_as_many_arguments_with_other_names_are_not_taken_for_all_given():
+    ns = {'tagged': _tagged}
+    call_func('tagged', {'a': 1, 'b': 'x'}, ns)
+    for args in ({'a': 1, 'b': 'x', 'c': 0, 'e': 2.5}, {'a': 1, 'b': 'x', 'c': 0, 'd': 2.5, 'e': 2.5}):  # one swapped, one more
+        msg = call_func('tagged', args, ns, raise_on_err=False)
+        assert msg.startswith("ToolInputError: Tool 'tagged'") and "'e'" in msg and 'unknown argument' in msg
+
+def test_a_private_name_is_refused_even_when_its_function_has_a_plan():
+    call_func(_tagged, {'a': 1, 'b': 'x', 'c': 0, 'd': 2.5})  # planned, under its own private name
+    for nm in ('_tagged', '_', '_\uffff'):
+        with pytest.raises(ToolNotFound): call_func(nm, {'a': 1, 'b': 'x', 'c': 0, 'd': 2.5}, {nm: _tagged})
+
+def test_a_custom_type_added_after_a_call_is_used_by_the_next_call():
+    from funccall import custom_types
+    class Code:
+        def __init__(self, s: str): self.s = s
+    def use(c: Code):
+        "Use a code"
+        return c
+    ns = {'use': use}
+    assert call_func('use', {'c': 'ab'}, ns, raise_on_err=False).startswith("ToolInputError: Tool 'use', argument 'c'")
+    custom_types.add(Code)
+    try: assert type(call_func('use', {'c': 'ab'}, ns)) is Code and call_func('use', {'c': 'ab'}, ns).s == 'ab'
+    finally: custom_types.discard(Code)
+    assert call_func('use', {'c': 'ab'}, ns, raise_on_err=False).startswith("ToolInputError: Tool 'use', argument 'c'")
