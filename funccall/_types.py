@@ -15,7 +15,7 @@ from uuid import UUID
 
 __all__ = ['JsonSchema', 'own_annotations', 'KINDS', 'CHECKED', 'constraints',
            'TypeInfo', 'kind', 'custom_types', 'Param', 'Field', 'fields', 'empty', 'NoneType',
-           'SchemaError', 'type_name', 'Sig', 'signature', 'on_types_changed', 'check_caches', 'type_cache', 'origin', 'is_callable_object',
+           'SchemaError', 'type_name', 'Sig', 'signature', 'on_types_changed', 'type_cache', 'origin', 'is_callable_object',
            'type_has', 'instance_dict']
 
 empty = inspect.Parameter.empty
@@ -26,20 +26,18 @@ KINDS = ('any', 'none', 'scalar', 'object', 'literal', 'enum', 'union', 'list', 
 "Every tag `kind` returns. The schema, coercion and inverse tables each cover all of them."
 
 class _TypeSet(set):
-    "A set that counts its changes and empties the caches built on it at once (so the call path needs no check of its own)"
-    version = 0
+    "A set that empties the caches built on it as it changes (so no lookup has to check it first)"
 
-def _counting(name: str):
+def _clearing(name: str):
     def method(self, *args):
         res = getattr(set, name)(self, *args)
-        self.version += 1
-        if self is custom_types: check_caches()
+        for clear in _clears: clear()
         return res
     return method
 
 for _m in ('add', 'discard', 'remove', 'pop', 'clear', 'update', 'difference_update', 'intersection_update',
            'symmetric_difference_update', '__ior__', '__iand__', '__isub__', '__ixor__'):
-    setattr(_TypeSet, _m, _counting(_m))
+    setattr(_TypeSet, _m, _clearing(_m))
 
 custom_types = _TypeSet({Path, bytes, Decimal, UUID, dt.datetime, dt.date, dt.time})
 "Types sent as JSON strings and built from one; add your own (constructible from a `str`)."
@@ -152,7 +150,6 @@ def _order_matters(t) -> bool:
     if o in _union_origins or o in _literals: return True
     return o is not None and any(_order_matters(a) for a in get_args(t))
 
-_seen_version = custom_types.version
 _clears: list = []  # how to empty each cache built on `kind`'s answers, when those answers may change
 
 def type_cache(make) -> TypeCache:
@@ -165,16 +162,8 @@ def on_types_changed(clear) -> None:
     "Register `clear`, called when `custom_types` changes, so caches built on `kind` are rebuilt"
     _clears.append(clear)
 
-def check_caches() -> None:
-    "Empty the caches built on `kind` when `custom_types` changed"
-    global _seen_version
-    if custom_types.version != _seen_version:
-        _seen_version = custom_types.version
-        for clear in _clears: clear()
-
 def kind(t) -> TypeInfo:
     "Classify annotation `t` into a `TypeInfo` whose `kind` is a tag from `KINDS`"
-    if custom_types.version != _seen_version: check_caches()
     try: return _kinds.plain[t]  # the common case, inlined: `kind` runs for every annotation of every schema
     except (KeyError, TypeError): return _kinds(t)
 

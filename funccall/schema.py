@@ -16,7 +16,7 @@ from ._warnings import SchemaWarning, caller_level
 from ._docs import Docs, class_docs, doc_text, func_docs
 from ._json import jsonable
 from ._ns import resolve_nm
-from ._types import (JsonSchema, NoneType, SchemaError, TypeInfo, check_caches, constraints, custom_types, empty, fields,
+from ._types import (JsonSchema, NoneType, SchemaError, TypeInfo, constraints, custom_types, empty, fields,
                      is_callable_object, kind, on_types_changed, own_annotations, signature, type_name)
 
 __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'SchemaError', 'SchemaWarning', 'tool_docs']
@@ -302,7 +302,6 @@ def get_schema(
     if type(f) is FunctionType and (src := f.__dict__.get('__tool_schema__')) is not None:  # built by `mk_tool`: the tool's own schema
         return {'name': name or src['name'], 'description': src['description'] if description is None else description,
                 pname: _copy(src['input_schema'])}
-    check_caches()
     key, how = _cache_key(f)
     opts = (how, pname, evalable, skip_hidden, name, description)
     try: per_fn = _cache[key]
