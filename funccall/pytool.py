@@ -253,16 +253,28 @@ def _raise_timeout(lv: _Level, t: threading.Thread) -> None:
 
 def _in_thread(code, glb, loc, lv: _Level, timeout: float):
     box = {}
-    t = threading.Thread(target=lambda: box.update(out=_guarded(code, glb, loc, lv)), name='funccall-python', daemon=True)
+    # the wait is one C call on a bare lock, released when the code's thread ends: a timeout landing in the wait (an
+    # enclosing call's) must find no Python-level state to break (inside `Thread.join` it can mark the thread as
+    # stopped while it runs on, inside `Event.wait` it leaves a lock released twice)
+    ended = threading.Lock()
+    ended.acquire()
+    def run():
+        try: box.update(out=_guarded(code, glb, loc, lv))
+        finally:
+            box['ended'] = True
+            ended.release()
+    t = threading.Thread(target=run, name='funccall-python', daemon=True)
     t.start()
-    try:
-        while t.is_alive() and (left := lv.deadline - time.monotonic()) > 0: t.join(min(left, 0.05))  # short waits: an enclosing timeout gets in
+    try:  # short waits: an enclosing call's timeout gets in
+        while 'ended' not in box and (left := lv.deadline - time.monotonic()) > 0: ended.acquire(timeout=min(left, 0.05))
         end = time.monotonic() + _GRACE
-        while t.is_alive() and time.monotonic() < end:
+        while 'ended' not in box and time.monotonic() < end:
             _raise_timeout(lv, t)
-            t.join(0.01)
-    finally:
-        if t.is_alive(): _raise_timeout(lv, t)  # the caller is leaving (an enclosing timeout): stop this code too
+            ended.acquire(timeout=0.01)
+    finally:  # the caller is leaving (an enclosing call's timeout): stop this code too, even as that timeout lands again here
+        while 'ended' not in box:
+            try: _raise_timeout(lv, t); break
+            except BaseException: continue  # noqa: BLE001, S112 - the exception on its way out is still raised after this
     if 'out' not in box: return _stop_report(timeout, lv)
     return _outcome(*box['out'], lv)
 

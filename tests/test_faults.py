@@ -196,17 +196,24 @@ PLACE_IDS = ['main-thread', 'other-thread', 'event-loop']
 def _is_timeout(r) -> bool: return isinstance(r, str) and r.rstrip('\n').splitlines()[-1] == 'TimeoutError'
 
 
-def _python_threads(): return {t for t in threading.enumerate() if t.name == 'funccall-python' and t.is_alive()}
+def _python_threads():
+    "The `python` tool's threads still running: seen by the interpreter, not by `is_alive`, which a thread wrongly marked stopped fools"
+    running = sys._current_frames()
+    return {t for t in threading.enumerate() if t.name == 'funccall-python' and t.ident in running}
 
 
 @pytest.mark.parametrize('place', PLACES, ids=PLACE_IDS)
 def test_nested_calls_keep_the_outer_deadline(place):
     code = 'python("while True: pass", glb={}, timeout=30)\n"not stopped"'
+    before = _python_threads()
     start = time.monotonic()
     r = place(python, code, glb={'python': python}, timeout=1)
     elapsed = time.monotonic() - start
     assert _is_timeout(r), r
     assert elapsed < 4, f'an outer timeout of 1 s took {elapsed:.1f} s'
+    deadline = time.monotonic() + 2
+    while _python_threads() - before and time.monotonic() < deadline: time.sleep(0.05)
+    assert _python_threads() <= before  # the inner call's code is stopped too, not left burning a core
 
 
 @pytest.mark.parametrize('place', PLACES, ids=PLACE_IDS)
