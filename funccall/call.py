@@ -184,7 +184,7 @@ def _prepare(fc_name, fc_inputs, ns) -> tuple:
         if hit is not None and hit[0]() is f:
             plan = hit[1]
             if type(fc_inputs) is not dict: return f, plan, plan.bind(_inputs(fc_inputs, fc_name), fc_name)
-            if plan.all_given is not None and plan.all_given(fc_inputs): return f, plan, ((), fc_inputs)
+            if (given := plan.all_given) is not None and given(fc_inputs): return f, plan, ((), fc_inputs)
             fast = plan.fast  # every argument already has exactly its annotated type, and none is missing: nothing to coerce
             if fast is None: return f, plan, plan.bind(fc_inputs, fc_name)
             for k, v in fc_inputs.items():
