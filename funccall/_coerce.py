@@ -396,7 +396,10 @@ def _dict_coerce(info):
     t = info.t
     if not info.args: return lambda v: _as_dict(v, t)
     key, val = coercer(info.args[0]), coercer(info.args[1])
+    kexact, vexact = exact_type(info.args[0]), exact_type(info.args[1])
     def f(v):
+        if (kexact is not None and vexact is not None and type(v) is dict and countOf(map(type, v.values()), vexact) == len(v)
+                and countOf(map(type, v), kexact) == len(v)): return v.copy()  # nothing to convert
         out, bad = {}, None
         for k, x in _as_dict(v, t).items():
             try: out[key(k)] = val(x)

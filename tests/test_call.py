@@ -1483,3 +1483,25 @@ def test_a_custom_type_added_after_a_call_is_used_by_the_next_call():
     try: assert type(call_func('use', {'c': 'ab'}, ns)) is Code and call_func('use', {'c': 'ab'}, ns).s == 'ab'
     finally: custom_types.discard(Code)
     assert call_func('use', {'c': 'ab'}, ns, raise_on_err=False).startswith("ToolInputError: Tool 'use', argument 'c'")
+
+
+def _counts(d: dict[str, int]) -> dict:
+    "The dict as it arrives"
+    return d
+
+@pytest.mark.parametrize('d, problem', [
+    ({'a': 1, 'b': True}, "argument 'd.b'"),            # a bool is no int, also where every other value is one
+    ({'a': 1, 'b': 1.5}, "argument 'd.b'"),
+])
+def test_dict_of_exact_values_keeps_the_rules(d, problem):
+    for _ in range(2):
+        msg = call_func('counts', {'d': d}, {'counts': _counts}, raise_on_err=False)
+        assert msg.startswith("ToolInputError: Tool 'counts'") and problem in msg, msg
+
+def test_dict_of_exact_values_arrives_as_a_copy():
+    d = {f'k{i}': i for i in range(50)}
+    for _ in range(2):
+        got = call_func('counts', {'d': d}, {'counts': _counts})
+        assert got == d and got is not d and all(type(v) is int for v in got.values())
+    got = call_func('counts', {'d': {'a': 1, 'b': '2'}}, {'counts': _counts})  # text of a number goes the checked way
+    assert got == {'a': 1, 'b': 2} and type(got['b']) is int
