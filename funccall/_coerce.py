@@ -280,6 +280,7 @@ def _enum_coerce(info):
             m = plain.get(v, _MISSING)
             return pick(v) if m is _MISSING else m
         return v if isinstance(v, t) else pick(v)
+    f.by_text = {k: m for k, m in plain.items() if type(k) is str}  # a list of strings looks its members up at once (`_list_coerce`)
     return f
 
 _json_kinds = {  # the JSON types each kind takes without a repair
@@ -342,8 +343,12 @@ def _list_coerce(info):
         return f
     item = coercer(info.args[0])
     exact = exact_type(info.args[0])
+    by_text = getattr(item, 'by_text', None)  # an enum's members by their text
     def f(v):
         if exact is not None and type(v) is list and countOf(map(type, v), exact) == len(v): return v[:]  # nothing to convert
+        if by_text is not None and type(v) is list and countOf(map(type, v), str) == len(v):
+            try: return [by_text[x] for x in v]
+            except KeyError: pass  # text no member has: the checked way says which
         lst, one = _as_list(v, t)
         if one:  # a single value for a one-item list, if it is one
             try: return [item(lst[0])]

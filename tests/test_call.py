@@ -1505,3 +1505,26 @@ def test_dict_of_exact_values_arrives_as_a_copy():
         assert got == d and got is not d and all(type(v) is int for v in got.values())
     got = call_func('counts', {'d': {'a': 1, 'b': '2'}}, {'counts': _counts})  # text of a number goes the checked way
     assert got == {'a': 1, 'b': 2} and type(got['b']) is int
+
+
+class _Level(enum.Enum):
+    low = 'low'
+    high = 'high'
+    one = 1
+
+def _levels(ls: list[_Level]) -> list:
+    "The levels as they arrive"
+    return ls
+
+@pytest.mark.parametrize('ls, want', [
+    (['low', 'high', 'low'], [_Level.low, _Level.high, _Level.low]),   # text: looked up at once
+    ([_Level.low, 'high'], [_Level.low, _Level.high]),                  # a member among them: the checked way
+    ([1, 'low'], [_Level.one, _Level.low]),
+])
+def test_list_of_enum_members_by_their_text(ls, want):
+    for _ in range(2):
+        assert call_func('levels', {'ls': ls}, {'levels': _levels}) == want
+
+def test_list_of_enum_text_no_member_has_is_reported_at_its_index():
+    msg = call_func('levels', {'ls': ['low', 'medium', 'high']}, {'levels': _levels}, raise_on_err=False)
+    assert msg.startswith("ToolInputError: Tool 'levels'") and "'ls[1]'" in msg and "'medium'" in msg, msg
