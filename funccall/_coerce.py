@@ -280,7 +280,8 @@ def _enum_coerce(info):
             m = plain.get(v, _MISSING)
             return pick(v) if m is _MISSING else m
         return v if isinstance(v, t) else pick(v)
-    f.by_text = {k: m for k, m in plain.items() if type(k) is str}  # a list of strings looks its members up at once (`_list_coerce`)
+    by_text = {k: m for k, m in plain.items() if type(k) is str}
+    f.texts = lambda xs: [by_text[x] for x in xs]  # a list of strings, looked up at once (see `_list_coerce`)
     return f
 
 _json_kinds = {  # the JSON types each kind takes without a repair
@@ -343,12 +344,12 @@ def _list_coerce(info):
         return f
     item = coercer(info.args[0])
     exact = exact_type(info.args[0])
-    by_text = getattr(item, 'by_text', None)  # an enum's members by their text
+    texts = getattr(item, 'texts', None)  # how a kind made from text (an enum, a date) reads a whole list of strings at once
     def f(v):
         if exact is not None and type(v) is list and countOf(map(type, v), exact) == len(v): return v[:]  # nothing to convert
-        if by_text is not None and type(v) is list and countOf(map(type, v), str) == len(v):
-            try: return [by_text[x] for x in v]
-            except KeyError: pass  # text no member has: the checked way says which
+        if texts is not None and type(v) is list and countOf(map(type, v), str) == len(v):
+            try: return texts(v)
+            except Exception: pass  # noqa: BLE001, S110 - some text is not a valid item: the checked way says which and why
         lst, one = _as_list(v, t)
         if one:  # a single value for a one-item list, if it is one
             try: return [item(lst[0])]
@@ -442,6 +443,10 @@ def _format_coerce(info):
         except Exception as e:
             if shape is not None and shape.match(v): raise Mismatch(t, v, f"{short(v)} is not {what}: {str(e)[:200]}") from None
             raise Mismatch(t, v) from None
+    def texts(xs: list) -> list:  # a list of strings, read at once (see `_list_coerce`)
+        if limit and xs and max(map(len, xs)) > limit: raise ValueError('too long')
+        return [parse(x) for x in xs]
+    f.texts = texts
     return f
 
 

@@ -1528,3 +1528,22 @@ def test_list_of_enum_members_by_their_text(ls, want):
 def test_list_of_enum_text_no_member_has_is_reported_at_its_index():
     msg = call_func('levels', {'ls': ['low', 'medium', 'high']}, {'levels': _levels}, raise_on_err=False)
     assert msg.startswith("ToolInputError: Tool 'levels'") and "'ls[1]'" in msg and "'medium'" in msg, msg
+
+
+def _days(ds: list[dt.date]) -> list:
+    "The days as they arrive"
+    return ds
+
+@pytest.mark.parametrize('ds, problem', [
+    (['2026-01-01', '2026-02-30'], "'ds[1]': '2026-02-30' is not a valid date"),  # read at once, then the checked way says why
+    (['2026-01-01', '2026-01-01' + 'x' * 200], "'ds[1]'"),                         # too long to parse at all
+    (['2026-01-01', 5], "'ds[1]'"),
+])
+def test_list_of_dates_read_at_once_keeps_the_rules(ds, problem):
+    for _ in range(2):
+        msg = call_func('days', {'ds': ds}, {'days': _days}, raise_on_err=False)
+        assert msg.startswith("ToolInputError: Tool 'days'") and problem in msg, msg
+
+def test_list_of_dates_read_at_once():
+    got = call_func('days', {'ds': ['2026-01-01', '2024-02-29']}, {'days': _days})
+    assert got == [dt.date(2026, 1, 1), dt.date(2024, 2, 29)] and all(type(d) is dt.date for d in got)
