@@ -280,8 +280,7 @@ def _enum_coerce(info):
             m = plain.get(v, _MISSING)
             return pick(v) if m is _MISSING else m
         return v if isinstance(v, t) else pick(v)
-    by_text = {k: m for k, m in plain.items() if type(k) is str}
-    f.texts = lambda xs: [by_text[x] for x in xs]  # a list of strings, looked up at once (see `_list_coerce`)
+    f.texts = lambda xs: [plain[x] for x in xs]  # a list of strings, looked up at once (see `_list_coerce`)
     return f
 
 _json_kinds = {  # the JSON types each kind takes without a repair

@@ -124,8 +124,8 @@ class _Absent:
 
 def _all_given_test(fast: dict) -> Callable[[dict], bool] | None:
     "A test that a dict of arguments gives every parameter of `fast` and nothing else, each of exactly its type (or not null)"
-    exact, anything = [(k, t) for k, t in fast.items() if t is not _ANY], [k for k, t in fast.items() if t is _ANY]
     if not 0 < len(fast) <= _ALL_GIVEN_MAX: return None
+    exact, anything = [(k, t) for k, t in fast.items() if t is not _ANY], [k for k, t in fast.items() if t is _ANY]
     code = _all_given_code.get((len(exact), len(anything)))
     if code is None:
         tests = ([f'type(d.get(k{i}, _U)) is t{i}' for i in range(len(exact))] +

@@ -5,6 +5,7 @@ Every test is bounded in time: a watchdog ends the test process with a traceback
 that get stuck wait on an event the test sets before it ends.
 """
 import asyncio
+import contextlib
 import faulthandler
 import os
 import signal
@@ -234,35 +235,36 @@ def test_code_that_swallows_the_timeout_is_stopped(place, code):
     assert _python_threads() <= before  # really stopped, not left burning a core
 
 
-def test_the_callers_own_alarm_timer_and_handler_are_kept():
+@contextlib.contextmanager
+def _callers_alarm(secs: float):
+    "The caller's own `SIGALRM` handler and timer of `secs`, as the test's code sets them: yields the times it fired"
     fired = []
     old = signal.signal(signal.SIGALRM, lambda *a: fired.append(time.monotonic()))
     try:
-        start = time.monotonic()
-        signal.setitimer(signal.ITIMER_REAL, 1.5)
+        signal.setitimer(signal.ITIMER_REAL, secs)
+        yield fired
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def test_the_callers_own_alarm_timer_and_handler_are_kept():
+    start = time.monotonic()
+    with _callers_alarm(1.5) as fired:
         assert python('1 + 1', glb={}, timeout=5) == 2
         assert _is_timeout(python(BUSY, glb={}, timeout=0.3))
         left = signal.getitimer(signal.ITIMER_REAL)[0]
         assert 0.5 < left < 1.3, left  # still running, minus the time spent
         while not fired and time.monotonic() - start < 5: time.sleep(0.02)
         assert len(fired) == 1 and 1.3 < fired[0] - start < 2.5
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def test_the_callers_timer_fires_on_time_while_code_runs():
-    fired = []
-    old = signal.signal(signal.SIGALRM, lambda *a: fired.append(time.monotonic()))
-    try:
-        start = time.monotonic()
-        signal.setitimer(signal.ITIMER_REAL, 0.3)
+    start = time.monotonic()
+    with _callers_alarm(0.3) as fired:
         assert python('import time\ntime.sleep(0.8)\n"finished"', glb={}, timeout=5) == 'finished'
         assert len(fired) == 1 and 0.2 < fired[0] - start < 0.7
         assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def test_a_timeout_never_lands_after_the_code_finished():
