@@ -309,9 +309,9 @@ def test_nesting_within_limits_is_fine():
 
 
 def test_long_literals_within_the_limit_parse_quickly():
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU time, not the clock's: CI runs four test processes on two cores
     c = one('f(a=[' + '1, ' * 30_000 + '])')
-    assert len(c.kwargs['a']) == 30_000 and time.perf_counter() - t0 < 2
+    assert len(c.kwargs['a']) == 30_000 and time.process_time() - t0 < 2
 
 
 # --- known bugs ---------------------------------------------------------------------------------------
@@ -334,9 +334,9 @@ def test_refused_expression_calls_no_context_callable():
 
 def test_many_calls_parse_in_linear_time():
     text = '[' + 'f(a=1),' * 1000 + ']'
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     assert len(parse_calls(text, TOOLS)) == 1000
-    assert time.perf_counter() - t0 < 0.25
+    assert time.process_time() - t0 < 0.25
 
 
 @pytest.mark.parametrize('text', ['f(a={[1]})', 'f(a={[1]: 2})'])

@@ -273,18 +273,18 @@ def test_malformed_schema_is_a_clear_value_error(s, where):
 ])
 def test_untrusted_keywords_warn_and_never_refuse_or_hang(s, value):
     with pytest.warns(SchemaWarning, match='not checked'): v = compile_schema(s, where="Tool 'x'")
-    t = time.perf_counter()
+    t = time.process_time()  # CPU time, not the clock's: CI runs four test processes on two cores
     assert v.is_valid(value) and v.problems(value) == []
-    assert time.perf_counter() - t < 0.5
+    assert time.process_time() - t < 0.5
 
 @pytest.mark.parametrize('pattern,long', [(r'\s+$', ' ' * 100_000 + 'x'), ('a.*b.*c', 'ab' * 50_000), ('^a.*b.*c$', 'ab' * 50_000)])
 def test_polynomial_patterns_stay_fast_on_long_strings(pattern, long):
     "Quadratic and cubic patterns search long strings only as far as bounded time allows; short ones are checked"
     v = compile_schema({'type': 'string', 'pattern': pattern})
     assert not v.is_valid(long[:150] + '!') and v.problems(long[:150] + '!')
-    t = time.perf_counter()
+    t = time.process_time()
     v.is_valid(long), v.problems(long)
-    assert time.perf_counter() - t < 1.0
+    assert time.process_time() - t < 1.0
 
 def test_safe_patterns_are_checked():
     with warnings.catch_warnings():
