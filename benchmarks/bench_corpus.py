@@ -160,14 +160,14 @@ def warm_round() -> dict:
         try: fn(**args)
         finally: inverse._Checked.__call__ = real
         if checked: slow.add(t['name']); checked.clear()
-        bare = _per_call(lambda: disp('t', **args), 200)
-        ours += _per_call(lambda: fn(**args), 200) - bare
-        theirs += _per_call(lambda: v.is_valid(args), 200)
+        bare = _per_call(lambda a=args: disp('t', **a), 200)
+        ours += _per_call(lambda f=fn, a=args: f(**a), 200) - bare
+        theirs += _per_call(lambda v=v, a=args: v.is_valid(a), 200)
         if more is not None:
             ref = fc.mk_tool(disp_ref, dict2obj(t))
-            bare = _per_call(lambda: disp('t', **more), 200)
-            subset += _per_call(lambda: fn(**more), 200) - bare
-            subset_ref += _per_call(lambda: ref(**more), 100) - bare
+            bare = _per_call(lambda a=more: disp('t', **a), 200)
+            subset += _per_call(lambda f=fn, a=more: f(**a), 200) - bare
+            subset_ref += _per_call(lambda f=ref, a=more: f(**a), 100) - bare
             nsub += 1
     return {'ours': ours, 'rs': theirs, 'slow': sorted(slow), 'tools': len(calls), 'subset': subset, 'subset_ref': subset_ref, 'nsub': nsub}
 
