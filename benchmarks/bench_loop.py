@@ -65,6 +65,8 @@ RESPONSE = ChatCompletion.model_validate({
         {'id': f'call_{i}', 'type': 'function', 'function': {'name': f.__name__, 'arguments': json.dumps(a)}}
         for i, (f, a) in enumerate(zip(FNS, ARGS))]}}]})
 
+ROUNDS = 25
+
 def _cpu_us(fn, n: int, rounds: int = 7) -> float:
     "Median over `rounds` of CPU µs per call of `fn`, `n` calls a round"
     ts = []
@@ -90,8 +92,7 @@ def main():
     calls = [(c.function.name, c.function.arguments, c.id) for c in RESPONSE.choices[0].message.tool_calls]
     text = calls[1][1]
     assert call_func('add', text, ns) == one.execute(text).value == tools.call('add', text).value == tools.batch([('add', text)])[0].value == 3
-    sync_msgs = run_tool_calls(tools, RESPONSE)
-    assert [m['content'] for m in sync_msgs] == [m['content'] for m in asyncio.run(run_tool_calls_async(tools, RESPONSE))]
+    assert [m['content'] for m in run_tool_calls(tools, RESPONSE)] == [m['content'] for m in asyncio.run(run_tool_calls_async(tools, RESPONSE))]
     agent_tools = {f.__name__: function_tool(f) for f in FNS}
 
     async def plain_turn():  # the floor of a concurrent turn: no check, no report
@@ -104,23 +105,31 @@ def main():
             return {'role': 'tool', 'tool_call_id': cid, 'content': str(await agent_tools[nm].on_invoke_tool(ctx, args))}
         return await asyncio.gather(*(run(c.function.name, c.function.arguments, c.id) for c in RESPONSE.choices[0].message.tool_calls))
 
-    async def async_side():
-        got = [m['content'] for m in await agents_turn()]
-        assert len(got) == 8 and not any('error' in c.lower() for c in got), got
-        return {'turn_async': await _acpu_us(lambda: run_tool_calls_async(tools, RESPONSE), 300),
-                'abatch8': await _acpu_us(lambda: tools.abatch(calls), 300),
-                'plain': await _acpu_us(plain_turn, 300),
-                'agents': await _acpu_us(agents_turn, 300)}
+    async def async_round(n: int) -> dict:
+        return {'turn_async': await _acpu_us(lambda: run_tool_calls_async(tools, RESPONSE), n, 1),
+                'abatch8': await _acpu_us(lambda: tools.abatch(calls), n, 1),
+                'plain': await _acpu_us(plain_turn, n, 1),
+                'agents': await _acpu_us(agents_turn, n, 1)}
 
+    loop = asyncio.new_event_loop()
+    got = loop.run_until_complete(agents_turn())
+    assert len(got) == 8 and not any('error' in m['content'].lower() for m in got), got
     single = {'call_func': _cpu_us(lambda: call_func('add', text, ns), 20_000),
               'execute': _cpu_us(lambda: one.execute(text), 20_000),
               'call': _cpu_us(lambda: tools.call('add', text), 20_000),
-              'batch1': _cpu_us(lambda: tools.batch([('add', text)]), 2_000)}
-    turn = {'turn_sync': _cpu_us(lambda: run_tool_calls(tools, RESPONSE), 300), 'batch8': _cpu_us(lambda: tools.batch(calls), 300),
-            'call_func8': _cpu_us(lambda: [call_func(nm, a, ns) for nm, a, _ in calls], 3_000)}
-    turn.update(asyncio.run(async_side()))
+              'batch1': _cpu_us(lambda: tools.batch([('add', text)]), 20_000)}
+    rounds = []  # every way of a turn once per round, one after another, so the machine's load weighs on them alike
+    for _ in range(ROUNDS):
+        r = {'turn_sync': _cpu_us(lambda: run_tool_calls(tools, RESPONSE), 40, 1), 'batch8': _cpu_us(lambda: tools.batch(calls), 40, 1),
+             'call_func8': _cpu_us(lambda: [call_func(nm, a, ns) for nm, a, _ in calls], 400, 1)}
+        r.update(loop.run_until_complete(async_round(40)))
+        rounds.append(r)
+    loop.close()
+    turn = {k: statistics.median(r[k] for r in rounds) for k in rounds[0]}
+    ratio = lambda a, b: statistics.median(r[a] / r[b] for r in rounds)
 
-    print(f"python {sys.version.split()[0]}; CPU µs (all threads), median of 7 rounds\n")
+    print(f"python {sys.version.split()[0]}; CPU µs (all threads); one call: median of 7 rounds; a turn: median of {ROUNDS} rounds, "
+          f"ratios the median of each round's\n")
     print('one call of add(a, b) from JSON text:')
     for k, label in (('call_func', 'call_func'), ('execute', 'Tool.execute'), ('call', 'Toolbox.call'), ('batch1', 'Toolbox.batch, one call')):
         print(f"  {label:28} {single[k]:8.2f}")
@@ -131,7 +140,7 @@ def main():
                      ('turn_sync', 'run_tool_calls'), ('turn_async', 'await run_tool_calls_async'),
                      ('plain', 'asyncio.to_thread + gather'), ('agents', 'openai-agents on_invoke_tool')):
         print(f"  {label:36} {turn[k]:8.1f}")
-    r_agents, r_plain, r_sync = turn['turn_sync'] / turn['agents'], turn['turn_sync'] / turn['plain'], turn['turn_sync'] / turn['turn_async']
+    r_agents, r_plain, r_sync = ratio('turn_sync', 'agents'), ratio('turn_sync', 'plain'), ratio('turn_sync', 'turn_async')
     print(f"  run_tool_calls / openai-agents: {r_agents:.2f} (target <= 1: {'yes' if r_agents <= 1 else 'NO'}); "
           f"/ to_thread + gather: {r_plain:.2f} (target <= 1.2: {'yes' if r_plain <= 1.2 else 'NO'}); "
           f"sync / async: {r_sync:.2f} (target <= 1.1: {'yes' if r_sync <= 1.1 else 'NO'})")

@@ -32,6 +32,8 @@ __all__ = ['Tool', 'ToolResult', 'ToolGroup', 'Toolbox', 'StopRun', 'to_text', '
 class StopRun(Exception):
     "Raised by a tool or hook to stop the agent loop: `execute` re-raises it instead of reporting a failure"
 
+_encode = json.JSONEncoder(ensure_ascii=False).encode  # `json.dumps(..., ensure_ascii=False)` makes an encoder per call
+
 def to_text(
     v,                      # a tool's result
     limit: int | None=None, # at most this many characters; longer text is cut, and says so
@@ -39,7 +41,7 @@ def to_text(
     "A tool result as text for the model: strings as they are, data as JSON, anything else as its `str`"
     if isinstance(v, str): s = v
     else:
-        try: s = json.dumps(jsonable(v), ensure_ascii=False)
+        try: s = _encode(jsonable(v))
         except (TypeError, ValueError, RecursionError):  # not JSON, or a structure that contains itself
             try: s = str(v)
             except RecursionError: s = object.__repr__(v)
