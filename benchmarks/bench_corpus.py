@@ -73,7 +73,7 @@ def corpus_calls() -> list[tuple[dict, dict, dict]]:
         opt = [k for k in s.get('properties', {}) if k not in args][::2]
         more = {**args, **{k: example(s['properties'][k], s) for k in opt}}
         try:
-            v = jsonschema_rs.validator_for(s)
+            v = jsonschema_rs.validator_for(s, validate_formats=False)
             if not (v.is_valid(args) and v.is_valid(more)): continue
             ref = fc.mk_tool(lambda *a, **kw: kw, dict2obj(t))
             ref(**args)  # fastcore can call it
@@ -154,7 +154,7 @@ def warm_round() -> dict:
     from fastcore import funccall as fc
     from fastcore.utils import dict2obj
     for t, args, more in calls:
-        fn, v = funccall.mk_tool(disp, t), jsonschema_rs.validator_for(t['inputSchema'])
+        fn, v = funccall.mk_tool(disp, t), jsonschema_rs.validator_for(t["inputSchema"], validate_formats=False)
         for _ in range(inverse._HOT + 1): fn(**args)  # warm: the tool has its own code
         inverse._Checked.__call__ = counting
         try: fn(**args)
