@@ -465,27 +465,33 @@ class _FieldsPlan:
         "The keyword arguments for `v`: checked field by field; any problem sends it the careful way, to report them all"
         d = v if type(v) is dict else _as_dict(v, self.info.t)
         kw = {}
-        try:
-            for key, attr, c, exact, required in self.specs:
-                x = d.get(key, _MISSING)
-                if x is not _MISSING: kw[attr] = x if type(x) is exact else c(x)
-                elif required: return self._report(d, v)
-        except Mismatch: return self._report(d, v)
-        if len(kw) != len(d): return self._report(d, v)  # fields it doesn't have
+        for key, attr, c, exact, required in self.specs:
+            x = d.get(key, _MISSING)
+            if x is not _MISSING:
+                if type(x) is exact: kw[attr] = x
+                else:
+                    try: kw[attr] = c(x)
+                    except Mismatch as e: return self._report(d, v, kw, key, e)
+            elif required: return self._report(d, v, kw)
+        if len(kw) != len(d): return self._report(d, v, kw)  # fields it doesn't have
         return kw
 
-    def _report(self, d: dict, v) -> dict:
-        "The same, finding every problem; a null the type can't take means 'use the default' (strict mode sends it)"
+    def _report(self, d: dict, v, done: dict, failed=None, err=None) -> dict:
+        """The same, finding every problem; a null the type can't take means 'use the default' (strict mode sends it).
+        The fields `kwargs` made already (`done`) and the one it failed at (`failed`, with its `err`) are not made again."""
         kw, bad = {}, None
         for k, x in d.items():
             spec = self.by_key.get(k)
             if spec is None:
                 e = Mismatch(None, x, f"unknown field; {type_name(self.info.t)} has {self.takes}")
+            elif spec[1] in done and k != failed: kw[spec[1]] = done[spec[1]]; continue
             else:
-                try: kw[spec[1]] = spec[2](x); continue
-                except Mismatch as err:
+                try:
+                    if k == failed: raise err
+                    kw[spec[1]] = spec[2](x); continue
+                except Mismatch as m:
                     if x is None and not spec[4]: continue
-                    e = err
+                    e = m
             if (bad := _gather(bad, e.within(k))).full: break
         if bad is None or not bad.full:
             for key in self.by_key:
