@@ -79,7 +79,8 @@ class _Plan:
         return self._bind_carefully(inputs, kw, name or self.name, failed)
 
     def _bind_carefully(self, inputs: dict, kw: dict, tool: str, failed: tuple | None = None) -> tuple[list, dict]:
-        "The rest of `inputs` after the arguments in `kw` (and `failed`, an argument and its `Mismatch`): names matched loosely, and every problem found and reported"
+        """The rest of `inputs` after the arguments in `kw` (and `failed`, an argument with its `Mismatch`): names matched
+        loosely, and every problem found and reported"""
         params, bad = self.params, None
         done = set(kw)  # coerced already
         seen = {k: k for k in done}

@@ -631,7 +631,7 @@ def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool) -> types.Cod
     for i, ps in enumerate(schemas):
         src.lines = []
         src.arg(ps, f'a{i}', 8 if i < nreq else 12)
-        if (cond := src.single()) is not None: conds.append(f'({cond})' if i < nreq else f'({cond}) and a{i} is not _U')
+        if (cond := src.single()) is not None: conds.append(f'({cond})' if i < nreq else f'a{i} is not _U and ({cond})')
         else: body += src.lines if i < nreq else [f'        if a{i} is not _U:', *src.lines]
     # every test inside one `try`, each leaving by `raise _F` to the one call of the checked way (the text, and so its
     # compiling, stays proportional to the tests, not to tests x parameters)
