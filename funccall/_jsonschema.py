@@ -1060,6 +1060,19 @@ class Validator:
         try: return self._root().ok(v)
         except RecursionError: return False
 
+    def property_check(self, name: str):
+        """`is_valid` for the value of the root's property `name` alone (its refs resolved in the whole schema), or None
+        when the root doesn't declare it: for a caller that checks each argument apart (the root then says no more)"""
+        s = self.schema.get('properties', {}).get(name) if isinstance(self.schema, dict) else None
+        if not isinstance(s, (dict, bool)): return None
+        self._root()
+        n = self._comp.memo.get(id(s)) or self._comp.node(s, self._comp.bases.get(id(s), _ROOT), 1)
+        if n.pending: n.pending()
+        def ok(v) -> bool:
+            try: return n.ok(v)
+            except RecursionError: return False
+        return ok
+
     def compile(self) -> Validator:
         "Compile now rather than on first use (warnings about the schema's keywords come now too); returns itself"
         self._root()

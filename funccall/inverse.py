@@ -534,12 +534,12 @@ class _Inline:
 
     def add(self, ind: int, cond: str): self.lines += [f"{' ' * ind}if {cond}:", f"{' ' * (ind + 4)}{self.fail}"]
 
-    def arg(self, s, v: str, ind: int):
-        "Statements that leave the quick way unless `v` certainly passes `s`"
+    def arg(self, s, v: str, ind: int, alone=None):
+        "Statements that leave the quick way unless `v` certainly passes `s` (`alone`: the validator's check of it, if it has no quick test)"
         mark = self.lines[:], self.nconst
         if self.emit(s, v, ind, 0): return
         self.lines, self.nconst = mark
-        q = _quick(s)
+        q = _quick(s) or ((alone, None) if alone is not None else None)
         if q is None: self.lines.append(f"{' ' * ind}{self.fail}")  # no quick test: the validator decides
         else: self.add(ind, f'not {self.const(q[0])}({v})')
 
@@ -620,7 +620,7 @@ class _Inline:
             self.lines[at - 2:] = [f"{' ' * (ind + 4)}if _type({k}) is not _str or {cond}:", f"{' ' * (ind + 8)}{self.fail}"]
         return True
 
-def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool) -> types.CodeType:
+def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict) -> types.CodeType:
     """The code of a tool whose every argument is tested inline against its schema (see `_Inline`); its constants go
     into `g`, and its property names are the placeholders `_K0`... (see `_with_names`)"""
     n, aw = len(schemas), 'await ' if is_async else ''
@@ -630,7 +630,7 @@ def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool) -> types.Cod
     conds, body = [], []
     for i, ps in enumerate(schemas):
         src.lines = []
-        src.arg(ps, f'a{i}', 8 if i < nreq else 12)
+        src.arg(ps, f'a{i}', 8 if i < nreq else 12, alone.get(i))
         if (cond := src.single()) is not None: conds.append(f'({cond})' if i < nreq else f'a{i} is not _U and ({cond})')
         else: body += src.lines if i < nreq else [f'        if a{i} is not _U:', *src.lines]
     # every test inside one `try`, each leaving by `raise _F` to the one call of the checked way (the text, and so its
@@ -723,11 +723,15 @@ class _Checked:
         self.renamed = {orig: py for py, orig in zip(p.pynms, p.origs) if py != orig}  # properties whose parameter is spelt otherwise
         self.optional = p.origs[p.nreq:]
 
-    def problems(self, kw: dict) -> list:
+    def validator_of(self):
+        "The schema's validator, compiled on first need"
         if self.validator is None:
             from ._jsonschema import compile_schema  # (imported here: the validator imports the schema module)
             self.validator = compile_schema(self.schema, where=f"Tool {self.name!r}")
-        v = self.validator
+        return self.validator
+
+    def problems(self, kw: dict) -> list:
+        v = self.validator_of()
         return [] if v.is_valid(kw) else v.problems(kw, '', MAX_SHOWN)  # the generated check first: most calls are valid
 
     def first(self, extra: dict, *args):
@@ -739,6 +743,9 @@ class _Checked:
             return self.checked(extra, *args)
         p = self.parts
         tests = [_arg_test(ps) if self.check else (_ANY_JSON, is_json) for ps in p.schemas]  # unchecked: only what isn't JSON is converted
+        # an argument without a quick test (a `$ref`, a pattern, a `oneOf`) is checked alone by the validator: not the checked way
+        for i, (orig, (ts, _)) in enumerate(zip(p.origs, tests)):
+            if ts is _NOTHING and (c := self.validator_of().property_check(orig)) is not None: tests[i] = (_ANY_JSON, c)
         self.types = [ts if i < p.nreq else _or_unset(ts) for i, (ts, _) in enumerate(tests)]
         self.tests = [c for _, c in tests]
         fn.__globals__['_slow_args'] = self.quick
@@ -749,7 +756,8 @@ class _Checked:
         g, p = fn.__globals__, self.parts
         g.update(_INLINE_GLOBALS, _disp=self.disp, _name=self.name, _slow_args=self.checked)
         schemas = p.schemas if self.check else [True] * len(p.schemas)  # unchecked: only what isn't plain JSON is converted
-        fn.__code__ = _named_code(_with_names(_inline_code(schemas, p.nreq, g, iscoroutinefunction(fn)), p.origs), p)
+        alone = {i: c for i, ((ts, c), s) in enumerate(zip(zip(self.types, self.tests), schemas)) if _quick(s) is None and c is not None}
+        fn.__code__ = _named_code(_with_names(_inline_code(schemas, p.nreq, g, iscoroutinefunction(fn), alone), p.origs), p)
 
     def quick(self, extra: dict, *args):
         "A call tried against the quick tests in a loop, before the tool has code of its own; the checked way when one fails"

@@ -99,3 +99,18 @@ def test_the_pool_runs_many_jobs_and_counts_them_back():
 def test_import_funccall_leaves_asyncio_and_subprocess_unloaded():
     code = "import sys, funccall; print(sorted(m for m in ('asyncio', 'concurrent.futures', 'subprocess', 'ctypes', 'hashlib') if m in sys.modules))"
     assert subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.strip() == '[]'
+
+def test_an_argument_without_a_quick_test_is_checked_alone_not_the_checked_way(monkeypatch):
+    tool = {'name': 'put', 'inputSchema': {'type': 'object', 'required': ['item', 'key'], '$defs': {'Item': {
+        'type': 'object', 'properties': {'sku': {'type': 'string', 'pattern': '^[A-Z]+$'}}, 'required': ['sku']}},
+        'properties': {'item': {'$ref': '#/$defs/Item'}, 'key': {'type': 'string', 'pattern': '^k[0-9]+$'}}}}
+    fn = mk_tool(disp, tool)
+    walked = []
+    real = inverse._Checked.__call__
+    monkeypatch.setattr(inverse._Checked, '__call__', lambda self, kw, extra: walked.append(kw) or real(self, kw, extra))
+    for _ in range(inverse._HOT + 2):  # the loop of quick tests, then the tool's own code
+        assert fn(item={'sku': 'AB'}, key='k1') == {'item': {'sku': 'AB'}, 'key': 'k1'}
+    assert walked == []
+    for bad in ({'item': {'sku': 'ab'}, 'key': 'k1'}, {'item': {'sku': 'AB'}, 'key': 'x'}, {'item': {}, 'key': 'k1'}):
+        with pytest.raises(ToolInputError): fn(**bad)
+    assert len(walked) == 3  # a bad call goes the checked way, which says what is wrong
