@@ -52,24 +52,27 @@ def run_sync(
 
 async def _await(aw): return await aw
 
-class _Loop(threading.local):
-    """This thread's event loop for `run_sync`, kept from call to call (making and closing one costs more than a sync
-    batch's calls); closed when the thread ends. Not `asyncio.run`'s: that one waits for the loop's default executor at
-    the end, which user code may have used with a stuck call."""
-    loop = None
-    pid = 0
+class _Loop:
+    """A thread's event loop for `run_sync`, kept from call to call (making and closing one costs more than a sync
+    batch's calls), and closed when its thread ends (this holder, kept per thread, goes then). Not `asyncio.run`'s:
+    that one waits for the loop's default executor at the end, which user code may have used with a stuck call."""
+    __slots__ = ('loop', 'pid')
+    def __init__(self, loop, pid: int): self.loop, self.pid = loop, pid
 
     def __del__(self):
-        if self.loop is not None and not self.loop.is_closed(): self.loop.close()  # shuts its default executor down without waiting
+        try:
+            if not self.loop.is_closed() and not self.loop.is_running(): self.loop.close()  # its default executor: not waited for
+        except Exception: pass  # noqa: BLE001, S110 - at interpreter exit, what it needs may be gone already
 
-_loops = _Loop()
+_loops = threading.local()
 
 def _thread_loop():
     "This thread's loop for `run_sync` (a new one in a forked child: the parent's shares its selector)"
-    if _loops.loop is None or _loops.pid != os.getpid() or _loops.loop.is_closed():
+    h = getattr(_loops, 'held', None)
+    if h is None or h.pid != os.getpid() or h.loop.is_closed():
         import asyncio
-        _loops.loop, _loops.pid = asyncio.new_event_loop(), os.getpid()
-    return _loops.loop
+        h = _loops.held = _Loop(asyncio.new_event_loop(), os.getpid())
+    return h.loop
 
 def call_tool(f: Callable, args, kw: dict):
     "Call `f`: the last funccall frame of a traceback, so a report shows the tool's own frames only"
