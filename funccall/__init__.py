@@ -12,7 +12,7 @@ from .pytool import python, python_isolated
 from ._run import WorkersExhausted, set_max_workers
 from .providers import (Change, ProviderWarning, Report, function_to_tool, strict_schema, to_anthropic, to_gemini, to_mcp, to_openai,
                         to_openai_responses, tool_name)
-from .structured import OutputError, output_format, output_schema, parse_output
+from .structured import OutputError, output_format, output_schema, parse_output, parse_output_stream
 from .inverse import mk_param, mk_tool, schema2anno, schema2sig, tool_parts
 from .expr import ExprCall, ExprError, parse_calls
 from .tools import StopRun, Tool, ToolGroup, ToolResult, Toolbox, call_str, to_text
@@ -28,5 +28,6 @@ __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom
            'SchemaError', 'SchemaWarning', 'ToolNotFound', 'ToolInputError',
            'to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name',
            'function_to_tool', 'Report', 'Change', 'ProviderWarning', 'output_format', 'output_schema', 'parse_output', 'OutputError',
+           'parse_output_stream',
            'ToolCall', 'tool_calls', 'tool_results', 'run_tool_calls', 'run_tool_calls_async',
            'ToolCallStream']
