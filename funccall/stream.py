@@ -95,6 +95,7 @@ class ToolCallStream:
         provider: str=None,  # 'openai', 'openai_responses', 'anthropic' or 'gemini'; by default told from the first event
     ):
         self.provider = None if provider is None else _provider(provider)
+        self._read = None              # this provider's event reader
         self._items: dict = {}         # position -> _Call, _Text, or a finished block/item (dict)
         self._done: list = []          # (position, ToolCall) of each complete call
         self._text = io.StringIO()
@@ -144,10 +145,11 @@ class ToolCallStream:
         event,             # one event of the stream: the SDK's object or its dict form
     ) -> list[ToolCall]:   # the calls whose arguments just became complete, each once, in the order they completed
         "Read one event of the stream"
-        if self.provider is None:
-            self.provider = _event_provider(event)
+        if self._read is None:
+            if self.provider is None: self.provider = _event_provider(event)
             if self.provider is None: raise ValueError(f"Can't tell which provider's stream event a {type(event).__name__} is; pass provider=")
-        return getattr(self, f'_{self.provider}')(event)
+            self._read = getattr(self, f'_{self.provider}')
+        return self._read(event)
 
     def watch(
         self,
@@ -236,13 +238,7 @@ class ToolCallStream:
 
     def _anthropic(self, e) -> list[ToolCall]:
         t, k, res = _at(e, 'type'), _at(e, 'index'), []
-        if t == 'content_block_start':
-            b = _plain(_at(e, 'content_block'))
-            bt = b.get('type')
-            if 'input' in b: self._items[k] = _Call(k, b.get('id'), b.get('name'), start=b)
-            elif bt in ('text', 'thinking'): self._items[k] = _Text(b, bt)
-            else: self._items[k] = b
-        elif t == 'content_block_delta':
+        if t == 'content_block_delta':  # first: nearly every event is one
             d, x = _at(e, 'delta'), self._items.get(k)
             dt = _at(d, 'type')
             if dt == 'text_delta' and isinstance(x, _Text): x.buf.write(_at(d, 'text')); self._text.write(_at(d, 'text'))
@@ -251,6 +247,12 @@ class ToolCallStream:
             elif dt == 'thinking_delta' and isinstance(x, _Text): x.buf.write(_at(d, 'thinking'))
             elif dt == 'signature_delta' and isinstance(x, _Text): x.block['signature'] = _at(d, 'signature')
             elif dt == 'citations_delta' and isinstance(x, _Text): x.block.setdefault('citations', []).append(_plain(_at(d, 'citation')))
+        elif t == 'content_block_start':
+            b = _plain(_at(e, 'content_block'))
+            bt = b.get('type')
+            if 'input' in b: self._items[k] = _Call(k, b.get('id'), b.get('name'), start=b)
+            elif bt in ('text', 'thinking'): self._items[k] = _Text(b, bt)
+            else: self._items[k] = b
         elif t == 'content_block_stop':
             x = self._items.get(k)
             if isinstance(x, _Call) and not x.done: res += self._end(x)
