@@ -2,6 +2,7 @@
 (in their JSON form, field for field as the APIs document them), and events become the server-sent-event bytes the
 SDK clients read through an `httpx` mock transport.
 
+The clients answer every request with one body, or each with the next of a list of bodies (an agent loop's turns).
 A script is a list of steps: `('text', piece)`, `('start', i)`, `('args', i, piece)`, `('stop', i)`, for calls
 `calls[i] = (id, name, arguments as a dict)`. Gemini sends each call whole, at its `stop`.
 """
@@ -123,10 +124,12 @@ def sse(provider: str, evs: list[dict]) -> bytes:
     body = b''.join(f'data: {json.dumps(e)}\n\n'.encode() for e in evs)
     return body + (b'data: [DONE]\n\n' if provider == 'openai' else b'')
 
-def _transport(http, body: bytes, seen: list):
+def _transport(http, body, seen: list):
+    "Answers each request with `body`, or with the next of a list of bodies; keeps the requests in `seen`"
     def answer(request):
         seen.append(request)
-        return http.Response(200, headers={'content-type': 'text/event-stream'}, content=body)
+        b = body[len(seen) - 1] if isinstance(body, list) else body
+        return http.Response(200, headers={'content-type': 'text/event-stream'}, content=b)
     return http.MockTransport(answer)
 
 def chat_client(body: bytes, seen: list=None, asynchronous: bool=False):
