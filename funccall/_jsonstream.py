@@ -5,8 +5,9 @@ cut (a 1 MB argument one character at a time included), and keeps no more than t
 of the token it is in. Runs of plain string characters are taken by one regular expression match, escapes are
 decoded by `json.loads` itself, so a finished value is exactly what `json.loads` gives for the whole text.
 
-While the text is unfinished, `.value` is what is complete of it: finished keys with their values, finished
-items, and the string being read so far; a number or literal shows once it ends. Text that is not JSON stops
+While the text is unfinished, `.value` is what is complete of it: finished keys with their values, finished items,
+and the string being read so far; a number or literal shows once it ends. `.value` is a view that later pieces
+change; `.snapshot()` is a copy that stays. Text that is not JSON stops
 the reader with `.error` set (said as `json.loads` says it); the caller then hands the whole text on, so it is
 reported exactly where a finished response's malformed text is.
 """
@@ -60,6 +61,20 @@ class JsonStream:
         if isinstance(top, list): top.append(s); self.shown = (top, len(top) - 1)
         else: k = self.keys[-1]; self.shown = (top, k, top.get(k, _UNSET)); top[k] = s
         return self.root
+
+    def snapshot(self):
+        "`.value` as it is now, kept from later pieces: the containers still open are copied (the finished ones can't change)"
+        v = self.value
+        if not self.stack: return v
+        cp = None
+        for i in range(len(self.stack) - 1, -1, -1):  # innermost first: each copy goes into its parent's copy
+            c = self.stack[i]
+            new = dict(c) if isinstance(c, dict) else list(c)
+            if cp is not None:
+                if isinstance(new, list): new[-1] = cp  # an open container is the last item of its list...
+                else: new[self.keys[i]] = cp            # ...or the value of the key being read
+            cp = new
+        return cp
 
     def _unshow(self):
         "Take back the unfinished string `.value` put in its container"

@@ -113,8 +113,8 @@ class ToolCallStream:
 
     @property
     def partial(self) -> dict:
-        "The id of each call still streaming -> its arguments so far: finished keys and items, the string being read"
-        return {c.id: (c.reader.value if isinstance(c.reader.value, dict) else {}) for c in self._calls() if not c.done}
+        "The id of each call still streaming -> its arguments so far (a copy): finished keys and items, the string being read"
+        return {c.id: (v if isinstance(v := c.reader.snapshot(), dict) else {}) for c in self._calls() if not c.done}
 
     @property
     def text(self) -> str:

@@ -173,7 +173,7 @@ class _OutputReader:
         if isinstance(piece, (bytes, bytearray)): piece = self.utf8.decode(piece)
         self.text.write(piece)
         self.reader.feed(piece)
-        now = _so_far(self.t, self.reader.value, self.nm, self.done)
+        now = _so_far(self.t, self.reader.snapshot(), self.nm, self.done)  # a copy: a step must not change with later pieces
         if now == self.last: return None
         self.last = now
         return now

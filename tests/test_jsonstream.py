@@ -74,6 +74,13 @@ def test_the_partial_string_is_not_left_in_the_value():
     r.feed(']')
     assert r.done and r.value == ['abc', 1]
 
+def test_a_snapshot_is_not_changed_by_later_pieces():
+    r, shots = JsonStream(), []
+    for ch in '{"a": [1, {"b": ["x", "yz"]}], "c": "end"}':
+        r.feed(ch)
+        shots.append((r.snapshot(), json.dumps(r.value)))
+    assert all(json.dumps(v) == text for v, text in shots)
+
 @pytest.mark.parametrize('text,error', [
     ('{"a" 1}', "Expecting ':' delimiter"), ('[1,]', 'Expecting value'), ('{"a":tru}', 'no JSON literal'),
     ('{"a": 01}', 'Invalid number'), ('{"a": "\\x"}', 'Invalid escape'), ('"\x01"', 'Invalid control character'),
