@@ -343,12 +343,15 @@ async def run_stream_async(
 ) -> list[dict]:           # the answers to all the calls, in call order, as `tool_results` makes them
     "Run each call of a stream as soon as it is complete, while the rest arrives; answer them all once the stream ends"
     stream, events = (events.stream, events.events) if isinstance(events, _Watched) else (ToolCallStream(provider), events)
-    running = {}  # id() of each ToolCall -> the task running it
+    running, busy = {}, []  # id() of each ToolCall -> the task running it; the tasks not yet done
     try:
         async for e in _aiter(events):
-            new = stream.feed(e)
-            for tc in new: running[id(tc)] = asyncio.ensure_future(toolbox.abatch([tc], injected=injected))
-            if new: await asyncio.sleep(0)  # let them start before the next event is read
+            for tc in stream.feed(e):
+                running[id(tc)] = t = asyncio.ensure_future(toolbox.abatch([tc], injected=injected))
+                busy.append(t)
+            if busy:  # events already waiting are read without a pause: give the calls a turn at each
+                await asyncio.sleep(0)
+                busy = [t for t in busy if not t.done()]
         results = [r for tc in stream.calls for r in await running[id(tc)]]
     except BaseException:
         for t in running.values(): t.cancel()

@@ -197,6 +197,19 @@ def test_run_tool_calls_starts_each_call_before_the_stream_ends():
     assert order == ['quick', 'slow'] or order == ['slow', 'quick']
     assert [(m['tool_call_id'], m['content']) for m in msgs] == [('c1', '1'), ('c2', '2')]  # call order, whatever finished first
 
+def test_a_call_starts_within_events_of_closing_when_the_events_come_faster_than_they_are_read():
+    "A sync iterable is read in a thread of its own: the events queue up, and each still gives the running calls a turn"
+    stream, at = ToolCallStream(), []
+    async def note(x: int) -> int:
+        "Notes how many events after its own the stream had read when it ran"
+        at.append(len(stream.text)); return x
+    calls = [('c1', 'note', {'x': 1})]
+    evs = events('openai', calls, script(calls))
+    text = {**evs[0], 'choices': [{'index': 0, 'delta': {'content': 'x'}, 'finish_reason': None}]}
+    evs = evs[:-1] + [text] * 5000 + evs[-1:]  # the text after the call: one character an event
+    run_tool_calls(Toolbox([note]), stream.watch(iter(evs)))
+    assert at and at[0] <= 5, at
+
 def test_run_tool_calls_async_over_the_sdks_async_streams():
     async def go():
         body = sse('openai', events('openai', CALLS, script(CALLS, TEXTS, _pieces(CALLS))))
