@@ -14,14 +14,15 @@ Events are those of the four providers, as their SDKs give them or in their JSON
 from the first event: OpenAI Chat Completions chunks (`choices[0].delta.tool_calls`, several calls interleaved by
 `index`), OpenAI Responses events (`response.output_item.added`, `response.function_call_arguments.delta`, ...),
 Anthropic Messages events (`content_block_start`, `input_json_delta`, `content_block_stop`, ...) and Gemini chunks
-(whole `function_call` parts). Arguments are read by funccall's incremental JSON reader (`_jsonstream`), in time
-linear in their length however they are cut. Arguments that are not JSON (Anthropic's `eager_input_streaming`
+(whole `function_call` parts; on Vertex AI with `stream_function_call_arguments`, `partial_args` until
+`will_continue` ends). Arguments are read by funccall's incremental JSON reader (`_jsonstream`), in time linear
+in their length however they are cut. Arguments that are not JSON (Anthropic's `eager_input_streaming`
 sends them unchecked) complete at the provider's stop event and keep their text, so running the call tells the
 model what is wrong, exactly as for a finished response.
 """
 from __future__ import annotations
 
-import asyncio, io, threading
+import asyncio, copy, io, re, threading
 
 from ._jsonstream import JsonStream
 from ._run import run_sync
@@ -87,6 +88,45 @@ class _Text:
 
     def out(self) -> dict: return {**self.block, self.key: self.buf.getvalue()}
 
+class _GeminiCall:
+    "A Gemini call whose arguments stream as `partial_args`: each a JSON path and a value, a string in pieces"
+    __slots__ = ('first', 'key', 'pos', 'args', 'cont', 'id')
+    def __init__(self, first: dict, key: str, pos: int):
+        self.first, self.key, self.pos, self.args, self.cont, self.id = first, key, pos, {}, None, None
+
+    def add(self, fc: dict):
+        for a in _at(fc, 'partial_args') or _at(fc, 'partialArgs') or ():
+            path = _at(a, 'json_path') or _at(a, 'jsonPath') or '$'
+            for k in ('string_value', 'stringValue', 'number_value', 'numberValue', 'bool_value', 'boolValue', 'null_value', 'nullValue'):
+                if (v := _at(a, k)) is not None: break
+            if k.startswith('null'): v = None
+            if isinstance(v, str) and self.cont == path: v = _json_path(self.args, path) + v  # the rest of a string
+            _json_path(self.args, path, v)
+            self.cont = path if isinstance(v, str) and (_at(a, 'will_continue') or _at(a, 'willContinue')) else None
+
+    def part(self) -> dict:
+        fc = {k: v for k, v in self.first[self.key].items() if k not in ('will_continue', 'willContinue', 'partial_args', 'partialArgs')}
+        return {**self.first, self.key: {**fc, 'args': self.args}}
+
+_step = re.compile(r"\.([^.\[]+)|\[(\d+)\]|\[['\"]([^'\"]*)['\"]\]")  # `.key`, `[0]`, `['key']`
+
+def _json_path(d: dict, path: str, *value):
+    "The value at JSON path `path` (`$.a.b[0]`) of `d`; with `value`, set it there, making the containers on the way"
+    keys = [k or (int(i) if i else q) for k, i, q in _step.findall(path)]
+    if not value:
+        for k in keys: d = d[k]
+        return d
+    if not keys: return None
+    for k, nxt in zip(keys, keys[1:]):
+        new = [] if isinstance(nxt, int) else {}
+        if isinstance(k, int):
+            d.extend([None] * (k + 1 - len(d)))
+            if d[k] is None: d[k] = new
+            d = d[k]
+        else: d = d.setdefault(k, new)
+    if isinstance(keys[-1], int): d.extend([None] * (keys[-1] + 1 - len(d)))
+    d[keys[-1]] = value[0]
+
 class ToolCallStream:
     """The tool calls of a streamed response, each complete the moment its arguments close; `.calls`, `.partial`,
     `.text` and `.message()` say where the response is"""
@@ -100,6 +140,7 @@ class ToolCallStream:
         self._done: list = []          # (position, ToolCall) of each complete call
         self._text = io.StringIO()
         self._refusal = ''
+        self._gcall = None             # a Gemini call whose arguments are streaming (Vertex AI)
         self.stop_reason = None        # why the response ended, when the provider says (`finish_reason`, `stop_reason`)
 
     def __repr__(self): return f'ToolCallStream({self.provider!r}, {len(self._done)} calls, {len(self.partial)} streaming)'
@@ -114,7 +155,9 @@ class ToolCallStream:
     @property
     def partial(self) -> dict:
         "The id of each call still streaming -> its arguments so far (a copy): finished keys and items, the string being read"
-        return {c.id: (v if isinstance(v := c.reader.snapshot(), dict) else {}) for c in self._calls() if not c.done}
+        res = {c.id: (v if isinstance(v := c.reader.snapshot(), dict) else {}) for c in self._calls() if not c.done}
+        if self._gcall is not None: res[self._gcall.id] = copy.deepcopy(self._gcall.args)
+        return res
 
     @property
     def text(self) -> str:
@@ -134,7 +177,7 @@ class ToolCallStream:
             return m
         if p == 'openai_responses': return [self._responses_item(x) for x in items]
         if p == 'anthropic': return {'role': 'assistant', 'content': [self._anthropic_block(x) for x in items]}
-        return {'role': 'model', 'parts': items}
+        return {'role': 'model', 'parts': [x.part() if isinstance(x, _GeminiCall) else x for x in items]}
 
     def _calls(self) -> list[_Call]: return [x for x in self._items.values() if isinstance(x, _Call)]
 
@@ -270,17 +313,14 @@ class ToolCallStream:
 
     def _gemini(self, e) -> list[ToolCall]:
         cands = _at(e, 'candidates')
-        content = cands and _at(cands[0], 'content')
-        res = []
-        if reason := cands and _at(cands[0], 'finish_reason'): self.stop_reason = reason
+        cand = cands[0] if cands else {}
+        content, res = _at(cand, 'content'), []
         for part in (content and _at(content, 'parts')) or ():
             p = _plain(part)
             n = len(self._items)
-            if 'function_call' in p or 'functionCall' in p:  # Gemini sends each call whole
-                self._items[n] = p
-                calls = [x for x in self._items.values() if 'function_call' in x or 'functionCall' in x]
-                tc = tool_calls(calls, 'gemini')[-1]  # read with all calls so far: an id-less call's made-up id counts them
-                self._done.append((n, tc)); res.append(tc)
+            key = 'function_call' if 'function_call' in p else 'functionCall' if 'functionCall' in p else None
+            if key is not None:
+                res += self._gemini_call(p, key, n)
                 continue
             if set(p) == {'text'} or set(p) == {'text', 'thought'}:
                 if not p.get('thought'): self._text.write(p['text'])
@@ -288,7 +328,37 @@ class ToolCallStream:
                 if last is not None and set(last) - {'thought_signature'} == set(p) and last.get('thought') == p.get('thought'):
                     last['text'] += p['text']; continue  # one part for the text, as a finished response has it
             self._items[n] = p
+        if reason := _at(cand, 'finish_reason') or _at(cand, 'finishReason'):
+            self.stop_reason = reason
+            if self._gcall is not None: res += self._gemini_end()  # cut off in the middle of a call
         return res
+
+    def _gemini_call(self, p: dict, key: str, n: int) -> list[ToolCall]:
+        """A `function_call` part: a whole call (the Gemini API), or a piece of one streamed in `partial_args` until
+        `will_continue` ends (Vertex AI with `stream_function_call_arguments`)"""
+        fc, g = p[key], self._gcall
+        more = bool(_at(fc, 'will_continue') or _at(fc, 'willContinue'))
+        if g is None:
+            if not more: return self._gemini_done(n, p)
+            g = self._gcall = self._items[n] = _GeminiCall(p, key, n)
+            g.id = self._gemini_read(g.part(), n).id
+        g.add(fc)
+        return [] if more else self._gemini_end()
+
+    def _gemini_end(self) -> list[ToolCall]:
+        g, self._gcall = self._gcall, None
+        return self._gemini_done(g.pos, g.part())
+
+    def _gemini_read(self, part: dict, n: int) -> ToolCall:
+        "Read as `tool_calls` reads the parts up to this one: an id-less call's made-up id counts the calls before it"
+        calls = [x.part() if isinstance(x, _GeminiCall) else x for k, x in sorted(self._items.items()) if k < n]
+        return tool_calls([*[c for c in calls if 'function_call' in c or 'functionCall' in c], part], 'gemini')[-1]
+
+    def _gemini_done(self, n: int, part: dict) -> list[ToolCall]:
+        tc = self._gemini_read(part, n)
+        self._items[n] = part
+        self._done.append((n, tc))
+        return [tc]
 
 # --- running the calls of a stream --------------------------------------------------------------------------
 

@@ -104,6 +104,29 @@ def test_gemini_calls_without_ids_get_the_ids_a_whole_response_gets():
     assert [c.id for c in stream.calls] == ['funccall-0-get_weather', 'funccall-1-get_weather']
     assert stream.calls == tool_calls(stream.message(), 'gemini')
 
+def test_vertex_streamed_function_call_arguments():
+    "Vertex AI's `stream_function_call_arguments`: a call's arguments come as `partial_args` (a JSON path and a value) until `willContinue` ends"
+    def chunk(fc, finish=None):
+        return {'candidates': [{'content': {'role': 'model', 'parts': [{'functionCall': fc}]}, 'index': 0, **({'finishReason': finish} if finish else {})}]}
+    chunks = [chunk({'name': 'get_weather', 'willContinue': True}),
+              chunk({'partialArgs': [{'jsonPath': '$.city', 'stringValue': 'Lis', 'willContinue': True}], 'willContinue': True}),
+              chunk({'partialArgs': [{'jsonPath': '$.city', 'stringValue': 'bon'}], 'willContinue': True}),
+              chunk({'partialArgs': [{'jsonPath': '$.days[0]', 'numberValue': 1}, {'jsonPath': '$.days[1]', 'numberValue': 2},
+                                     {'jsonPath': "$.opts['deep']", 'boolValue': True}, {'jsonPath': '$.note', 'nullValue': 'NULL_VALUE'}],
+                     'willContinue': True}),
+              chunk({}),
+              chunk({'name': 'list_orders', 'args': {}}, 'STOP')]
+    stream, got, partials = ToolCallStream(), [], []
+    for i, c in enumerate(gemini_client(sse('gemini', chunks)).models.generate_content_stream(model='gemini-2.5-flash', contents='hi')):
+        got += [(i, tc) for tc in stream.feed(c)]
+        partials.append(stream.partial)
+    args = {'city': 'Lisbon', 'days': [1, 2], 'opts': {'deep': True}, 'note': None}
+    assert got == [(4, ToolCall('get_weather', args, 'funccall-0-get_weather')), (5, ToolCall('list_orders', {}, 'funccall-1-list_orders'))]
+    assert partials[:3] == [{'funccall-0-get_weather': {}}, {'funccall-0-get_weather': {'city': 'Lis'}}, {'funccall-0-get_weather': {'city': 'Lisbon'}}]
+    assert stream.message() == {'role': 'model', 'parts': [{'function_call': {'name': 'get_weather', 'args': args}},
+                                                           {'function_call': {'name': 'list_orders', 'args': {}}}]}
+    assert tool_calls(stream.message(), 'gemini') == stream.calls == [tc for _, tc in got]
+
 def test_dict_events_read_as_sdk_objects_are():
     for p in ('openai', 'openai_responses', 'anthropic', 'gemini'):
         stream = ToolCallStream()
