@@ -76,7 +76,7 @@ class _Call:
     def input(self) -> dict:
         "The arguments as an Anthropic `tool_use` block holds them: invalid JSON wrapped, as Anthropic's docs advise"
         r = self.reader
-        if r.error is None: return r.value if isinstance(r.value, dict) else {}
+        if r.error is None: return v if isinstance(v := r.snapshot(), dict) else {}  # a copy: later pieces leave the message alone
         return {'INVALID_JSON': self.text}
 
 class _Text:
@@ -289,7 +289,8 @@ class ToolCallStream:
                 if x.add(_at(d, 'partial_json')): res += self._end(x)
             elif dt == 'thinking_delta' and isinstance(x, _Text): x.buf.write(_at(d, 'thinking'))
             elif dt == 'signature_delta' and isinstance(x, _Text): x.block['signature'] = _at(d, 'signature')
-            elif dt == 'citations_delta' and isinstance(x, _Text): x.block.setdefault('citations', []).append(_plain(_at(d, 'citation')))
+            elif dt == 'citations_delta' and isinstance(x, _Text):
+                x.block['citations'] = [*(x.block.get('citations') or ()), _plain(_at(d, 'citation'))]
         elif t == 'content_block_start':
             b = _plain(_at(e, 'content_block'))
             bt = b.get('type')

@@ -133,6 +133,22 @@ def test_dict_events_read_as_sdk_objects_are():
         for e in events(p, CALLS, script(CALLS, TEXTS, _pieces(CALLS))): stream.feed(e)
         assert stream.calls == _expected(CALLS) and stream.text == 'Let me check.', p
 
+def test_the_message_mid_stream_holds_what_has_come():
+    text = json.dumps(CALLS[0][2])
+    steps = [('text', 'Let me '), ('start', 0), ('args', 0, text[:12])]
+    mid = {}
+    for p in ('openai', 'openai_responses', 'anthropic'):
+        stream = ToolCallStream()
+        for e in events(p, CALLS[:1], steps)[:-1 if p == 'openai' else None]:
+            stream.feed(e)
+        mid[p] = stream.message()
+    assert mid['openai'] == {'role': 'assistant', 'content': 'Let me ', 'tool_calls': [
+        {'id': 'call_1', 'type': 'function', 'function': {'name': 'get_weather', 'arguments': text[:12]}}]}
+    assert [i['type'] for i in mid['openai_responses']] == ['message', 'function_call']
+    assert mid['openai_responses'][0]['content'][0]['text'] == 'Let me ' and mid['openai_responses'][1]['arguments'] == text[:12]
+    assert mid['anthropic']['content'] == [{'type': 'text', 'text': 'Let me '},
+                                           {'type': 'tool_use', 'id': 'call_1', 'name': 'get_weather', 'input': {'city': 'Li'}}]
+
 def test_provider_is_told_or_refused():
     with pytest.raises(ValueError, match="Can't tell which provider's stream event a int is"): ToolCallStream().feed(3)
     with pytest.raises(ValueError, match='Unknown provider'): ToolCallStream('mistral')
