@@ -85,6 +85,46 @@ def test_anthropic_create_stream_true():
     for e in anthropic_client(body).messages.create(model='claude', max_tokens=100, messages=[], stream=True): stream.feed(e)
     assert stream.calls == _expected(CALLS) and tool_calls(stream.message()['content']) == stream.calls
 
+def test_anthropic_thinking_and_citations_come_back_as_the_sdk_accumulates_them():
+    "With extended thinking, the thinking block (and its signature) must go back unchanged with the tool calls"
+    evs = [{'type': 'message_start', 'message': {'id': 'msg_1', 'type': 'message', 'role': 'assistant', 'content': [], 'model': 'claude',
+                                                 'stop_reason': None, 'stop_sequence': None, 'usage': {'input_tokens': 1, 'output_tokens': 1}}},
+           {'type': 'content_block_start', 'index': 0, 'content_block': {'type': 'thinking', 'thinking': '', 'signature': ''}},
+           *[{'type': 'content_block_delta', 'index': 0, 'delta': {'type': 'thinking_delta', 'thinking': t}} for t in ['The user ', 'wants weather.']],
+           {'type': 'content_block_delta', 'index': 0, 'delta': {'type': 'signature_delta', 'signature': 'EqQBCgIYAhIM1gbcDa9GJwZA'}},
+           {'type': 'content_block_stop', 'index': 0},
+           {'type': 'content_block_start', 'index': 1, 'content_block': {'type': 'text', 'text': ''}},
+           {'type': 'content_block_delta', 'index': 1, 'delta': {'type': 'text_delta', 'text': 'Per the doc, '}},
+           {'type': 'content_block_delta', 'index': 1, 'delta': {'type': 'citations_delta', 'citation': {
+               'type': 'char_location', 'cited_text': 'Lisbon', 'document_index': 0, 'document_title': 'Cities', 'start_char_index': 0,
+               'end_char_index': 6}}},
+           {'type': 'content_block_stop', 'index': 1},
+           {'type': 'content_block_start', 'index': 2, 'content_block': {'type': 'tool_use', 'id': 'toolu_1', 'name': 'get_weather', 'input': {}}},
+           *[{'type': 'content_block_delta', 'index': 2, 'delta': {'type': 'input_json_delta', 'partial_json': p}} for p in ['{"city"', ': "Lisbon"}']],
+           {'type': 'content_block_stop', 'index': 2},
+           {'type': 'message_delta', 'delta': {'stop_reason': 'tool_use', 'stop_sequence': None}, 'usage': {'output_tokens': 5}},
+           {'type': 'message_stop'}]
+    stream = ToolCallStream()
+    with anthropic_client(sse('anthropic', evs)).messages.stream(model='claude', max_tokens=100, messages=[]) as s:
+        for e in s: stream.feed(e)
+        final = s.get_final_message()
+    assert stream.message() == {'role': 'assistant', 'content': [b.model_dump(exclude_none=True) for b in final.content]}
+    assert stream.message()['content'][0] == {'type': 'thinking', 'thinking': 'The user wants weather.', 'signature': 'EqQBCgIYAhIM1gbcDa9GJwZA'}
+    assert stream.text == 'Per the doc, ' and stream.calls == [ToolCall('get_weather', {'city': 'Lisbon'}, 'toolu_1')]
+
+def test_gemini_thought_signatures_go_back_with_their_calls():
+    "Gemini 3 refuses a function call sent back without the thought signature it came with"
+    chunks = [{'candidates': [{'content': {'role': 'model', 'parts': [
+        {'functionCall': {'name': 'get_weather', 'args': {'city': 'Lisbon'}}, 'thoughtSignature': 'c2lnbmF0dXJl'}]}, 'finishReason': 'STOP'}]}]
+    seen = []
+    client = gemini_client([sse('gemini', chunks), sse('gemini', events('gemini', [], script([], ['ok'])))], seen)
+    stream = ToolCallStream()
+    msgs = run_tool_calls(TOOLS, stream.watch(client.models.generate_content_stream(model='gemini-2.5-flash', contents='hi')))
+    client.models.generate_content_stream(model='gemini-2.5-flash', contents=[stream.message(), *msgs]).__next__()
+    sent = json.loads(seen[1].content)['contents']
+    assert sent[0]['parts'] == [{'functionCall': {'name': 'get_weather', 'args': {'city': 'Lisbon'}}, 'thoughtSignature': 'c2lnbmF0dXJl'}]
+    assert sent[1]['parts'][0]['functionResponse']['response'] == {'output': 'Lisbon: 21 C'}
+
 def test_gemini_stream_equals_the_whole_response():
     from google.genai import types
     body = sse('gemini', events('gemini', CALLS, script(CALLS, TEXTS)))
