@@ -40,10 +40,10 @@ class JsonStream:
         self.stack: list = []   # the open containers, outermost first
         self.keys: list = []    # for each open container: the key whose value comes next (dicts), else None
         self.expect, self.tok = _VALUE, 0
-        self.chunks: list[str] = []  # the string being read: its decoded pieces
+        self.chunks: list[str] = []  # the string (decoded) or number being read, in pieces
         self.limit = 256             # pieces kept before they are joined
         self.esc = ''                # an escape begun and not yet ended
-        self.text = ''               # a number or literal being read
+        self.text = ''               # a literal being read (`true`, `null`...)
         self.root, self.done, self.error, self.pos = _UNSET, False, None, 0
         self.shown = None            # (container, key or index) where `.value` put the string being read
 
@@ -53,7 +53,7 @@ class JsonStream:
     def value(self):
         "The value: whole once `done`; before, what is complete of it (a view: don't change it)"
         self._unshow()
-        if self.tok not in (_STR,) or self.error: return None if self.root is _UNSET else self.root
+        if self.tok != _STR or self.error: return None if self.root is _UNSET else self.root
         s = self._string()
         self.chunks = [s]  # joined once: the next look costs only what came since
         if not self.stack: return s
@@ -120,11 +120,11 @@ class JsonStream:
         while i < n:
             tok = self.tok
             if tok == _STR or tok == _KEYSTR: i = self._in_string(s, i, n); continue
-            if tok == _NUM:
+            if tok == _NUM:  # its pieces kept in `chunks`, as a string's: a long number in small pieces stays linear
                 j = _numch.match(s, i).end()
-                self.text += s[i:j]
+                if j > i: self.chunks.append(s[i:j])
                 if j == n: break
-                if self.text == '-' and s[j] == 'I': self.tok = _LIT; i = j; continue  # -Infinity
+                if s[j] == 'I' and self.chunks == ['-']: self.tok, self.text = _LIT, '-'; i = j; continue  # -Infinity
                 self._end_number(); i = j; continue
             if tok == _LIT: i = self._in_literal(s, i, n); continue
             j = _ws.match(s, i).end()
@@ -143,7 +143,7 @@ class JsonStream:
             if c == '"': self.tok, self.chunks, self.limit = _STR, [], 256; return i + 1
             if c == '{': self._open({}, i); self.expect = _FIRST_KEY; return i + 1
             if c == '[': self._open([], i); self.expect = _FIRST_ITEM; return i + 1
-            if c == '-' or '0' <= c <= '9': self.tok, self.text = _NUM, ''; return i
+            if c == '-' or '0' <= c <= '9': self.tok, self.chunks = _NUM, []; return i
             if c in 'tfnNI': self.tok, self.text = _LIT, ''; return i
             raise self._bad('Expecting value', i)
         if ex in (_FIRST_KEY, _KEY):
@@ -219,12 +219,12 @@ class JsonStream:
         except ValueError: raise _Bad(f'Invalid escape {e!r}: char {self.pos}') from None
 
     def _end_number(self):
-        t = self.text
+        t = self._string()
         m = _number.fullmatch(t)
         if m is None: raise _Bad(f'Invalid number {t!r}: char {self.pos}')
         try: v = float(t) if m.group(1) or m.group(2) else int(t)
         except ValueError as e: raise _Bad(f'{e}: char {self.pos}') from None  # more digits than Python reads
-        self.tok, self.text = 0, ''
+        self.tok, self.chunks = 0, []
         self._put(v); self._after()
 
     def _in_literal(self, s: str, i: int, n: int) -> int:

@@ -32,6 +32,11 @@ def test_any_value_cut_anywhere_reads_as_json_loads_reads_it(v, ascii, indent, d
     assert r.done and r.error is None
     assert json.dumps(r.value) == json.dumps(json.loads(text))  # exact: types, key order, float values
 
+@pytest.mark.parametrize('text', ['[-Infinity, NaN, Infinity, -0, 1e5, -2.5E-3, "\\ud83d\\ude00\\ud83d", 12345678901234567890]', '  -12 ', '"x"'])
+def test_what_json_loads_also_reads_cut_at_every_place(text):
+    for k in range(len(text) + 1):
+        assert repr(read([text[:k], text[k:]]).value) == repr(json.loads(text)), k
+
 def _mutations(text: str):
     return st.one_of(st.builds(lambda i: text[:i] + text[i + 1:], st.integers(0, max(0, len(text) - 1))),
                      st.builds(lambda i, c: text[:i] + c + text[i:], st.integers(0, len(text)), st.sampled_from(list('{}[]",:\\ 0-eE.tnu\x01'))))
