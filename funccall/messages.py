@@ -172,8 +172,10 @@ def run_tool_calls(
     injected: dict=None,   # the application's values for injected parameters, for this request (over the toolbox's)
 ) -> list[dict]:           # the answers to all its calls, as `tool_results` makes them; none when nothing was called
     "Run the tool calls of a model's response (concurrently, as `Toolbox.batch` does) and answer them"
-    from .stream import is_stream, run_stream  # a stream of events: each call starts as soon as it is complete
-    if is_stream(response): return run_stream(toolbox, response, provider, injected)
+    from .stream import is_stream, run_stream
+    if is_stream(response):  # a stream of events: each call starts as soon as it is complete
+        calls, results, p = run_stream(toolbox, response, provider, injected)
+        return tool_results(results, p) if calls else []
     calls, p = _calls(response, provider)
     if not calls: return []
     return tool_results(run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls'), p)
@@ -186,6 +188,8 @@ async def run_tool_calls_async(
 ) -> list[dict]:           # the answers to all its calls, as `tool_results` makes them; none when nothing was called
     "`run_tool_calls` for async code"
     from .stream import is_stream, run_stream_async
-    if is_stream(response): return await run_stream_async(toolbox, response, provider, injected)
+    if is_stream(response):
+        calls, results, p = await run_stream_async(toolbox, response, provider, injected)
+        return tool_results(results, p) if calls else []
     calls, p = _calls(response, provider)
     return tool_results(await toolbox.abatch(calls, injected=injected), p) if calls else []

@@ -26,7 +26,7 @@ import asyncio, copy, io, re, threading
 
 from ._jsonstream import JsonStream
 from ._run import run_sync
-from .messages import ToolCall, _provider, tool_calls, tool_results
+from .messages import ToolCall, _provider, tool_calls
 from .tools import Toolbox
 
 __all__ = ['ToolCallStream', 'is_stream', 'run_stream', 'run_stream_async']
@@ -411,8 +411,8 @@ async def run_stream_async(
     events,                # the stream's events (an iterable or async iterable), or `ToolCallStream.watch(events)`
     provider: str=None,    # by default told from the first event
     injected: dict=None,   # the application's values for injected parameters, for this request
-) -> list[dict]:           # the answers to all the calls, in call order, as `tool_results` makes them
-    "Run each call of a stream as soon as it is complete, while the rest arrives; answer them all once the stream ends"
+) -> tuple[list[ToolCall], list, str | None]:  # the calls and their `ToolResult`s, in call order, and the provider
+    "Run each call of a stream as soon as it is complete, while the rest arrives; `run_tool_calls` answers them"
     stream, events = (events.stream, events.events) if isinstance(events, _Watched) else (ToolCallStream(provider), events)
     running, busy = {}, []  # id() of each ToolCall -> the task running it; the tasks not yet done
     try:
@@ -423,18 +423,18 @@ async def run_stream_async(
             if busy:  # events already waiting are read without a pause: give the calls a turn at each
                 await asyncio.sleep(0)
                 busy = [t for t in busy if not t.done()]
-        results = [r for tc in stream.calls for r in await running[id(tc)]]
+        calls = stream.calls
+        results = [r for tc in calls for r in await running[id(tc)]]
     except BaseException:
         for t in running.values(): t.cancel()
         raise
-    return tool_results(results, stream.provider) if results else []
+    return calls, results, stream.provider
 
 def run_stream(
     toolbox: Toolbox,      # the tools the model was offered
     events,                # the stream's events, or `ToolCallStream.watch(events)`
     provider: str=None,    # by default told from the first event
     injected: dict=None,   # the application's values for injected parameters, for this request
-) -> list[dict]:           # the answers to all the calls, in call order, as `tool_results` makes them
+) -> tuple[list[ToolCall], list, str | None]:  # the calls and their `ToolResult`s, in call order, and the provider
     "`run_stream_async` from sync code"
     return run_sync(run_stream_async(toolbox, events, provider, injected), 'await run_tool_calls_async(...)', 'run_tool_calls')
-
