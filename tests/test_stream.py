@@ -10,7 +10,7 @@ from conftest import examples
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
-from funccall import Toolbox, ToolCall, ToolCallStream, run_tool_calls, run_tool_calls_async, tool_calls
+from funccall import Tool, Toolbox, ToolCall, ToolCallStream, run_tool_calls, run_tool_calls_async, tool_calls
 from funccall.stream import is_stream
 from sse import anthropic_client, chat_client, events, gemini_client, script, split, sse
 
@@ -318,6 +318,32 @@ def test_run_tool_calls_over_a_responses_stream_and_a_list_of_events():
 def msgs_chat() -> dict:
     return {'role': 'assistant', 'tool_calls': [{'id': i, 'type': 'function', 'function': {'name': n, 'arguments': json.dumps(a)}}
                                                 for i, n, a in CALLS]}
+
+def test_watching_a_stream_sync_and_async_yields_its_events_read():
+    evs = events('anthropic', CALLS, script(CALLS, TEXTS, _pieces(CALLS)))
+    stream = ToolCallStream()
+    texts = [stream.text for _ in stream.watch(iter(evs))]  # read as each event passes
+    assert texts[-1] == 'Let me check.' and 'Let me ' in texts and stream.calls == _expected(CALLS)
+    async def agen():
+        for e in evs: yield e
+    async def go():
+        s = ToolCallStream()
+        return s, [len(s.calls) async for _ in s.watch(agen())]
+    s, counts = asyncio.run(go())
+    assert s.calls == _expected(CALLS) and counts[0] == 0 and counts[-1] == 2
+
+def test_a_refusal_and_injected_values_through_a_stream():
+    chunk = events('openai', [], [('text', '')])[0]
+    refusal = [{**chunk, 'choices': [{'index': 0, 'delta': {'refusal': r}, 'finish_reason': None}]} for r in ("I can't ", 'help.')]
+    stream = ToolCallStream()
+    for e in [*refusal, {**chunk, 'choices': [{'index': 0, 'delta': {}, 'finish_reason': 'stop'}]}]: stream.feed(e)
+    assert stream.message() == {'role': 'assistant', 'content': None, 'refusal': "I can't help."} and stream.calls == []
+    def whose(user: str, n: int) -> str:
+        "The user's n"
+        return f'{user}:{n}'
+    calls = [('c1', 'whose', {'n': 1})]
+    msgs = run_tool_calls(Toolbox([Tool(whose, inject=('user',))]), events('openai', calls, script(calls)), injected={'user': 'ann'})
+    assert [m['content'] for m in msgs] == ['ann:1']
 
 def test_a_stream_that_fails_cancels_its_calls_and_raises():
     evs = events('openai', CALLS, script(CALLS))
