@@ -147,15 +147,16 @@ def _coerced(t, v, nm: str):
 
 _UNREAD = object()
 
-def _so_far(t, v, nm: str, done: dict) -> dict:
-    """The fields of partial reply `v` that already read as `t`'s: a field there whose value coerces, coerced.
-    `done` keeps the fields before the last key, which can no longer change: each piece coerces only the field it adds to"""
+def _so_far(t, fs: list | None, v, nm: str, done: dict) -> dict:
+    """The fields of partial reply `v` that already read as `t`'s fields `fs` (None: `t` is wrapped): a field there whose
+    value coerces, coerced. `done` keeps the fields before the last key, which can no longer change: each piece coerces
+    only the field it adds to"""
     if not isinstance(v, dict): return {}
-    if _wrapped(t):
+    if fs is None:
         x = _coerced(t, v['value'], nm) if 'value' in v else _UNREAD
         return {} if x is _UNREAD else {'value': x}
     res, keys = {}, list(v)
-    for f in fields(kind(t)):
+    for f in fs:
         if f.name not in v: continue
         x = done[f.name] if f.name in done else _coerced(f.anno, v[f.name], nm)
         if f.name != keys[-1]: done[f.name] = x
@@ -167,13 +168,14 @@ class _OutputReader:
     def __init__(self, t):
         self.t, self.nm, self.reader, self.text, self.last, self.done = t, _name(t), JsonStream(), io.StringIO(), None, {}
         self.utf8 = codecs.getincrementaldecoder('utf-8')()  # bytes may split a character
+        self.fields = None if _wrapped(t) else fields(kind(t))
 
     def feed(self, piece) -> dict | None:
         "Read a piece; the fields so far when they changed"
         if isinstance(piece, (bytes, bytearray)): piece = self.utf8.decode(piece)
         self.text.write(piece)
         self.reader.feed(piece)
-        now = _so_far(self.t, self.reader.snapshot(), self.nm, self.done)  # a copy: a step must not change with later pieces
+        now = _so_far(self.t, self.fields, self.reader.snapshot(), self.nm, self.done)  # a copy: a step must not change with later pieces
         if now == self.last: return None
         self.last = now
         return now
