@@ -18,7 +18,8 @@ Anthropic Messages events (`content_block_start`, `input_json_delta`, `content_b
 `will_continue` ends). Arguments are read by funccall's incremental JSON reader (`_jsonstream`), in time linear
 in their length however they are cut. Arguments that are not JSON (Anthropic's `eager_input_streaming`
 sends them unchecked) complete at the provider's stop event and keep their text, so running the call tells the
-model what is wrong, exactly as for a finished response.
+model what is wrong, exactly as for a finished response. A call runs with its object as it closed: whatever the
+model sends after the closing brace (it shouldn't) doesn't change the call, though `.message()` keeps the text as sent.
 """
 from __future__ import annotations
 
