@@ -248,14 +248,14 @@ class ToolCallStream:
             if _at(item, 'type') == 'function_call':
                 c = self._items[k] = _Call(k, _at(item, 'call_id'), _at(item, 'name'), start=_plain(item))
                 if c.add(_at(item, 'arguments')): res += self._end(c)
+            elif _at(item, 'type') == 'message': self._items[k] = _Text(_plain(item), 'text')  # its text grows until it's done
             else: self._items[k] = _plain(item)
         elif t == 'response.function_call_arguments.delta':
             c = self._items.get(k)
             if isinstance(c, _Call) and c.add(_at(e, 'delta')): res += self._end(c)
         elif t == 'response.output_text.delta':
             self._text.write(_at(e, 'delta') or '')
-            x = self._items.get(k)
-            if isinstance(x, dict): x.setdefault('_text', io.StringIO()).write(_at(e, 'delta') or '')
+            if isinstance(x := self._items.get(k), _Text): x.buf.write(_at(e, 'delta') or '')
         elif t in ('response.function_call_arguments.done', 'response.output_item.done'):
             c = self._items.get(k)
             item = _at(e, 'item')
@@ -274,9 +274,8 @@ class ToolCallStream:
         if isinstance(x, _Call):
             if x.final is not None: return x.final
             return {**x.start, 'arguments': x.text}
-        if '_text' not in x: return x
-        text = x['_text'].getvalue()  # a message still streaming: its text so far
-        return {**{k: v for k, v in x.items() if k != '_text'}, 'content': [{'type': 'output_text', 'text': text, 'annotations': []}]}
+        if not isinstance(x, _Text): return x
+        return {**x.block, 'content': [{'type': 'output_text', 'text': x.buf.getvalue(), 'annotations': []}]}  # its text so far
 
     # --- Anthropic Messages --------------------------------------------------------------------------------
 
