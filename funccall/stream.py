@@ -224,6 +224,8 @@ class ToolCallStream:
         if r := _at(d, 'refusal'): self._refusal += r
         for f in _at(d, 'tool_calls') or ():
             i, fn = _at(f, 'index'), _at(f, 'function')
+            if i is None:  # some OpenAI-compatible servers send each call whole, without an index: its id tells
+                i = next((k for k, c in self._items.items() if c.id == _at(f, 'id')), len(self._items))
             c = self._items.get(i)
             if c is None: c = self._items[i] = _Call(i, _at(f, 'id'), fn and _at(fn, 'name'))
             c.id, c.name = c.id or _at(f, 'id'), c.name or (fn and _at(fn, 'name'))

@@ -189,6 +189,13 @@ def test_the_message_mid_stream_holds_what_has_come():
     assert mid['anthropic']['content'] == [{'type': 'text', 'text': 'Let me '},
                                            {'type': 'tool_use', 'id': 'call_1', 'name': 'get_weather', 'input': {'city': 'Li'}}]
 
+def test_openai_compatible_calls_sent_whole_without_an_index():
+    chunk = events('openai', [], [])[0]
+    calls = [{'id': cid, 'type': 'function', 'function': {'name': nm, 'arguments': json.dumps(a)}} for cid, nm, a in CALLS]
+    stream = ToolCallStream()
+    got = [c for e in [{**chunk, 'choices': [{'index': 0, 'delta': {'tool_calls': [tc]}, 'finish_reason': None}]} for tc in calls] for c in stream.feed(e)]
+    assert got == stream.calls == _expected(CALLS)
+
 def test_provider_is_told_or_refused():
     with pytest.raises(ValueError, match="Can't tell which provider's stream event a int is"): ToolCallStream().feed(3)
     with pytest.raises(ValueError, match='Unknown provider'): ToolCallStream('mistral')
