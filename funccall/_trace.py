@@ -12,8 +12,9 @@ while it is absent from `sys.modules` (or no provider is set) no span is made, a
 from __future__ import annotations
 
 import json, logging, os, sys
+from contextlib import contextmanager
 
-__all__ = ['logger', 'start', 'event', 'end', 'meta']
+__all__ = ['logger', 'start', 'event', 'end', 'meta', 'joined']
 
 logger = logging.getLogger('funccall')
 _CONTENT_ENV = 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT'
@@ -90,11 +91,31 @@ def end(
     if c.content and r is not None: logger.debug('execute_tool %s (call %s) %s: %s -> %s', c.name, c.call_id, status, _json(r.arguments), r.text)
     else: logger.debug('execute_tool %s (call %s) %s%s', c.name, c.call_id, status, f': {err}' if err else '')
 
-def meta(
-    m: dict | None=None,  # an MCP request's `_meta`
-) -> dict:                # `m` with the current trace context (`traceparent`, `tracestate`) when OpenTelemetry is in use
-    "The trace context for an MCP request's `_meta`, so the server's spans join the caller's trace"
-    m = dict(m or {})
-    prop = sys.modules.get('opentelemetry.propagate')
-    if prop is not None and _otel_tracer() is not None: prop.inject(m)
-    return m
+def _propagate():
+    "OpenTelemetry's propagators when a tracer is set up (imported then only: the program uses OpenTelemetry already)"
+    if _otel_tracer() is None: return None
+    import importlib
+    return importlib.import_module('opentelemetry.propagate')
+
+def meta() -> dict | None:
+    "The current trace context (W3C `traceparent`, `tracestate`) for an MCP request's `_meta`; None when nobody traces"
+    prop = _propagate()
+    if prop is None: return None
+    m: dict = {}
+    prop.inject(m)
+    return m or None
+
+@contextmanager
+def joined(
+    m,  # an MCP request's `_meta` (a dict or the SDK's model)
+):
+    "Run inside the trace an MCP request's `_meta` carries, so a server's `execute_tool` spans join the client's trace"
+    prop = _propagate() if m else None
+    if prop is None:
+        yield
+        return
+    carrier = m if isinstance(m, dict) else getattr(m, 'model_extra', None) or {}
+    ctx = sys.modules['opentelemetry.context']
+    token = ctx.attach(prop.extract(carrier))
+    try: yield
+    finally: ctx.detach(token)
