@@ -14,7 +14,7 @@ from __future__ import annotations
 import json, logging, os, sys
 from contextlib import contextmanager
 
-__all__ = ['logger', 'start', 'event', 'end', 'meta', 'joined']
+__all__ = ['logger', 'start', 'enter', 'event', 'end', 'meta', 'joined']
 
 logger = logging.getLogger('funccall')
 _CONTENT_ENV = 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT'
@@ -40,7 +40,7 @@ def start(
     description: str='',   # the tool's description
     content: bool=False,   # record arguments and results
 ) -> _Call | None:         # what `event` and `end` take; None when nobody listens (the common, free case)
-    "Begin tracing a call: a span made current (so the tool's own spans nest in it), when anyone listens"
+    "Begin tracing a call, when anyone listens: its span (`enter` makes it current where the call runs)"
     tr = _otel_tracer()
     if tr is None and not logger.isEnabledFor(logging.DEBUG): return None
     content = content or os.environ.get(_CONTENT_ENV, '').lower() == 'true'
@@ -51,10 +51,13 @@ def start(
         if call_id: attrs['gen_ai.tool.call.id'] = call_id
         if description: attrs['gen_ai.tool.description'] = description
         span = tr.start_span(f'execute_tool {name}', kind=ot.SpanKind.INTERNAL, attributes=attrs)
-        ot_ctx = sys.modules['opentelemetry.context']
-        token = ot_ctx.attach(ot.set_span_in_context(span))
-        return _Call(span, name, call_id, content, (ot_ctx, token))
-    return _Call(None, name, call_id, content, None)
+    return _Call(span, name, call_id, content, None)
+
+def enter(c: _Call) -> None:
+    "Make the call's span current (in the task or thread that runs the call), so the tool's own spans nest in it"
+    if c.span is None: return
+    ctx = sys.modules['opentelemetry.context']
+    c.ot = ctx, ctx.attach(sys.modules['opentelemetry.trace'].set_span_in_context(c.span))
 
 def event(c: _Call | None, what: str, attrs: dict) -> None:
     "An event of the call: 'funccall.repair', 'funccall.problem', 'funccall.retry', 'funccall.pending'"
@@ -86,7 +89,7 @@ def end(
             c.span.set_attribute('error.type', err)
             c.span.set_status(ot.Status(ot.StatusCode.ERROR, (r.error if r is not None else str(exc))[:1000]))
         if r is not None and r.stop: c.span.set_attribute('funccall.stop', True)
-        c.ot[0].detach(c.ot[1])
+        if c.ot is not None: c.ot[0].detach(c.ot[1])
         c.span.end()
     if c.content and r is not None: logger.debug('execute_tool %s (call %s) %s: %s -> %s', c.name, c.call_id, status, _json(r.arguments), r.text)
     else: logger.debug('execute_tool %s (call %s) %s%s', c.name, c.call_id, status, f': {err}' if err else '')

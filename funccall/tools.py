@@ -333,20 +333,15 @@ class Tool:
     def _declined(self, args, call_id) -> ToolResult:
         return self._result(args, call_id, status='failure', failure='declined', error=f"The user declined to run {self.call_str(args)}")
 
-    async def _run(self, args, injected, call_id, confirm, inline: bool, opts: _Opts=_OPTS, approved: bool | None=None) -> ToolResult:
-        """The pipeline, traced. `approved`: None for a model's call; True/False to resume a pending one (no pre-hook, no
-        confirmation: they ran when it became pending). `inline`: run sync code (tool, middleware, generators) right here,
-        never in a thread; with sync hooks and a sync tool, nothing then suspends, so `execute` drives it without an
-        event loop (`_drive`)."""
+    def _run(self, args, injected, call_id, confirm, inline: bool, opts: _Opts=_OPTS, approved: bool | None=None):
+        """The pipeline (a coroutine to await or `_drive`), traced when anyone listens. `approved`: None for a model's call;
+        True/False to resume a pending one (no pre-hook, no confirmation: they ran when it became pending). `inline`: run
+        sync code (tool, middleware, generators) right here, never in a thread; with sync hooks and a sync tool, nothing
+        then suspends, so `execute` drives it without an event loop (`_drive`)."""
         inj = self._injected(injected)
         tr = _trace.start(self.name, call_id, self.description, opts.trace_content)
-        if tr is None: return await self._steps(args, inj, call_id, confirm, inline, opts, approved, None)
-        try: r = await self._steps(args, inj, call_id, confirm, inline, opts, approved, tr)
-        except BaseException as e:  # cancelled (a batch's timeout), or the developer's mistake
-            _trace.end(tr, None, e)
-            raise
-        _trace.end(tr, r)
-        return r
+        steps = self._steps(args, inj, call_id, confirm, inline, opts, approved, tr)
+        return steps if tr is None else _traced(steps, tr)  # untraced: no coroutine more
 
     async def _steps(self, args, inj: dict, call_id, confirm, inline: bool, opts: _Opts, approved, tr) -> ToolResult:
         "Injected values, pre-hook, confirmation, coercion, cache, middleware around the call (bounded, retried), post-hook"
@@ -449,6 +444,15 @@ class Tool:
     ) -> ToolResult:
         "Run the tool once, asynchronously; hooks, `confirm` and middleware may be sync or async"
         return await self._run(args, injected, call_id, self.confirm if confirm is None else confirm, inline=not in_thread)
+
+async def _traced(steps, tr) -> ToolResult:
+    _trace.enter(tr)
+    try: r = await steps
+    except BaseException as e:  # cancelled (a batch's timeout), or the developer's mistake
+        _trace.end(tr, None, e)
+        raise
+    _trace.end(tr, r)
+    return r
 
 def _drop(task) -> None:
     "Read a dropped task's outcome, so asyncio doesn't log it as never retrieved"
