@@ -71,6 +71,18 @@ def parts(
         return [x if isinstance(x, (Content, str)) else text(x) for x in v]
     return None
 
+_KINDS = {'image': Image, 'audio': Audio, 'file': File}
+
+def to_json(ps: list) -> list:
+    "Parts as JSON data (media as base64, marked by a `funccall_content` key), for a result kept while a call waits"
+    return [x if isinstance(x, str) else {'funccall_content': x.kind, 'mime_type': x.mime_type, 'name': x.name, 'data': x.b64()} for x in ps]
+
+def from_json(v):
+    "`to_json`'s parts back, media as `Content`; any other value unchanged"
+    if not (isinstance(v, list) and any(isinstance(x, dict) and x.get('funccall_content') in _KINDS for x in v)): return v
+    return [_KINDS[x['funccall_content']](base64.b64decode(x['data']), x['mime_type'], x.get('name'))
+            if isinstance(x, dict) and x.get('funccall_content') in _KINDS else x for x in v]
+
 def text_of(ps: list, note: Callable=str) -> str:
     "The parts as one text, each medium as `note(c)`"
     return '\n'.join(x if isinstance(x, str) else note(x) for x in ps)

@@ -101,7 +101,8 @@ class ToolResult:
         "The result as JSON data (`json.dumps` takes it; `from_dict` reads it back): a pending approval, kept while the user decides"
         d = {'name': self.name, 'arguments': jsonable(self.arguments), 'status': self.status, 'call_id': self.call_id}
         if self.status == 'failure': d.update(error=self.error, failure=self.failure)
-        if self.status == 'success':
+        if self.status == 'success' and (ps := content.parts(self.value, to_text)) is not None: d['value'] = content.to_json(ps)
+        elif self.status == 'success':
             try: d['value'] = json.loads(json.dumps(jsonable(self.value)))
             except (TypeError, ValueError, RecursionError): d['value'] = self.text  # what the model reads, when JSON can't hold the value
         if self.stop: d['stop'] = True
@@ -116,8 +117,8 @@ class ToolResult:
         "A result read back from `to_dict`'s data"
         if not isinstance(d, dict) or not {'name', 'arguments', 'status'} <= set(d):
             raise ValueError(f"Not a ToolResult's data (needs name, arguments, status): {d!r:.100}")
-        keys = ('value', 'error', 'call_id', 'stop', 'limit', 'failure')
-        return cls(d['name'], d['arguments'], d['status'], **{k: d[k] for k in keys if k in d})
+        keys = ('error', 'call_id', 'stop', 'limit', 'failure')
+        return cls(d['name'], d['arguments'], d['status'], value=content.from_json(d.get('value')), **{k: d[k] for k in keys if k in d})
 
 # --- the cache ----------------------------------------------------------------------------------------
 

@@ -350,6 +350,11 @@ def test_rich_gemini_parts():
     assert fr.response == {'output': 'Sales by month\n[image (image/png)]\n[file report.pdf (application/pdf)]'}
     assert [(p.inline_data.mime_type, p.inline_data.data) for p in fr.parts] == [('image/png', png()), ('application/pdf', PDF)]
 
+def test_rich_results_survive_json():
+    r = rich_results()[0]
+    back = ToolResult.from_dict(json.loads(json.dumps(r.to_dict())))
+    assert back.value == r.value and back.text == r.text
+
 def test_rich_mcp_content_and_paths(tmp_path):
     from funccall.content import mcp as mcp_content
     f = tmp_path / 'pic.png'
@@ -462,3 +467,20 @@ def test_tool_choice_anthropic_and_gemini():
     assert tool_choice('gemini', 'auto', ['add'])['tool_config']['function_calling_config']['mode'] == 'VALIDATED'
     with pytest.raises(ValueError, match='mode'): tool_choice('openai', 'sometimes')
     with pytest.raises(ValueError, match='Unknown provider'): tool_choice('cohere')
+
+# --- the README's block runs ----------------------------------------------------------------------------
+
+def test_readme_loop_control_block():
+    import re
+    readme = (Path(__file__).parent.parent / 'README.md').read_text()
+    block = re.search(r'## The loop under control\n.*?```python\n(.*?)```', readme, re.S).group(1)
+    response = claude_response(('fetch', {'url': 'https://x.test'}, 't1'), ('delete_order', {'order_id': '7'}, 't2'),
+                               ('snapshot', {'page': 'home'}, 't3'), ('finish', {'summary': 'all done'}, 't4'))
+    ns = {'PNG': png(), 'log': [], 'response': response, 'messages': []}
+    exec(compile(block, '<README loop control>', 'exec'), ns)
+    [m] = ns['messages']
+    list(_anthropic_msg.validate_python(m)['content'])
+    assert [b['tool_use_id'] for b in m['content']] == ['t1', 't2', 't3', 't4'] and ns['stop']
+    assert m['content'][1]['content'] == 'deleted 7' and m['content'][2]['content'][1]['type'] == 'image'
+    assert sorted(ns['log'][:4]) == [('delete_order', 'pending'), ('fetch', 'success'), ('finish', 'success'), ('snapshot', 'success')]
+    assert ns['log'][4] == ('delete_order', 'success')  # the batch's results as they come, then the resumed call
