@@ -117,7 +117,7 @@ def joined(
     if prop is None:
         yield
         return
-    carrier = m if isinstance(m, dict) else getattr(m, 'model_extra', None) or {}
+    carrier = m if isinstance(m, dict) else getattr(m, 'model_extra', None) or {}  # the SDK gives a dict; a model keeps extras aside
     ctx = sys.modules['opentelemetry.context']
     token = ctx.attach(prop.extract(carrier))
     try: yield

@@ -213,6 +213,7 @@ def output_schema(
     if t.max_chars is not None: return None  # a result cut for the model is text, not the annotated value
     ret = signature(t.fn).returns
     if ret in (empty, None, type(None), Any, types.CallToolResult): return None
+    if isinstance(ret, type) and issubclass(ret, content.Content): return None  # media: content items, no structure
     defs = {}
     try: s = handle_type(ret, defs)
     except SchemaError: return None  # the tool runs all the same; its results go as text
@@ -232,8 +233,9 @@ def _result(r: ToolResult, out: dict | None, version: str) -> types.CallToolResu
     "A tool's value as an MCP result: its text for the model, and structured content that fits the tool's output schema"
     v = r.value
     if isinstance(v, types.CallToolResult): return v  # a tool that builds its own MCP result
-    if (ps := content.parts(v, to_text)) is not None:  # images, audio, files
-        return types.CallToolResult.model_validate({'content': content.mcp(ps)})
+    if (ps := content.parts(v, to_text)) is not None:  # images, audio, files; a `-> list` tool's structured content as JSON too
+        sc = {'result': content.to_json(ps)} if out is not None and out.get(_WRAP) else None
+        return types.CallToolResult.model_validate({'content': content.mcp(ps), 'structuredContent': sc})
     if out is None and r.limit is not None: return types.CallToolResult(content=[types.TextContent(text=r.text)])
     try: v = jsonable(v)
     except TypeError: v = str(v)  # what JSON can't hold goes as its text, which is what a model reads anyway

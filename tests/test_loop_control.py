@@ -484,3 +484,48 @@ def test_readme_loop_control_block():
     assert m['content'][1]['content'] == 'deleted 7' and m['content'][2]['content'][1]['type'] == 'image'
     assert sorted(ns['log'][:4]) == [('delete_order', 'pending'), ('fetch', 'success'), ('finish', 'success'), ('snapshot', 'success')]
     assert ns['log'][4] == ('delete_order', 'success')  # the batch's results as they come, then the resumed call
+
+# --- MCP: rich content, the trace context in `_meta` ---------------------------------------------------------
+
+def mcp_call(server, name, args, **kw):
+    from mcp import Client
+    async def go():
+        async with Client(server) as c: return await c.call_tool(name, args, **kw)
+    return run(asyncio.wait_for(go(), 20))
+
+def test_mcp_server_sends_rich_content():
+    from funccall.mcp import mk_server
+    r = mcp_call(mk_server([chart, voice]), 'chart', {})
+    assert [c.type for c in r.content] == ['text', 'image', 'resource'] and not r.is_error
+    assert r.content[1].mime_type == 'image/png' and r.content[1].data == Image(png()).b64()
+    assert r.content[2].resource.mime_type == 'application/pdf'
+    assert [c.type for c in mcp_call(mk_server([voice]), 'voice', {}).content] == ['text', 'audio']
+
+def test_mcp_client_sends_the_trace_context(spans):
+    from opentelemetry import trace
+    from funccall.mcp import MCPClient
+    from mcp.server import Server
+    seen = []
+    echo = mcp.types.Tool(name='echo', description='Echo', input_schema={'type': 'object', 'properties': {'t': {'type': 'string'}}})
+    async def list_tools(ctx, params): return mcp.types.ListToolsResult(tools=[echo])
+    async def call_tool(ctx, params):
+        seen.append(params.meta)
+        return mcp.types.CallToolResult(content=[mcp.types.TextContent(text=params.arguments['t'])])
+    with MCPClient(Server('rec', on_list_tools=list_tools, on_call_tool=call_tool), timeout=20) as c:
+        with trace.get_tracer('app').start_as_current_span('agent turn') as turn:
+            assert c.tools()['echo'](t='hi') == 'hi'
+    traceparent = (seen[0] or {}).get('traceparent')  # the request's `_meta`
+    assert traceparent.split('-')[:3] == ['00', f'{turn.get_span_context().trace_id:032x}', f'{turn.get_span_context().span_id:016x}']
+
+def test_mcp_server_joins_the_callers_trace(spans):
+    from funccall.mcp import mk_server
+    trace_id, span_id = 0x0af7651916cd43dd8448eb211c80319c, 0xb7ad6b7169203331
+    mcp_call(mk_server([add]), 'add', {'a': 1, 'b': 2}, meta={'traceparent': f'00-{trace_id:032x}-{span_id:016x}-01'})
+    [s] = spans.get_finished_spans()
+    assert s.name == 'execute_tool add' and s.context.trace_id == trace_id and s.parent.span_id == span_id
+
+def test_mcp_server_media_only_tool_has_no_output_schema():
+    from funccall.mcp import mk_server, output_schema
+    assert output_schema(Tool(snapshot)) is None
+    r = mcp_call(mk_server([snapshot]), 'snapshot', {})
+    assert [c.type for c in r.content] == ['image'] and r.structured_content is None
