@@ -86,7 +86,7 @@ class ToolResult:
     failure: Literal['name', 'arguments', 'tool', 'timeout', 'declined'] | None = None  # whose failure: the model's call
     #   (an unknown tool, bad arguments), the tool's (it raised), a timeout, or the user's refusal
     exception: BaseException | None = field(default=None, repr=False, compare=False)  # what was raised, on failure
-    attempts: int = field(default=1, repr=False)  # how many times the tool ran (more than once: retried)
+    attempts: int = field(default=1, repr=False, compare=False)  # how many times the tool ran (more than once: retried)
 
     @property
     def ok(self) -> bool: return self.status == 'success'
@@ -207,7 +207,8 @@ class Tool:
         open_world: bool | None=None,        # hint: the tool reaches outside systems such as the web (`openWorldHint`)
         timeout: float | None=None,          # seconds each run of the tool may take (a sync tool's thread runs on in the background)
         retries: int=0,                      # run again this many times after a failure of the tool (not of the model's call)
-        retry_on: tuple=None,                # retry these exception types (and timeouts); default: any, for idempotent or read-only tools only
+        retry_on: tuple=None,                # retry only these exception types (`TimeoutError` for timeouts); default: any failure
+                                             #   of the tool or timeout, for tools declared idempotent or read-only only
         retry_delay: float=0.5,              # seconds before the first retry, doubling before each next one
         text_input: bool=False,              # free-form text in (OpenAI custom tools): the function's one `str` parameter takes it
         grammar: dict | None=None,           # constrain that text: `{'syntax': 'lark' or 'regex', 'definition': ...}` (implies `text_input`)
@@ -386,7 +387,8 @@ class Tool:
 
     def _retryable(self, e: Exception) -> bool:
         "Retry `e`? The developer's `retry_on`, else any failure of a tool declared idempotent or read-only"
-        if self.retry_on is not None: return isinstance(e, (*self.retry_on, ToolTimeout))
+        # not a timeout by default for other tools: the run that timed out may still finish, and do its work twice
+        if self.retry_on is not None: return isinstance(e, self.retry_on)
         return bool(self.hints.get('idempotent') or self.hints.get('read_only'))
 
     async def _attempt(self, args: dict, inj: dict, kw: dict, inline: bool):
