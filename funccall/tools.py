@@ -225,6 +225,9 @@ class Tool:
         if type(retries) is not int or retries < 0: raise ValueError(f"retries must be a non-negative int, not {retries!r}")
         self.timeout, self.retries, self.retry_delay = timeout, retries, retry_delay
         self.retry_on = tuple(retry_on) if isinstance(retry_on, (list, tuple)) else (retry_on,) if retry_on else None
+        if retries and self.retry_on is None and not (idempotent or read_only):  # else `retries` would silently do nothing
+            raise ValueError(f"retries={retries}: a retried call of a tool that may change things can do it twice; declare it "
+                             "idempotent=True or read_only=True, or name the exceptions that are safe to retry with retry_on=")
         self.grammar, self.text_input = grammar, bool(text_input or grammar)
         self.provider_options = {k: dict(v) for k, v in (provider_options or {}).items()}  # read by the renderers
         self.hints = {k: v for k, v in dict(read_only=read_only, destructive=destructive, idempotent=idempotent,

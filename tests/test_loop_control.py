@@ -202,8 +202,9 @@ def test_retries_give_up_after_n():
 
 def test_no_retry_by_default_for_a_tool_that_may_change_things():
     fetch, calls = flaky_tool(1)
-    r = Tool(fetch, retries=3, retry_delay=0.001).execute({'url': 'u'})
-    assert r.failure == 'tool' and len(calls) == 1
+    with pytest.raises(ValueError, match='idempotent=True or read_only=True, or .* retry_on='): Tool(fetch, retries=3)
+    r = Tool(fetch, idempotent=False, read_only=False, retry_on=(KeyError,), retries=3, retry_delay=0.001).execute({'url': 'u'})
+    assert r.failure == 'tool' and len(calls) == 1  # a ConnectionError isn't named: not retried
 
 def test_retry_on_names_what_to_retry():
     fetch, calls = flaky_tool(1)
@@ -529,3 +530,11 @@ def test_mcp_server_media_only_tool_has_no_output_schema():
     assert output_schema(Tool(snapshot)) is None
     r = mcp_call(mk_server([snapshot]), 'snapshot', {})
     assert [c.type for c in r.content] == ['image'] and r.structured_content is None
+
+def test_check_reports_an_example_that_does_not_fit(tmp_path, capsys):
+    from funccall.cli import main
+    f = tmp_path / 'mytools.py'
+    f.write_text("from funccall import Tool\n\ndef add(a: int, b: int) -> int:\n    'Add two numbers.'\n    return a + b\n\n"
+                 "tools = [Tool(add, examples=[{'a': 1, 'b': 'two'}])]\n")
+    assert main(['check', str(f)]) != 0
+    assert "example 0 doesn't fit its schema (b: expected an integer, got 'two')" in capsys.readouterr().err
