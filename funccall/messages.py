@@ -234,7 +234,7 @@ def tool_results(
     p, rs = _provider(provider), list(results)
     if waiting := [r.name for r in rs if r.status == 'pending']:
         raise ValueError(f"The call of {waiting[0]!r} waits for the user's approval: answer it with Toolbox.resume(result, approve=...) first")
-    kinds = {c.id: c.kind for c in calls if getattr(c, 'kind', 'function') != 'function'}
+    kinds = {c[2]: c.kind for c in calls if getattr(c, 'kind', 'function') != 'function'}
     return _writers[p](rs, kinds) if rs else []
 
 # --- both ---------------------------------------------------------------------------------------------

@@ -315,7 +315,9 @@ def tool_choice(
     p = 'openai_responses' if provider == 'responses' else str(provider).lower()
     if p not in ('openai', 'openai_responses', 'anthropic', 'gemini'):
         raise ValueError(f"Unknown provider {provider!r}; use 'openai', 'openai_responses', 'anthropic' or 'gemini'")
-    names = None if tools is None else [_tool_nm(t) for t in (tools if isinstance(tools, (list, tuple)) else [tools])]
+    ts = None if tools is None else list(tools) if isinstance(tools, (list, tuple)) else [tools]
+    names = None if ts is None else [_tool_nm(t) for t in ts]
+    custom = {n for n, t in zip(names or [], ts or []) if getattr(t, 'text_input', False)}  # OpenAI names custom tools so
     if names is not None and mode == 'none': raise ValueError("mode 'none' calls no tool: pass no tools with it")
     if p == 'gemini':
         if parallel is not None: raise ValueError("Gemini has no switch for parallel calls: leave parallel=None")
@@ -330,7 +332,9 @@ def tool_choice(
         if parallel is not None and c['type'] != 'none': c['disable_parallel_tool_use'] = not parallel
         return {'tool_choice': c}
     chat = p == 'openai'
-    fn = (lambda n: {'type': 'function', 'function': {'name': n}}) if chat else (lambda n: {'type': 'function', 'name': n})
+    def fn(n):
+        kind = 'custom' if n in custom else 'function'
+        return {'type': kind, kind: {'name': n}} if chat else {'type': kind, 'name': n}
     if names is None: c = mode
     elif len(names) == 1 and mode == 'required': c = fn(names[0])
     else:

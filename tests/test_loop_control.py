@@ -538,3 +538,11 @@ def test_check_reports_an_example_that_does_not_fit(tmp_path, capsys):
                  "tools = [Tool(add, examples=[{'a': 1, 'b': 'two'}])]\n")
     assert main(['check', str(f)]) != 0
     assert "example 0 doesn't fit its schema (b: expected an integer, got 'two')" in capsys.readouterr().err
+
+def test_tool_choice_of_a_custom_tool():
+    t = Tool(run_code, text_input=True)
+    chat, resp = tool_choice('openai', 'required', t), tool_choice('responses', 'required', [t, 'add'])
+    TypeAdapter(ChatCompletionToolChoiceOptionParam).validate_python(chat['tool_choice'])
+    TypeAdapter(ResponsesToolChoice).validate_python(resp['tool_choice'])
+    assert chat['tool_choice'] == {'type': 'custom', 'custom': {'name': 'run_code'}}
+    assert resp['tool_choice']['tools'] == [{'type': 'custom', 'name': 'run_code'}, {'type': 'function', 'name': 'add'}]
