@@ -690,8 +690,8 @@ class Toolbox:
             res.append((c.name, {**pos, **c.kwargs}))
         return res
 
-    @staticmethod
-    def _expr_failure(e: ExprError) -> ToolResult: return ToolResult('', {}, 'failure', error=error_text(e))
+    def _expr_failure(self, e: ExprError) -> ToolResult:
+        return self._seen(ToolResult('', {}, 'failure', error=error_text(e), failure='arguments', exception=e))
 
     def call_expr(
         self,

@@ -546,3 +546,8 @@ def test_tool_choice_of_a_custom_tool():
     TypeAdapter(ResponsesToolChoice).validate_python(resp['tool_choice'])
     assert chat['tool_choice'] == {'type': 'custom', 'custom': {'name': 'run_code'}}
     assert resp['tool_choice']['tools'] == [{'type': 'custom', 'name': 'run_code'}, {'type': 'function', 'name': 'add'}]
+
+def test_a_call_expression_that_cannot_be_read_is_the_models_mistake():
+    seen = []
+    [r] = Toolbox([add], on_result=seen.append).call_expr('add(1, ')
+    assert r.failure == 'arguments' and seen == [r]
