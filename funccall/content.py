@@ -61,14 +61,27 @@ class File(Content):
     "A file in a tool result: a PDF or text document, or any other bytes"
     kind = 'file'
 
+_MCP_KEYS = {'type', 'data', 'mimeType', 'annotations', '_meta'}
+
+def _from_mcp(x):
+    "An MCP image or audio content item, as `MCPClient` gives it (`{'type': 'image', 'data': base64, 'mimeType'}`), as `Content`"
+    if not (type(x) is dict and x.get('type') in ('image', 'audio') and set(x) <= _MCP_KEYS
+            and isinstance(x.get('data'), str) and isinstance(x.get('mimeType'), str)): return x
+    try: data = base64.b64decode(x['data'], validate=True)
+    except ValueError: return x
+    return (Image if x['type'] == 'image' else Audio)(data, x['mimeType'])
+
 def parts(
     v,                       # a tool's return value
     text: Callable=str,      # how to turn a part that isn't media into text (the tool's `to_text`)
 ) -> list | None:            # text and `Content` parts, in order; None when `v` holds no media
-    "A result's parts when it holds media: `v` itself, or a list or tuple holding at least one `Content`"
+    """A result's parts when it holds media: `v` itself, or a list or tuple holding at least one `Content`. An MCP
+    server's image and audio items (what an `MCPClient` tool returns) count as media too, so they pass through"""
     if isinstance(v, Content): return [v]
-    if isinstance(v, (list, tuple)) and any(isinstance(x, Content) for x in v):
-        return [x if isinstance(x, (Content, str)) else text(x) for x in v]
+    if type(v) is dict and v.get('type') in ('image', 'audio'): v = [v]
+    if isinstance(v, (list, tuple)) and v:
+        ps = [_from_mcp(x) for x in v]
+        if any(isinstance(x, Content) for x in ps): return [x if isinstance(x, (Content, str)) else text(x) for x in ps]
     return None
 
 _KINDS = {'image': Image, 'audio': Audio, 'file': File}

@@ -551,3 +551,17 @@ def test_a_call_expression_that_cannot_be_read_is_the_models_mistake():
     seen = []
     [r] = Toolbox([add], on_result=seen.append).call_expr('add(1, ')
     assert r.failure == 'arguments' and seen == [r]
+
+def test_an_mcp_servers_images_pass_through_to_each_provider():
+    "What an MCPClient tool returns for an image (its MCP JSON item) goes out as an image, not as base64 text"
+    from funccall.content import mcp as mcp_content
+    item = {'type': 'image', 'data': Image(png()).b64(), 'mimeType': 'image/png'}
+    def proxied() -> list:
+        "An MCP server's picture, as MCPClient returns it."
+        return [item, 'a tiny image']
+    [r] = Toolbox([proxied]).batch([('proxied', {}, 't1')])
+    [m] = tool_results([r], 'anthropic')
+    assert [b['type'] for b in m['content'][0]['content']] == ['image', 'text']
+    assert mcp_content(parts(r.value)) == [item, {'type': 'text', 'text': 'a tiny image'}]  # back to MCP unchanged
+    assert parts([{'type': 'image', 'data': 'not base64!', 'mimeType': 'image/png'}]) is None  # only real items
+    assert parts({'type': 'image', 'note': 'a dict of mine'}) is None
