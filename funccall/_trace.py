@@ -14,7 +14,7 @@ from __future__ import annotations
 import json, logging, os, sys
 from contextlib import contextmanager
 
-__all__ = ['logger', 'start', 'enter', 'event', 'end', 'meta', 'joined']
+__all__ = ['logger', 'listening', 'start', 'enter', 'event', 'end', 'meta', 'joined']
 
 logger = logging.getLogger('funccall')
 _CONTENT_ENV = 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT'
@@ -33,6 +33,10 @@ class _Call:
     "One call being traced: its span (if OpenTelemetry listens) and what the log line says"
     __slots__ = ('span', 'name', 'call_id', 'content', 'ot')
     def __init__(self, span, name, call_id, content, ot): self.span, self.name, self.call_id, self.content, self.ot = span, name, call_id, content, ot
+
+def listening() -> bool:
+    "Whether anyone listens: an OpenTelemetry tracer provider, or the `funccall` logger at DEBUG"
+    return _otel_tracer() is not None or logger.isEnabledFor(logging.DEBUG)
 
 def start(
     name: str,             # the tool's name
@@ -55,7 +59,7 @@ def start(
 
 def enter(c: _Call) -> None:
     "Make the call's span current (in the task or thread that runs the call), so the tool's own spans nest in it"
-    if c.span is None: return
+    if c is None or c.span is None: return
     ctx = sys.modules['opentelemetry.context']
     c.ot = ctx, ctx.attach(sys.modules['opentelemetry.trace'].set_span_in_context(c.span))
 

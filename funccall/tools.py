@@ -344,9 +344,19 @@ class Tool:
         sync code (tool, middleware, generators) right here, never in a thread; with sync hooks and a sync tool, nothing
         then suspends, so `execute` drives it without an event loop (`_drive`)."""
         inj = self._injected(injected)
+        if not _trace.listening(): return self._steps(args, inj, call_id, confirm, inline, opts, approved, None)  # no coroutine more
+        return self._traced(args, inj, call_id, confirm, inline, opts, approved)
+
+    async def _traced(self, args, inj: dict, call_id, confirm, inline: bool, opts: _Opts, approved) -> ToolResult:
+        "The steps in a trace begun where they run (a coroutine closed unrun, as `run_sync` does inside a loop, leaves none open)"
         tr = _trace.start(self.name, call_id, self.description, opts.trace_content)
-        steps = self._steps(args, inj, call_id, confirm, inline, opts, approved, tr)
-        return steps if tr is None else _traced(steps, tr)  # untraced: no coroutine more
+        _trace.enter(tr)
+        try: r = await self._steps(args, inj, call_id, confirm, inline, opts, approved, tr)
+        except BaseException as e:  # cancelled (a batch's timeout), or the developer's mistake
+            _trace.end(tr, None, e)
+            raise
+        _trace.end(tr, r)
+        return r
 
     async def _steps(self, args, inj: dict, call_id, confirm, inline: bool, opts: _Opts, approved, tr) -> ToolResult:
         "Injected values, pre-hook, confirmation, coercion, cache, middleware around the call (bounded, retried), post-hook"
@@ -450,15 +460,6 @@ class Tool:
     ) -> ToolResult:
         "Run the tool once, asynchronously; hooks, `confirm` and middleware may be sync or async"
         return await self._run(args, injected, call_id, self.confirm if confirm is None else confirm, inline=not in_thread)
-
-async def _traced(steps, tr) -> ToolResult:
-    _trace.enter(tr)
-    try: r = await steps
-    except BaseException as e:  # cancelled (a batch's timeout), or the developer's mistake
-        _trace.end(tr, None, e)
-        raise
-    _trace.end(tr, r)
-    return r
 
 def _drop(task) -> None:
     "Read a dropped task's outcome, so asyncio doesn't log it as never retrieved"

@@ -565,3 +565,20 @@ def test_an_mcp_servers_images_pass_through_to_each_provider():
     assert mcp_content(parts(r.value)) == [item, {'type': 'text', 'text': 'a tiny image'}]  # back to MCP unchanged
     assert parts([{'type': 'image', 'data': 'not base64!', 'mimeType': 'image/png'}]) is None  # only real items
     assert parts({'type': 'image', 'note': 'a dict of mine'}) is None
+
+def test_a_call_that_cannot_run_here_leaves_no_span_open(spans):
+    from opentelemetry import trace
+    async def anap() -> str:
+        "Async."
+        return 'ok'
+    from opentelemetry.sdk.trace import SpanProcessor
+    started = []
+    class Count(SpanProcessor):
+        def on_start(self, span, parent_context=None): started.append(span.name)
+    trace.get_tracer_provider().add_span_processor(Count())
+    async def main(): return Tool(anap).execute()  # a developer's mistake inside a running loop: reported, not run
+    r = run(main())
+    assert not r.ok and 'aexecute' in r.error
+    assert started == [] and spans.get_finished_spans() == () and not trace.get_current_span().get_span_context().is_valid
+    Tool(anap).execute()
+    assert started == ['execute_tool anap'] and len(spans.get_finished_spans()) == 1  # the processor counts
