@@ -134,8 +134,10 @@ class ToolCallStream:
     def __init__(
         self,
         provider: str=None,  # 'openai', 'openai_responses', 'anthropic' or 'gemini'; by default told from the first event
+        others: str='raise', # a call funccall can't answer (computer use, a shell...): 'raise' `UnansweredCall`, or 'skip' it
     ):
         self.provider = None if provider is None else _provider(provider)
+        self.others = others
         self._read = None              # this provider's event reader
         self._items: dict = {}         # position -> _Call, _Text, or a finished block/item (dict)
         self._done: list = []          # (position, ToolCall) of each complete call
@@ -205,7 +207,7 @@ class ToolCallStream:
     def _complete(self, c: _Call, item: dict) -> list[ToolCall]:
         "Call `c` is complete: read as `tool_calls` reads the provider's item (nothing for a block funccall doesn't run)"
         c.done = True
-        res = tool_calls([item], self.provider)
+        res = tool_calls([item], self.provider, self.others)
         self._done += [(c.pos, tc) for tc in res]
         return res
 
@@ -266,7 +268,7 @@ class ToolCallStream:
                 if not c.done: res += self._end(c)
             elif item is not None:  # an item that came whole: calls of other kinds (custom tools) are read from it
                 self._items[k] = item = _plain(item)
-                for tc in tool_calls([item], self.provider): self._done.append((k, tc)); res.append(tc)
+                for tc in tool_calls([item], self.provider, self.others): self._done.append((k, tc)); res.append(tc)
         elif t in ('response.completed', 'response.incomplete', 'response.failed'):
             self.stop_reason = t.rsplit('.', 1)[1]
             res += self._finish()
@@ -413,9 +415,10 @@ async def run_stream_async(
     events,                # the stream's events (an iterable or async iterable), or `ToolCallStream.watch(events)`
     provider: str=None,    # by default told from the first event
     injected: dict=None,   # the application's values for injected parameters, for this request
+    others: str='raise',   # a call funccall can't answer: 'raise' `UnansweredCall`, or 'skip' it
 ) -> tuple[list[ToolCall], list, str | None]:  # the calls and their `ToolResult`s, in call order, and the provider
     "Run each call of a stream as soon as it is complete, while the rest arrives; `run_tool_calls` answers them"
-    stream, events = (events.stream, events.events) if isinstance(events, _Watched) else (ToolCallStream(provider), events)
+    stream, events = (events.stream, events.events) if isinstance(events, _Watched) else (ToolCallStream(provider, others), events)
     running, busy = {}, []  # id() of each ToolCall -> the task running it; the tasks not yet done
     try:
         async for e in _aiter(events):
@@ -437,6 +440,7 @@ def run_stream(
     events,                # the stream's events, or `ToolCallStream.watch(events)`
     provider: str=None,    # by default told from the first event
     injected: dict=None,   # the application's values for injected parameters, for this request
+    others: str='raise',   # a call funccall can't answer: 'raise' `UnansweredCall`, or 'skip' it
 ) -> tuple[list[ToolCall], list, str | None]:  # the calls and their `ToolResult`s, in call order, and the provider
     "`run_stream_async` from sync code"
-    return run_sync(run_stream_async(toolbox, events, provider, injected), 'await run_tool_calls_async(...)', 'run_tool_calls')
+    return run_sync(run_stream_async(toolbox, events, provider, injected, others), 'await run_tool_calls_async(...)', 'run_tool_calls')

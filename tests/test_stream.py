@@ -10,7 +10,7 @@ from conftest import examples
 from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
-from funccall import Tool, Toolbox, ToolCall, ToolCallStream, run_tool_calls, run_tool_calls_async, tool_calls
+from funccall import CustomToolCall, Tool, Toolbox, ToolCall, ToolCallStream, UnansweredCall, run_tool_calls, run_tool_calls_async, tool_calls
 from funccall.stream import is_stream
 from sse import anthropic_client, chat_client, events, gemini_client, script, split, sse
 
@@ -351,6 +351,38 @@ def test_a_refusal_and_injected_values_through_a_stream():
     calls = [('c1', 'whose', {'n': 1})]
     msgs = run_tool_calls(Toolbox([Tool(whose, inject=('user',))]), events('openai', calls, script(calls)), injected={'user': 'ann'})
     assert [m['content'] for m in msgs] == ['ann:1']
+
+def run_code(code: str) -> str:
+    "Runs code"
+    return f'ran {len(code)} characters'
+
+def _responses_with(*items) -> list:
+    "A Responses stream of a reasoning item, a streamed function call, and `items` (each added, then done whole)"
+    evs = events('openai_responses', CALLS[:1], script(CALLS[:1], (), _pieces(CALLS[:1])))
+    done, seq = evs.pop(), 1000
+    for k, item in enumerate(items, start=1):
+        evs += [{'type': 'response.output_item.added', 'sequence_number': seq, 'output_index': k, 'item': {**item, 'input': ''}},
+                *[{'type': 'response.custom_tool_call_input.delta', 'sequence_number': seq + 1 + i, 'output_index': k, 'item_id': item['id'],
+                   'delta': ch} for i, ch in enumerate(item.get('input', ''))],
+                {'type': 'response.output_item.done', 'sequence_number': seq + 999, 'output_index': k, 'item': item}]
+        seq += 1000
+    return evs + [{**done, 'response': {**done['response'], 'output': [*done['response']['output'], *items]}}]
+
+def test_responses_custom_tool_calls_in_a_stream_are_run_and_answered():
+    code = 'print("hi")\nx = {"a": 1}'
+    custom = {'type': 'custom_tool_call', 'id': 'ctc_1', 'call_id': 'call_9', 'name': 'run_code', 'input': code}
+    stream = ToolCallStream()
+    msgs = run_tool_calls(Toolbox([get_weather, Tool(run_code, text_input=True)]),
+                          stream.watch(chat_client(sse('openai_responses', _responses_with(custom))).responses.create(model='m', input=[], stream=True)))
+    assert stream.calls == [*_expected(CALLS[:1]), CustomToolCall('run_code', code, 'call_9')]
+    assert [(m['type'], m['output']) for m in msgs] == [('function_call_output', 'Lisbon: 21 C'), ('custom_tool_call_output', f'ran {len(code)} characters')]
+    assert stream.message()[1] == custom
+
+def test_a_call_funccall_cant_answer_in_a_stream_raises_or_is_skipped():
+    computer = {'type': 'computer_call', 'id': 'cu_1', 'call_id': 'call_8', 'action': {'type': 'screenshot'}, 'pending_safety_checks': [],
+                'status': 'completed'}
+    with pytest.raises(UnansweredCall): run_tool_calls(TOOLS, _responses_with(computer))
+    assert [m['call_id'] for m in run_tool_calls(TOOLS, _responses_with(computer), others='skip')] == ['call_1']
 
 def test_a_stream_that_fails_cancels_its_calls_and_raises():
     evs = events('openai', CALLS, script(CALLS))
