@@ -387,12 +387,16 @@ def _result(r: ToolResult, out: dict | None, wrapped: bool, check, version: str)
     if isinstance(v, types.CallToolResult): return v  # a tool that builds its own MCP result
     try:
         if out is None and r.limit is not None: return types.CallToolResult(content=[types.TextContent(text=r.text)])
-        j = jsonable(v)  # the serialisation the output schema describes: pydantic models by alias, dataclasses by field
+        blocks = _blocks(v)
+        if blocks:  # MCP content as on the wire: by alias, unset fields left out (the schema has them optional)
+            j = [b.model_dump(mode='json', by_alias=True, exclude_none=True) for b in blocks]
+            if not isinstance(v, list): j = j[0]
+        else: j = jsonable(v)  # the serialisation the output schema describes: pydantic models by alias, dataclasses by field
         text = [] if j is None else [types.TextContent(text=j if isinstance(j, str) else json.dumps(j, ensure_ascii=False))]
     except Exception as e:  # a value JSON can't hold: one that contains itself, one whose `repr` fails
         _log.warning('Tool %r: its value could not be sent', r.name, exc_info=True)
         return _error(f"The value of tool {r.name!r} can't be sent as JSON: {type(e).__name__}: {_short(e)}")
-    content = _blocks(v) or text
+    content = blocks or text
     if out is not None:
         sc = {'result': j} if wrapped else j
         if problems := check(sc):
