@@ -153,12 +153,13 @@ class Tool:
         destructive: bool | None=None,       # hint: the tool may delete or overwrite (MCP's `destructiveHint`)
         idempotent: bool | None=None,        # hint: calling it again with the same arguments changes nothing more (`idempotentHint`)
         open_world: bool | None=None,        # hint: the tool reaches outside systems such as the web (`openWorldHint`)
+        icons: list | None=None,             # icons for MCP clients' user interfaces: `mcp_types.Icon`s or dicts (`src`, `mimeType`, `sizes`)
     ):
         self.fn, self.strict, self.inject = fn, strict, tuple(inject)
         self.requires_confirmation, self.confirm = requires_confirmation, confirm
         self.pre_hook, self.post_hook, self.middleware = pre_hook, post_hook, tuple(middleware)
         self.max_chars, self.instructions, self.stop_after = max_chars, instructions, stop_after
-        self.title = title
+        self.title, self.icons = title, icons
         self.hints = {k: v for k, v in dict(read_only=read_only, destructive=destructive, idempotent=idempotent,
                                              open_world=open_world).items() if v is not None}  # only what the developer said
         gen = inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
