@@ -37,7 +37,9 @@ try:
     from mcp.server.caching import CacheHint
     from mcp.server.transport_security import TransportSecuritySettings
     from mcp.shared.exceptions import MCPError
+    from mcp.client.streamable_http import streamable_http_client
     from mcp.server.stdio import stdio_server
+    from mcp.shared._httpx_utils import create_mcp_http_client
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 except ImportError as e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` and `mcp_types`
     raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({e}): pip install 'funccall[mcp]'") from e
@@ -54,13 +56,17 @@ from .inverse import mk_tool
 from .schema import handle_type
 from .tools import StopRun, Tool, Toolbox, ToolResult
 
-__all__ = ['MCPClient', 'MCPToolError', 'MCPContext', 'mk_server', 'mk_asgi_app', 'output_schema', 'serve', 'main', 'SECRET_ENV']
+__all__ = ['MCPClient', 'MCPToolError', 'MCPConnectionError', 'MCPContext', 'mk_server', 'mk_asgi_app', 'output_schema', 'serve', 'main',
+           'SECRET_ENV']
 
 class MCPToolError(RuntimeError):
-    "A tool call the MCP server answered with `isError`: the message is the server's text"
-    def __init__(self, text: str, tool: str=None):
+    "A tool call that failed at the server: an `isError` result, or a JSON-RPC error; the message is the server's text"
+    def __init__(self, text: str, tool: str=None, code: int=None):
         super().__init__(text or f"Tool {tool!r} failed")
-        self.tool = tool  # the tool's name
+        self.tool, self.code = tool, code  # the tool's name; the JSON-RPC error code, for a protocol error
+
+class MCPConnectionError(MCPError, ConnectionError):
+    "The connection to the MCP server failed or closed: every call pending on it fails with this, at once"
 
 # --- results: MCP content -> Python values ------------------------------------------------------------
 
@@ -79,14 +85,49 @@ def _value(tool: str, r: types.CallToolResult, wrapped: bool=False) -> Any:
 
 # --- the client ---------------------------------------------------------------------------------------
 
+def _is_url(s) -> bool: return isinstance(s, str) and s.startswith(('http://', 'https://'))
+
 def _server(server, env: dict | None, cwd) -> Any:
     "What `mcp.Client` takes for `server`: a URL as is, a command as `StdioServerParameters`"
-    if isinstance(server, str) and server.startswith(('http://', 'https://')): return server
+    if isinstance(server, (list, tuple)) and len(server) == 1 and _is_url(server[0]): server = server[0]  # `funccall mcp list URL`
+    if _is_url(server): return server
     if isinstance(server, str): server = shlex.split(server)
     if isinstance(server, (list, tuple)):
         if not server: raise ValueError("MCPClient: the server command is empty")
-        return StdioServerParameters(command=str(server[0]), args=[str(a) for a in server[1:]], env=env, cwd=cwd)
+        # a reply that isn't UTF-8 is read with U+FFFD in place and fails as JSON, which fails the pending calls at once
+        return StdioServerParameters(command=str(server[0]), args=[str(a) for a in server[1:]], env=env, cwd=cwd, encoding_error_handler='replace')
     return server
+
+def _undecodable(m) -> bool:
+    "Whether `m`, a line the SDK's stdio transport could not read as a message, held bytes that aren't UTF-8"
+    try: line = m.errors()[0]['input']  # pydantic's error for the line, which carries the line
+    except Exception: return False
+    return isinstance(line, str) and '\ufffd' in line
+
+@asynccontextmanager
+async def _stdio(params: StdioServerParameters, errlog):
+    """The SDK's stdio transport, except that a reply that isn't UTF-8 ends the connection: the calls waiting on it
+    fail at once (the SDK would log the line and let them wait for their timeout). Other unreadable lines are logged
+    and skipped, as the SDK does."""
+    async with stdio_client(params, errlog=errlog) as (read, write):
+        send, recv = anyio.create_memory_object_stream(0)
+        async def pump():
+            async with send:
+                async for m in read:
+                    if isinstance(m, Exception) and _undecodable(m):
+                        _log.warning('The MCP server %r sent bytes that are not UTF-8: closing the connection', params.command)
+                        return
+                    await send.send(m)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(pump)
+            try: yield recv, write
+            finally: tg.cancel_scope.cancel()
+
+async def _answer(fn, *args):
+    "Call a user's callback, sync (in a worker thread: it may wait for a person) or async"
+    if inspect.iscoroutinefunction(fn): return await fn(*args)
+    v = await anyio.to_thread.run_sync(partial(fn, *args))
+    return await v if inspect.isawaitable(v) else v
 
 _STOP_GRACE = 2.0  # seconds the SDK's stdio client waits for a command to exit once its stdin is closed
 
@@ -95,10 +136,13 @@ def _one_error():
     "Raise the one error inside nested exception groups: the SDK's task groups wrap even a single failure to connect"
     try: yield
     except Exception as e:
-        one = e
-        while isinstance(getattr(one, 'exceptions', None), tuple) and len(one.exceptions) == 1: one = one.exceptions[0]
-        if one is e: raise
+        if (one := _single(e)) is e: raise
         raise one from None
+
+def _single(e: BaseException) -> BaseException:
+    "The one error inside nested exception groups of one error each, else `e`"
+    while isinstance(getattr(e, 'exceptions', None), tuple) and len(e.exceptions) == 1: e = e.exceptions[0]
+    return e
 
 class MCPClient:
     "A connection to an MCP server whose tools are Python callables: sync inside `with`, async inside `async with`"
@@ -110,8 +154,17 @@ class MCPClient:
         timeout: float=60,     # seconds to wait for each reply from the server, and for connecting (stopping a silent command included)
         check: bool=True,      # check arguments against each tool's schema before sending (see `mk_tool`)
         errlog=None,           # where a command's stderr goes: a file, `subprocess.DEVNULL`, or `None` for this process's own
+        on_elicit=None,        # `on_elicit(message, schema)`, sync or async, answers form questions: a dict, `None` to decline, or an `ElicitResult`
+        on_sample=None,        # `on_sample(params)`, sync or async, answers the server's sampling requests: text, or a `CreateMessageResult`
+        headers: dict=None,    # HTTP headers for every request to a URL (an API key, ...)
+        auth=None,             # an `httpx2.Auth` for a URL, such as the SDK's `mcp.client.auth.OAuthClientProvider`
+        prefix: str='',        # put before each tool's name (`prefix='git_'`: `git_status`), so several servers share one toolbox
+        validate_output=True,  # check structured results against each tool's output schema: True raises `MCPToolError`, 'warn' warns, False skips
     ):
         self.server, self.timeout, self.check, self.errlog = _server(server, env, cwd), timeout, check, errlog
+        if validate_output not in (True, False, 'warn'): raise ValueError("MCPClient: validate_output is True, False or 'warn'")
+        self.on_elicit, self.on_sample, self.headers, self.auth = on_elicit, on_sample, headers, auth
+        self.prefix, self.validate_output = prefix, validate_output
         self._client = self._portal = self._stack = None
         self._specs, self._tools, self._wrapped = [], {}, set()
         self.skipped: list[tuple[str, str]] = []  # (name, reason) of each tool of the server that couldn't be built
@@ -124,21 +177,73 @@ class MCPClient:
     def schemas(self) -> list:  # `{'name', 'description', 'input_schema'}` dicts, as `get_schema` makes them
         "The server's tool definitions in funccall's format, to hand to a model"
         self.tools()  # the same check: a connection must be open
-        return [{'name': t.name, 'description': t.description or '', 'input_schema': t.input_schema} for t in self._specs]
+        return [{'name': self.prefix + t.name, 'description': t.description or '', 'input_schema': t.input_schema} for t in self._specs]
+
+    async def _elicit(self, ctx, params) -> types.ElicitResult:
+        if isinstance(params, types.ElicitRequestURLParams): return types.ElicitResult(action='decline')  # no browser to send the user to
+        v = await _answer(self.on_elicit, params.message, params.requested_schema)
+        if isinstance(v, types.ElicitResult): return v
+        return types.ElicitResult(action='decline') if v is None else types.ElicitResult(action='accept', content=v)
+
+    async def _sample(self, ctx, params) -> types.CreateMessageResult:
+        v = await _answer(self.on_sample, params)
+        if isinstance(v, types.CreateMessageResult): return v
+        return types.CreateMessageResult(role='assistant', content=types.TextContent(text=str(v)), model='funccall-client')
+
+    def _transport(self):
+        "What `mcp.Client` connects through"
+        if isinstance(self.server, StdioServerParameters): return _stdio(self.server, self.errlog)
+        if _is_url(self.server): return self._http()
+        return self.server
+
+    @asynccontextmanager
+    async def _http(self):
+        "Streamable HTTP with `headers` and `auth`, keeping the words of an HTTP error: the SDK says only that there was one"
+        async def note(response):
+            if response.status_code >= 400:
+                await response.aread()
+                self._http_error = f"HTTP {response.status_code} from {self.server}: {response.text[:300].strip()}"
+        async with create_mcp_http_client(headers=self.headers, auth=self.auth) as http:
+            http.event_hooks['response'].append(note)
+            async with streamable_http_client(self.server, http_client=http) as streams: yield streams
+
+    def _words(self, e: MCPError) -> str:
+        "The message of `e`, with the HTTP error behind it"
+        return f"{e.message} ({self._http_error})" if self._http_error else e.message
+
+    async def _checked(self, session, name: str, result) -> None:
+        "The SDK's check of a structured result against the tool's output schema, as `validate_output` says"
+        if self.validate_output is False: return
+        try: await self._validate(name, result)
+        except RuntimeError as e:
+            if self.validate_output != 'warn': raise MCPToolError(str(e), name) from None
+            warnings.warn(f"MCPClient: {e}", stacklevel=2)
 
     @asynccontextmanager
     async def _open(self, dispfn):
         "Connect, list the tools and make them dispatch through `dispfn`; disconnect on exit"
         # the SDK sends a command's stderr to `sys.stderr`, which in a notebook is no file a process can write to
-        server = stdio_client(self.server, errlog=self.errlog) if isinstance(self.server, StdioServerParameters) else self.server
+        server = self._transport()
+        kw = dict(elicitation_callback=self._elicit if self.on_elicit else None, sampling_callback=self._sample if self.on_sample else None)
         # the whole connection (handshake, tool list) within `timeout`, as the user counts it: the SDK's own timeout counts
         # each try anew, and a command that never answered is given up to 2 s to exit before it is killed
         wait = self.timeout - (min(_STOP_GRACE, self.timeout / 2) if isinstance(self.server, StdioServerParameters) else 0)
+        self._http_error = None
         with anyio.CancelScope(deadline=anyio.current_time() + wait) as scope:
-            async with Client(server, read_timeout_seconds=self.timeout) as c:
+            try: c = await Client(server, read_timeout_seconds=self.timeout, **kw).__aenter__()
+            except Exception as e:
+                if not (isinstance(one := _single(e), MCPError) and self._http_error): raise
+                raise MCPConnectionError(one.code, f"Can't connect: {self._words(one)}") from None
+            try:  # `c` was entered above, where a failure to connect gets the HTTP error's words
+                self._validate = c.session.validate_tool_result
+                if self.validate_output is not True: c.session.validate_tool_result = partial(self._checked, c.session)
                 specs = await self._list(c)
                 scope.deadline = math.inf  # connected: from now on each call has its own `timeout`
                 async with self._built(c, specs, dispfn): yield self
+            except BaseException as e:
+                await c.__aexit__(type(e), e, e.__traceback__)
+                raise
+            else: await c.__aexit__(None, None, None)
         if scope.cancelled_caught: raise TimeoutError(f"The MCP server did not answer within {self.timeout:g} s")
 
     @staticmethod
@@ -155,7 +260,7 @@ class MCPClient:
         self._client, self._specs, self.skipped = c, [], []
         self._wrapped = {t.name for t in specs if _wrapper(t.output_schema)}
         for t in specs:  # one tool that can't be built costs only itself
-            try: self._tools[t.name] = mk_tool(dispfn, t, check=self.check)
+            try: self._tools[self.prefix + t.name] = mk_tool(dispfn, t.model_copy(update={'name': self.prefix + t.name}), check=self.check)
             except (ValueError, TypeError, SchemaError) as e: self.skipped.append((t.name, f"{type(e).__name__}: {e}"))
             else: self._specs.append(t)
         if self.skipped:
@@ -167,7 +272,20 @@ class MCPClient:
     # the tool's name is positional-only, so a property called `name` (or `self`) arrives in `args` like any other
     async def _acall(self, tool: str, /, **args) -> Any:
         if self._client is None: raise RuntimeError(f"Tool {tool!r} called after its MCPClient closed")
-        return _value(tool, await self._client.call_tool(tool, args), tool in self._wrapped)
+        nm = tool[len(self.prefix):]  # as the server spells it
+        try: r = await self._client.call_tool(nm, args)
+        except MCPToolError: raise
+        except MCPError as e:
+            if e.code == types.CONNECTION_CLOSED: raise MCPConnectionError(e.code, f"{e.message} during {tool!r}") from None
+            if e.code == types.REQUEST_TIMEOUT: raise TimeoutError(f"{e.message}: tool {tool!r} got no answer within {self.timeout:g} s") from None
+            raise MCPToolError(self._words(e), tool, e.code) from None  # the server's words
+        except RuntimeError as e:
+            if 'structured content' not in str(e): raise
+            raise MCPToolError(str(e), tool) from None  # the SDK's check of the output schema
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as e:
+            msg = f"The connection to the MCP server failed during {tool!r}: {type(e).__name__}: {e}"
+            raise MCPConnectionError(types.CONNECTION_CLOSED, msg) from None
+        return _value(tool, r, nm in self._wrapped)
 
     def _call(self, tool: str, /, **args) -> Any:
         if self._portal is None: raise RuntimeError(f"Tool {tool!r} called after its MCPClient closed")
