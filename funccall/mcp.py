@@ -183,7 +183,9 @@ class MCPClient:
         if isinstance(params, types.ElicitRequestURLParams): return types.ElicitResult(action='decline')  # no browser to send the user to
         v = await _answer(self.on_elicit, params.message, params.requested_schema)
         if isinstance(v, types.ElicitResult): return v
-        return types.ElicitResult(action='decline') if v is None else types.ElicitResult(action='accept', content=v)
+        if v is None: return types.ElicitResult(action='decline')
+        props = (params.requested_schema or {}).get('properties', {})  # what the user left alone keeps its default (SEP-1034)
+        return types.ElicitResult(action='accept', content={**{k: p['default'] for k, p in props.items() if 'default' in p}, **v})
 
     async def _sample(self, ctx, params) -> types.CreateMessageResult:
         v = await _answer(self.on_sample, params)
