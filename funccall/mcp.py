@@ -6,19 +6,26 @@ sent. Entered with `with`, the tools are plain functions (the session runs on an
 thread); entered with `async with`, they are coroutine functions. A result comes back as a Python value: the
 structured content when the server gives it, else the content items, a text item as `str` and any other item
 (image, audio, resource) as its MCP JSON dict, exactly as on the wire (base64 `data`/`blob`, `mimeType`); one
-item on its own, several as a list, none as `None`. A result the server flags `isError` raises `MCPToolError`.
+item on its own, several as a list, none as `None`. A result the server flags `isError`, or a JSON-RPC error,
+raises `MCPToolError` in the server's words; a connection that ends fails every pending call with
+`MCPConnectionError`. `on_elicit=`/`on_sample=` answer the server's questions and sampling requests, `headers=`
+and `auth=` reach servers behind a gate, `prefix=` renames the tools so several servers share one toolbox.
 
 `MCPClient` builds each tool on its own: a tool whose schema can't be built is left out, warned about and listed in
 `.skipped`, and the others work. Connecting (handshake and tool list) takes at most `timeout` seconds in all.
 
 `mk_server` serves functions, callable objects, `Tool`s, `ToolGroup`s and `Toolbox`es. Every call runs the tool's own
 pipeline (`Tool.aexecute`: injected values, hooks, confirmation, cache, middleware, `max_chars`); a bad call or a
-failing tool comes back as an `isError` result whose text says what went wrong, for the model to read. A tool's
-return annotation becomes its `outputSchema` (an object as it is, anything else wrapped as `{"result": value}`) and
-its results carry structured content that fits it; `Tool(title=, read_only=, destructive=, idempotent=, open_world=)`
-become its title and annotations. A tool that requires confirmation asks the client's user through elicitation, or
-is refused when the client can't ask. From the command line: `funccall mcp serve TARGET ... [--http HOST:PORT]`;
-over stdio, whatever the tools (or their modules, as they load) print goes to stderr.
+failing tool comes back as an `isError` result with the exception's type and message (its frames go to the
+`funccall.mcp` logger, never to the client). A tool's return annotation becomes its `outputSchema` (an object as
+it is, anything else wrapped as `{"result": value}`), and each structured result is checked against it before it
+is sent. A parameter annotated `MCPContext` gives the tool progress, log lines, questions for the user and
+cancellation. A tool that requires confirmation asks the client's user through elicitation (form mode only, and
+only to clients that declared it); on protocol 2026-07-28 the question travels as a `requestState` sealed with
+HMAC (see `funccall._mcpstate`), checked before anything runs and good once. `mk_asgi_app` is the server as an
+ASGI app with Host and Origin checked on every request. From the command line: `funccall mcp serve TARGET ...
+[--http HOST:PORT [--workers N] [--allow-host H] [--allow-origin O]]`; over stdio, whatever the tools (or their
+modules, as they load) print goes to stderr.
 """
 from __future__ import annotations
 
@@ -381,7 +388,10 @@ class _Call:
     def __init__(self, ctx, params, sealer: Sealer):
         self.ctx, self.tool, self.sealer, self.args, self.n = ctx, params.name, sealer, params.arguments or {}, 0
         self.modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
-        self.can_ask = _form_ok(ctx.session.client_capabilities) and (self.modern or ctx.session.can_send_request)
+        form, back = _form_ok(ctx.session.client_capabilities), self.modern or ctx.session.can_send_request
+        self.can_ask = form and back
+        self.why_not = ("it declared no form-mode elicitation" if back else  # why `can_ask` is False
+                        "a stateless server can't send it a question during a call before protocol 2026-07-28")
         self.answers = {}
         if params.request_state is not None:  # checked before anything of the call runs
             try: data = sealer.open(params.request_state, params.name, self.args)
@@ -395,7 +405,7 @@ class _Call:
 
     async def ask(self, message: str, schema: dict, key: str=None) -> types.ElicitResult:
         if not self.can_ask:
-            raise RuntimeError("this MCP client can't ask its user (it declared no form-mode elicitation)")
+            raise RuntimeError(f"this MCP client can't ask its user: {self.why_not}")
         if key is None:  # the n-th question of a run: a re-run asks the same ones in the same order
             self.n += 1
             key = f'q{self.n}'
@@ -567,7 +577,7 @@ def mk_server(
         call = _Call(ctx, params, sealer)  # a bad requestState is a protocol error, before anything runs
         if t.requires_confirmation and not call.can_ask:
             return _error(f"Tool {t.name!r} needs the user's confirmation, and this MCP client can't ask for it "
-                          "(it declared no form-mode elicitation): the call was refused")
+                          f"({call.why_not}): the call was refused")
         inj, mc = box.injected, None
         if ps := ctxs.get(t.name):
             mc = MCPContext()

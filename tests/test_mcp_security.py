@@ -248,3 +248,15 @@ def test_no_tracebacks_or_paths_reach_the_client(caplog):
     assert 'OSError: cannot open' in texts['boom']  # the message is the exception's own words
     logged = caplog.text
     assert 'Traceback' in logged and 'test_mcp_security.py' in logged and 'return a / b' in logged  # the frames, for the operator
+
+def test_stateless_server_refuses_a_confirmation_it_cant_ask_before_2026():
+    "Workers behind a balancer are stateless: a handshake-era client can't be asked during a call there, so the call is refused"
+    import anyio
+    log = []
+    async def yes(ctx, params): return types.ElicitResult(action='accept', content={'confirm': True})
+    async def main(url, mode):
+        async with Client(url, mode=mode, elicitation_callback=yes, read_timeout_seconds=T) as c: return await c.call_tool('delete', {'path': 'a'})
+    with serving(mk_asgi_app([_deleter(log)], stateless=True)) as url:
+        r = anyio.run(main, url, 'legacy')
+        assert r.is_error and 'stateless' in r.content[0].text and log == []
+        assert anyio.run(main, url, 'auto').content[0].text == 'deleted a' and log == ['a']  # a 2026-07-28 round trip needs no state
