@@ -505,6 +505,11 @@ def _mcp_tool(t: Tool, out: dict | None) -> types.Tool:
 
 def _error(text: str) -> types.CallToolResult: return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
+def _failed(tool: str, text: str) -> types.CallToolResult:
+    "A failure as the client gets it: the exception's type and message; its frames (file names, lines) go to the server's log"
+    if _TRACE in text: _log.warning('Tool %r failed: %s', tool, text)
+    return _error(text.split(_TRACE, 1)[0])
+
 def _blocks(v) -> list | None:
     "`v` as MCP content items, when it is one or a list of them"
     if isinstance(v, _CONTENT): return [v]
@@ -588,13 +593,11 @@ def mk_server(
         except anyio.get_cancelled_exc_class():
             if mc is not None: mc._cancelled.set()  # a sync tool's thread runs on: tell it through its context
             raise
-        except StopRun as e: return _error(error_text(e))
+        except StopRun as e: return _failed(t.name, error_text(e))
         except Exception as e:  # the pipeline itself failed (a hook, an injected value): the client gets type and message
             _log.exception('Tool %r failed', t.name)
             return _error(f"{type(e).__name__}: {_short(e)}")
-        if not r.ok:
-            if _TRACE in r.error: _log.warning('Tool %r failed: %s', t.name, r.error)
-            return _error(r.error.split(_TRACE, 1)[0])  # the frames (file names, lines) stay in the server's log
+        if not r.ok: return _failed(t.name, r.error)
         out, wrapped = outs[t.name]
         return _result(r, out, wrapped, checks[t.name], ctx.protocol_version)
 

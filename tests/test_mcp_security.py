@@ -11,7 +11,7 @@ pytest.importorskip('mcp')
 import mcp_types as types  # noqa: E402
 from mcp import Client  # noqa: E402
 
-from funccall import Tool  # noqa: E402
+from funccall import StopRun, Tool  # noqa: E402
 from funccall.mcp import SECRET_ENV, MCPContext, mk_asgi_app, mk_server  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent / 'mcp_servers'))
@@ -234,10 +234,13 @@ def test_no_tracebacks_or_paths_reach_the_client(caplog):
         "Another"
         return {'x': SelfRef()}
     def hook(t, a): raise OSError(f'cannot open {__file__}')
+    def stop(x: int) -> str:  # never
+        "Stop the agent loop"
+        raise StopRun('enough')
     caplog.set_level(logging.WARNING, logger='funccall.mcp')
-    with serving(mk_asgi_app([divide, Tool(boom, pre_hook=hook), loop, odd])) as url:
+    with serving(mk_asgi_app([divide, Tool(boom, pre_hook=hook), loop, odd, stop])) as url:
         texts = {}
-        for nm, args in [('divide', {'a': 1, 'b': 0}), ('boom', {'x': 1}), ('loop', {}), ('odd', {})]:
+        for nm, args in [('divide', {'a': 1, 'b': 0}), ('boom', {'x': 1}), ('loop', {}), ('odd', {}), ('stop', {'x': 1})]:
             status, r = rpc(url, 'tools/call', {'name': nm, 'arguments': args})
             assert status == 200 and 'result' in r and r['result']['isError'], r  # an isError result, never a protocol error
             texts[nm] = r['result']['content'][0]['text']
@@ -246,6 +249,7 @@ def test_no_tracebacks_or_paths_reach_the_client(caplog):
     assert texts['odd'].startswith("The value of tool 'odd' can't be sent as JSON")
     for t in texts.values(): assert 'Traceback' not in t and 'File "' not in t and '.py", line' not in t
     assert 'OSError: cannot open' in texts['boom']  # the message is the exception's own words
+    assert texts['stop'] == 'funccall.tools.StopRun: enough'
     logged = caplog.text
     assert 'Traceback' in logged and 'test_mcp_security.py' in logged and 'return a / b' in logged  # the frames, for the operator
 
