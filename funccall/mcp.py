@@ -101,8 +101,7 @@ def _server(server, env: dict | None, cwd) -> Any:
     if isinstance(server, str): server = shlex.split(server)
     if isinstance(server, (list, tuple)):
         if not server: raise ValueError("MCPClient: the server command is empty")
-        # a reply that isn't UTF-8 is read with U+FFFD in place and fails as JSON, which fails the pending calls at once
-        return StdioServerParameters(command=str(server[0]), args=[str(a) for a in server[1:]], env=env, cwd=cwd, encoding_error_handler='replace')
+        return StdioServerParameters(command=str(server[0]), args=[str(a) for a in server[1:]], env=env, cwd=cwd)
     return server
 
 def _undecodable(m) -> bool:
@@ -116,7 +115,8 @@ async def _stdio(params: StdioServerParameters, errlog):
     """The SDK's stdio transport, except that a reply that isn't UTF-8 ends the connection: the calls waiting on it
     fail at once (the SDK would log the line and let them wait for their timeout). Other unreadable lines are logged
     and skipped, as the SDK does."""
-    async with stdio_client(params, errlog=errlog) as (read, write):
+    # bytes that aren't UTF-8 are read as U+FFFD (rather than crash the SDK's reader), and the line then fails as JSON
+    async with stdio_client(params.model_copy(update={'encoding_error_handler': 'replace'}), errlog=errlog) as (read, write):
         send, recv = anyio.create_memory_object_stream(0)
         async def pump():
             async with send:
@@ -125,7 +125,7 @@ async def _stdio(params: StdioServerParameters, errlog):
                         _log.warning('The MCP server %r sent bytes that are not UTF-8: closing the connection', params.command)
                         return
                     await send.send(m)
-        async with anyio.create_task_group() as tg:
+        async with recv, anyio.create_task_group() as tg:
             tg.start_soon(pump)
             try: yield recv, write
             finally: tg.cancel_scope.cancel()
@@ -245,7 +245,7 @@ class MCPClient:
                 raise MCPConnectionError(one.code, f"Can't connect: {self._words(one)}") from None
             try:  # `c` was entered above, where a failure to connect gets the HTTP error's words
                 self._validate = c.session.validate_tool_result
-                if self.validate_output is not True: c.session.validate_tool_result = partial(self._checked, c.session)
+                c.session.validate_tool_result = partial(self._checked, c.session)
                 specs = await self._list(c)
                 scope.deadline = math.inf  # connected: from now on each call has its own `timeout`
                 async with self._built(c, specs, dispfn): yield self
@@ -288,9 +288,6 @@ class MCPClient:
             if e.code == types.CONNECTION_CLOSED: raise MCPConnectionError(e.code, f"{e.message} during {tool!r}") from None
             if e.code == types.REQUEST_TIMEOUT: raise TimeoutError(f"{e.message}: tool {tool!r} got no answer within {self.timeout:g} s") from None
             raise MCPToolError(self._words(e), tool, e.code) from None  # the server's words
-        except RuntimeError as e:
-            if 'structured content' not in str(e): raise
-            raise MCPToolError(str(e), tool) from None  # the SDK's check of the output schema
         except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as e:
             msg = f"The connection to the MCP server failed during {tool!r}: {type(e).__name__}: {e}"
             raise MCPConnectionError(types.CONNECTION_CLOSED, msg) from None
