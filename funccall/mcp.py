@@ -599,8 +599,13 @@ def mk_server(
         return _result(r, out, wrapped, checks[t.name], ctx.protocol_version)
 
     hints = {'tools/list': CacheHint(ttl_ms=int(list_ttl * 1000), scope='public')} if list_ttl else None
-    return Server(name, version=__version__, on_list_tools=list_tools, on_call_tool=call_tool,
+    return _Server(name, version=__version__, on_list_tools=list_tools, on_call_tool=call_tool,
                   get_tool_input_schema=inputs.get, cache_hints=hints)
+
+class _Server(Server):
+    "The SDK's `Server`, whose HTTP app checks Host and Origin whatever address it is for (the SDK's checks only on 127.0.0.1)"
+    def streamable_http_app(self, *, host: str='127.0.0.1', transport_security=None, **kw):
+        return super().streamable_http_app(host=host, transport_security=transport_security or _security(host), **kw)
 
 _LOOPBACK = ('127.0.0.1', 'localhost', '[::1]')
 

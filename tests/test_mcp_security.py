@@ -144,6 +144,12 @@ def test_origin_and_host_are_checked_whatever_the_bind(host):
         assert _plain(url, {'host': 'evil.example'})[0] == 421
         assert _plain(url, {'origin': f'http://localhost:{url.split(":")[2].split("/")[0]}'})[0] == 200
 
+def test_the_servers_own_http_app_checks_origin_and_host_too():
+    "`mk_server(...).streamable_http_app(host=...)`, the SDK's way, is protected as `mk_asgi_app` is"
+    with serving(mk_server([_add]).streamable_http_app(host='0.0.0.0')) as url:
+        assert _plain(url, {})[0] == 200
+        assert _plain(url, {'origin': 'http://evil.example'})[0] == 403 and _plain(url, {'host': 'evil.example'})[0] == 421
+
 def test_allowed_hosts_and_origins_widen_the_checks():
     with serving(mk_asgi_app([_add], host='0.0.0.0', allow_hosts=['mcp.example.com'], allow_origins=['https://app.example.com'])) as url:
         assert _plain(url, {'host': 'mcp.example.com:8443', 'origin': 'https://app.example.com'})[0] == 200
