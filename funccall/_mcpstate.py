@@ -8,8 +8,9 @@ the tool, the arguments, the expiry, and that the nonce was never used; a state 
 
 The key is derived from a secret: `FUNCCALL_MCP_SECRET` in the environment (at least 32 characters; give every worker
 behind one address the same one), else 32 random bytes made when the process starts, so a state minted by another
-process (an earlier run, another worker) is refused. The payload is signed, not encrypted: the client can read it,
-and it holds only what the client itself sent (its arguments' digest, its own answers).
+process (an earlier run, another worker) is refused. A state minted for an authenticated caller (OAuth on HTTP)
+is good only for that caller. The payload is signed, not encrypted: the client can read it, and it holds only what
+the client itself sent (its arguments' digest, its own answers).
 
 Single use is kept in memory: each process remembers the nonces it accepted until they expire, at most `max_used` of
 them (beyond that it refuses new answers rather than forget one). Several workers share no memory, so a state accepted
@@ -69,14 +70,14 @@ class Sealer:
 
     def _mac(self, body: str) -> str: return _b64(hmac.new(self._key, body.encode(), hashlib.sha256).digest())
 
-    def seal(self, tool: str, args: dict, data: dict) -> str:
-        "A state for one call of `tool` with `args`, carrying `data` (JSON)"
-        payload = {'t': tool, 'a': _digest(args), 'e': time.time() + self.ttl, 'n': secrets.token_urlsafe(16), 'd': data}
+    def seal(self, tool: str, args: dict, data: dict, principal: str | None = None) -> str:
+        "A state for one call of `tool` with `args` by `principal` (the authenticated caller, if any), carrying `data` (JSON)"
+        payload = {'t': tool, 'a': _digest(args), 'e': time.time() + self.ttl, 'n': secrets.token_urlsafe(16), 'p': principal, 'd': data}
         body = _b64(json.dumps(payload, separators=(',', ':')).encode())
         return f'{body}.{self._mac(body)}'
 
-    def open(self, token, tool: str, args: dict) -> dict:
-        "The data of `token` if this server minted it for exactly this call, unexpired and never used; else `StateError`"
+    def open(self, token, tool: str, args: dict, principal: str | None = None) -> dict:
+        "The data of `token` if this server minted it for exactly this call by this caller, unexpired and never used; else `StateError`"
         if not isinstance(token, str) or len(token) > _MAX_TOKEN or token.count('.') != 1:
             raise StateError("requestState is not one this server made")
         body, mac = token.split('.')
@@ -85,6 +86,7 @@ class Sealer:
         p = json.loads(_unb64(body))  # signed by us: well-formed
         if p['t'] != tool: raise StateError(f"requestState was made for tool {p['t']!r}, not {tool!r}")
         if p['a'] != _digest(args): raise StateError("requestState was made for other arguments: the call changed since it was asked")
+        if p['p'] != principal: raise StateError("requestState was made for another caller")
         if p['e'] < time.time(): raise StateError("requestState has expired: call the tool again")
         if not self.store.add(p['n'], p['e']): raise StateError("requestState was already used: each answer counts once")
         return p['d']

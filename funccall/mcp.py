@@ -41,6 +41,8 @@ try:
     from anyio.from_thread import start_blocking_portal
     from mcp import Client, StdioServerParameters, stdio_client
     from mcp.server import Server
+    from mcp.server.auth.middleware.auth_context import get_access_token
+    from mcp.server.auth.provider import principal_components
     from mcp.server.caching import CacheHint
     from mcp.server.transport_security import TransportSecuritySettings
     from mcp.shared.exceptions import MCPError
@@ -375,6 +377,11 @@ class MCPContext:
         "Ask the client's user to fill in a form; on 2026-07-28 the call is answered with the question and re-run with the answer"
         return self._bridge(self._call.ask(message, schema))
 
+def _principal() -> str | None:
+    "Who is calling, when the HTTP transport authenticated them (OAuth): an answer counts only for the caller who was asked"
+    token = get_access_token()
+    return None if token is None else json.dumps(principal_components(token))
+
 def _form_ok(caps) -> bool:
     "Whether the client declared form-mode elicitation (an empty `elicitation: {}` means form, as 2025-06-18 had only forms)"
     e = caps.elicitation if caps is not None else None
@@ -391,7 +398,7 @@ class _Call:
                         "a stateless server can't send it a question during a call before protocol 2026-07-28")
         self.answers = {}
         if params.request_state is not None:  # checked before anything of the call runs
-            try: data = sealer.open(params.request_state, params.name, self.args)
+            try: data = sealer.open(params.request_state, params.name, self.args, _principal())
             except StateError as e:
                 _log.warning('Tool %r: requestState refused: %s', params.name, e)
                 raise MCPError(types.INVALID_PARAMS, str(e)) from None
@@ -415,7 +422,7 @@ class _Call:
         return a.action == 'accept' and (a.content or {}).get('confirm') is True
 
     def input_required(self, q: _InputRequired) -> types.InputRequiredResult:
-        state = self.sealer.seal(self.tool, self.args, {'answers': self.answers, 'asked': [q.key]})
+        state = self.sealer.seal(self.tool, self.args, {'answers': self.answers, 'asked': [q.key]}, _principal())
         return types.InputRequiredResult(request_state=state, input_requests={q.key: q.request})
 
     async def send_log(self, level: str, message: str) -> None:
