@@ -66,7 +66,7 @@ from .schema import handle_type
 from .tools import StopRun, Tool, Toolbox, ToolResult
 
 __all__ = ['MCPClient', 'MCPToolError', 'MCPConnectionError', 'MCPContext', 'mk_server', 'mk_asgi_app', 'output_schema', 'serve', 'main',
-           'SECRET_ENV']
+           'SECRET_ENV', 'NonceStore']
 
 class MCPToolError(RuntimeError):
     "A tool call that failed at the server: an `isError` result, or a JSON-RPC error; the message is the server's text"
@@ -564,7 +564,7 @@ def mk_server(
     injected: dict=None,    # the application's values for the tools' injected parameters
     secret: str=None,       # the secret sealing questions in flight (default: `$FUNCCALL_MCP_SECRET`, else random per process)
     state_ttl: float=300,   # seconds an asked question stays answerable (2026-07-28 round trips)
-    state_store: NonceStore=None,  # where answered questions are remembered, so each answer counts once (default: this process)
+    state_store: NonceStore=None,  # answers remembered so each counts once: anything with `add(nonce, expiry) -> bool` (default: in memory)
     list_ttl: float=300,    # seconds a client may cache the tool list (a cache hint on `tools/list`)
 ) -> Server:                # the SDK's low-level `Server`: run it over stdio or HTTP (`serve`, `mk_asgi_app`), or in-process with `MCPClient`
     """An MCP server for `tools`: every call runs the tool's own pipeline (injected values, hooks, confirmation,
