@@ -105,7 +105,9 @@ async def _http(script: Path):
         p.wait(10)
 
 def main(calls: int = 300, rounds: int = 5) -> None:
-    folder = Path(tempfile.mkdtemp(prefix='bench-mcp-'))
+    with tempfile.TemporaryDirectory(prefix='bench-mcp-') as d: _main(Path(d), calls, rounds)
+
+def _main(folder: Path, calls: int, rounds: int) -> None:
     (folder / 'bench_tools.py').write_text(''.join(TOOLS.format(i=i) for i in range(200)))
     print(f'{calls} calls of one tool per server, one client each, timed in {rounds} turns (medians); server CPU per call from /proc\n')
     print(f"{'transport':9} {'tools':>5} | {'funccall calls/s':>16} {'SDK calls/s':>12} {'ratio':>6} | {'funccall µs CPU':>15} {'SDK µs CPU':>11} {'ratio':>6}")
