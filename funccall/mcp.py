@@ -53,7 +53,7 @@ try:
 except ImportError as e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` and `mcp_types`
     raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({e}): pip install 'funccall[mcp]'") from e
 
-from . import __version__
+from . import __version__, _trace, content
 from ._json import jsonable
 from ._jsonschema import compile_schema
 from ._mcpstate import SECRET_ENV, NonceStore, Sealer, StateError
@@ -63,7 +63,7 @@ from ._types import SchemaError, empty, signature
 from .call import error_text
 from .inverse import mk_tool
 from .schema import handle_type
-from .tools import StopRun, Tool, Toolbox, ToolResult
+from .tools import StopRun, Tool, Toolbox, ToolResult, to_text
 
 __all__ = ['MCPClient', 'MCPToolError', 'MCPConnectionError', 'MCPContext', 'mk_server', 'mk_asgi_app', 'output_schema', 'serve', 'main',
            'SECRET_ENV', 'NonceStore']
@@ -284,7 +284,7 @@ class MCPClient:
     async def _acall(self, tool: str, /, **args) -> Any:
         if self._client is None: raise RuntimeError(f"Tool {tool!r} called after its MCPClient closed")
         nm = tool[len(self.prefix):]  # as the server spells it
-        try: r = await self._client.call_tool(nm, args)
+        try: r = await self._client.call_tool(nm, args, meta=_trace.meta())  # joins our trace
         except MCPToolError: raise
         except MCPError as e:
             if e.code == types.CONNECTION_CLOSED: raise MCPConnectionError(e.code, f"{e.message} during {tool!r}") from None
@@ -472,6 +472,7 @@ def _output(t: Tool) -> tuple[dict | None, bool]:
     if t.max_chars is not None: return None, False  # a result cut for the model is text, not the annotated value
     ret = signature(t.fn).returns
     if ret in (empty, None, type(None), Any, types.CallToolResult): return None, False
+    if isinstance(ret, type) and issubclass(ret, content.Content): return None, False  # media: content items, no structure
     defs = {}
     try: s = handle_type(ret, defs)
     except SchemaError: return None, False  # the tool runs all the same; its results go as text
@@ -509,9 +510,10 @@ def _mcp_tool(t: Tool, out: dict | None) -> types.Tool:
 
 def _error(text: str) -> types.CallToolResult: return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
-def _failed(tool: str, text: str) -> types.CallToolResult:
-    "A failure as the client gets it: the exception's type and message; its frames (file names, lines) go to the server's log"
-    if _TRACE in text: _log.warning('Tool %r failed: %s', tool, text)
+def _failed(r: ToolResult, text: str) -> types.CallToolResult:
+    "A failure as the client gets it: the exception's type and message; its traceback goes to the server's log"
+    if r.exception is not None and r.failure not in ('name', 'arguments', 'declined'):  # not the model's mistake: the operator's to see
+        _log.warning('Tool %r failed', r.name, exc_info=r.exception)
     return _error(text.split(_TRACE, 1)[0])
 
 def _blocks(v) -> list | None:
@@ -524,6 +526,10 @@ def _result(r: ToolResult, out: dict | None, wrapped: bool, check, version: str)
     "A tool's value as an MCP result: its text (or its MCP content) for the model, and structured content checked against the output schema"
     v = r.value
     if isinstance(v, types.CallToolResult): return v  # a tool that builds its own MCP result
+    if (ps := content.parts(v, to_text)) is not None:  # funccall's images, audio, files (an MCPClient tool's media items too)
+        sc = {'result': content.to_json(ps)} if out is not None and wrapped else None  # a `-> list` tool's structured content
+        if sc is not None and (problems := check(sc)): return _misfit(r.name, problems)
+        return types.CallToolResult.model_validate({'content': content.mcp(ps), 'structuredContent': sc})
     try:
         if out is None and r.limit is not None: return types.CallToolResult(content=[types.TextContent(text=r.text)])
         blocks = _blocks(v)
@@ -535,17 +541,20 @@ def _result(r: ToolResult, out: dict | None, wrapped: bool, check, version: str)
     except Exception as e:  # a value JSON can't hold: one that contains itself, one whose `repr` fails
         _log.warning('Tool %r: its value could not be sent', r.name, exc_info=True)
         return _error(f"The value of tool {r.name!r} can't be sent as JSON: {type(e).__name__}: {_short(e)}")
-    content = blocks or text
+    items = blocks or text
     if out is not None:
         sc = {'result': j} if wrapped else j
-        if problems := check(sc):
-            _log.warning('Tool %r: value does not fit its output schema: %s', r.name, problems)
-            return _error(f"The value of tool {r.name!r} does not fit its output schema: "
-                          + '; '.join(f'{p.path or "value"}: {p.message}' for p in problems[:3]))
-        return types.CallToolResult(content=content, structured_content=sc)
-    if j is None or isinstance(j, str): return types.CallToolResult(content=content)
+        if problems := check(sc): return _misfit(r.name, problems)
+        return types.CallToolResult(content=items, structured_content=sc)
+    if j is None or isinstance(j, str): return types.CallToolResult(content=items)
     # without an output schema, before 2026-07-28, structured content must be a JSON object
-    return types.CallToolResult(content=content, structured_content=j if isinstance(j, dict) or version in MODERN_PROTOCOL_VERSIONS else None)
+    return types.CallToolResult(content=items, structured_content=j if isinstance(j, dict) or version in MODERN_PROTOCOL_VERSIONS else None)
+
+def _misfit(tool: str, problems: list) -> types.CallToolResult:
+    "A value that breaks its own output schema: an error result, never structured content a client would refuse"
+    _log.warning('Tool %r: value does not fit its output schema: %s', tool, problems)
+    said = '; '.join(f'{p.path or "value"}: {p.message}' for p in problems[:3])
+    return _error(f"The value of tool {tool!r} does not fit its output schema: {said}")
 
 def _short(e: BaseException, n: int=500) -> str:
     try: s = str(e)
@@ -592,16 +601,18 @@ def mk_server(
             mc = MCPContext()
             mc._call, mc._loop = call, asyncio.get_running_loop()
             inj = {**inj, **dict.fromkeys(ps, mc)}
-        try: r = await t.aexecute(call.args, inj, confirm=call.confirm if t.requires_confirmation else None)
+        try:
+            with _trace.joined(params.meta):  # the client's trace, when it sent one
+                r = await t.aexecute(call.args, inj, confirm=call.confirm if t.requires_confirmation else None)
         except _InputRequired as q: return call.input_required(q)
         except anyio.get_cancelled_exc_class():
             if mc is not None: mc._cancelled.set()  # a sync tool's thread runs on: tell it through its context
             raise
-        except StopRun as e: return _failed(t.name, error_text(e))
         except Exception as e:  # the pipeline itself failed (a hook, an injected value): the client gets type and message
             _log.exception('Tool %r failed', t.name)
             return _error(f"{type(e).__name__}: {_short(e)}")
-        if not r.ok: return _failed(t.name, r.error)
+        if isinstance(r.exception, StopRun): return _failed(r, error_text(r.exception))  # a client's loop has no stop: the call failed
+        if not r.ok: return _failed(r, r.error)
         out, wrapped = outs[t.name]
         return _result(r, out, wrapped, checks[t.name], ctx.protocol_version)
 
