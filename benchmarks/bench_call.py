@@ -15,13 +15,14 @@ none, and does not build nested dataclasses: it gets them ready-made; it has the
 CPU time (`time.process_time`: the machine is shared), the median of 7 rounds.
 fastcore and pydantic are peers we measure against, never dependencies of the library.
 """
-import datetime as dt, enum, json, statistics, sys, time
+import datetime as dt, enum, json, sys
 from dataclasses import dataclass
 
 from fastcore import funccall as fc
 from pydantic import ValidationError, validate_call
 
 import funccall
+from _timing import cpu_us
 
 def add(a:int, b:int) -> int:
     "Add two integers"
@@ -72,14 +73,7 @@ def drive(coro):
     except StopIteration as e: return e.value
     raise RuntimeError('the coroutine suspended')
 
-def _us(fn, n: int, rounds: int = 7) -> float:
-    "Median over `rounds` of CPU µs per call of `fn`, `n` calls a round"
-    ts = []
-    for _ in range(rounds):
-        t = time.process_time()
-        for _ in range(n): fn()
-        ts.append((time.process_time() - t) / n * 1e6)
-    return statistics.median(ts)
+_us = cpu_us
 
 def _report(p, kw):
     "pydantic's report of a bad call, as text"

@@ -22,6 +22,7 @@ from fastcore import funccall as fc
 from fastcore.utils import dict2obj
 
 import funccall
+from _timing import cpu_us
 
 REALISTIC = {'name': 'search_items', 'description': 'Search the catalogue', 'inputSchema': {'type': 'object', 'properties': {
     'query': {'type': 'string', 'description': 'What to look for'},
@@ -49,14 +50,7 @@ _n = itertools.count()  # tools never seen before are numbered
 def disp(name, /, **kw): return kw
 def disp_ref(name, **kw): return kw
 
-def _us(fn, n: int, rounds: int = 5) -> float:
-    "Median over `rounds` of CPU µs per call of `fn`, `n` calls a round"
-    ts = []
-    for _ in range(rounds):
-        t = time.process_time()
-        for _ in range(n): fn()
-        ts.append((time.process_time() - t) / n * 1e6)
-    return statistics.median(ts)
+def _us(fn, n: int, rounds: int = 5) -> float: return cpu_us(fn, n, rounds)  # five rounds: this benchmark is long
 
 def subsets(tool: dict, kw: dict) -> dict:
     "The calls a model makes: every argument, the required ones only, and the required ones with some of the optional ones"

@@ -16,7 +16,7 @@ text at most pydantic-core's time for the same report. The other validators are 
 """
 from __future__ import annotations
 
-import statistics, sys, time, warnings
+import sys, warnings
 from pathlib import Path
 from typing import Literal
 
@@ -26,6 +26,7 @@ from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import Annotated, NotRequired, TypedDict
 
 from funccall._jsonschema import compile_schema
+from _timing import cpu_us
 
 SCHEMA = {'type': 'object', 'required': ['query', 'limit', 'ids'], 'additionalProperties': False, 'properties': {
     'query': {'type': 'string', 'description': 'What to look for'},
@@ -61,14 +62,7 @@ class Args(TypedDict):
     status: NotRequired[Literal['open', 'shipped', 'cancelled']]
     since: NotRequired[str]
 
-def _us(fn, n: int, rounds: int = 7) -> float:
-    "Median over `rounds` of CPU µs per call of `fn`, `n` calls a round"
-    ts = []
-    for _ in range(rounds):
-        t = time.process_time()
-        for _ in range(n): fn()
-        ts.append((time.process_time() - t) / n * 1e6)
-    return statistics.median(ts)
+_us = cpu_us
 
 def _valid(check):
     "`is_valid` of a validator that raises instead"

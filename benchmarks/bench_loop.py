@@ -23,6 +23,7 @@ from agents.tool_context import ToolContext
 from openai.types.chat import ChatCompletion
 
 from funccall import Tool, Toolbox, call_func, run_tool_calls, run_tool_calls_async
+from _timing import cpu_us
 
 def get_weather(city: str, days: int = 1) -> str:
     "The weather in `city` for the next `days` days"
@@ -67,14 +68,7 @@ RESPONSE = ChatCompletion.model_validate({
 
 ROUNDS = 25
 
-def _cpu_us(fn, n: int, rounds: int = 7) -> float:
-    "Median over `rounds` of CPU µs per call of `fn`, `n` calls a round"
-    ts = []
-    for _ in range(rounds):
-        t = time.process_time()
-        for _ in range(n): fn()
-        ts.append((time.process_time() - t) / n * 1e6)
-    return statistics.median(ts)
+_cpu_us = cpu_us
 
 async def _acpu_us(make, n: int, rounds: int = 7) -> float:
     "`_cpu_us` of awaiting `make()`, inside one running loop"

@@ -15,6 +15,7 @@ from pathlib import Path
 from fastcore import funccall as fc
 
 import funccall
+from _timing import cpu_us
 
 def silly_sum(
     a:int, # First thing to sum
@@ -24,14 +25,7 @@ def silly_sum(
     "Adds a + b."
     return a + b
 
-def _per_call(fn, n: int, rounds: int = 5) -> float:
-    "Median over `rounds` of CPU µs per call of `fn`, `n` calls a round"
-    ts = []
-    for _ in range(rounds):
-        t = time.process_time()
-        for _ in range(n): fn()
-        ts.append((time.process_time() - t) / n * 1e6)
-    return statistics.median(ts)
+def _per_call(fn, n: int, rounds: int = 5) -> float: return cpu_us(fn, n, rounds)  # five rounds: this benchmark is long
 
 def _module_src(n_funcs: int, n_params: int = 4) -> str:
     "Plain types: for the growth with the parameter count"
