@@ -325,6 +325,8 @@ def _run(server: Server, http: str | None) -> None:
     if http is None: return anyio.run(_serve_stdio, server)
     import uvicorn  # the MCP SDK's own dependency for HTTP
     host, port = _host_port(http)
+    where = f'[{host}]' if ':' in host else host  # an IPv6 address
+    print(f"funccall mcp: serving {server.name!r} over streamable HTTP at http://{where}:{port}/mcp (Ctrl-C stops)", file=sys.stderr)
     try: uvicorn.run(server.streamable_http_app(host=host), host=host, port=port, log_level='warning')
     except KeyboardInterrupt: pass
 

@@ -21,6 +21,7 @@ from typing import Iterable, NamedTuple
 
 from ._json import jsonable
 from ._run import run_sync
+from .providers import provider_name
 from .tools import Toolbox, ToolResult
 
 __all__ = ['ToolCall', 'tool_calls', 'tool_results', 'run_tool_calls', 'run_tool_calls_async']
@@ -87,11 +88,7 @@ def _gemini_call(c, i: int) -> ToolCall | None:
 
 _readers = {'openai': _openai_call, 'openai_responses': _responses_call, 'anthropic': _anthropic_call, 'gemini': _gemini_call}
 
-def _provider(p: str) -> str:
-    k = str(p).lower()  # 'OpenAI', as `tool_name` spells it, works too
-    if k == 'responses': k = 'openai_responses'  # as `Toolbox.definitions` and the command line name it
-    if k not in _readers: raise ValueError(f"Unknown provider {p!r}; use one of {', '.join(map(repr, _readers))}")
-    return k
+def _provider(p: str) -> str: return provider_name(p, tuple(_readers))
 
 def _detect(o) -> str | None:
     "The provider whose response (or part of one) `o` is, from its shape; `None` for a list holding no call"

@@ -215,7 +215,8 @@ def _func_of(f):
     if type(f) is FunctionType and not hasattr(f, '__wrapped__'): return f
     while isinstance(f, functools.partial): f = f.func
     f = getattr(f, '__func__', f)
-    return inspect.unwrap(f) if callable(f) else f
+    f = inspect.unwrap(f) if callable(f) else f
+    return getattr(f, '__func__', f)  # a `Tool` of a method wraps the bound method
 
 def tool_docs(f) -> Docs:
     "The descriptions of calling `f`: a class's fields, or a function's, method's or callable object's parameters"
