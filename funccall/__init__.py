@@ -28,3 +28,10 @@ __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom
            'to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name', 'provider_name',
            'function_to_tool', 'Report', 'Change', 'ProviderWarning', 'output_format', 'output_schema', 'parse_output', 'OutputError',
            'ToolCall', 'tool_calls', 'tool_results', 'run_tool_calls', 'run_tool_calls_async']
+
+# What users see (a `repr`, a traceback, a signature) names the public path, `funccall.ToolInputError`, not the module
+# that happens to define it (`funccall._inputs`): the name they can import, and one that survives moving code
+for _c in (TypeInfo, JsonSchema, SchemaError, SchemaWarning, ToolNotFound, ToolInputError, WorkersExhausted, Change, ProviderWarning, Report,
+           OutputError, ExprCall, ExprError, Tool, ToolGroup, Toolbox, ToolResult, StopRun, ToolCall):
+    _c.__module__ = 'funccall'
+del _c

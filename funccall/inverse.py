@@ -27,7 +27,7 @@ from inspect import Parameter, Signature, iscoroutinefunction
 from typing import Any, Literal, Optional, Union
 from urllib.parse import unquote
 
-from ._inputs import MAX_SHOWN, Problem, ToolInputError, short
+from ._inputs import Problem, ToolInputError, short
 from ._json import is_json, jsonable
 
 __all__ = ['mk_param', 'schema2sig', 'mk_tool', 'schema2anno', 'tool_parts']
@@ -201,7 +201,8 @@ class _Annos:
         title = s.get('title') or nm
         req = s.get('required', [])
         if not isinstance(req, list): raise self.bad(f'{at}/required', f"must be an array, got {short(req, 60)}")
-        module = nm[:-len(title) - 1] if nm != title and nm.endswith('.' + title) else __name__  # `module.Name`: a second class named alike
+        # `module.Name`: a second class named alike; else the package, as users import it (never a private module's path)
+        module = nm[:-len(title) - 1] if nm != title and nm.endswith('.' + title) else 'funccall'
         if ref is not None: td = self.made[ref] = _new_typeddict(title, {}, frozenset(), module)
         annos = {k: self.anno(ps, f'{at}/properties/{k}', depth + 1) for k, ps in s['properties'].items()}
         required = frozenset(k for k in req if isinstance(k, str) and k in annos)
@@ -594,9 +595,10 @@ class _Inline:
             self.lines[at - 2:] = [f"{' ' * (ind + 4)}if _type({k}) is not _str or {cond}:", f"{' ' * (ind + 8)}{self.fail}"]
         return True
 
-def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool) -> types.CodeType:
+def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, defaulted: tuple = ()) -> types.CodeType:
     """The code of a tool whose every argument is tested inline against its schema (see `_Inline`); its constants go
-    into `g`, and its property names are the placeholders `_K0`... (see `_with_names`)"""
+    into `g`, and its property names are the placeholders `_K0`... (see `_with_names`). `defaulted`: the positions of
+    optional properties with a default, where null means "not given" (`_Checked` says why)"""
     n, aw = len(schemas), 'await ' if is_async else ''
     src = _Inline(g, n, aw)
     # one test per argument in the usual call: those that take a single condition share one `if`, an optional one's
@@ -608,7 +610,7 @@ def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool) -> types.Cod
         if (cond := src.single()) is not None: conds.append(f'({cond})' if i < nreq else f'({cond}) and a{i} is not _U')
         else: body += src.lines if i < nreq else [f'    if a{i} is not _U:', *src.lines]
     src.lines = [f"{'async ' if is_async else ''}def tool({''.join(f'a{i}=_U, ' for i in range(n))}**extra):",
-                 '    if extra:', f'        {src.fail}',
+                 '    if extra:', f'        {src.fail}', *(f'    if a{i} is None: a{i} = _U' for i in defaulted),
                  *([f"    if {' or '.join(conds)}:", f'        {src.fail}'] if conds else []), *body]
     # the usual calls (every argument given, or just the required ones) pass their arguments on as keywords: no dict of
     # ours to build and unpack, a third of the tool's cost; one giving some of the optional ones sends a dict of those
@@ -646,6 +648,8 @@ _inline_codes: dict = {}
 # --- callables ----------------------------------------------------------------------------------------
 
 _UNSET = object()  # what a generated function gets for an argument its caller left out
+_COUNTED = 1000  # the most problems a bad call's check finds: the error counts them, and shows the first `MAX_SHOWN`
+_ONE_BY_ONE = 50  # the most nulls in objects tried one at a time, when not all of them can go at once
 # what the inline code reads, by names no parameter has (`a0`... are its parameters)
 _INLINE_GLOBALS = {'_U': _UNSET, '_type': type, '_str': str, '_int': int, '_list': list, '_dict': dict, '_len': len, '_is_json': is_json,
                    '_SC': _SCALAR_TYPES}
@@ -665,12 +669,15 @@ def _first_code(n: int, is_async: bool) -> types.CodeType:
 class _Checked:
     """The checked way of one built tool: names, Python values to JSON, and the schema's validator. What only calls
     need is made on the first call: the tool's own code with its inline tests, and the validator."""
-    __slots__ = ('name', 'schema', 'disp', 'check', 'parts', 'renamed', 'optional', 'validator', 'fn', 'inlined')
+    __slots__ = ('name', 'schema', 'disp', 'check', 'parts', 'renamed', 'optional', 'validator', 'fn', 'inlined', 'defaulted', 'nullable')
 
     def __init__(self, parts: _Parts, disp, check: bool):
         self.name, self.schema, self.disp, self.check, self.parts, self.validator, self.fn = parts.name, parts.schema, disp, check, parts, None, None
         self.renamed = self.optional = None  # made on the first call that needs them
         self.inlined = False
+        # the positions of optional properties with a default: null there is "use the default", as `call_func` reads it
+        self.defaulted = frozenset(i for i, ps in enumerate(parts.schemas) if i >= parts.nreq and isinstance(ps, dict) and 'default' in ps)
+        self.nullable: dict = {}  # optional property -> whether its schema takes null, found on the first null it gets
 
     def _names(self):
         p = self.parts
@@ -678,10 +685,26 @@ class _Checked:
         self.optional = p.origs[p.nreq:]
 
     def problems(self, kw: dict) -> list:
+        "Every problem with `kw`, up to `_COUNTED`: the error says how many there were, and the null rule compares counts"
         if self.validator is None:
             from ._jsonschema import compile_schema  # (imported here: the validator imports the schema module)
             self.validator = compile_schema(self.schema, where=f"Tool {self.name!r}")
-        return self.validator.problems(kw, '', MAX_SHOWN)
+        return self.validator.problems(kw, '', _COUNTED)
+
+    def takes_null(self, k: str) -> bool:
+        "Whether optional property `k`'s own schema takes null: asked with `{k: null}` alone, so no other key's problem counts"
+        if (v := self.nullable.get(k)) is None:
+            from ._jsonschema import key_path
+            at = key_path('', k)
+            v = self.nullable[k] = not any(p.path == at for p in self.problems({k: None}))
+        return v
+
+    def not_given(self, kw: dict) -> dict:
+        """`kw` without the nulls that mean "not given": every optional property's whose schema takes no null (however
+        many), and every defaulted one's (null is "use the default", as `call_func` reads it for a parameter with a default)"""
+        drop = [k for i, k in enumerate(self.optional, self.parts.nreq)
+                if k in kw and kw[k] is None and (i in self.defaulted or not self.takes_null(k))]
+        return {a: v for a, v in kw.items() if a not in drop} if drop else kw
 
     def inline(self):
         """Give the tool code that tests each argument inline (see `_Inline`); a checked tool whose root says more than its
@@ -692,7 +715,8 @@ class _Checked:
         g, p = fn.__globals__, self.parts
         g.update(_INLINE_GLOBALS, _disp=self.disp, _name=self.name)
         schemas = p.schemas if self.check else [True] * len(p.schemas)  # unchecked: only what isn't plain JSON is converted
-        fn.__code__ = _named_code(_with_names(_inline_code(schemas, p.nreq, g, iscoroutinefunction(fn)), p.origs), p)
+        defaulted = tuple(i for i in range(p.nreq, len(p.origs)) if i in self.defaulted) if self.check else ()
+        fn.__code__ = _named_code(_with_names(_inline_code(schemas, p.nreq, g, iscoroutinefunction(fn), defaulted), p.origs), p)
 
     def from_args(self, extra: dict, *args):
         "The checked way, from the tool's arguments in its parameters' order (`_UNSET` for one not given)"
@@ -714,19 +738,20 @@ class _Checked:
                     problems.append(Problem(k, str(e) if not isinstance(e, RecursionError) else "nested too deeply to send as JSON"))
         for k in bad: del kw[k]
         if self.check:
+            kw = self.not_given(kw)
             found = self.problems(kw)
-            # None for an optional parameter is its default (not given), unless the schema takes null there
-            for k in self.optional:
-                if found and k in kw and kw[k] is None:
-                    kw2 = {a: v for a, v in kw.items() if a != k}
-                    if len(found2 := self.problems(kw2)) < len(found): kw, found = kw2, found2
-            # likewise inside objects: strict mode makes every key required and nullable, so a model sends null for "not given"
-            # (one key at a time, kept only when it clears its problem and raises none: a required key's null stays reported)
-            for at in [p.path for p in found if p.message.endswith('got null') and p.path]:
-                kw2 = _without_nulls(kw, {at}, '')
+            # likewise inside objects: strict mode makes every key required and nullable, so a model sends null for "not given".
+            # All at once when that clears their problems and raises none (the usual case, however many); else one key at a
+            # time, kept only when it does: a required key's null stays reported
+            if nulls := [p.path for p in found if p.message.endswith('got null') and p.path]:
+                kw2 = _without_nulls(kw, set(nulls), '')
                 if set(found2 := self.problems(kw2)) < set(found): kw, found = kw2, found2
+                else:
+                    for at in nulls[:_ONE_BY_ONE]:
+                        kw2 = _without_nulls(kw, {at}, '')
+                        if set(found2 := self.problems(kw2)) < set(found): kw, found = kw2, found2
             problems += [p for p in found if not any(f"key {k!r}" in p.message and not p.path for k in bad)]
-        if problems: raise ToolInputError.of(self.name, problems)
+        if problems: raise ToolInputError.of(self.name, problems, len(problems) >= _COUNTED)
         return self.disp(self.name, **kw)
 
 def _without_nulls(v, paths: set, path: str):

@@ -22,7 +22,7 @@ from typing import Iterable, NamedTuple
 from ._json import jsonable
 from ._run import run_sync
 from .providers import provider_name
-from .tools import Toolbox, ToolResult
+from .tools import Toolbox, ToolResult, as_toolbox
 
 __all__ = ['ToolCall', 'tool_calls', 'tool_results', 'run_tool_calls', 'run_tool_calls_async']
 
@@ -163,7 +163,7 @@ def tool_results(
 # --- both ---------------------------------------------------------------------------------------------
 
 def run_tool_calls(
-    toolbox: Toolbox,      # the tools the model was offered
+    toolbox: Toolbox,      # the tools the model was offered: a `Toolbox`, or a list of functions and `Tool`s
     response,              # the model's response, as `tool_calls` takes it
     provider: str=None,    # as `tool_calls` takes it
     injected: dict=None,   # the application's values for injected parameters, for this request (over the toolbox's)
@@ -171,14 +171,14 @@ def run_tool_calls(
     "Run the tool calls of a model's response (concurrently, as `Toolbox.batch` does) and answer them"
     calls, p = _calls(response, provider)
     if not calls: return []
-    return tool_results(run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls'), p)
+    return tool_results(run_sync(as_toolbox(toolbox).abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls'), p)
 
 async def run_tool_calls_async(
-    toolbox: Toolbox,      # the tools the model was offered
+    toolbox: Toolbox,      # the tools the model was offered: a `Toolbox`, or a list of functions and `Tool`s
     response,              # the model's response, as `tool_calls` takes it
     provider: str=None,    # as `tool_calls` takes it
     injected: dict=None,   # the application's values for injected parameters, for this request (over the toolbox's)
 ) -> list[dict]:           # the answers to all its calls, as `tool_results` makes them; none when nothing was called
     "`run_tool_calls` for async code"
     calls, p = _calls(response, provider)
-    return tool_results(await toolbox.abatch(calls, injected=injected), p) if calls else []
+    return tool_results(await as_toolbox(toolbox).abatch(calls, injected=injected), p) if calls else []

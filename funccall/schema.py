@@ -139,7 +139,8 @@ def _tuple_schema(w, info):
     if len(args) == 2 and args[1] is Ellipsis: return {'type': 'array', 'items': w.schema(args[0])}
     if not args: return {'type': 'array', 'items': {}, 'maxItems': 0}  # `tuple[()]`
     prefix = [w.schema(a) for a in args]
-    uniq = _unique(prefix)
+    # a description belongs to its position: `items` holds the types only, so `handle_type(schema2anno(s))` gives `s` back
+    uniq = _unique([{k: v for k, v in p.items() if k != 'description'} for p in prefix])
     items = {} if not uniq else uniq[0] if len(uniq) == 1 else {'anyOf': uniq}
     return {'type': 'array', 'prefixItems': prefix, 'items': items, 'minItems': len(args), 'maxItems': len(args)}
 

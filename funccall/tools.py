@@ -19,7 +19,7 @@ from typing import Any, Callable, Literal
 
 from . import providers
 from ._json import jsonable
-from ._ns import public_methods
+from ._ns import ToolHolder, public_methods
 from ._types import empty, is_callable_object, signature
 from ._inputs import ToolInputError, read_arguments
 from ._run import call_tool, to_thread, is_async, run_sync
@@ -27,7 +27,7 @@ from .call import ToolNotFound, coerce_inputs, error_text
 from .expr import ExprError, parse_calls
 from .schema import SchemaError, get_schema
 
-__all__ = ['Tool', 'ToolResult', 'ToolGroup', 'Toolbox', 'StopRun', 'to_text', 'call_str']
+__all__ = ['Tool', 'ToolResult', 'ToolGroup', 'Toolbox', 'StopRun', 'to_text', 'call_str', 'as_toolbox']
 
 class StopRun(Exception):
     "Raised by a tool or hook to stop the agent loop: `execute` re-raises it instead of reporting a failure"
@@ -129,6 +129,10 @@ def _cache_key(name: str, kw: dict) -> str:
 
 _name_re = re.compile(r'[a-zA-Z0-9_-]{1,64}')
 
+def _names(x) -> tuple:
+    "Parameter names given as one name or several: `inject='user_id'` is `inject=('user_id',)`, never its letters"
+    return (x,) if isinstance(x, str) else tuple(x)
+
 class Tool:
     "One callable offered to a model, with what runs around each call"
     def __init__(
@@ -137,7 +141,7 @@ class Tool:
         name: str | None=None,               # the tool's name (default: the function's; a callable object's class)
         description: str | None=None,        # what the model reads (default: the docstring)
         strict: bool=False,                  # render in strict mode (OpenAI Structured Outputs)
-        inject: tuple=(),                    # parameters the application supplies at call time, left out of the schema
+        inject: str | tuple=(),              # parameters the application supplies at call time, left out of the schema: a name or names
         requires_confirmation: bool=False,   # ask `confirm` before each call
         confirm: Callable | None=None,       # `confirm(tool, args) -> bool`, may be async; a refusal is a failure result
         pre_hook: Callable | None=None,      # `pre_hook(tool, args)`: may return new args; may be async
@@ -154,7 +158,7 @@ class Tool:
         idempotent: bool | None=None,        # hint: calling it again with the same arguments changes nothing more (`idempotentHint`)
         open_world: bool | None=None,        # hint: the tool reaches outside systems such as the web (`openWorldHint`)
     ):
-        self.fn, self.strict, self.inject = fn, strict, tuple(inject)
+        self.fn, self.strict, self.inject = fn, strict, _names(inject)
         self.requires_confirmation, self.confirm = requires_confirmation, confirm
         self.pre_hook, self.post_hook, self.middleware = pre_hook, post_hook, tuple(middleware)
         self.max_chars, self.instructions, self.stop_after = max_chars, instructions, stop_after
@@ -344,7 +348,7 @@ def _render(tools: list, fmt: str, strict, rename: bool, report) -> list:
 
 # --- groups and toolboxes -----------------------------------------------------------------------------
 
-class ToolGroup:
+class ToolGroup(ToolHolder):
     "The public methods of an object as tools, named `prefix-method` (a name `resolve_nm` maps to `prefix.method`)"
     def __init__(
         self,
@@ -352,7 +356,7 @@ class ToolGroup:
         prefix: str | None=None,    # the group's name (default: the class name in lower case)
         include=None,               # only these methods
         exclude=(),                 # not these methods
-        inject: tuple=(),           # parameters the application supplies, in the methods that have them
+        inject: str | tuple=(),     # parameters the application supplies, in the methods that have them
         **tool_kw,                  # passed on to each `Tool` (strict, hooks, caching...)
     ):
         if isinstance(obj, type): obj = obj()
@@ -366,16 +370,16 @@ class ToolGroup:
         self.tools = {}
         for k, m in ms.items():
             if k in self.skipped: continue
-            own = tuple(p for p in inject if p in inspect.signature(m).parameters)
+            own = tuple(p for p in _names(inject) if p in inspect.signature(m).parameters)
             self.tools[f'{self.prefix}-{k}'] = Tool(m, name=f'{self.prefix}-{k}', inject=own, **tool_kw)
 
     def __repr__(self): return f"ToolGroup({self.prefix!r}, {list(self.tools)})"
 
-class Toolbox:
+class Toolbox(ToolHolder):
     "Tools and tool groups offered to a model: their definitions, and running the calls it makes"
     def __init__(
         self,
-        tools=(),                    # functions, `Tool`s and `ToolGroup`s
+        tools=(),                    # functions, `Tool`s, `ToolGroup`s and `Toolbox`es
         context: dict=None,          # names call expressions may use: classes, constants, dotted keys like 'np.array'
         injected: dict=None,         # the application's values for injected parameters (a call may add its own)
         max_concurrency: int=8,      # how many calls of a batch run at once
@@ -387,8 +391,8 @@ class Toolbox:
         for t in tools: self.add(t)
 
     def add(self, t) -> Toolbox:
-        "Add a function, `Tool` or `ToolGroup`"
-        items = list(t.tools.values()) if isinstance(t, ToolGroup) else [t if isinstance(t, Tool) else Tool(t)]
+        "Add a function, `Tool`, `ToolGroup`, or the tools of another `Toolbox`"
+        items = list(t.tools.values()) if isinstance(t, ToolHolder) else [t if isinstance(t, Tool) else Tool(t)]
         if clash := [x.name for x in items if x.name in self.tools] or len({x.name for x in items}) < len(items):
             raise ValueError(f"Two tools are named {clash[0] if isinstance(clash, list) else 'alike'!r}")
         for tool in items: self.tools[tool.name] = tool
@@ -398,6 +402,15 @@ class Toolbox:
     def __iter__(self): return iter(self.tools.values())
     def __len__(self): return len(self.tools)
     def __repr__(self): return f"Toolbox({list(self.tools)})"
+
+    def namespace(self) -> dict:
+        "The tools by name, and by the names a provider knows them by (`definitions(rename=True)`): what `call_func` resolves in"
+        return {**{a: self.tools[nm] for a, nm in self.aliases.items() if nm in self.tools}, **self.tools}
+
+    def instructions(self) -> str:
+        "A system-prompt block of the tools' `instructions=` (how to use them, beyond their definitions); '' when none has any"
+        parts = [f"- {t.name}: " + '\n  '.join(t.instructions.strip().splitlines()) for t in self if t.instructions and t.instructions.strip()]
+        return 'How to use the tools:\n' + '\n'.join(parts) if parts else ''
 
     def definitions(
         self,
@@ -527,3 +540,10 @@ class Toolbox:
     ) -> list[ToolResult]:           # one result per call, in order
         "`abatch` from sync code"
         return run_sync(self.abatch(calls, max_concurrency, timeout, injected), 'await toolbox.abatch(...)', 'A batch')
+
+def as_toolbox(
+    tools,  # a `Toolbox`, or what `Toolbox` takes: a list of functions, `Tool`s and `ToolGroup`s, or one of them
+) -> Toolbox:
+    "`tools` as a `Toolbox`: itself when it is one"
+    if isinstance(tools, Toolbox): return tools
+    return Toolbox(tools if isinstance(tools, (list, tuple)) else [tools])
