@@ -4,7 +4,6 @@ import dataclasses
 import importlib
 import linecache
 import sys
-import textwrap
 import warnings
 
 import pytest
