@@ -15,7 +15,7 @@ from typing import Union
 from ._warnings import SchemaWarning, caller_level
 from ._docs import Docs, class_docs, doc_text, func_docs
 from ._json import jsonable
-from ._ns import resolve_nm
+from ._ns import mk_ns, resolve_nm
 from ._types import (JsonSchema, NoneType, SchemaError, TypeInfo, constraints, custom_types, empty, fields,
                      is_callable_object, kind, on_types_changed, own_annotations, signature, type_name)
 
@@ -321,9 +321,9 @@ def _same(a: tuple, b: tuple) -> bool: return all(x is y for x, y in zip(a, b))
 
 def get_schema_nm(
     nm:str,              # a (dotted) name in `ns`, e.g. 'obj.method'
-    ns,                  # the namespace, e.g. `globals()` or `mk_ns(...)`
+    ns,                  # the namespace, as `call_func` takes it: `globals()`, a list of tools, a `Toolbox`
     dot2dash:bool=False, # name the tool 'obj-method', for providers that reject dots
     **kwargs,            # passed on to `get_schema`
 ) -> dict:
     "Get schema for symbol `nm` in namespace `ns`, preserving the full dotted name"
-    return get_schema(resolve_nm(nm, ns), name=nm.replace('.', '-') if dot2dash else nm, **kwargs)
+    return get_schema(resolve_nm(nm, mk_ns(ns)), name=nm.replace('.', '-') if dot2dash else nm, **kwargs)

@@ -252,3 +252,8 @@ class Turn:
                                     (tuple[int, str], 'IntStrTuple'), (Turn, 'Turn'), (list[int], 'IntList')])
 def test_output_format_names_read_like_names(t, name):
     assert output_format(t, report=funccall.Report())['response_format']['json_schema']['name'] == name
+
+def test_get_schema_nm_takes_what_call_func_takes():
+    calc = Calc()
+    assert funccall.get_schema_nm('calc.mul', [calc.mul, {'calc': calc}])['name'] == 'calc.mul'
+    assert funccall.get_schema_nm('calc-mul', Toolbox([ToolGroup(calc)]))['name'] == 'calc-mul'
