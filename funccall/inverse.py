@@ -595,10 +595,9 @@ class _Inline:
             self.lines[at - 2:] = [f"{' ' * (ind + 4)}if _type({k}) is not _str or {cond}:", f"{' ' * (ind + 8)}{self.fail}"]
         return True
 
-def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, defaulted: tuple = ()) -> types.CodeType:
+def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool) -> types.CodeType:
     """The code of a tool whose every argument is tested inline against its schema (see `_Inline`); its constants go
-    into `g`, and its property names are the placeholders `_K0`... (see `_with_names`). `defaulted`: the positions of
-    optional properties with a default, where null means "not given" (`_Checked` says why)"""
+    into `g`, and its property names are the placeholders `_K0`... (see `_with_names`)"""
     n, aw = len(schemas), 'await ' if is_async else ''
     src = _Inline(g, n, aw)
     # one test per argument in the usual call: those that take a single condition share one `if`, an optional one's
@@ -610,7 +609,7 @@ def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, defaulted: t
         if (cond := src.single()) is not None: conds.append(f'({cond})' if i < nreq else f'({cond}) and a{i} is not _U')
         else: body += src.lines if i < nreq else [f'    if a{i} is not _U:', *src.lines]
     src.lines = [f"{'async ' if is_async else ''}def tool({''.join(f'a{i}=_U, ' for i in range(n))}**extra):",
-                 '    if extra:', f'        {src.fail}', *(f'    if a{i} is None: a{i} = _U' for i in defaulted),
+                 '    if extra:', f'        {src.fail}',
                  *([f"    if {' or '.join(conds)}:", f'        {src.fail}'] if conds else []), *body]
     # the usual calls (every argument given, or just the required ones) pass their arguments on as keywords: no dict of
     # ours to build and unpack, a third of the tool's cost; one giving some of the optional ones sends a dict of those
@@ -669,14 +668,12 @@ def _first_code(n: int, is_async: bool) -> types.CodeType:
 class _Checked:
     """The checked way of one built tool: names, Python values to JSON, and the schema's validator. What only calls
     need is made on the first call: the tool's own code with its inline tests, and the validator."""
-    __slots__ = ('name', 'schema', 'disp', 'check', 'parts', 'renamed', 'optional', 'validator', 'fn', 'inlined', 'defaulted', 'nullable')
+    __slots__ = ('name', 'schema', 'disp', 'check', 'parts', 'renamed', 'optional', 'validator', 'fn', 'inlined', 'nullable')
 
     def __init__(self, parts: _Parts, disp, check: bool):
         self.name, self.schema, self.disp, self.check, self.parts, self.validator, self.fn = parts.name, parts.schema, disp, check, parts, None, None
         self.renamed = self.optional = None  # made on the first call that needs them
         self.inlined = False
-        # the positions of optional properties with a default: null there is "use the default", as `call_func` reads it
-        self.defaulted = frozenset(i for i, ps in enumerate(parts.schemas) if i >= parts.nreq and isinstance(ps, dict) and 'default' in ps)
         self.nullable: dict = {}  # optional property -> whether its schema takes null, found on the first null it gets
 
     def _names(self):
@@ -700,10 +697,9 @@ class _Checked:
         return v
 
     def not_given(self, kw: dict) -> dict:
-        """`kw` without the nulls that mean "not given": every optional property's whose schema takes no null (however
-        many), and every defaulted one's (null is "use the default", as `call_func` reads it for a parameter with a default)"""
-        drop = [k for i, k in enumerate(self.optional, self.parts.nreq)
-                if k in kw and kw[k] is None and (i in self.defaulted or not self.takes_null(k))]
+        """`kw` without the nulls that mean "not given": every optional property's whose schema takes no null, however many
+        (where the schema takes null, null is a value: it is sent, as `call_func` passes `None` to an annotation that takes it)"""
+        drop = [k for k in self.optional if k in kw and kw[k] is None and not self.takes_null(k)]
         return {a: v for a, v in kw.items() if a not in drop} if drop else kw
 
     def inline(self):
@@ -715,8 +711,7 @@ class _Checked:
         g, p = fn.__globals__, self.parts
         g.update(_INLINE_GLOBALS, _disp=self.disp, _name=self.name)
         schemas = p.schemas if self.check else [True] * len(p.schemas)  # unchecked: only what isn't plain JSON is converted
-        defaulted = tuple(i for i in range(p.nreq, len(p.origs)) if i in self.defaulted) if self.check else ()
-        fn.__code__ = _named_code(_with_names(_inline_code(schemas, p.nreq, g, iscoroutinefunction(fn), defaulted), p.origs), p)
+        fn.__code__ = _named_code(_with_names(_inline_code(schemas, p.nreq, g, iscoroutinefunction(fn)), p.origs), p)
 
     def from_args(self, extra: dict, *args):
         "The checked way, from the tool's arguments in its parameters' order (`_UNSET` for one not given)"

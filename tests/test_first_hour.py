@@ -212,18 +212,23 @@ def limit_tool(
     "Search."
     return {'q': q, 'limit': limit}
 
-def test_null_for_a_nullable_parameter_with_a_default_is_the_default_on_every_path():
-    "The documented rule: null for a parameter with a default means that default, whoever runs the call"
+def test_null_for_a_parameter_with_a_default_of_a_function_is_the_default_on_every_path():
+    "Your function: null for a parameter with a default means that default (strict mode's null), whoever runs the call"
     args = {'q': 'x', 'limit': None}
     expected = {'q': 'x', 'limit': 5}
     assert call_func('limit_tool', args, [limit_tool]) == expected
     t = Tool(limit_tool)
     assert t.execute(args).value == expected and Toolbox([t]).call('limit_tool', args).value == expected
     assert t(args) == '{"q": "x", "limit": 5}'
-    # the tool built from its schema leaves the null out, so whoever serves it applies the default
-    built = mk_tool(lambda nm, /, **kw: limit_tool(**kw), get_schema(limit_tool))
-    assert built(q='x', limit=None) == expected
-    assert call_func('limit_tool', args, [built]) == expected and Toolbox([built]).call('limit_tool', args).value == expected
+
+def test_null_for_a_built_tool_follows_its_schema_on_every_path():
+    "A tool built from a schema: null is sent where the schema takes null (default or not), else it is not given;"
+    "the same called directly, through call_func (which once dropped it) and through a Toolbox"
+    tool = {'name': 'lim', 'description': 'd', 'input_schema': {'type': 'object', 'properties': {
+        'limit': {'type': ['integer', 'null'], 'default': 5}, 'page': {'type': 'integer', 'default': 1}}}}
+    built = mk_tool(_sent, tool)
+    args = {'limit': None, 'page': None}
+    assert built(**args) == call_func('lim', args, [built]) == Toolbox([built]).call('lim', args).value == {'limit': None}
 
 def test_null_for_a_nullable_parameter_without_a_default_is_sent():
     tool = {'name': 'n', 'description': 'd', 'input_schema': {'type': 'object', 'properties': {'m': {'type': ['integer', 'null']}}}}
