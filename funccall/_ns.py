@@ -33,11 +33,11 @@ def mk_ns(
 ) -> dict:  # name -> callable
     "A namespace of callables: functions under their `__name__`, mappings and toolboxes' tools merged in"
     if type(fs) is dict or issubclass(type(fs), abc.Mapping): return fs
-    if isinstance(fs, ToolHolder): return fs.namespace()
+    if issubclass(type(fs), ToolHolder): return fs.namespace()
     merged = {}
     for o in (fs if issubclass(type(fs), (list, tuple)) else [fs]):
         if issubclass(type(o), abc.Mapping): merged.update(o)
-        elif isinstance(o, ToolHolder): merged.update(o.namespace())
+        elif issubclass(type(o), ToolHolder): merged.update(o.namespace())
         elif callable(o) and type(nm := _name(o)) is str: merged[nm] = o
         else: raise TypeError(f"mk_ns can't name a {_type_name(type(o))} object; put it in a dict under the name the model will use")
     return merged

@@ -27,8 +27,7 @@ from .tools import Tool, to_text
 __all__ = ['main']
 
 EXAMPLE = 'funccall.example'
-FORMATS = {'canonical': None, 'openai': providers.to_openai, 'openai_responses': providers.to_openai_responses,
-           'anthropic': providers.to_anthropic, 'gemini': providers.to_gemini, 'mcp': providers.to_mcp}
+FORMATS = {'canonical': None, **providers.RENDERERS}
 STRICT = ('openai', 'openai_responses', 'anthropic')  # the providers with a strict mode
 FORMAT_NAMES = 'canonical, openai, responses, anthropic, gemini, mcp'
 

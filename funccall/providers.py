@@ -32,7 +32,7 @@ from ._types import NoneType, SchemaError, empty, fields, kind, signature, type_
 from ._warnings import SchemaWarning, caller_level
 from .schema import get_schema, tool_docs
 
-__all__ = ['to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name', 'provider_name',
+__all__ = ['to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name', 'provider_name', 'RENDERERS',
            'function_to_tool', 'Report', 'Change', 'ProviderWarning', 'ANTHROPIC_STRICT_LIMITS']
 
 PROVIDERS = ('openai', 'openai_responses', 'anthropic', 'gemini', 'mcp')
@@ -295,6 +295,9 @@ def to_gemini(
 ):                        # `{'name', 'description', 'parameters_json_schema'}` (or `'parameters'`), or a list
     "Gemini function declarations: `types.Tool(function_declarations=to_gemini(fs))`; JSON Schema as it is, or the OpenAPI subset"
     return _render(tools, 'gemini', lambda s, nm, ch, t: _gemini_fn(s, nm, ch, legacy), rename, report)
+
+# the renderers by `provider_name`'s names: what `Toolbox.definitions` and the command line render with
+RENDERERS = {'openai': to_openai, 'openai_responses': to_openai_responses, 'anthropic': to_anthropic, 'gemini': to_gemini, 'mcp': to_mcp}
 
 # --- function_to_tool: the OpenAI tool format, with its own type table -------------------------------------------------
 

@@ -337,8 +337,7 @@ def _wrap(tool, args, mw, nxt, inline: bool):
 
 def _render(tools: list, fmt: str, strict, rename: bool, report) -> list:
     "Definitions of `tools` for provider `fmt`, each in its own strict mode unless `strict` says otherwise"
-    fmts = {'openai': providers.to_openai, 'openai_responses': providers.to_openai_responses, 'anthropic': providers.to_anthropic,
-            'gemini': providers.to_gemini, 'mcp': providers.to_mcp, 'canonical': None}
+    fmts = {**providers.RENDERERS, 'canonical': None}
     fmt = providers.provider_name(fmt, tuple(fmts))
     if fmt == 'canonical': return [t.schema for t in tools]
     if fmt in ('gemini', 'mcp'): return fmts[fmt](tools, rename=rename, report=report)
