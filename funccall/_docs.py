@@ -163,25 +163,31 @@ def _candidate_files(cls):
     for v in vars(cls).values():  # a method's code knows its file, in a notebook cell too
         code = getattr(getattr(v, '__func__', v), '__code__', None)
         if code is not None and not code.co_filename.startswith('<string'): yield code.co_filename, None
-    if mod is None or mod.__name__ == '__main__':  # notebook cells, newest first: sources that live only in `linecache`,
-        # named `<...>` (IPython, execnb) or as a file that isn't one (ipykernel's `/tmp/ipykernel_1/2.py`, kept with no mtime)
-        yield from ((k, None) for k, v in reversed(list(linecache.cache.items())) if k.startswith('<') or (len(v) == 4 and v[1] is None))
+    if mod is None or mod.__name__ == '__main__':  # notebook cells, newest first
+        yield from ((k, None) for k in reversed(list(linecache.cache)) if _is_cell(k))
+
+def _is_cell(fn: str) -> bool:
+    "Whether `fn` names source that lives only in `linecache`: `<...>` (IPython, execnb), or ipykernel's `/tmp/ipykernel_1/2.py`"
+    return fn.startswith('<') or len(v := linecache.cache.get(fn, ())) == 4 and v[1] is None  # (kept with no mtime)
 
 def _class_node(cls):
-    "The lines of the file defining class `cls`, and its `ClassDef` (`None` where no source is found)"
+    """The lines of the file defining class `cls`, and its `ClassDef`; `(None, None)` where no source is found, `([],
+    None)` where its module's source was read and has no such class (one made at run time: `make_dataclass`, `TypedDict('T', {...})`)"""
     own = set(vars(cls).get('__annotations__', {}))
+    read = False
     for fn, glb in _candidate_files(cls):
         lines = linecache.getlines(fn, glb)
-        if not lines or (fn.startswith('<') and f'class {cls.__name__}' not in ''.join(lines)): continue
+        if not lines or (_is_cell(fn) and f'class {cls.__name__}' not in ''.join(lines)): continue
+        read = read or not _is_cell(fn)
         node = _index_classes(fn, lines).get(cls.__qualname__)
         if node is not None and own == {n.target.id for n in node.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}:
             return lines, node
-    return None, None
+    return ([] if read else None), None
 
 def _class_comments(cls) -> dict | None:
     "Comments of the annotated fields in the body of class `cls`; `None`: no source found"
     lines, node = _class_node(cls)
-    if node is None: return None
+    if node is None: return None if lines is None else {}
     locs = {n.lineno: n.target.id for n in node.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
     return _param_comments(lines, locs, node.lineno)
 
