@@ -11,12 +11,14 @@ from .call import ToolInputError, call_func, call_func_async, coerce_inputs, err
 from .pytool import python, python_isolated
 from ._run import WorkersExhausted, set_max_workers
 from .providers import (Change, ProviderWarning, Report, function_to_tool, strict_schema, to_anthropic, to_gemini, to_mcp, to_openai,
-                        to_openai_responses, tool_name, provider_name)
-from .structured import OutputError, output_format, output_schema, parse_output
+                        to_openai_responses, tool_choice, tool_name, provider_name)
+from .structured import OutputError, output_format, output_schema, parse_output, parse_output_stream
 from .inverse import mk_param, mk_tool, schema2anno, schema2sig, tool_parts
 from .expr import ExprCall, ExprError, parse_calls
-from .tools import StopRun, Tool, ToolGroup, ToolResult, Toolbox, call_str, to_text
-from .messages import ToolCall, run_tool_calls, run_tool_calls_async, tool_calls, tool_results
+from .tools import StopRun, Tool, ToolGroup, ToolResult, ToolTimeout, Toolbox, call_str, to_text
+from .messages import CustomToolCall, ToolCall, ToolMessages, UnansweredCall, run_tool_calls, run_tool_calls_async, tool_calls, tool_results
+from .content import Audio, File, Image
+from .stream import ToolCallStream
 
 __version__ = '0.1.0'
 __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'kind', 'KINDS', 'TypeInfo', 'JsonSchema',
@@ -27,11 +29,12 @@ __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom
            'SchemaError', 'SchemaWarning', 'ToolNotFound', 'ToolInputError',
            'to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name', 'provider_name',
            'function_to_tool', 'Report', 'Change', 'ProviderWarning', 'output_format', 'output_schema', 'parse_output', 'OutputError',
-           'ToolCall', 'tool_calls', 'tool_results', 'run_tool_calls', 'run_tool_calls_async']
+           'ToolCall', 'tool_calls', 'tool_results', 'run_tool_calls', 'run_tool_calls_async',
+           'ToolTimeout', 'CustomToolCall', 'ToolMessages', 'UnansweredCall', 'Image', 'Audio', 'File', 'tool_choice',
+           'parse_output_stream', 'ToolCallStream']
 
 # What users see (a `repr`, a traceback, a signature) names the public path, `funccall.ToolInputError`, not the module
 # that happens to define it (`funccall._inputs`): the name they can import, and one that survives moving code
-for _c in (TypeInfo, JsonSchema, SchemaError, SchemaWarning, ToolNotFound, ToolInputError, WorkersExhausted, Change, ProviderWarning, Report,
-           OutputError, ExprCall, ExprError, Tool, ToolGroup, Toolbox, ToolResult, StopRun, ToolCall):
-    _c.__module__ = 'funccall'
-del _c
+for _nm in __all__:
+    if isinstance(_o := globals()[_nm], type): _o.__module__ = 'funccall'
+del _nm, _o
