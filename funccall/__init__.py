@@ -11,7 +11,7 @@ from .call import ToolInputError, call_func, call_func_async, coerce_inputs, err
 from .pytool import python, python_isolated
 from ._run import WorkersExhausted, set_max_workers
 from .providers import (Change, ProviderWarning, Report, function_to_tool, strict_schema, to_anthropic, to_gemini, to_mcp, to_openai,
-                        to_openai_responses, tool_choice, tool_name)
+                        to_openai_responses, tool_choice, tool_name, provider_name)
 from .structured import OutputError, output_format, output_schema, parse_output, parse_output_stream
 from .inverse import mk_param, mk_tool, schema2anno, schema2sig, tool_parts
 from .expr import ExprCall, ExprError, parse_calls
@@ -27,8 +27,14 @@ __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom
            'mk_param', 'schema2sig', 'mk_tool', 'schema2anno', 'tool_parts',
            'ExprCall', 'ExprError', 'parse_calls', 'Tool', 'ToolGroup', 'Toolbox', 'ToolResult', 'StopRun', 'call_str', 'to_text',
            'SchemaError', 'SchemaWarning', 'ToolNotFound', 'ToolInputError',
-           'to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name',
+           'to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name', 'provider_name',
            'function_to_tool', 'Report', 'Change', 'ProviderWarning', 'output_format', 'output_schema', 'parse_output', 'OutputError',
            'ToolCall', 'tool_calls', 'tool_results', 'run_tool_calls', 'run_tool_calls_async',
            'ToolTimeout', 'CustomToolCall', 'ToolMessages', 'UnansweredCall', 'Image', 'Audio', 'File', 'tool_choice',
            'parse_output_stream', 'ToolCallStream']
+
+# What users see (a `repr`, a traceback, a signature) names the public path, `funccall.ToolInputError`, not the module
+# that happens to define it (`funccall._inputs`): the name they can import, and one that survives moving code
+for _nm in __all__:
+    if isinstance(_o := globals()[_nm], type): _o.__module__ = 'funccall'
+del _nm, _o

@@ -12,10 +12,11 @@ get descriptions from their docstring.
 """
 from __future__ import annotations
 
-import ast, dataclasses, inspect, linecache, re, textwrap, weakref
+import ast, dataclasses, inspect, linecache, re, textwrap, warnings, weakref
 from typing import NamedTuple
 
 from ._types import _code_params
+from ._warnings import SchemaWarning, caller_level
 
 __all__ = ['Docs', 'func_docs', 'class_docs', 'doc_text']
 
@@ -120,14 +121,14 @@ def _ast_locs(lines: list[str], first: int, name: str) -> dict | None:
     if node.returns is not None: locs[first + node.returns.lineno] = 'return'
     return locs
 
-def _fn_comments(f) -> dict:
-    "docments comments of function `f`, by parameter name, with 'return' for the return annotation"
+def _fn_comments(f) -> dict | None:
+    "docments comments of function `f`, by parameter name, with 'return' for the return annotation; `None`: no source found"
     code = getattr(f, '__code__', None)
     if code is None or code.co_name == '<lambda>': return {}
     lines = _source_lines(f)
     first = code.co_firstlineno - 1
     while first < len(lines) and not (m := _defline_re.match(lines[first])): first += 1  # skip decorators
-    if first >= len(lines) or m[1] != code.co_name: return {}
+    if first >= len(lines) or m[1] != code.co_name: return None
     locs = _fast_locs(lines, first, [nm for nm, _, _ in _code_params(f)])
     if locs is None: locs = _ast_locs(lines, first, code.co_name)
     return _param_comments(lines, locs, first) if locs else {}  # the `def` line's comment may belong to the first parameter
@@ -163,23 +164,30 @@ def _candidate_files(cls):
         code = getattr(getattr(v, '__func__', v), '__code__', None)
         if code is not None and not code.co_filename.startswith('<string'): yield code.co_filename, None
     if mod is None or mod.__name__ == '__main__':  # notebook cells, newest first
-        yield from ((k, None) for k in reversed(list(linecache.cache)) if k.startswith('<'))
+        yield from ((k, None) for k in reversed(list(linecache.cache)) if _is_cell(k))
+
+def _is_cell(fn: str) -> bool:
+    "Whether `fn` names source that lives only in `linecache`: `<...>` (IPython, execnb), or ipykernel's `/tmp/ipykernel_1/2.py`"
+    return fn.startswith('<') or len(v := linecache.cache.get(fn, ())) == 4 and v[1] is None  # (kept with no mtime)
 
 def _class_node(cls):
-    "The lines of the file defining class `cls`, and its `ClassDef` (`None` where no source is found)"
+    """The lines of the file defining class `cls`, and its `ClassDef`; `(None, None)` where no source is found, `([],
+    None)` where its module's source was read and has no such class (one made at run time: `make_dataclass`, `TypedDict('T', {...})`)"""
     own = set(vars(cls).get('__annotations__', {}))
+    read = False
     for fn, glb in _candidate_files(cls):
         lines = linecache.getlines(fn, glb)
-        if not lines or (fn.startswith('<') and f'class {cls.__name__}' not in ''.join(lines)): continue
+        if not lines or (_is_cell(fn) and f'class {cls.__name__}' not in ''.join(lines)): continue
+        read = read or not _is_cell(fn)
         node = _index_classes(fn, lines).get(cls.__qualname__)
         if node is not None and own == {n.target.id for n in node.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}:
             return lines, node
-    return None, None
+    return ([] if read else None), None
 
-def _class_comments(cls) -> dict:
-    "Comments of the annotated fields in the body of class `cls`"
+def _class_comments(cls) -> dict | None:
+    "Comments of the annotated fields in the body of class `cls`; `None`: no source found"
     lines, node = _class_node(cls)
-    if node is None: return {}
+    if node is None: return None if lines is None else {}
     locs = {n.lineno: n.target.id for n in node.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
     return _param_comments(lines, locs, node.lineno)
 
@@ -245,10 +253,27 @@ def _cached(key, make):
     res = _cache[key] = make()
     return res
 
+def _docments(obj) -> dict | None:
+    """fastcore's `docments` of `obj`, for where funccall's reader found no source: it reaches source through `inspect`
+    and finds source that moved; `None` when it finds none either"""
+    from fastcore.docments import docments  # (imported here: only objects without source a file or cell holds pay for it)
+    try: d = docments(obj, returns=True)
+    except Exception: return None  # no source, or source it can't parse: what a reader of comments can't help
+    return {k: v for k, v in d.items() if isinstance(v, str) and v}
+
+def _comments(obj, own: dict | None, fields) -> dict:
+    "`own` (funccall's reader), else fastcore's `docments`; a `SchemaWarning` when neither finds the source of `obj`'s `fields`"
+    if own is not None: return own
+    if (cms := _docments(obj)) is not None: return cms
+    if fields:
+        warnings.warn(f"{getattr(obj, '__qualname__', obj)!s:.80}: no source found to read the `# comments` of {', '.join(fields)[:120]}; "
+                      "they have no descriptions unless the docstring or `Annotated` gives them", SchemaWarning, stacklevel=caller_level())
+    return {}
+
 def func_docs(f) -> Docs:
     "Descriptions of the parameters and return value of function `f` (a plain function, not a bound method); not cached: `get_schema` is"
     dps, dret, desc = _docstring_params(doc_text(f))
-    cms = _fn_comments(f)
+    cms = dict(_comments(f, _fn_comments(f), [nm for nm, _, _ in _code_params(f) if nm not in dps] if not dps else ()))
     return Docs(cms, dps, cms.pop('return', None), desc, dret)
 
 def _own_classes(cls) -> list:
@@ -262,10 +287,11 @@ def class_docs(cls, init=None) -> Docs:
     def make():
         dps, _, desc = _docstring_params(doc_text(cls))
         if init is not None:
-            cms = _fn_comments(init)
             if not dps: dps = _docstring_params(doc_text(init))[0]
+            cms = dict(_comments(init, _fn_comments(init), [nm for nm, _, _ in _code_params(init)][1:] if not dps else ()))
+            cms.pop('return', None)
         else:
             cms = {}
-            for k in _own_classes(cls): cms.update(_class_comments(k))
+            for k in _own_classes(cls): cms.update(_comments(k, _class_comments(k), list(vars(k)['__annotations__']) if not dps else ()))
         return Docs(cms, dps, None, desc)
     return _cached(cls, make)

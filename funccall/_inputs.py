@@ -73,7 +73,9 @@ def problems_text(
         p = problems[0]
         return f"{who}, argument {p.path!r}: {p.message}" if p.path else f"{who}: {p.message}"
     n = len(problems)
-    head = f"{who} got more than {MAX_SHOWN} bad arguments:" if more else f"{who} got {n} bad arguments:"
+    # how many there were, and that only some are shown: a model fixing ten of twelve must know two remain
+    shown = f" (the first {MAX_SHOWN} shown)" if more or n > MAX_SHOWN else ''
+    head = f"{who} got {'at least ' if more else ''}{n} bad arguments{shown}:"  # `more`: the search stopped, counting `n`
     lines = [head] + [f"- {p}" for p in problems[:MAX_SHOWN]]
     if more or n > MAX_SHOWN: lines.append('- ... and more' if more else f'- ... and {n - MAX_SHOWN} more')
     return '\n'.join(lines)

@@ -7,32 +7,45 @@ must never print the objects it found on the way.
 """
 from __future__ import annotations
 
-import difflib, importlib, importlib.util, inspect, re, sys
+import contextlib, difflib, importlib, importlib.util, inspect, os, re, sys
 from pathlib import Path
 
 from ._ns import ToolNotFound, resolve_nm
-from .tools import ToolGroup, Toolbox
+from ._types import SchemaError
+from .tools import Tool, ToolGroup, Toolbox
 
 __all__ = ['TargetError', 'load_target', 'expand']
 
 class TargetError(Exception):
     "A target on the command line that can't be loaded: the message is one line, for the user"
 
+@contextlib.contextmanager
+def _on_path(folder: str):
+    "`folder` first on `sys.path` while a target loads, as `python file.py` and `python -m` put it, so its neighbours import"
+    # the `funccall` console script starts with its own bin folder on the path, not the user's: without this,
+    # `imp.py` holding `from shoptools import search` fails where `python imp.py` works
+    sys.path.insert(0, folder)
+    try: yield
+    finally:
+        with contextlib.suppress(ValueError): sys.path.remove(folder)
+
 def _import(spec: str):
-    "The module `spec` names: a dotted module name, or a path to a `.py` file"
-    if spec.endswith('.py') or '/' in spec:
+    "The module `spec` names: a dotted module name (found from the current folder too), or a path to a `.py` file"
+    if spec.endswith('.py') or '/' in spec or os.sep in spec:
         p = Path(spec)
         if not p.is_file(): raise TargetError(f"no such file: {spec}")
         nm = f"_funccall_file_{re.sub(r'[^0-9a-zA-Z_]', '_', str(p.resolve()))}"  # never `json` or another file's module
         mspec = importlib.util.spec_from_file_location(nm, p)
         mod = importlib.util.module_from_spec(mspec)
         sys.modules[nm] = mod  # annotations are resolved in the module's namespace, found through `sys.modules`
-        try: mspec.loader.exec_module(mod)
+        try:
+            with _on_path(str(p.resolve().parent)): mspec.loader.exec_module(mod)
         except Exception as e:
             sys.modules.pop(nm, None)
             raise TargetError(f"can't load {spec}: {type(e).__name__}: {str(e)[:200]}") from None
         return mod
-    try: return importlib.import_module(spec)
+    try:
+        with _on_path(os.getcwd()): return importlib.import_module(spec)
     except Exception as e: raise TargetError(f"can't import {spec!r}: {str(e)[:200]}") from None
 
 def _is_collection(o) -> bool:
@@ -42,14 +55,21 @@ def _is_collection(o) -> bool:
 def _named(mod, spec: str, nm: str) -> list:
     ns = vars(mod)
     if '.' not in nm and not nm.startswith('_') and _is_collection(o := ns.get(nm)): return [o]
-    try: return [resolve_nm(nm, ns)]
-    except ToolNotFound:
-        public = [k for k in ns if isinstance(k, str) and not k.startswith('_')]
-        close = difflib.get_close_matches(nm, public, n=1)
+    try: f = resolve_nm(nm, ns)
+    except ToolNotFound as e:
+        if '.' not in nm and not nm.startswith('_') and nm in ns:  # there, but not a tool: say what it is, suggest nothing
+            raise TargetError(f"{nm[:80]!r} in {spec!r} is a {type(ns[nm]).__name__}, not a tool "
+                              "(a public function, callable object, method, Toolbox, tool group or list of tools)") from None
+        tools = [k for k in e.available if '.' not in k] + [k for k, v in ns.items() if isinstance(k, str) and _is_collection(v)]
+        close = difflib.get_close_matches(nm, tools, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ''
         why = ("names starting with '_' are private" if any(p.startswith('_') for p in nm.split('.'))
                else 'a tool is a public function, callable object or method defined there')
         raise TargetError(f"{spec!r} has no tool {nm[:80]!r} ({why}){hint}") from None
+    if '.' not in nm or isinstance(f, Tool): return [f]
+    # a method reached through an object is a tool under its whole name, as a `ToolGroup` names it: `svc.run` is `svc-run`
+    try: return [Tool(f, name=nm.replace('.', '-'))]
+    except SchemaError: return [f]  # no docstring: `check` reports that as a finding, the other commands when they read it
 
 def load_target(
     target: str,            # `module`, `module:name`, `path/to/file.py` or `path/to/file.py:name`

@@ -14,7 +14,7 @@ from typing import Any
 
 from ._types import instance_dict, type_has
 
-__all__ = ['mk_ns', 'resolve_nm', 'public_methods', 'ToolNotFound']
+__all__ = ['mk_ns', 'resolve_nm', 'public_methods', 'ToolNotFound', 'ToolHolder']
 
 class ToolNotFound(LookupError):
     "A tool name from the model that is not in the namespace"
@@ -23,14 +23,21 @@ class ToolNotFound(LookupError):
         avail = ', '.join(map(repr, self.available[:20])) + (', ...' if len(self.available) > 20 else '')
         super().__init__(f"Unknown tool {nm!r:.80}; available tools: {avail or 'none'}")
 
+class ToolHolder:
+    "What holds named tools (`Toolbox`, `ToolGroup`): `namespace()` gives them, under the names the model calls them by"
+    tools: dict
+    def namespace(self) -> dict: return dict(self.tools)
+
 def mk_ns(
-    fs,  # a function, a mapping of names to callables, or a list mixing both
+    fs,  # a function, a mapping of names to callables, a `Toolbox` or `ToolGroup`, or a list mixing them
 ) -> dict:  # name -> callable
-    "A namespace of callables: functions under their `__name__`, mappings merged in"
+    "A namespace of callables: functions under their `__name__`, mappings and toolboxes' tools merged in"
     if type(fs) is dict or issubclass(type(fs), abc.Mapping): return fs
+    if issubclass(type(fs), ToolHolder): return fs.namespace()
     merged = {}
     for o in (fs if issubclass(type(fs), (list, tuple)) else [fs]):
         if issubclass(type(o), abc.Mapping): merged.update(o)
+        elif issubclass(type(o), ToolHolder): merged.update(o.namespace())
         elif callable(o) and type(nm := _name(o)) is str: merged[nm] = o
         else: raise TypeError(f"mk_ns can't name a {_type_name(type(o))} object; put it in a dict under the name the model will use")
     return merged

@@ -364,6 +364,7 @@ def signature(f, where: str | None = None) -> Sig:
         ps, fn = [(p.name, p.default, p.kind) for p in sig.parameters.values()], target
         while isinstance(fn, functools.partial): fn = fn.func
         fn = inspect.unwrap(getattr(fn, '__func__', fn))
+        fn = getattr(fn, '__func__', fn)  # a `Tool` of a method wraps the bound method: its annotations are its function's
         if not isinstance(fn, types.FunctionType): fn = target
     annos = own_annotations(fn, {})
     try: hints = _hints(fn, where)

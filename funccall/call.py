@@ -28,7 +28,8 @@ def _canon(k: str) -> str: return _canon_re.sub('', k)
 
 class _Plan:
     "How to call one function: its parameters' coercers, defaults and kinds, worked out once"
-    __slots__ = ('name', 'params', 'fast', 'all_given', 'n', 'required', 'canon', 'var_kw', 'posonly', 'is_async', 'takes', '__weakref__')
+    __slots__ = ('name', 'params', 'fast', 'all_given', 'n', 'required', 'canon', 'var_kw', 'posonly', 'is_async', 'takes', 'unset_by_null',
+                 '__weakref__')
 
     def __init__(self, f, name: str):
         self.name = name
@@ -41,6 +42,10 @@ class _Plan:
         # name -> (coercer, default, kind, the type a value needs to skip coercion or None)
         self.params = {p.name: (ready(coercer(p.anno)), p.default, p.kind, exact_type(p.anno)) if p.declared and not built
                        else (_identity, p.default, p.kind, None) for p in ps}
+        # null for a parameter with a default means "use the default" (strict mode makes optionals nullable, and a model
+        # sends null for "not given"); a built tool gets the null itself and applies its schema's rule, so a call through
+        # `call_func` or a `Toolbox` sends what a direct call sends
+        self.unset_by_null = frozenset() if built else frozenset(nm for nm, (_, default, _, _) in self.params.items() if default is not empty)
         self.posonly = [p.name for p in ps if p.kind is _P.POSITIONAL_ONLY]
         self.required = frozenset(p.name for p in ps if p.default is empty)
         self.n = len(ps)
@@ -70,7 +75,7 @@ class _Plan:
                 spec = params.get(k)
                 if spec is None: break
                 if type(v) is spec[3]: kw[k] = v
-                elif v is None and spec[1] is not empty: continue  # null means "use the default" (strict mode sends it)
+                elif v is None and k in self.unset_by_null: continue  # null means "use the default" (strict mode sends it)
                 else: kw[k] = spec[0](v)
             else:
                 if len(kw) == self.n or kw.keys() >= self.required: return self._args(kw) if self.posonly else ((), kw)
@@ -96,7 +101,7 @@ class _Plan:
             else:
                 seen[nm] = k
                 c, default = params[nm][:2]
-                if v is None and default is not empty: continue  # null means "use the default" (strict mode sends it)
+                if v is None and nm in self.unset_by_null: continue  # null means "use the default" (strict mode sends it)
                 try:
                     if failed is not None and k == failed[0]: raise failed[1]
                     kw[nm] = c(v); continue

@@ -12,20 +12,29 @@ a `.py` file with an optional `:name`.
 """
 from __future__ import annotations
 
-import argparse, difflib, json, re, sys, warnings
+import argparse, difflib, inspect, json, os, re, sys, warnings
 
 from . import __version__, providers
+from ._jsonschema import compile_schema
+from ._json import jsonable
 from ._load import TargetError, expand, load_target
 from .call import call_func, error_text
 from ._warnings import SchemaWarning
 from .schema import SchemaError, get_schema
+from ._types import type_name
 from .tools import Tool, to_text
 
 __all__ = ['main']
 
 EXAMPLE = 'funccall.example'
-FORMATS = {'canonical': None, 'openai': providers.to_openai, 'responses': providers.to_openai_responses,
-           'anthropic': providers.to_anthropic, 'gemini': providers.to_gemini, 'mcp': providers.to_mcp}
+FORMATS = {'canonical': None, **providers.RENDERERS}
+STRICT = ('openai', 'openai_responses', 'anthropic')  # the providers with a strict mode
+FORMAT_NAMES = 'canonical, openai, responses, anthropic, gemini, mcp'
+
+def _format(v: str) -> str:
+    "`--format`'s value, named as `provider_name` names providers: any case, aliases ('claude', 'openai_responses')"
+    try: return providers.provider_name(v, tuple(FORMATS))
+    except ValueError: raise argparse.ArgumentTypeError(f"unknown format {v[:40]!r}; use one of {FORMAT_NAMES}") from None
 
 def _tools(target: str, documented: bool=True) -> list:
     fs = expand(load_target(target, documented))
@@ -36,26 +45,28 @@ def _tools(target: str, documented: bool=True) -> list:
 
 def _schema_cmd(args) -> int:
     fs = _tools(args.target)
-    render = FORMATS[args.format]
-    if render is None:
-        if args.strict: return _fail("--strict needs a provider --format (openai, responses)")
-        out = [get_schema(f, evalable=True) for f in fs]
-    else:
-        rep = providers.Report()
-        kw = {'rename': args.rename, 'report': rep}
-        if args.format in ('openai', 'responses'): kw['strict'] = args.strict
-        elif args.strict: return _fail(f"--strict applies to openai and responses, not {args.format}")
-        out = render(fs, **kw)
-        for c in rep:  # what was lost always; what changed without loss with -v
-            if c.lossy or args.verbose: print(f"note: {c}{' (lost)' if c.lossy else ''}", file=sys.stderr)
+    if args.strict and args.format not in STRICT:
+        return _fail(f"--strict: {args.format} has no strict mode; use --format openai, responses or anthropic")
+    if FORMATS[args.format] is None: out = [get_schema(f, evalable=True) for f in fs]
+    else: out = _render(fs, args.format, args.strict, args.rename, args.verbose)
     print(json.dumps(out, indent=2, ensure_ascii=False))
     return 0
+
+def _render(fs: list, fmt: str, strict: bool, rename: bool, verbose: bool) -> list:
+    "The definitions of `fs` for provider `fmt`; what was lost noted on stderr always, what changed without loss with -v"
+    rep = providers.Report()
+    out = FORMATS[fmt](fs, rename=rename, report=rep, **({'strict': True} if strict else {}))
+    for c in rep:
+        if c.lossy or verbose: print(f"note: {c}{' (lost)' if c.lossy else ''}", file=sys.stderr)
+    return out
 
 # --- call -----------------------------------------------------------------------------------------------
 
 def _call_cmd(args) -> int:
     fs = _tools(args.target)
-    if len(fs) > 1: raise TargetError(f"{args.target!r} holds {len(fs)} tools; name one as module:function")
+    if len(fs) > 1:
+        names = ', '.join(getattr(f, '__name__', type(f).__name__) for f in fs[:10]) + (', ...' if len(fs) > 10 else '')
+        raise TargetError(f"{args.target!r} holds {len(fs)} tools ({names}); name one as {args.target.split(':')[0]}:NAME")
     try: json.loads(args.json)
     except ValueError as e: return _fail(f"the arguments are not valid JSON: {e}")
     if isinstance(fs[0], Tool):  # its own pipeline: hooks, cache, `max_chars`
@@ -81,6 +92,26 @@ def _undescribed(s: dict) -> list[str]:
         res += [f"field {k!r} of {nm!r} has no description" for k, p in d.get('properties', {}).items() if not p.get('description')]
     return res
 
+def _unannotated(f) -> list[str]:
+    "Parameters the model would be told nothing about the type of: no annotation (`self`, `*args`, `**kwargs` aside)"
+    try: ps = inspect.signature(f).parameters.values()
+    except (TypeError, ValueError): return []
+    return [f"parameter {p.name!r} has no type annotation: the model can't tell what to send" for p in ps
+            if p.annotation is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.name not in ('self', 'cls')]
+
+def _misfit_defaults(f, s: dict) -> list[str]:
+    "Defaults the parameter's own schema refuses: `x: int = 'five'`, or `tags: list[str] = None` without `| None`"
+    params, res = s['input_schema'], []
+    for k, p in params['properties'].items():
+        if 'default' not in p: continue
+        own = {x: v for x, v in p.items() if x not in ('default', 'description')}
+        try: v = jsonable(p['default'])
+        except TypeError: continue  # a default JSON can't hold is reported by the renderers
+        if not (problems := compile_schema({**own, '$defs': params.get('$defs', {})}, where=f'Parameter {k!r}').problems(v, limit=1)): continue
+        fix = f"; annotate it '{type_name(inspect.signature(f).parameters[k].annotation)} | None'" if v is None else ''
+        res.append(f"parameter {k!r}: the default {p['default']!r:.40} doesn't fit its annotation ({problems[0].message}){fix}")
+    return res
+
 def _check_tool(f) -> tuple[list[str], list[str]]:
     "Findings (problems to fix) and notes (what renderers would change without loss) for one tool"
     findings, notes = [], []
@@ -89,14 +120,14 @@ def _check_tool(f) -> tuple[list[str], list[str]]:
         try: s = get_schema(f, evalable=True)
         except SchemaError as e: return [str(e)], []
     findings += [str(w.message) for w in ws if issubclass(w.category, SchemaWarning)]
-    findings += _undescribed(s)
+    findings += _unannotated(f) + _misfit_defaults(f, s) + _undescribed(s)
     if not _openai_name.match(s['name']): findings.append(f"name {s['name']!r} breaks OpenAI's and Anthropic's rule ^[a-zA-Z0-9_-]{{1,64}}$")
-    for fmt in ('openai', 'responses', 'anthropic', 'gemini', 'mcp'):
-        rep = providers.Report()
+    for fmt in providers.PROVIDERS:
+        rep, label = providers.Report(), 'responses' if fmt == 'openai_responses' else fmt  # as `--format` names it
         try: FORMATS[fmt](s, rename=True, report=rep)
         except SchemaError as e:
-            findings.append(f"{fmt}: {e}"); continue
-        for c in rep: (findings if c.lossy else notes).append(f"{fmt}: {c.path or '(tool)'}: {c.what}")
+            findings.append(f"{label}: {e}"); continue
+        for c in rep: (findings if c.lossy else notes).append(f"{label}: {c.path or '(tool)'}: {c.what}")
     strict = providers.Report()
     providers.to_openai(s, strict=True, rename=True, report=strict)
     findings += [f"openai strict: {c.path or '(tool)'}: {c.what}" for c in strict if c.lossy]
@@ -131,6 +162,8 @@ def _mcp_list_cmd(args) -> int:
     try:
         with mcp.MCPClient(args.command, timeout=args.timeout) as c: out = c.schemas()
     except Exception as e: return _fail(f"can't list the tools of {' '.join(args.command)!r}: {type(e).__name__}: {e}")
+    # a server's names are not the user's to change: those a provider rejects are rewritten
+    if FORMATS[args.format] is not None: out = _render(out, args.format, False, True, False)
     print(json.dumps(out, indent=2, ensure_ascii=False))
     return 0
 
@@ -154,8 +187,9 @@ def _parser() -> argparse.ArgumentParser:
     sp = sub.add_parser('schema', help='print the JSON tool definitions of TARGET', formatter_class=fmt,
                         epilog='examples:\n  funccall schema funccall.example\n  funccall schema tools.py:search --format openai --strict')
     sp.add_argument('target', nargs='?', default=EXAMPLE, help=f'{target_help} (default: {EXAMPLE})')
-    sp.add_argument('--format', choices=list(FORMATS), default='canonical', help='provider format (default: canonical JSON Schema)')
-    sp.add_argument('--strict', action='store_true', help='OpenAI strict mode (openai, responses)')
+    sp.add_argument('--format', type=_format, default='canonical', metavar='FORMAT',
+                    help=f'provider format: {FORMAT_NAMES} (default: canonical JSON Schema)')
+    sp.add_argument('--strict', action='store_true', help="the provider's strict mode (openai, responses, anthropic)")
     sp.add_argument('--rename', action='store_true', help="rewrite tool names the provider doesn't accept")
     sp.add_argument('-v', '--verbose', action='store_true', help='also note changes that lose nothing')
     sp.set_defaults(run=_schema_cmd)
@@ -187,6 +221,8 @@ def _parser() -> argparse.ArgumentParser:
                          epilog='examples:\n  funccall mcp list mcp-server-time\n  funccall mcp list python -m mcp_server_fetch')
     sp.add_argument('command', nargs=argparse.REMAINDER, help='the command that starts the server (stdio), or an http(s) URL')
     sp.add_argument('--timeout', type=float, default=30, help='seconds to wait for the server (default: 30)')
+    sp.add_argument('--format', type=_format, default='canonical', metavar='FORMAT',
+                    help=f'provider format: {FORMAT_NAMES} (default: the schemas as the server lists them)')
     sp.set_defaults(run=_mcp_list_cmd)
     return ap
 
@@ -211,3 +247,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == 'mcp' and args.mcp_cmd == 'list' and not args.command: return _fail("mcp list needs the server's command")
     try: return args.run(args)
     except (TargetError, SchemaError) as e: return _fail(str(e))
+    except BrokenPipeError:  # `funccall schema ... | head`: the reader left; say nothing more, not even at exit's flush
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

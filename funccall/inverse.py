@@ -27,7 +27,7 @@ from inspect import Parameter, Signature, iscoroutinefunction
 from typing import Any, Callable, Literal, Optional, Union
 from urllib.parse import unquote
 
-from ._inputs import MAX_SHOWN, Problem, ToolInputError, short
+from ._inputs import Problem, ToolInputError, short
 from ._json import is_json, jsonable
 
 __all__ = ['mk_param', 'schema2sig', 'mk_tool', 'schema2anno', 'tool_parts']
@@ -201,7 +201,8 @@ class _Annos:
         title = s.get('title') or nm
         req = s.get('required', [])
         if not isinstance(req, list): raise self.bad(f'{at}/required', f"must be an array, got {short(req, 60)}")
-        module = nm[:-len(title) - 1] if nm != title and nm.endswith('.' + title) else __name__  # `module.Name`: a second class named alike
+        # `module.Name`: a second class named alike; else the package, as users import it (never a private module's path)
+        module = nm[:-len(title) - 1] if nm != title and nm.endswith('.' + title) else 'funccall'
         if ref is not None: td = self.made[ref] = _new_typeddict(title, {}, frozenset(), module)
         annos = {k: self.anno(ps, f'{at}/properties/{k}', depth + 1) for k, ps in s['properties'].items()}
         required = frozenset(k for k in req if isinstance(k, str) and k in annos)
@@ -688,6 +689,8 @@ def _or_unset(ts: frozenset) -> frozenset:
         u = ts | {object}
         if len(_or_unset_sets) < 256: _or_unset_sets[ts] = u  # (sets of Python types: a few dozen at most)
     return u
+_COUNTED = 1000  # the most problems a bad call's check finds: the error counts them, and shows the first `MAX_SHOWN`
+_ONE_BY_ONE = 50  # the most nulls in objects tried one at a time, when not all of them can go at once
 # what the inline code reads, by names no parameter has (`a0`... are its parameters)
 _INLINE_GLOBALS = {'_U': _UNSET, '_F': _F, '_type': type, '_str': str, '_int': int, '_list': list, '_dict': dict, '_len': len,
                    '_is_json': is_json, '_SC': _SCALAR_TYPES}
@@ -711,12 +714,13 @@ class _Checked:
     need is made when a call needs it: on the first call the quick test of each argument (see `_arg_test`), tried in a
     loop (`quick`); once the tool is called again and again, code of its own with the tests written out (`_inline_code`,
     compiled once per shape and shared); the validator, when a call fails a quick test."""
-    __slots__ = ('name', 'schema', 'disp', 'check', 'parts', 'renamed', 'optional', 'validator', 'fn', 'types', 'tests', 'calls')
+    __slots__ = ('name', 'schema', 'disp', 'check', 'parts', 'renamed', 'optional', 'validator', 'fn', 'types', 'tests', 'calls', 'nullable')
 
     def __init__(self, parts: _Parts, disp, check: bool):
         self.name, self.schema, self.disp, self.check, self.parts, self.validator, self.fn = parts.name, parts.schema, disp, check, parts, None, None
         self.renamed = self.optional = self.types = self.tests = None  # made on the first call that needs them
         self.calls = 0
+        self.nullable: dict = {}  # optional property -> whether its schema takes null, found on the first null it gets
 
     def _names(self):
         p = self.parts
@@ -730,9 +734,24 @@ class _Checked:
             self.validator = compile_schema(self.schema, where=f"Tool {self.name!r}")
         return self.validator
 
+    def takes_null(self, k: str) -> bool:
+        "Whether optional property `k`'s own schema takes null: asked with `{k: null}` alone, so no other key's problem counts"
+        if (v := self.nullable.get(k)) is None:
+            from ._jsonschema import key_path
+            at = key_path('', k)
+            v = self.nullable[k] = not any(p.path == at for p in self.problems({k: None}))
+        return v
+
+    def not_given(self, kw: dict) -> dict:
+        """`kw` without the nulls that mean "not given": every optional property's whose schema takes no null, however many
+        (where the schema takes null, null is a value: it is sent, as `call_func` passes `None` to an annotation that takes it)"""
+        drop = [k for k in self.optional if k in kw and kw[k] is None and not self.takes_null(k)]
+        return {a: v for a, v in kw.items() if a not in drop} if drop else kw
+
     def problems(self, kw: dict) -> list:
+        "Every problem with `kw`, up to `_COUNTED` (the error counts them); the generated check first: most calls are valid"
         v = self.validator_of()
-        return [] if v.is_valid(kw) else v.problems(kw, '', MAX_SHOWN)  # the generated check first: most calls are valid
+        return [] if v.is_valid(kw) else v.problems(kw, '', _COUNTED)
 
     def first(self, extra: dict, *args):
         "The tool's first call: its quick tests made and tried (its shape's code taken at once when made already)"
@@ -788,19 +807,20 @@ class _Checked:
                     problems.append(Problem(k, str(e) if not isinstance(e, RecursionError) else "nested too deeply to send as JSON"))
         for k in bad: del kw[k]
         if self.check:
+            kw = self.not_given(kw)
             found = self.problems(kw)
-            # None for an optional parameter is its default (not given), unless the schema takes null there
-            for k in self.optional:
-                if found and k in kw and kw[k] is None:
-                    kw2 = {a: v for a, v in kw.items() if a != k}
-                    if len(found2 := self.problems(kw2)) < len(found): kw, found = kw2, found2
-            # likewise inside objects: strict mode makes every key required and nullable, so a model sends null for "not given"
-            # (one key at a time, kept only when it clears its problem and raises none: a required key's null stays reported)
-            for at in [p.path for p in found if p.message.endswith('got null') and p.path]:
-                kw2 = _without_nulls(kw, {at}, '')
+            # likewise inside objects: strict mode makes every key required and nullable, so a model sends null for "not given".
+            # All at once when that clears their problems and raises none (the usual case, however many); else one key at a
+            # time, kept only when it does: a required key's null stays reported
+            if nulls := [p.path for p in found if p.message.endswith('got null') and p.path]:
+                kw2 = _without_nulls(kw, set(nulls), '')
                 if set(found2 := self.problems(kw2)) < set(found): kw, found = kw2, found2
+                else:
+                    for at in nulls[:_ONE_BY_ONE]:
+                        kw2 = _without_nulls(kw, {at}, '')
+                        if set(found2 := self.problems(kw2)) < set(found): kw, found = kw2, found2
             problems += [p for p in found if not any(f"key {k!r}" in p.message and not p.path for k in bad)]
-        if problems: raise ToolInputError.of(self.name, problems)
+        if problems: raise ToolInputError.of(self.name, problems, len(problems) >= _COUNTED)
         return self.disp(self.name, **kw)
 
 def _without_nulls(v, paths: set, path: str):

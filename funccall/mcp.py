@@ -687,6 +687,9 @@ def _run(server, http: str | None, allow_hosts=(), allow_origins=(), workers: in
     if http is None: return anyio.run(_serve_stdio, server)
     import uvicorn  # the MCP SDK's own dependency for HTTP
     host, port = _host_port(http)
+    where = f'[{host}]' if ':' in host else host  # an IPv6 address
+    name = server['name'] if isinstance(server, dict) else server.name  # (with `workers`, the config each worker loads)
+    print(f"funccall mcp: serving {name!r} over streamable HTTP at http://{where}:{port}/mcp (Ctrl-C stops)", file=sys.stderr)
     try:
         if workers > 1:  # each worker loads the tools itself; the secret is shared, so any worker takes any answer
             os.environ.setdefault(SECRET_ENV, secrets.token_hex(32))

@@ -29,7 +29,8 @@ from typing import Iterable, NamedTuple
 from . import content
 from ._json import jsonable
 from ._run import run_sync
-from .tools import Toolbox, ToolResult, to_text
+from .providers import provider_name
+from .tools import Toolbox, ToolResult, as_toolbox, to_text
 
 __all__ = ['ToolCall', 'CustomToolCall', 'ToolMessages', 'UnansweredCall', 'tool_calls', 'tool_results', 'run_tool_calls', 'run_tool_calls_async']
 
@@ -120,11 +121,7 @@ def _gemini_call(c, i: int, others: str='skip') -> ToolCall | None:
 
 _readers = {'openai': _openai_call, 'openai_responses': _responses_call, 'anthropic': _anthropic_call, 'gemini': _gemini_call}
 
-def _provider(p: str) -> str:
-    k = str(p).lower()  # 'OpenAI', as `tool_name` spells it, works too
-    if k == 'responses': k = 'openai_responses'  # as `Toolbox.definitions` and the command line name it
-    if k not in _readers: raise ValueError(f"Unknown provider {p!r}; use one of {', '.join(map(repr, _readers))}")
-    return k
+def _provider(p: str) -> str: return provider_name(p, tuple(_readers))
 
 def _detect(o) -> str | None:
     "The provider whose response (or part of one) `o` is, from its shape; `None` for a list holding no call"
@@ -262,7 +259,7 @@ def _answer(calls: list, results: list, p: str) -> ToolMessages:
     return ToolMessages(tool_results(done, p, calls), results, p)
 
 def run_tool_calls(
-    toolbox: Toolbox,      # the tools the model was offered
+    toolbox: Toolbox,      # the tools the model was offered: a `Toolbox`, or a list of functions and `Tool`s
     response,              # the model's response, as `tool_calls` takes it; or a stream of its events (see `funccall.stream`)
     provider: str=None,    # as `tool_calls` takes it
     injected: dict=None,   # the application's values for injected parameters, for this request (over the toolbox's)
@@ -270,6 +267,7 @@ def run_tool_calls(
 ) -> ToolMessages:         # the answers to all its calls, as `tool_results` makes them; none when nothing was called
     "Run the tool calls of a model's response (concurrently, as `Toolbox.batch` does) and answer them"
     from .stream import is_stream, run_stream
+    toolbox = as_toolbox(toolbox)
     if is_stream(response):  # a stream of events: each call starts as soon as it is complete
         calls, results, p = run_stream(toolbox, response, provider, injected, others)
         return _answer(calls, results, p) if calls else ToolMessages(provider=p)
@@ -278,7 +276,7 @@ def run_tool_calls(
     return _answer(calls, run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls'), p)
 
 async def run_tool_calls_async(
-    toolbox: Toolbox,      # the tools the model was offered
+    toolbox: Toolbox,      # the tools the model was offered: a `Toolbox`, or a list of functions and `Tool`s
     response,              # the model's response, as `tool_calls` takes it; or a stream of its events (see `funccall.stream`)
     provider: str=None,    # as `tool_calls` takes it
     injected: dict=None,   # the application's values for injected parameters, for this request (over the toolbox's)
@@ -286,6 +284,7 @@ async def run_tool_calls_async(
 ) -> ToolMessages:         # the answers to all its calls, as `tool_results` makes them; none when nothing was called
     "`run_tool_calls` for async code"
     from .stream import is_stream, run_stream_async
+    toolbox = as_toolbox(toolbox)
     if is_stream(response):
         calls, results, p = await run_stream_async(toolbox, response, provider, injected, others)
         return _answer(calls, results, p) if calls else ToolMessages(provider=p)

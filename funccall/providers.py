@@ -32,8 +32,25 @@ from ._types import NoneType, SchemaError, empty, fields, kind, signature, type_
 from ._warnings import SchemaWarning, caller_level
 from .schema import get_schema, tool_docs
 
-__all__ = ['to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name',
+__all__ = ['to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name', 'provider_name', 'RENDERERS',
            'function_to_tool', 'Report', 'Change', 'ProviderWarning', 'ANTHROPIC_STRICT_LIMITS', 'tool_choice']
+
+PROVIDERS = ('openai', 'openai_responses', 'anthropic', 'gemini', 'mcp')
+# what people call them: the command line's and `Toolbox.definitions`' 'responses', the company for the model, ...
+_ALIASES = {'responses': 'openai_responses', 'openai_chat': 'openai', 'chat': 'openai', 'chat_completions': 'openai',
+            'claude': 'anthropic', 'google': 'gemini'}
+
+def provider_name(
+    p: str,                  # a provider as the user wrote it: 'OpenAI', 'responses', 'openai-responses', 'Claude', ...
+    among=PROVIDERS,         # the names the caller can serve (another caller may add 'canonical')
+) -> str:                    # its one name: 'openai', 'openai_responses', 'anthropic', 'gemini' or 'mcp'
+    "The name funccall uses for provider `p`: case-insensitive, `-` or `_`, with aliases ('responses' is 'openai_responses')"
+    k = str(p).strip().lower().replace('-', '_')
+    k = _ALIASES.get(k, k)
+    if k not in among:
+        names = ', '.join(repr('responses' if n == 'openai_responses' else n) for n in among)
+        raise ValueError(f"Unknown provider {str(p)[:40]!r}; use one of {names}")
+    return k
 
 class ProviderWarning(SchemaWarning):
     "A renderer changed what a tool means for a provider: a constraint, a shape or a default it can't express"
@@ -99,7 +116,7 @@ def _params(s: dict) -> dict:
 _openai_rule = ('OpenAI', re.compile(r'[a-zA-Z0-9_-]{1,64}'), re.compile(r'[^a-zA-Z0-9_-]'), 64)
 # provider, as `messages` names it too -> (its name, a valid tool name, a character it rejects, longest name)
 _name_rules = {
-    'openai': _openai_rule, 'openai_responses': _openai_rule, 'responses': _openai_rule,
+    'openai': _openai_rule, 'openai_responses': _openai_rule,
     'anthropic': ('Anthropic', re.compile(r'[a-zA-Z0-9_-]{1,128}'), _openai_rule[2], 128),  # Claude takes 128 since 2025
     # the SDK's docstring says 128, but the live API answers 400 past 64
     'gemini': ('Gemini', re.compile(r'[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}'), re.compile(r'[^a-zA-Z0-9_.:-]'), 64),
@@ -108,10 +125,11 @@ _name_rules = {
 
 def tool_name(
     nm:str,                # a tool name, e.g. 'calc.add'
-    provider:str='openai', # 'openai', 'responses' (or 'openai_responses'), 'anthropic', 'gemini' or 'mcp'
+    provider:str='openai', # 'openai', 'responses' (or 'openai_responses'), 'anthropic', 'gemini' or 'mcp' (see `provider_name`)
 ) -> str:                  # `nm` if the provider takes it, else a valid name made from it
     "`nm` rewritten to `provider`'s name rule: dots become dashes (which `resolve_nm` reads back), other characters `_`"
-    _, ok, bad, n = _name_rules[provider.lower()]
+    provider = provider_name(provider)
+    _, ok, bad, n = _name_rules[provider]
     if ok.fullmatch(nm): return nm
     new = nm.replace('.', '-') if bad.match('.') else nm
     plain = new  # `resolve_nm` finds 'calc-add' as 'calc.add'; anything more needs the alias map
@@ -178,12 +196,12 @@ def strict_schema(
     provider:str='openai', # whose strict mode: 'openai' (Structured Outputs) or 'anthropic' (strict tool use)
 ) -> dict:               # the schema under that provider's rules
     "`s` made strict for `provider`; `SchemaError` if it can't be (an open object, any value, a mixed tuple...)"
-    res, notes, fails = strict_pass(s, _RULES[provider])
+    res, notes, fails = strict_pass(s, _RULES[provider_name(provider, tuple(_RULES))])
     if fails: raise SchemaError(f"Tool {name!r} can't be strict: " + '; '.join(f"{p or 'its parameters'} {w}" for p, w in fails))
     if isinstance(report, Report): report.changes += [Change(name, p, w, False) for p, w in notes]
     return res
 
-_RULES = {'openai': OPENAI, 'responses': OPENAI, 'openai_responses': OPENAI, 'anthropic': ANTHROPIC}
+_RULES = {'openai': OPENAI, 'openai_responses': OPENAI, 'anthropic': ANTHROPIC}
 
 def _strict_params(params: dict, rules, changes: list) -> tuple[dict, bool]:
     "Strict parameters, or the canonical ones with a report of why strict mode can't hold them"
@@ -299,12 +317,15 @@ def to_gemini(
     "Gemini function declarations: `types.Tool(function_declarations=to_gemini(fs))`; JSON Schema as it is, or the OpenAPI subset"
     return _render(tools, 'gemini', lambda s, nm, ch, t: _gemini_fn(s, nm, ch, legacy), rename, report)
 
+# the renderers by `provider_name`'s names: what `Toolbox.definitions` and the command line render with
+RENDERERS = {'openai': to_openai, 'openai_responses': to_openai_responses, 'anthropic': to_anthropic, 'gemini': to_gemini, 'mcp': to_mcp}
+
 # --- tool_choice ----------------------------------------------------------------------------------------------
 
 _MODES = ('auto', 'required', 'none')
 
 def tool_choice(
-    provider: str,          # 'openai', 'openai_responses' (or 'responses'), 'anthropic' or 'gemini'
+    provider: str,          # 'openai', 'responses' (or 'openai_responses'), 'anthropic' or 'gemini' (see `provider_name`)
     mode: str='auto',       # 'auto' (the model decides), 'required' (it must call a tool) or 'none' (it must not)
     tools=None,             # only these tools: a name, a function or `Tool`, or a list of them
     parallel: bool | None=None,  # allow several calls in one turn (OpenAI, Anthropic); None: the provider's default
@@ -313,9 +334,7 @@ def tool_choice(
     `allowed_tools` for several), Anthropic `tool_choice` (`auto`/`any`/`none`/`tool`), Gemini `tool_config`
     (`AUTO`/`ANY`/`NONE`, `VALIDATED` for `auto` among some tools, with `allowed_function_names`)"""
     if mode not in _MODES: raise ValueError(f"mode must be one of {', '.join(map(repr, _MODES))}, not {mode!r}")
-    p = 'openai_responses' if provider == 'responses' else str(provider).lower()
-    if p not in ('openai', 'openai_responses', 'anthropic', 'gemini'):
-        raise ValueError(f"Unknown provider {provider!r}; use 'openai', 'openai_responses', 'anthropic' or 'gemini'")
+    p = provider_name(provider, ('openai', 'openai_responses', 'anthropic', 'gemini'))
     ts = None if tools is None else list(tools) if isinstance(tools, (list, tuple)) else [tools]
     names = None if ts is None else [_tool_nm(t) for t in ts]
     custom = {n for n, t in zip(names or [], ts or []) if getattr(t, 'text_input', False)}  # OpenAI names custom tools so

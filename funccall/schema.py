@@ -15,7 +15,7 @@ from typing import Union
 from ._warnings import SchemaWarning, caller_level
 from ._docs import Docs, class_docs, doc_text, func_docs
 from ._json import jsonable
-from ._ns import resolve_nm
+from ._ns import mk_ns, resolve_nm
 from ._types import (JsonSchema, NoneType, SchemaError, TypeInfo, constraints, custom_types, empty, fields,
                      is_callable_object, kind, on_types_changed, own_annotations, signature, type_name)
 
@@ -139,7 +139,8 @@ def _tuple_schema(w, info):
     if len(args) == 2 and args[1] is Ellipsis: return {'type': 'array', 'items': w.schema(args[0])}
     if not args: return {'type': 'array', 'items': {}, 'maxItems': 0}  # `tuple[()]`
     prefix = [w.schema(a) for a in args]
-    uniq = _unique(prefix)
+    # a description belongs to its position: `items` holds the types only, so `handle_type(schema2anno(s))` gives `s` back
+    uniq = _unique([{k: v for k, v in p.items() if k != 'description'} for p in prefix])
     items = {} if not uniq else uniq[0] if len(uniq) == 1 else {'anyOf': uniq}
     return {'type': 'array', 'prefixItems': prefix, 'items': items, 'minItems': len(args), 'maxItems': len(args)}
 
@@ -215,7 +216,8 @@ def _func_of(f):
     if type(f) is FunctionType and not hasattr(f, '__wrapped__'): return f
     while isinstance(f, functools.partial): f = f.func
     f = getattr(f, '__func__', f)
-    return inspect.unwrap(f) if callable(f) else f
+    f = inspect.unwrap(f) if callable(f) else f
+    return getattr(f, '__func__', f)  # a `Tool` of a method wraps the bound method
 
 def tool_docs(f) -> Docs:
     "The descriptions of calling `f`: a class's fields, or a function's, method's or callable object's parameters"
@@ -319,9 +321,9 @@ def _same(a: tuple, b: tuple) -> bool: return all(x is y for x, y in zip(a, b))
 
 def get_schema_nm(
     nm:str,              # a (dotted) name in `ns`, e.g. 'obj.method'
-    ns,                  # the namespace, e.g. `globals()` or `mk_ns(...)`
+    ns,                  # the namespace, as `call_func` takes it: `globals()`, a list of tools, a `Toolbox`
     dot2dash:bool=False, # name the tool 'obj-method', for providers that reject dots
     **kwargs,            # passed on to `get_schema`
 ) -> dict:
     "Get schema for symbol `nm` in namespace `ns`, preserving the full dotted name"
-    return get_schema(resolve_nm(nm, ns), name=nm.replace('.', '-') if dot2dash else nm, **kwargs)
+    return get_schema(resolve_nm(nm, mk_ns(ns)), name=nm.replace('.', '-') if dot2dash else nm, **kwargs)

@@ -29,7 +29,7 @@ from ._strict import ANNOTATIONS, ANTHROPIC, OPENAI, strict_pass
 from ._jsonstream import JsonStream
 from ._types import SchemaError, fields, kind, type_cache, type_name
 from .call import ToolInputError, coerce_inputs
-from .providers import Change, ProviderWarning, Report
+from .providers import Change, ProviderWarning, Report, provider_name
 from .schema import get_schema
 
 __all__ = ['output_format', 'output_schema', 'parse_output', 'parse_output_stream', 'OutputError']
@@ -51,11 +51,20 @@ def _wrapped(t) -> bool:
     try: return kind(t).kind not in _OBJECTS
     except SchemaError: return True
 
+_CONTAINERS = {'list': 'List', 'set': 'Set', 'tuple': 'Tuple', 'dict': 'Dict', 'union': 'Or'}
+
+def _title(t) -> str:
+    "A readable name of annotation `t` built from its parts, as a model reads it: `list[Turn]` is `TurnList`"
+    try: info = kind(t)
+    except SchemaError: return type_name(t)
+    if info.kind == 'union': return 'Or'.join(_title(a) for a in info.args)
+    if info.kind in _CONTAINERS: return ''.join(_title(a) for a in info.args if a is not Ellipsis) + _CONTAINERS[info.kind]
+    nm = type_name(info.t)
+    return nm[:1].upper() + nm[1:] if info.kind in ('scalar', 'none', 'any', 'format') else nm
+
 def _name(t) -> str:
     "A name for the format: OpenAI's rule `[a-zA-Z0-9_-]{1,64}`"
-    try: nm = type_name(kind(t).t)
-    except SchemaError: nm = type_name(t)
-    return re.sub(r'[^a-zA-Z0-9_-]+', '_', nm).strip('_')[:64] or 'output'
+    return re.sub(r'[^a-zA-Z0-9_-]+', '_', _title(t)).strip('_')[:64] or 'output'
 
 def output_schema(
     t,              # the reply's type: a class, or any annotation (`list[Turn]`)
@@ -75,7 +84,7 @@ def output_schema(
 
 def output_format(
     t,                      # the reply's type: a class, or any annotation (`list[Turn]`)
-    provider:str='openai',  # 'openai' (Chat), 'responses', 'anthropic' or 'gemini'
+    provider:str='openai',  # 'openai' (Chat), 'responses', 'anthropic' or 'gemini' (see `provider_name`)
     name:str=None,          # the format's name, for OpenAI (default: the type's)
     report=None,            # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
 ) -> dict:                  # keyword arguments for the SDK call (Gemini: for `GenerateContentConfig`)
@@ -83,9 +92,10 @@ def output_format(
     if not (report is None or report == 'raise' or isinstance(report, Report)):
         raise TypeError(f"report must be a Report, 'raise' or None, not {report!r}")
     s, nm, changes = output_schema(t), name or _name(t), []
+    provider = provider_name(provider, ('openai', 'openai_responses', 'anthropic', 'gemini'))
     if provider == 'gemini':
         out = {'response_mime_type': 'application/json', 'response_json_schema': Json(changes).root(s)}
-    elif provider in ('openai', 'responses', 'openai_responses', 'anthropic'):
+    else:
         rules = ANTHROPIC if provider == 'anthropic' else OPENAI
         res, notes, fails = strict_pass(s, rules)
         changes += [(p, w, False) for p, w in notes]
@@ -97,7 +107,6 @@ def output_format(
         if provider == 'anthropic': out = {'output_config': {'format': {'type': 'json_schema', 'schema': res}}}
         elif provider == 'openai': out = {'response_format': {'type': 'json_schema', 'json_schema': fmt}}
         else: out = {'text': {'format': {'type': 'json_schema', **fmt}}}
-    else: raise ValueError(f"Unknown provider {provider!r}; use 'openai', 'responses', 'anthropic' or 'gemini'")
     _report([Change(nm, *c) for c in changes], report)
     return out
 

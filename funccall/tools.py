@@ -22,7 +22,7 @@ from typing import Any, Callable, Literal
 
 from . import _trace, content, providers
 from ._json import jsonable
-from ._ns import public_methods
+from ._ns import ToolHolder, public_methods
 from ._types import empty, is_callable_object, signature
 from ._inputs import ToolInputError, read_arguments
 from ._run import call_tool, loop_running, to_thread, is_async, run_sync
@@ -30,7 +30,7 @@ from .call import ToolNotFound, coerce_inputs, error_text
 from .expr import ExprError, parse_calls
 from .schema import SchemaError, get_schema
 
-__all__ = ['Tool', 'ToolResult', 'ToolGroup', 'Toolbox', 'StopRun', 'ToolTimeout', 'to_text', 'call_str']
+__all__ = ['Tool', 'ToolResult', 'ToolGroup', 'Toolbox', 'StopRun', 'ToolTimeout', 'to_text', 'call_str', 'as_toolbox']
 
 class StopRun(Exception):
     "Raised by a tool or hook to stop the agent loop: the call's result has `stop` set, its value the message (if any)"
@@ -184,6 +184,10 @@ def _kind(e: BaseException) -> str:
     if isinstance(e, (ToolInputError, ExprError)): return 'arguments'
     return 'timeout' if isinstance(e, ToolTimeout) else 'tool'
 
+def _names(x) -> tuple:
+    "Parameter names given as one name or several: `inject='user_id'` is `inject=('user_id',)`, never its letters"
+    return (x,) if isinstance(x, str) else tuple(x)
+
 class Tool:
     "One callable offered to a model, with what runs around each call"
     def __init__(
@@ -192,7 +196,7 @@ class Tool:
         name: str | None=None,               # the tool's name (default: the function's; a callable object's class)
         description: str | None=None,        # what the model reads (default: the docstring)
         strict: bool=False,                  # render in strict mode (OpenAI Structured Outputs)
-        inject: tuple=(),                    # parameters the application supplies at call time, left out of the schema
+        inject: str | tuple=(),              # parameters the application supplies at call time, left out of the schema: a name or names
         requires_confirmation: bool=False,   # ask `confirm` before each call
         confirm: Callable | None=None,       # `confirm(tool, args) -> bool`, may be async; a refusal is a failure result
         pre_hook: Callable | None=None,      # `pre_hook(tool, args)`: may return new args; may be async
@@ -219,7 +223,7 @@ class Tool:
         provider_options: dict | None=None,  # provider -> keys added to its definition, e.g. `{'anthropic': {'cache_control': {...}}}`
         icons: list | None=None,             # icons for MCP clients' user interfaces: `mcp_types.Icon`s or dicts (`src`, `mimeType`, `sizes`)
     ):
-        self.fn, self.strict, self.inject = fn, strict, tuple(inject)
+        self.fn, self.strict, self.inject = fn, strict, _names(inject)
         self.requires_confirmation, self.confirm = requires_confirmation, confirm
         self.pre_hook, self.post_hook, self.middleware = pre_hook, post_hook, tuple(middleware)
         self.max_chars, self.instructions, self.stop_after = max_chars, instructions, stop_after
@@ -513,9 +517,8 @@ def _wrap(tool, args, mw, nxt, inline: bool):
 
 def _render(tools: list, fmt: str, strict, rename: bool, report) -> list:
     "Definitions of `tools` for provider `fmt`, each in its own strict mode unless `strict` says otherwise"
-    fmts = {'openai': providers.to_openai, 'responses': providers.to_openai_responses, 'anthropic': providers.to_anthropic,
-            'gemini': providers.to_gemini, 'mcp': providers.to_mcp, 'canonical': None}
-    if fmt not in fmts: raise ValueError(f"Unknown format {fmt!r}; use one of {', '.join(fmts)}")
+    fmts = {**providers.RENDERERS, 'canonical': None}
+    fmt = providers.provider_name(fmt, tuple(fmts))
     if fmt == 'canonical': return [t.schema for t in tools]
     if fmt in ('gemini', 'mcp'): return fmts[fmt](tools, rename=rename, report=report)
     # one call for the whole list: the renderers read each `Tool`'s own `strict` when `strict` is None, and Claude's
@@ -524,7 +527,7 @@ def _render(tools: list, fmt: str, strict, rename: bool, report) -> list:
 
 # --- groups and toolboxes -----------------------------------------------------------------------------
 
-class ToolGroup:
+class ToolGroup(ToolHolder):
     "The public methods of an object as tools, named `prefix-method` (a name `resolve_nm` maps to `prefix.method`)"
     def __init__(
         self,
@@ -532,7 +535,7 @@ class ToolGroup:
         prefix: str | None=None,    # the group's name (default: the class name in lower case)
         include=None,               # only these methods
         exclude=(),                 # not these methods
-        inject: tuple=(),           # parameters the application supplies, in the methods that have them
+        inject: str | tuple=(),     # parameters the application supplies, in the methods that have them
         **tool_kw,                  # passed on to each `Tool` (strict, hooks, caching...)
     ):
         if isinstance(obj, type): obj = obj()
@@ -546,16 +549,16 @@ class ToolGroup:
         self.tools = {}
         for k, m in ms.items():
             if k in self.skipped: continue
-            own = tuple(p for p in inject if p in inspect.signature(m).parameters)
+            own = tuple(p for p in _names(inject) if p in inspect.signature(m).parameters)
             self.tools[f'{self.prefix}-{k}'] = Tool(m, name=f'{self.prefix}-{k}', inject=own, **tool_kw)
 
     def __repr__(self): return f"ToolGroup({self.prefix!r}, {list(self.tools)})"
 
-class Toolbox:
+class Toolbox(ToolHolder):
     "Tools and tool groups offered to a model: their definitions, and running the calls it makes"
     def __init__(
         self,
-        tools=(),                    # functions, `Tool`s and `ToolGroup`s
+        tools=(),                    # functions, `Tool`s, `ToolGroup`s and `Toolbox`es
         context: dict=None,          # names call expressions may use: classes, constants, dotted keys like 'np.array'
         injected: dict=None,         # the application's values for injected parameters (a call may add its own)
         max_concurrency: int=8,      # how many calls of a batch run at once
@@ -572,8 +575,8 @@ class Toolbox:
         for t in tools: self.add(t)
 
     def add(self, t) -> Toolbox:
-        "Add a function, `Tool` or `ToolGroup`"
-        items = list(t.tools.values()) if isinstance(t, ToolGroup) else [t if isinstance(t, Tool) else Tool(t)]
+        "Add a function, `Tool`, `ToolGroup`, or the tools of another `Toolbox`"
+        items = list(t.tools.values()) if isinstance(t, ToolHolder) else [t if isinstance(t, Tool) else Tool(t)]
         if clash := [x.name for x in items if x.name in self.tools] or len({x.name for x in items}) < len(items):
             raise ValueError(f"Two tools are named {clash[0] if isinstance(clash, list) else 'alike'!r}")
         for tool in items: self.tools[tool.name] = tool
@@ -583,6 +586,15 @@ class Toolbox:
     def __iter__(self): return iter(self.tools.values())
     def __len__(self): return len(self.tools)
     def __repr__(self): return f"Toolbox({list(self.tools)})"
+
+    def namespace(self) -> dict:
+        "The tools by name, and by the names a provider knows them by (`definitions(rename=True)`): what `call_func` resolves in"
+        return {**{a: self.tools[nm] for a, nm in self.aliases.items() if nm in self.tools}, **self.tools}
+
+    def instructions(self) -> str:
+        "A system-prompt block of the tools' `instructions=` (how to use them, beyond their definitions); '' when none has any"
+        parts = [f"- {t.name}: " + '\n  '.join(t.instructions.strip().splitlines()) for t in self if t.instructions and t.instructions.strip()]
+        return 'How to use the tools:\n' + '\n'.join(parts) if parts else ''
 
     def definitions(
         self,
@@ -758,3 +770,10 @@ class Toolbox:
             name, args, call_id = (*calls[0], None)[:3]
             return [self.call(name, args, call_id, injected)]
         return run_sync(self.abatch(calls, max_concurrency, timeout, injected), 'await toolbox.abatch(...)', 'A batch')
+
+def as_toolbox(
+    tools,  # a `Toolbox`, or what `Toolbox` takes: a list of functions, `Tool`s and `ToolGroup`s, or one of them
+) -> Toolbox:
+    "`tools` as a `Toolbox`: itself when it is one"
+    if isinstance(tools, Toolbox): return tools
+    return Toolbox(tools if isinstance(tools, (list, tuple)) else [tools])

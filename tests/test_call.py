@@ -1240,7 +1240,7 @@ _pt = {'x': 1, 'y': 2}
     ('fp_ints', {'xs': [1.5]}, "Tool 'fp_ints', argument 'xs[0]': expected an integer, got 1.5"),
     ('fp_ints', {'xs': ListSub([1, 2])}, "Tool 'fp_ints', argument 'xs': expected an array of integers, got [1, 2]"),
     ('fp_ints', {'xs': list(range(9999)) + [False]}, "Tool 'fp_ints', argument 'xs[9999]': expected an integer, got false"),
-    ('fp_ints', {'xs': ['1', None, 2.5, True] * 5}, "Tool 'fp_ints' got more than 10 bad arguments:\n- xs[1]: expected an integer, got null\n"
+    ('fp_ints', {'xs': ['1', None, 2.5, True] * 5}, "Tool 'fp_ints' got at least 11 bad arguments (the first 10 shown):\n- xs[1]: expected an integer, got null\n"
      "- xs[2]: expected an integer, got 2.5\n- xs[3]: expected an integer, got true\n- xs[5]: expected an integer, got null"),
     ('fp_shape', {'s': {'name': 'n', 'origin': _pt, 'pts': [1, True]}}, "Tool 'fp_shape', argument 's.pts[1]': expected an integer, got true"),
     ('fp_shape', {'s': {'name': 'n', 'origin': {'x': True, 'y': 2}, 'pts': [1.0]}}, "Tool 'fp_shape', argument 's.origin.x': expected an integer, got true"),

@@ -159,7 +159,7 @@ def test_schema_of_a_dotted_name_in_a_file(capsys, tools):
     rc, out, _ = cli(capsys, 'schema', f'{tools}:calc.add')  # an object's method: `self` is not a parameter
     assert rc == 0
     [s] = json.loads(out)
-    assert s['name'] == 'add' and list(s['input_schema']['properties']) == ['a', 'b']
+    assert s['name'] == 'calc-add' and list(s['input_schema']['properties']) == ['a', 'b']  # named as a ToolGroup names it
 
 def test_schema_of_a_relative_path(capsys, tmp_path, monkeypatch):
     tool_file(tmp_path, 'sub/rel_tools.py', TOOLS)
@@ -245,10 +245,18 @@ def test_without_strict_openai_sends_no_strict_flag(capsys):
     rc, out, _ = cli(capsys, 'schema', 'funccall.example:get_weather', '--format', 'openai')
     assert rc == 0 and 'strict' not in json.loads(out)[0]['function']
 
-@pytest.mark.parametrize('fmt', ['anthropic', 'gemini', 'mcp', 'canonical'])
+@pytest.mark.parametrize('fmt', ['gemini', 'mcp', 'canonical'])
 def test_strict_with_a_format_that_does_not_take_it(capsys, fmt):
     args = ['schema', 'funccall.example', '--strict'] + ([] if fmt == 'canonical' else ['--format', fmt])
-    assert_one_line_error(*cli(capsys, *args), '--strict')
+    assert_one_line_error(*cli(capsys, *args), '--strict', f'{fmt} has no strict mode', 'openai, responses or anthropic')
+
+@pytest.mark.parametrize('fmt', ['anthropic', 'Claude', 'responses', 'OpenAI_Responses'])
+def test_strict_for_every_provider_with_a_strict_mode(capsys, fmt):
+    "`--strict` is each provider's own strict mode, as `to_anthropic(strict=True)` has it; format names are `provider_name`'s"
+    rc, out, err = cli(capsys, 'schema', 'funccall.example:get_weather', '--format', fmt, '--strict')
+    assert rc == 0, err
+    [d] = json.loads(out)
+    assert d['strict'] is True and (d.get('input_schema') or d['parameters'])['additionalProperties'] is False
 
 def test_strict_error_from_the_real_entry_point():
     r = run('schema', '--format', 'gemini', '--strict')
@@ -256,7 +264,7 @@ def test_strict_error_from_the_real_entry_point():
 
 def test_unknown_format_is_a_usage_error(capsys):
     rc, out, err = usage_error(capsys, 'schema', '--format', 'bedrock')
-    assert rc == 2 and out == '' and "invalid choice: 'bedrock'" in err
+    assert rc == 2 and out == '' and "unknown format 'bedrock'; use one of canonical, openai, responses" in err
 
 LONG_SRC = f'''
     def {LONG}(
@@ -380,7 +388,7 @@ def test_call_bad_json_from_the_real_entry_point():
     assert_one_line_error(r.returncode, r.stdout, r.stderr, 'not valid JSON')
 
 def test_call_needs_one_tool(capsys, tools):
-    assert_one_line_error(*cli(capsys, 'call', 'funccall.example', '{}'), "'funccall.example' holds 3 tools", 'module:function')
+    assert_one_line_error(*cli(capsys, 'call', 'funccall.example', '{}'), "'funccall.example' holds 3 tools (get_weather, add_note, book_meeting); name one as funccall.example:NAME")
     assert_one_line_error(*cli(capsys, 'call', tools, '{}'), 'holds 2 tools')
 
 def test_call_needs_its_arguments(capsys):
@@ -632,3 +640,72 @@ def test_two_files_with_the_same_name(capsys, tmp_path):
     ''')
     [use], _ = load_target(f'{a}:use'), load_target(b)
     assert list(get_schema(use)['input_schema']['$defs']) == ['Outer', 'Inner']
+
+# --- the first hour: findings `check` owes the README, errors that don't contradict themselves ---------
+
+LINT = '''
+    class Svc:
+        "A service"
+        def run(
+            self,
+            n: int,  # how many
+        ) -> int:    # n again
+            "Run it."
+            return n
+
+    svc = Svc()
+    config = {'a': 1}
+
+    def untyped(
+        a,  # anything
+    ) -> int:  # one
+        "No annotation."
+        return 1
+
+    def wrong_default(
+        x: int = 'five',  # a number
+    ) -> int:  # one
+        "A default of the wrong type."
+        return 1
+
+    def none_default(
+        tags: list[str] = None,  # labels
+    ) -> int:  # one
+        "A None default its annotation doesn't allow."
+        return 1
+
+    def fine(
+        tags: list[str] | None = None,  # labels
+        n: int = 3,  # how many
+    ) -> int:  # one
+        "All well."
+        return 1
+'''
+
+@pytest.mark.parametrize('nm,finding', [
+    ('untyped', "parameter 'a' has no type annotation: the model can't tell what to send"),
+    ('wrong_default', "parameter 'x': the default 'five' doesn't fit its annotation (expected an integer, got 'five')"),
+    ('none_default', "parameter 'tags': the default None doesn't fit its annotation (expected an array of strings, got null); "
+                     "annotate it 'list[str] | None'"),
+])
+def test_check_flags_annotations_and_defaults(capsys, tmp_path, nm, finding):
+    f = tool_file(tmp_path, 'lint.py', LINT)
+    rc, out, _ = cli(capsys, 'check', f'{f}:{nm}')
+    assert rc == 1 and f'{nm}: {finding}' in out.splitlines()
+
+def test_check_passes_a_nullable_default_and_fitting_defaults(capsys, tmp_path):
+    rc, out, err = cli(capsys, 'check', f"{tool_file(tmp_path, 'lint.py', LINT)}:fine")
+    assert (rc, out, err) == (0, '', '0 findings\n')
+
+def test_a_non_tool_is_named_for_what_it_is(capsys, tmp_path):
+    "`check lint.py:config`: not 'has no tool config; did you mean config?', and a dict is never suggested as a tool"
+    f = tool_file(tmp_path, 'lint.py', LINT)
+    assert_one_line_error(*cli(capsys, 'check', f'{f}:config'), "'config' in", 'is a dict, not a tool')
+    rc, out, err = cli(capsys, 'schema', f'{f}:confg')
+    assert rc == 2 and 'did you mean' not in err, err
+
+def test_a_method_target_is_named_with_its_object(capsys, tmp_path):
+    "`schema lint.py:svc.run` is the tool `svc-run` (as a ToolGroup and a provider name it), typed as the method is"
+    rc, out, _ = cli(capsys, 'schema', f"{tool_file(tmp_path, 'lint.py', LINT)}:svc.run")
+    [s] = json.loads(out)
+    assert rc == 0 and s['name'] == 'svc-run' and s['input_schema']['properties']['n'] == {'description': 'how many', 'type': 'integer'}

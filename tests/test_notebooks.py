@@ -1,16 +1,82 @@
-"""Notebooks in `nbs/` are documentation that runs: each is executed from scratch, and any cell that raises fails it."""
+"""Notebooks in `nbs/` are documentation that runs, wherever a user runs them.
+
+Every stored notebook (whoever adds one: the test finds them all) is valid nbformat, as Jupyter checks it on opening,
+and is executed from scratch twice: by execnb's shell (fast, in this process) and through a real Jupyter kernel
+(`nbclient` + `ipykernel`, as `jupyter nbconvert --execute` runs it). The two name cells differently (`<...>` against
+ipykernel's `/tmp/ipykernel_N/M.py`), so reading comments from source is tested both ways. Any cell that raises fails
+the notebook. Each notebook says which extras it needs.
+"""
+import re
+import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 from execnb.shell import CaptureShell, read_nb
 
-nbs = sorted((Path(__file__).parent.parent / 'nbs').glob('*.ipynb'))
+NBS = Path(__file__).parent.parent / 'nbs'
+nbs = sorted(NBS.glob('*.ipynb'))
+ids = [p.name for p in nbs]
 
 
-@pytest.mark.parametrize('path', nbs, ids=[p.name for p in nbs])
+def test_there_are_notebooks():
+    assert len(nbs) >= 9
+
+
+@pytest.mark.parametrize('path', nbs, ids=ids)
+def test_notebook_is_valid_nbformat(path):
+    nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+    assert nb.nbformat == 4
+    nbformat.validate(nb)  # raises `ValidationError` (e.g. `metadata.execution.total` written as a number)
+
+
+@pytest.mark.parametrize('path', nbs, ids=ids)
+def test_notebook_says_what_it_needs(path):
+    "The first cell tells the reader what to install: funccall alone, or the extras and packages it uses"
+    nb = nbformat.read(path, as_version=4)
+    intro = nb.cells[0].source
+    assert nb.cells[0].cell_type == 'markdown' and re.search(r"^Needs .*`pip install [^`]+`", intro, re.M), intro[-300:]
+
+
+@pytest.mark.parametrize('path', nbs, ids=ids)
+def test_notebook_shows_no_private_paths(path):
+    "What a reader sees names what they can import (`funccall.ToolInputError`), and no platform's path class"
+    text = path.read_text()
+    assert not re.search(r'funccall\._\w+\.|funccall\.inverse\.|PosixPath|WindowsPath', text)
+
+
+@pytest.mark.parametrize('path', nbs, ids=ids)
 def test_notebook_runs(path, monkeypatch):
     monkeypatch.chdir(path.parent)  # relative paths in a notebook are relative to it, as in Jupyter
     sh = CaptureShell(path)         # a fresh shell: nothing carries over from other notebooks or tests
     try: sh.run_all(read_nb(path), exc_stop=True)
     except Exception: pytest.fail(sh.prettytb(path), pytrace=False)
     finally: sh.close()
+
+
+@pytest.fixture(scope='module')
+def kernel_name(tmp_path_factory) -> str:
+    "A kernel spec for this very Python (the one running the tests, with funccall installed), in a folder of its own"
+    pytest.importorskip('nbclient')
+    pytest.importorskip('ipykernel')
+    from ipykernel.kernelspec import install
+    prefix = tmp_path_factory.mktemp('kernel')
+    install(prefix=str(prefix), kernel_name='funccall-test')
+    return str(prefix / 'share' / 'jupyter' / 'kernels' / 'funccall-test')
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('path', nbs, ids=ids)
+def test_notebook_runs_in_a_jupyter_kernel(path, kernel_name):
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import KernelManager
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+    # only this spec: a user's own `python3` kernel may be another Python, without funccall
+    ksm = KernelSpecManager(kernel_dirs=[str(Path(kernel_name).parent)], ensure_native_kernel=False)
+    assert ksm.get_kernel_spec('funccall-test').argv[0] == sys.executable
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, km=KernelManager(kernel_name='funccall-test', kernel_spec_manager=ksm), timeout=300,
+                            resources={'metadata': {'path': str(path.parent)}})
+    try: client.execute()
+    except CellExecutionError as e: pytest.fail(f"{path.name} under ipykernel:\n{e}"[-4000:], pytrace=False)

@@ -1,10 +1,15 @@
-"The README's tour runs as shown: each `expr  # value` in its first Python block gives that value"
-import ast, linecache, re
+"""The README says what is true: its tour and its structured-outputs snippet run as shown (each `expr  # value` gives
+that value), its figures are what the commands it cites print, and its test command lints."""
+import ast, linecache, re, subprocess, sys
 from pathlib import Path
 
-README = Path(__file__).parent.parent / 'README.md'
+import pytest
 
-def _tour() -> str: return re.findall(r'```python\n(.*?)```', README.read_text(), re.S)[0]
+ROOT = Path(__file__).parent.parent
+README = ROOT / 'README.md'
+
+def _blocks() -> list[str]: return re.findall(r'```python\n(.*?)```', README.read_text(), re.S)
+def _tour() -> str: return _blocks()[0]
 
 def _shown(comment: str):
     "The value a `# ...` comment shows: a literal, or text up to a ':' that starts an explanation"
@@ -14,7 +19,15 @@ def _shown(comment: str):
     return comment
 
 def test_readme_tour_runs_and_shows_true_values():
-    src = _tour()
+    assert _run_shown(_tour()) >= 6
+
+def test_readme_structured_outputs_snippet_runs_as_written():
+    "The snippet, pasted into a fresh interpreter, runs: its imports are there, and each `# value` is what it gives"
+    [src] = [b for b in _blocks() if 'output_format' in b and '@dataclass' in b]
+    assert _run_shown(src) >= 4
+
+def _run_shown(src: str) -> int:
+    "Run README block `src`, checking each `expr  # value`; how many values were checked"
     lines, ns, checked = src.splitlines(), {}, 0
     linecache.cache['<README>'] = (len(src), None, src.splitlines(True), '<README>')  # so `# comments` can be read, as from a file
     for node in ast.parse(src).body:
@@ -34,6 +47,26 @@ def test_readme_tour_runs_and_shows_true_values():
             assert shown.split('... ')[-1] in str(e)
         else:
             if shown is None: continue
-            assert v == shown or str(v) == shown, (ast.unparse(node), v, shown)
+            assert v == shown or str(v) == shown or repr(v) == shown, (ast.unparse(node), v, shown)
         checked += 1
-    assert checked >= 6
+    return checked
+
+def test_readme_strict_figures_are_what_the_cited_command_prints():
+    "The corpus figures in the Providers bullet, against the output of the command the README cites for them"
+    text = ' '.join(README.read_text().split())
+    m = re.search(r"Over the (\d+) tools of the real MCP servers in `tests/data/mcp_corpus/`, (\d+) \((\d+)%\) go strict on OpenAI "
+                  r"and (\d+) \((\d+)%\) on Claude \(`(pytest -s [^`]+)`", text)
+    assert m, 'the README no longer gives the strict figures in the form this test reads'
+    cmd = m[6].split()
+    assert cmd[:2] == ['pytest', '-s']
+    r = subprocess.run([sys.executable, '-m', *cmd, '-q', '-p', 'no:cacheprovider'], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-2000:]
+    printed = re.search(r'strict over (\d+) corpus tools: OpenAI (\d+) \((\d+)%\), Claude (\d+) \((\d+)%\)', r.stdout)
+    assert printed, r.stdout[-2000:]
+    assert m.groups()[:5] == printed.groups()
+
+def test_the_readme_test_command_lints():
+    "The README says `python -m pytest` runs lint: this is that lint, `ruff check .` with the project's settings"
+    pytest.importorskip('ruff')
+    r = subprocess.run([sys.executable, '-m', 'ruff', 'check', '.'], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout[-3000:]

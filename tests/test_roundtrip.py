@@ -243,6 +243,7 @@ def test_get_schema_of_mk_tool_is_a_fixpoint(f):
 @example(Tree)
 @example(dict[int, Point])
 @example(Optional[list[Row]])
+@example(dict[int, tuple[int, Annotated[int, 'described']]])  # a description in a fixed tuple once made `items` an anyOf
 def test_handle_type_of_schema2anno_is_a_fixpoint(t):
     defs = {}
     s = handle_type(t, defs)
@@ -364,3 +365,9 @@ def test_length_constraints_of_arrays_come_back_through_the_tool(t, plain):
     tool = mk_tool(lambda nm, /, **kw: kw, s)
     assert get_schema(tool) == s
     with pytest.raises(ValueError, match="Tool 'f'"): tool(['a', 'b', 'c', 'd'] if plain == set[str] else [])
+
+
+def test_property_tests_keep_no_example_database():
+    "conftest's profile: what a property test draws decides its outcome, not failures an earlier run saved"
+    from hypothesis import settings as current
+    assert current().database is None

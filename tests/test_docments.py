@@ -1,0 +1,138 @@
+"""funccall reads `# comments` as fastcore's `docments` does: every placement agrees with `docments` itself, and where
+funccall's own (fast, linecache-based) reader finds no source, `docments` is asked before anything is given up."""
+import dataclasses
+import importlib
+import linecache
+import sys
+import warnings
+
+import pytest
+from fastcore.docments import docments
+
+from funccall import SchemaWarning, get_schema
+from funccall._docs import _fn_comments, class_docs, func_docs
+
+def same_line(
+    a: int,      # on its line
+    b: str = 'x',  # with a default
+) -> int:        # the return's
+    "Same line."
+
+def above(
+    # the comment above
+    a: int,
+    # two lines
+    # of comment above
+    b: int = 2,
+) -> int:
+    "Comments above."
+
+def mixed(a: int, b: int = 1,  # the last on a shared line
+          *,  # options
+          c: bool = False,
+          d: float = 0.5,  # d's
+          ):
+    "Several on a line, a bare star's comment, keyword-only."
+
+def posonly(
+    a: int,  # positional only
+    /,
+    b: int,  # either
+    *args,   # more
+    c: int = 0,  # keyword
+    **kw,    # the rest
+) -> None:   # nothing
+    "Every kind of parameter."
+
+def strings(
+    a: str = '# not a comment',  # but this is
+    b: str = "it's",  # quotes
+) -> str:  # 'quoted' return
+    "Hashes and quotes in defaults."
+
+def undocumented(a: int, b: int = 1) -> int:
+    "No comments at all."
+
+async def coroutine(
+    q: str,  # the query
+) -> list:  # the hits
+    "An async function."
+
+def decorate(f): return f
+
+@decorate
+def decorated(
+    x: int,  # after a decorator
+) -> int:    # x
+    "Decorated."
+
+class Methods:
+    def method(
+        self,
+        n: int,  # how many
+    ) -> str:    # a method's return
+        "A method."
+
+@dataclasses.dataclass
+class Fields:
+    "A dataclass"
+    sku: str  # the stock code
+    # above the field
+    qty: int = 1
+    note: str = ''
+
+FUNCTIONS = [same_line, above, mixed, posonly, strings, undocumented, coroutine, decorated, Methods.method]
+
+def fastcore_says(obj) -> dict:
+    "What `docments` finds: the names with a comment"
+    return {k: v for k, v in docments(obj, returns=True).items() if v}
+
+@pytest.mark.parametrize('f', FUNCTIONS, ids=[f.__qualname__ for f in FUNCTIONS])
+def test_every_comment_placement_agrees_with_docments(f):
+    d = func_docs(f)
+    ours = {**d.comments, **({'return': d.returns} if d.returns else {})}
+    ours.pop('self', None)
+    theirs = fastcore_says(f)
+    if 'args' in ours or 'kw' in ours: theirs = {k: v for k, v in docments(f, returns=True, args_kwargs=True).items() if v}
+    assert ours == theirs
+
+def test_class_fields_agree_with_docments():
+    assert class_docs(Fields).comments == fastcore_says(Fields) == {'sku': 'the stock code', 'qty': 'above the field'}
+
+MOVED = '''
+def moved(
+    a: int,  # the a
+) -> int:    # the result
+    "A function whose file changed after it was imported"
+    return a
+'''
+
+AFTER = '''
+def after(b: int) -> int:
+    "Another function, where the moved one used to start"
+    return b
+'''
+
+def test_source_that_moved_is_found_through_docments(tmp_path, monkeypatch):
+    "A file edited after import (lines above a tool deleted): funccall's reader misses it, fastcore's docments finds it"
+    f = tmp_path / 'moving_tools.py'
+    f.write_text('# a comment\n# and another\n# to be deleted\n' + MOVED + AFTER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module('moving_tools')
+    try:
+        f.write_text(MOVED + AFTER)
+        linecache.checkcache(str(f))
+        assert _fn_comments(mod.moved) is None  # funccall's own reader: the lines at the function's first line are another's
+        with warnings.catch_warnings():
+            warnings.simplefilter('error', SchemaWarning)  # found, so no warning
+            s = get_schema(mod.moved)
+        assert s['input_schema']['properties']['a']['description'] == 'the a'
+        assert s['description'].endswith('- the result (type: integer)')
+    finally: sys.modules.pop('moving_tools', None)
+
+def test_no_source_anywhere_warns_once_per_schema():
+    ns = {}
+    exec('def made(a: int, b: int = 1) -> int:\n    "Made by exec."\n    return a', ns)
+    with pytest.warns(SchemaWarning, match=r"made: no source found to read the `# comments` of a, b"):
+        s = get_schema(ns['made'])
+    assert s['input_schema']['properties']['a'] == {'description': '', 'type': 'integer'}
