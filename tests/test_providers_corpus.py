@@ -271,13 +271,7 @@ _LOSSY_AS = {'openai': 'openai-strict', 'anthropic': 'anthropic-strict', 'gemini
 OWN_CASES = [(f, r) for f in OWN for r in _LOSSY_AS
              if f.__name__ not in LOSSY[_LOSSY_AS[r]]]  # what a render reports it can't hold is tested where it is reported
 
-# A known disagreement on the call side (funccall/_coerce.py): a strict render sends `null` for a TypedDict's NotRequired
-# key, which `call_func` drops at the top level but hands on to pydantic inside a model (`User.home.zip`), which refuses it.
-_KNOWN = {('shapes', 'openai'): 'null for a NotRequired TypedDict key inside a pydantic model reaches pydantic'}
-
-@pytest.mark.parametrize('f,render', [pytest.param(f, r, marks=pytest.mark.xfail(strict=True, reason=_KNOWN[f.__name__, r]))
-                                      if (f.__name__, r) in _KNOWN else (f, r) for f, r in OWN_CASES],
-                         ids=[f'{f.__name__}-{r}' for f, r in OWN_CASES])
+@pytest.mark.parametrize('f,render', OWN_CASES, ids=[f'{f.__name__}-{r}' for f, r in OWN_CASES])
 def test_own_function_runs_with_the_values_meant(f, render):
     rep = Report()
     params = {'openai': lambda: to_openai(f, strict=True, report=rep)['function']['parameters'],
