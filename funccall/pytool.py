@@ -176,7 +176,7 @@ _TRACE_SPINS = sys.version_info[:2] == (3, 11)
 def _unsignal() -> None:
     """Python 3.11: clear the interpreter-wide "an exception is pending" flag that a timeout raised in code blocked in
     C leaves set: while it is set every thread with a trace or profile function (coverage, a debugger, a profiler)
-    spins at its next call. The code's thread keeps its exception, taken at its next eval-breaker check"""
+    spins at its next call. The code's thread keeps its exception, signalled again when it next takes the GIL"""
     _flush()  # taking an exception of its own clears the flag, not the other thread's exception
 
 def _guarded(code, glb, loc, lv: _Level, on_end=None) -> tuple:
@@ -270,19 +270,15 @@ def _raise_timeout(lv: _Level, t: threading.Thread) -> None:
         lv.expired = True  # code that hasn't started yet sees it and doesn't start
         if lv.running: _set_async_exc(t.ident, _Timeout)
 
-def _traced() -> bool:
-    "Whether a trace or profile function is in sight: this thread's, or the one new threads get (coverage's)"
-    return any(f() is not None for f in (sys.gettrace, sys.getprofile, threading.gettrace, threading.getprofile))
-
 class _Untraced:
     """The caller's trace and profile functions (a debugger, coverage, a profiler) off while it waits for its code:
     on Python 3.11 a traced thread spins at its next call while an exception raised in another thread is pending
     there, so a caller that raised the timeout in code blocked in C would wait for the C call to return"""
     def __enter__(self):
-        self.trace, self.prof, self.traced = sys.gettrace(), sys.getprofile(), _TRACE_SPINS and _traced()
+        self.trace, self.prof = sys.gettrace(), sys.getprofile()
         sys.settrace(None); sys.setprofile(None)
     def __exit__(self, *exc):
-        if self.traced: _unsignal()  # before tracing resumes: the code may still be blocked with its timeout pending
+        if _TRACE_SPINS: _unsignal()  # before tracing resumes: the code may still be blocked with its timeout pending
         sys.settrace(self.trace); sys.setprofile(self.prof)
 
 def _in_thread(code, glb, loc, lv: _Level, timeout: float):
