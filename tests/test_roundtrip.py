@@ -28,7 +28,7 @@ from uuid import UUID
 
 import annotated_types as at
 import pytest
-from conftest import examples
+from conftest import all_any, examples
 import typing_extensions as te
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -267,14 +267,6 @@ def _one_of_each(s):
     members = [m for i, m in enumerate(s['anyOf']) if m not in s['anyOf'][:i]]
     rest = {k: v for k, v in s.items() if k != 'anyOf'}
     return {**members[0], **rest} if len(members) == 1 else {**rest, 'anyOf': members}
-
-
-def all_any(tool):
-    "The mutation the round trips must catch: every annotation of `tool`'s built signature replaced by `Any`"
-    sig = inspect.signature(tool)
-    tool.__signature__ = sig.replace(parameters=[p.replace(annotation=Any) for p in sig.parameters.values()])
-    tool.__annotations__ = {nm: Any for nm in tool.__annotations__}
-    return tool
 
 
 def _fixpoint(f):
