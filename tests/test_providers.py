@@ -17,7 +17,7 @@ from typing import Annotated, Any, Dict, List, Literal, NamedTuple, Optional, Un
 from uuid import UUID
 
 import pytest
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, ValidationError
 from openai.types.chat import ChatCompletionFunctionToolParam
 from pydantic import BaseModel, Field, TypeAdapter
 from typing_extensions import NotRequired, TypedDict
@@ -190,7 +190,8 @@ def test_strict_null_means_default_round_trip():
     params = to_openai(order, strict=True)['function']['parameters']
     args = {'room': {'name': 'A', 'seats': None}, 'addr': {'street': 'Main', 'zip': None}, 'hours': None, 'note': None, 'labels': None}
     Draft202012Validator(params).validate(args)  # what the model is forced to send
-    with pytest.raises(Exception): Draft202012Validator(params).validate({'room': {'name': 'A'}, 'addr': {'street': 'x'}})  # all required
+    with pytest.raises(ValidationError, match="'seats' is a required property"):  # all required
+        Draft202012Validator(params).validate({'room': {'name': 'A'}, 'addr': {'street': 'x', 'zip': None}, 'hours': None, 'note': None, 'labels': None})
     assert call_func('order', args, [order]) == (Room('A', 4), {'street': 'Main'}, 1.0, 'none', None)
 
 def take_profile(p: Profile):
@@ -466,7 +467,8 @@ def test_seed_recursive_class_points_at_itself():
     p = function_to_tool(walk)['function']['parameters']
     assert p['properties']['root']['properties']['subs'] == {'type': 'array', 'items': {'$ref': '#/properties/root'}}
     Draft202012Validator(p).validate({'root': {'name': 'a', 'subs': [{'name': 'b', 'subs': []}]}})
-    with pytest.raises(Exception): Draft202012Validator(p).validate({'root': {'name': 'a', 'subs': [{'subs': []}]}})
+    with pytest.raises(ValidationError, match="'name' is a required property") as e: Draft202012Validator(p).validate({'root': {'name': 'a', 'subs': [{'subs': []}]}})
+    assert list(e.value.absolute_path) == ['root', 'subs', 0]  # found through the $ref, where it is missing
 
 def test_seed_descriptions_params_and_errors():
     def f(
