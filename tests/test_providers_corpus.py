@@ -64,8 +64,8 @@ def check_render(kind: str, d: dict) -> None:
     elif kind.startswith('anthropic'):
         assert CLAUDE.validate_python(d) == d
         fn = {'parameters': d['input_schema'], 'strict': d.get('strict')}
-    elif kind == 'mcp':
-        mcp.types.Tool.model_validate(d)
+    elif kind == 'mcp':  # field by field: nothing the SDK's type drops or renames
+        assert mcp.types.Tool.model_validate(d).model_dump(mode='json', by_alias=True, exclude_unset=True) == d
         return
     else:
         fd = gtypes.FunctionDeclaration.model_validate(d)
