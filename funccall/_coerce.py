@@ -615,6 +615,28 @@ def _takes_null(t) -> bool:
     acc = _accepts(kind(t))
     return acc is None or type(None) in acc
 
+_CLASS_KINDS = ('typeddict', 'namedtuple', 'dataclass', 'model', 'class')
+
+def _drop_default_nulls(t, v, depth: int = 0):
+    """`v`, a JSON value for `t`, without the nulls strict mode sends for fields that can't take null but may be left
+    out (a default, a `NotRequired` key), at any depth: what pydantic is given for the classes inside a model"""
+    if depth > 100 or not isinstance(v, (dict, list)): return v  # (a JSON value is a finite tree; the bound is for a cyclic one)
+    info = kind(t)
+    if info.kind == 'union':
+        classes = [a for a in info.args if kind(a).kind in _CLASS_KINDS]
+        return _drop_default_nulls(classes[0], v, depth + 1) if len(classes) == 1 else v  # which class is meant is pydantic's choice
+    if info.kind in ('list', 'set') and isinstance(v, list): return [_drop_default_nulls(info.args[0], x, depth + 1) for x in v]
+    if info.kind == 'dict' and isinstance(v, dict): return {k: _drop_default_nulls(info.args[1], x, depth + 1) for k, x in v.items()}
+    if info.kind not in _CLASS_KINDS or not isinstance(v, dict): return v
+    try: fs = {f.name: f for f in fields(info)}
+    except SchemaError: return v
+    out = {}
+    for k, x in v.items():
+        f = fs.get(k)
+        if f is None: out[k] = x
+        elif not (x is None and not f.required and _takes_null(f.anno) is False): out[k] = _drop_default_nulls(f.anno, x, depth + 1)
+    return out
+
 def _model_coerce(info):
     "pydantic models validate themselves, aliases and constraints included; each of their errors is reported at its path"
     t, defaulted = info.t, None
@@ -627,6 +649,7 @@ def _model_coerce(info):
         if defaulted and any(d.get(k, 0) is None for k in defaulted): d = {k: x for k, x in d.items() if not (x is None and k in defaulted)}
         try: return t.model_validate(d)
         except Exception as e:  # pydantic's ValidationError
+            if (pruned := _drop_default_nulls(t, d)) != d: return f(pruned)  # a null strict mode sent inside: left out, as above
             errs = e.errors() if callable(getattr(e, 'errors', None)) else []
             if not errs: raise Mismatch(t, v, f"not a valid {type_name(t)}: {str(e)[:200]}") from None
             bad = None

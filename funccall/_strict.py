@@ -96,6 +96,11 @@ def _accepts_null(s: dict) -> bool:
 
 _ANNOTS = ('description', 'title', 'default')
 
+def _one_value(s: dict) -> bool:
+    """Whether `s` takes exactly one value (`const`, or an `enum` of one): a discriminated union's tag, whose null would
+    leave the form unknown (each form has its own default)"""
+    return 'const' in s or (isinstance(s.get('enum'), list) and len(s['enum']) == 1)
+
 def nullable(s: dict) -> dict:
     "`s` also taking `null`, its annotations kept outside the union"
     if _accepts_null(s): return s
@@ -212,7 +217,9 @@ class _Pass:
         for k, v in s.get('properties', {}).items():
             at = f'{path}/properties/{esc(k)}'
             p = self.node(v, at, depth)
-            if k not in req and self.r.close_optional:
+            if k not in req and self.r.close_optional and _one_value(p):  # a tag (`const`): sent as it is, so the form stays known
+                self.notes.append((at, 'optional: made required (it has one value)'))
+            elif k not in req and self.r.close_optional:
                 p = nullable(p)
                 self.notes.append((at, 'optional: made required and nullable (null means its default)'))
             props[k] = p

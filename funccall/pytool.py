@@ -11,7 +11,8 @@ How the timeout stops code:
 Limits: code blocked inside one long C call (a `time.sleep(60)` off the main thread, a socket read, a long
 regular expression) can't be interrupted until that call returns. Off the main thread the caller gets a report
 at the deadline, saying honestly whether the code is still blocked or refused to stop, while it runs on in the
-background; on the main thread nothing else can run, so `python` returns when the call does.
+background; on the main thread nothing else can run, so `python` returns when the call does. On Python 3.11
+other threads under a trace function pause while such a timeout is pending, up to that report (`_unsignal`).
 `python_isolated` runs the code in a fresh Python process instead, killed at the deadline: it always stops, but
 sees none of the caller's globals, and a value comes back as itself only when it is a Python literal (else as
 its `repr`). There is no sandbox either way: run untrusted code in a container.
@@ -98,10 +99,10 @@ def _tb_text(e: BaseException) -> str:
 # --- deadlines -----------------------------------------------------------------------------------------
 
 class _Level:
-    "One running `python` call: its deadline, and whether its code is still running (guarded by `lock`)"
+    "One `python` call: its deadline, and whether its code runs now: started and not yet ended (guarded by `lock`)"
     __slots__ = ('deadline', 'expired', 'running', 'active', 'refused', 'frame', 'fn', 'lock')
     def __init__(self, timeout: float):
-        self.deadline, self.expired, self.running, self.active, self.refused = time.monotonic() + timeout, False, True, True, False
+        self.deadline, self.expired, self.running, self.active, self.refused = time.monotonic() + timeout, False, False, True, False
         self.frame, self.fn, self.lock = None, None, threading.Lock()  # `_guarded`'s frame, the code's file name
 
 _tls = threading.local()  # per thread: `levels`, the calls whose code runs in it; `prev_trace` while stopping
@@ -159,9 +160,25 @@ def _stop_stopping() -> None:
         sys.settrace(_tls.prev_trace)
         _tls.tracing, _tls.prev_trace = False, None
 
+class _Flushed(BaseException):
+    "Raised in a thread by itself, to take the place of (and so discard) an exception pending for it"
+
 def _flush():
-    "A timeout still pending for this thread is raised here, at a call or loop, where the caller absorbs it"
-    for _ in range(2): pass  # (not `SetAsyncExc(NULL)`: on 3.11 it can leave the interpreter spinning)
+    """A timeout still pending for this thread is replaced here and taken at once, so it never lands later (outside
+    `_guarded`, in the thread's clean-up or `threading.excepthook`): pending for a thread blocked in C, it may have
+    been unsignalled (`_unsignal`, or another thread taking its own), and waits there for any eval-breaker check"""
+    try:  # (it may land as soon as the call that raises it returns)
+        _set_async_exc(threading.get_ident(), _Flushed)  # (not `SetAsyncExc(NULL)`: on 3.11 it can leave the interpreter spinning)
+        for _ in range(1000): pass
+    except _Flushed: pass
+
+_TRACE_SPINS = sys.version_info[:2] == (3, 11)
+
+def _unsignal() -> None:
+    """Python 3.11: clear the interpreter-wide "an exception is pending" flag that a timeout raised in code blocked in
+    C leaves set: while it is set every thread with a trace or profile function (coverage, a debugger, a profiler)
+    spins at its next call. The code's thread keeps its exception, signalled again when it next takes the GIL"""
+    _flush()  # taking an exception of its own clears the flag, not the other thread's exception
 
 def _guarded(code, glb, loc, lv: _Level, on_end=None) -> tuple:
     """Run `code` as call `lv` in this thread: ('res', value) or ('err', exception), and what it printed.
@@ -173,7 +190,10 @@ def _guarded(code, glb, loc, lv: _Level, on_end=None) -> tuple:
     while True:
         try:
             if out is None:
-                try: out = ('res', _exec(code, glb, loc, lv))
+                try:
+                    with lv.lock: lv.running = True  # from here on a timeout raised in this thread lands where it is caught
+                    if lv.expired: raise _Timeout()  # the deadline passed before the code started (a slow thread start)
+                    out = ('res', _exec(code, glb, loc, lv))
                 except BaseException as e: out = ('err', e)  # noqa: BLE001 - reported to the caller as text, like any error in the code
             with lv.lock: lv.running = False  # from here on no one raises the timeout in this thread for `lv`
             if on_end is not None: on_end()
@@ -248,9 +268,19 @@ def _stop_report(timeout: float, lv: _Level) -> str:
 
 def _raise_timeout(lv: _Level, t: threading.Thread) -> None:
     with lv.lock:
-        if not lv.running: return
-        lv.expired = True
-        _set_async_exc(t.ident, _Timeout)
+        lv.expired = True  # code that hasn't started yet sees it and doesn't start
+        if lv.running: _set_async_exc(t.ident, _Timeout)
+
+class _Untraced:
+    """The caller's trace and profile functions (a debugger, coverage, a profiler) off while it waits for its code:
+    on Python 3.11 a traced thread spins at its next call while an exception raised in another thread is pending
+    there, so a caller that raised the timeout in code blocked in C would wait for the C call to return"""
+    def __enter__(self):
+        self.trace, self.prof = sys.gettrace(), sys.getprofile()
+        sys.settrace(None); sys.setprofile(None)
+    def __exit__(self, *exc):
+        if _TRACE_SPINS: _unsignal()  # before tracing resumes: the code may still be blocked with its timeout pending
+        sys.settrace(self.trace); sys.setprofile(self.prof)
 
 def _in_thread(code, glb, loc, lv: _Level, timeout: float):
     box = {}
@@ -266,16 +296,17 @@ def _in_thread(code, glb, loc, lv: _Level, timeout: float):
             ended.release()
     t = threading.Thread(target=run, name='funccall-python', daemon=True)
     t.start()
-    try:  # short waits: an enclosing call's timeout gets in
-        while 'ended' not in box and (left := lv.deadline - time.monotonic()) > 0: ended.acquire(timeout=min(left, 0.05))
-        end = time.monotonic() + _GRACE
-        while 'ended' not in box and time.monotonic() < end:
-            _raise_timeout(lv, t)
-            ended.acquire(timeout=0.01)
-    finally:  # the caller is leaving (an enclosing call's timeout): stop this code too, even as that timeout lands again here
-        while 'ended' not in box:
-            try: _raise_timeout(lv, t); break
-            except BaseException: continue  # noqa: BLE001, S112 - the exception on its way out is still raised after this
+    with _Untraced():
+        try:  # short waits: an enclosing call's timeout gets in
+            while 'ended' not in box and (left := lv.deadline - time.monotonic()) > 0: ended.acquire(timeout=min(left, 0.05))
+            end = time.monotonic() + _GRACE
+            while 'ended' not in box and time.monotonic() < end:
+                _raise_timeout(lv, t)
+                ended.acquire(timeout=0.01)
+        finally:  # the caller is leaving (an enclosing call's timeout): stop this code too, even as that timeout lands again here
+            while 'ended' not in box:
+                try: _raise_timeout(lv, t); break
+                except BaseException: continue  # noqa: BLE001, S112 - the exception on its way out is still raised after this
     if 'out' not in box: return _stop_report(timeout, lv)
     return _outcome(*box['out'], lv)
 

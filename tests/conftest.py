@@ -45,3 +45,32 @@ def assert_valid_schema(s: dict) -> dict:
 def with_defs(s: dict, defs: dict) -> dict:
     "`handle_type`'s result `s` as a root schema holding the `defs` it filled"
     return {**s, '$defs': defs} if defs else dict(s)
+
+
+# How many corpus tools each property touched, and which it skipped and why: printed after the run (and by each test
+# with `-s`), so a property that quietly stops reaching the tools shows
+_TOUCHED: dict = {}
+
+def touched(prop: str, tool: str, outcome: str = 'checked') -> None:
+    "Record that property `prop` reached corpus tool `tool` (`outcome` 'checked', or why it was skipped)"
+    _TOUCHED.setdefault(prop, {}).setdefault(outcome, set()).add(tool)
+
+def touched_line(prop: str) -> str:
+    "'prop: 1283 checked, 2 skipped (why)' for property `prop`"
+    outs = _TOUCHED.get(prop, {})
+    return f"{prop}: " + ', '.join(f'{len(v)} {k}' for k, v in sorted(outs.items(), key=lambda kv: kv[0] != 'checked'))
+
+def pytest_terminal_summary(terminalreporter):
+    if not _TOUCHED: return
+    terminalreporter.section('corpus tools each property touched')
+    for prop in sorted(_TOUCHED): terminalreporter.write_line(touched_line(prop))
+
+
+def all_any(tool):
+    "The mutation round trips must catch: every annotation of `tool`'s built signature replaced by `Any` (in place; returns it)"
+    import inspect
+    from typing import Any
+    sig = inspect.signature(tool)
+    tool.__signature__ = sig.replace(parameters=[p.replace(annotation=Any) for p in sig.parameters.values()])
+    tool.__annotations__ = {nm: Any for nm in tool.__annotations__}
+    return tool

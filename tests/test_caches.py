@@ -58,7 +58,7 @@ def test_the_same_tool_built_again_and_again_does_not_grow_the_caches():
     del f
     assert all(n <= BOUND for n in _type_cache_sizes().values()), _type_cache_sizes()
     grown = _settle() - before
-    assert grown < 20_000, f'{grown} memory blocks still held after 20,000 builds of one tool were dropped'
+    assert grown < 5_000, f'{grown} memory blocks still held after 20,000 builds of one tool were dropped'  # measured 2,450-2,570
 
 
 @pytest.mark.slow
@@ -73,7 +73,7 @@ def test_100_000_distinct_tools_built_and_dropped_stay_bounded():
     sizes = _type_cache_sizes()
     assert all(n <= BOUND for n in sizes.values()), sizes
     grown = _settle() - before
-    assert grown < 50_000, f'{grown} memory blocks still held after 100,000 distinct tools were dropped'
+    assert grown < 12_000, f'{grown} memory blocks still held after 100,000 distinct tools were dropped'  # measured 6,300
 
 
 async def _async_calls(start: int, n: int):
@@ -92,7 +92,7 @@ def test_distinct_functions_through_get_schema_and_call_func_sync_and_async_stay
     sizes = _type_cache_sizes()
     assert all(n <= BOUND for n in sizes.values()), sizes
     grown = _settle() - before
-    assert grown < 100_000, f'{grown} memory blocks still held after 15,000 distinct functions were dropped'
+    assert grown < 100_000, f'{grown} memory blocks still held after 15,000 distinct functions were dropped'  # measured 67,800
 
 
 def test_memory_after_distinct_functions_are_dropped_in_bytes():
@@ -109,7 +109,7 @@ def test_memory_after_distinct_functions_are_dropped_in_bytes():
         gc.collect()
         grown = tracemalloc.get_traced_memory()[0] - base
     finally: tracemalloc.stop()
-    assert grown < 15_000_000, f'{grown / 1e6:.1f} MB still held after 3,000 distinct functions were dropped'
+    assert grown < 9_000_000, f'{grown / 1e6:.1f} MB still held after 3,000 distinct functions were dropped'  # measured 5.9 MB
 
 
 def test_the_type_caches_are_bounded_on_their_own_and_keep_union_order():

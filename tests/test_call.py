@@ -27,9 +27,12 @@ from typing import Annotated, Any, Literal, NamedTuple, Optional, TypedDict, Uni
 from uuid import UUID
 
 import pytest
+import typing_extensions
+from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
 import funccall.call
+from funccall import to_openai
 from funccall import SchemaError, ToolInputError, ToolNotFound, call_func, call_func_async, coerce_inputs, get_schema_nm, mk_ns, resolve_nm
 
 
@@ -823,6 +826,51 @@ def test_null_means_default(inputs, expected, calls):
     ns = {'dflt': dflt}
     for _ in range(calls): r = call_func('dflt', inputs, ns)
     assert r == expected
+
+
+class _Zip(typing_extensions.TypedDict):
+    street: str
+    zip: typing_extensions.NotRequired[str]
+
+
+@dataclass
+class _Item:
+    n: int
+    unit: str = 'kg'
+
+
+class _Inner(BaseModel):
+    n: int = 3
+
+
+class _Outer(BaseModel):
+    home: Optional[_Zip] = None
+    inner: _Inner = _Inner()
+    items: list[_Item] = []
+
+
+def strict_nested(o: _Outer):
+    "Return o"
+    return o
+
+
+@pytest.mark.parametrize('o,expected', [
+    ({'home': {'street': 's', 'zip': None}}, _Outer(home={'street': 's'})),
+    ({'inner': {'n': None}}, _Outer()),
+    ({'items': [{'n': 1, 'unit': None}, {'n': 2, 'unit': 'g'}]}, _Outer(items=[_Item(1), _Item(2, 'g')])),
+], ids=['typeddict-key', 'model-field', 'dataclass-in-list'])
+def test_a_strict_null_inside_a_model_means_leave_it_out(o, expected):
+    "Strict mode makes every key required and nullable: a null for a key that may be left out is the key left out, at any depth"
+    strict = to_openai(strict_nested, strict=True)['function']
+    assert strict['strict'] is True
+    args = {'o': {'home': None, 'inner': None, 'items': None, **o}}
+    Draft202012Validator(strict['parameters']).validate(args)  # a reply strict mode allows
+    assert call_func('strict_nested', args, {'strict_nested': strict_nested}) == expected
+
+
+def test_a_null_for_a_required_key_inside_a_model_is_still_refused():
+    with pytest.raises(ToolInputError) as ei: call_func('strict_nested', {'o': {'home': {'street': None}}}, {'strict_nested': strict_nested})
+    assert str(ei.value) == "Tool 'strict_nested', argument 'o.home.street': Input should be a valid string, got null"
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -431,16 +431,25 @@ def test_method_through_class():
     # an instance method reached through a class in the namespace: no instance to call it on
     with pytest.raises((ToolNotFound, ToolInputError)): call_func('Calc.add', {'x': 1}, NS)
 
+def _model_facing(text: str, start: str) -> None:
+    "A reply the model can act on (`ToolInputError: ...` naming the tool and argument), not an internal crash turned to text"
+    assert text.startswith(start), text[:300]
+    assert 'Traceback' not in text and len(text) < 2000, text[:300]
+
 def test_huge_numeric_string():
-    assert isinstance(call_func('f_int', {'a': '9' * 5000}, NS, raise_on_err=False), str)
-    with pytest.raises(ToolInputError): call_func('f_int', {'a': '9' * 5000}, NS)
+    _model_facing(call_func('f_int', {'a': '9' * 5000}, NS, raise_on_err=False), "ToolInputError: Tool 'f_int', argument 'a': expected an integer, got '999")
+    with pytest.raises(ToolInputError, match="argument 'a': expected an integer"): call_func('f_int', {'a': '9' * 5000}, NS)
 
 def test_huge_int_argument():
-    assert isinstance(call_func('f_str', {'s': 10 ** 5000}, NS, raise_on_err=False), str)
+    _model_facing(call_func('f_str', {'s': 10 ** 5000}, NS, raise_on_err=False),
+                  "ToolInputError: Tool 'f_str', argument 's': expected a string, got <an integer of 16610 bits>")
 
-@pytest.mark.parametrize('nm,inputs', [('f_int', '[' * 100_000), ('f_list', {'xs': '[' * 100_000})], ids=['arguments', 'list-parameter'])
-def test_deeply_nested_json(nm, inputs):
-    assert isinstance(call_func(nm, inputs, NS, raise_on_err=False), str)
+@pytest.mark.parametrize('nm,inputs,start', [
+    ('f_int', '[' * 100_000, "ToolInputError: Tool 'f_int': the arguments are not valid JSON (nested too deeply or too large)"),
+    ('f_list', {'xs': '[' * 100_000}, "ToolInputError: Tool 'f_list', argument 'xs': expected an array of integers, got '[[["),
+], ids=['arguments', 'list-parameter'])
+def test_deeply_nested_json(nm, inputs, start):
+    _model_facing(call_func(nm, inputs, NS, raise_on_err=False), start)
 
 def test_namedtuple_takes_array_in_union():
     class P(NamedTuple):

@@ -203,8 +203,25 @@ def _python_threads():
     return {t for t in threading.enumerate() if t.name == 'funccall-python' and t.ident in running}
 
 
+def _line_tracer(frame, event, arg):
+    "A trace function that sees every line and does nothing, as coverage or a debugger between breakpoints"
+    return _line_tracer
+
+
+@pytest.fixture(params=['untraced', 'settrace', 'setprofile'])
+def traced(request):
+    "The test's threads, and the threads they start, run with a trace or profile function set (put back afterwards)"
+    if request.param == 'untraced': yield; return  # (under coverage, still traced by coverage)
+    mod_set, mod_get = (sys.settrace, sys.gettrace) if request.param == 'settrace' else (sys.setprofile, sys.getprofile)
+    thr_set, thr_get = (threading.settrace, threading.gettrace) if request.param == 'settrace' else (threading.setprofile, threading.getprofile)
+    old, old_thr = mod_get(), thr_get()
+    mod_set(_line_tracer); thr_set(_line_tracer)
+    try: yield
+    finally: mod_set(old); thr_set(old_thr)
+
+
 @pytest.mark.parametrize('place', PLACES, ids=PLACE_IDS)
-def test_nested_calls_keep_the_outer_deadline(place):
+def test_nested_calls_keep_the_outer_deadline(place, traced):
     code = 'python("while True: pass", glb={}, timeout=30)\n"not stopped"'
     before = _python_threads()
     start = time.monotonic()
@@ -225,7 +242,7 @@ def test_an_inner_timeout_is_the_inner_calls_result(place):
 
 @pytest.mark.parametrize('place', PLACES, ids=PLACE_IDS)
 @pytest.mark.parametrize('code', [SWALLOW, SWALLOW_SLEEP], ids=['busy', 'sleeping'])
-def test_code_that_swallows_the_timeout_is_stopped(place, code):
+def test_code_that_swallows_the_timeout_is_stopped(place, code, traced):
     before = _python_threads()
     start = time.monotonic()
     r = place(python, code, glb={}, timeout=0.5)
@@ -267,7 +284,7 @@ def test_the_callers_timer_fires_on_time_while_code_runs():
         assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
 
 
-def test_a_timeout_never_lands_after_the_code_finished():
+def test_a_timeout_never_lands_after_the_code_finished(traced):
     "Code finishing right at its deadline, many times over: no exception escapes into threading or the caller"
     seen, old = [], threading.excepthook
     threading.excepthook = lambda args: seen.append(args.exc_type)
@@ -285,15 +302,62 @@ def test_a_timeout_never_lands_after_the_code_finished():
     assert len(results) == 24 and all(r == 'done' or _is_timeout(r) for r in results), results
 
 
-def test_a_blocking_call_off_the_main_thread_is_reported_honestly():
-    before = _python_threads()  # (other tests' stuck code may still be finishing: only this call's thread counts)
-    start = time.monotonic()
-    r = _in_thread(python, 'import time\ntime.sleep(2)', glb={}, timeout=0.3)
-    assert time.monotonic() - start < 1.5
-    assert _is_timeout(r) and 'inside a blocking call' in r
-    deadline = time.monotonic() + 5
-    while _python_threads() - before and time.monotonic() < deadline: time.sleep(0.05)
-    assert not _python_threads() - before  # it stopped once the call returned
+def test_a_blocking_call_off_the_main_thread_is_reported_honestly(traced):
+    "Reported at the deadline even by a traced caller (Python 3.11 made it wait for the blocking call), and nothing escapes"
+    seen, old = [], threading.excepthook
+    threading.excepthook = lambda args: seen.append(args.exc_type)
+    try:
+        before = _python_threads()  # (other tests' stuck code may still be finishing: only this call's thread counts)
+        start = time.monotonic()
+        r = _in_thread(python, 'import time\ntime.sleep(2)\nwhile True: pass', glb={}, timeout=0.3)
+        assert time.monotonic() - start < 1.5
+        assert _is_timeout(r) and 'inside a blocking call' in r
+        deadline = time.monotonic() + 5
+        while _python_threads() - before and time.monotonic() < deadline: time.sleep(0.05)
+        assert not _python_threads() - before  # it stopped once the call returned, before its endless loop
+    finally: threading.excepthook = old
+    assert seen == []
+
+
+def test_a_deadline_passed_before_the_code_started_stops_it_cleanly():
+    "A timeout of 0 off the main thread: the deadline passes while the code's thread starts; nothing lands in threading"
+    seen, old = [], threading.excepthook
+    threading.excepthook = lambda args: seen.append(args.exc_type)
+    try: results = [_in_thread(python, 'import time\ntime.sleep(5)\n"late"', glb={}, timeout=0) for _ in range(20)]
+    finally: threading.excepthook = old
+    assert seen == [] and all(_is_timeout(r) for r in results), results
+
+
+COVERED = textwrap.dedent('''
+    import json, threading, time
+    from funccall import python
+    seen, res = [], {}
+    threading.excepthook = lambda args: seen.append(args.exc_type.__name__)
+    def blocked():
+        start = time.monotonic()
+        res['text'] = python('import time\\ntime.sleep(2)', glb={}, timeout=0.3)
+        res['secs'] = time.monotonic() - start
+    def at_deadline():
+        for n in (20_000, 40_000, 80_000): python(f'for i in range({n}): pass', glb={}, timeout=0.002)
+    for target in [blocked] + [at_deadline] * 4: threading.Thread(target=target).start()
+    for t in threading.enumerate():
+        if t is not threading.current_thread() and t.name != 'funccall-python': t.join()
+    time.sleep(2)
+    print(json.dumps({**res, 'seen': seen}))
+''')
+
+
+def test_the_timeout_holds_under_coverage(tmp_path):
+    "Under `coverage run` (every thread traced): the caller gets the timeout at the deadline and nothing escapes"
+    script = tmp_path / 'covered.py'
+    script.write_text(COVERED)
+    r = subprocess.run([sys.executable, '-m', 'coverage', 'run', '--branch', f'--data-file={tmp_path / "cov"}', str(script)],
+                       capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                       env={k: v for k, v in os.environ.items() if not k.startswith('COVERAGE_')})  # its own measurement, not CI's
+    assert r.returncode == 0, r.stderr
+    out = __import__('json').loads(r.stdout.splitlines()[-1])
+    assert out['secs'] < 1.5 and 'inside a blocking call' in out['text'], out
+    assert out['seen'] == []
 
 
 # ---------------------------------------------------------------------------------------------------------

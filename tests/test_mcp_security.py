@@ -255,7 +255,7 @@ def test_no_tracebacks_or_paths_reach_the_client(caplog):
     assert texts['odd'].startswith("The value of tool 'odd' can't be sent as JSON")
     for t in texts.values(): assert 'Traceback' not in t and 'File "' not in t and '.py", line' not in t
     assert 'OSError: cannot open' in texts['boom']  # the message is the exception's own words
-    assert texts['stop'] == 'funccall.tools.StopRun: enough'
+    assert texts['stop'] == 'funccall.StopRun: enough'  # the public name, never the module it lives in
     logged = caplog.text
     assert 'Traceback' in logged and 'test_mcp_security.py' in logged and 'return a / b' in logged  # the frames, for the operator
 

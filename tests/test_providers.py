@@ -17,11 +17,12 @@ from typing import Annotated, Any, Dict, List, Literal, NamedTuple, Optional, Un
 from uuid import UUID
 
 import pytest
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, ValidationError
 from openai.types.chat import ChatCompletionFunctionToolParam
 from pydantic import BaseModel, Field, TypeAdapter
 from typing_extensions import NotRequired, TypedDict
 
+from funccall import mk_tool
 from funccall import (ProviderWarning, Report, SchemaError, call_func, function_to_tool, get_schema, strict_schema, to_anthropic, to_gemini,
                       to_mcp, to_openai, to_openai_responses, tool_name)
 
@@ -189,7 +190,8 @@ def test_strict_null_means_default_round_trip():
     params = to_openai(order, strict=True)['function']['parameters']
     args = {'room': {'name': 'A', 'seats': None}, 'addr': {'street': 'Main', 'zip': None}, 'hours': None, 'note': None, 'labels': None}
     Draft202012Validator(params).validate(args)  # what the model is forced to send
-    with pytest.raises(Exception): Draft202012Validator(params).validate({'room': {'name': 'A'}, 'addr': {'street': 'x'}})  # all required
+    with pytest.raises(ValidationError, match="'seats' is a required property"):  # all required
+        Draft202012Validator(params).validate({'room': {'name': 'A'}, 'addr': {'street': 'x', 'zip': None}, 'hours': None, 'note': None, 'labels': None})
     assert call_func('order', args, [order]) == (Room('A', 4), {'street': 'Main'}, 1.0, 'none', None)
 
 def take_profile(p: Profile):
@@ -222,6 +224,28 @@ def test_strict_schema_raises_when_impossible():
     assert sum('made required and nullable' in c.what for c in rep) == 5  # five optional fields made nullable
     assert sum('default moved to the description' in c.what for c in rep) == 3  # three defaults (null ones need no words)
     with pytest.raises(SchemaError, match="Tool 'free' can't be strict"): strict_schema(get_schema(free)['input_schema'], name='free')
+
+TAGGED = {'type': 'object', 'required': ['items'], 'properties': {'items': {'type': 'array', 'items': {'oneOf': [
+    {'type': 'object', 'required': ['n'], 'properties': {'kind': {'const': 'get', 'default': 'get'}, 'n': {'type': 'integer'}}},
+    {'type': 'object', 'required': ['n'], 'properties': {'kind': {'enum': ['put'], 'default': 'put'}, 'n': {'type': 'integer'}}}]}}}}
+
+@pytest.mark.parametrize('render', ['openai', 'anthropic'])
+def test_strict_keeps_an_optional_tag_required_and_not_null(render):
+    "A discriminated union's optional tag (one value) is sent as it is: a null for it would leave the form unknown"
+    rep = Report()
+    tool = {'name': 'tagged', 'description': 'Tagged.', 'inputSchema': TAGGED}
+    s = to_openai(tool, strict=True, report=rep)['function']['parameters'] if render == 'openai' else to_anthropic(tool, strict=True, report=rep)['input_schema']
+    forms = s['properties']['items']['items']['anyOf']
+    assert [f['properties']['kind'].get('const', f['properties']['kind'].get('enum')) for f in forms] == ['get', ['put']]
+    assert all('anyOf' not in f['properties']['kind'] for f in forms)  # not made nullable
+    if render == 'openai':  # (Claude's strict mode leaves optional keys optional)
+        assert all(f['required'] == ['kind', 'n'] for f in forms)
+        assert {c.what for c in rep if c.path.endswith('/kind')} == {'optional: made required (it has one value)', 'default moved to the description (not in OpenAI\'s strict subset)'}
+    v = Draft202012Validator(s)
+    assert v.is_valid({'items': [{'kind': 'get', 'n': 1}, {'kind': 'put', 'n': 2}]}) and not v.is_valid({'items': [{'kind': None, 'n': 1}]})
+    built = mk_tool(lambda _nm, /, **kw: kw, tool)
+    assert call_func('tagged', {'items': [{'kind': 'get', 'n': 1}]}, {'tagged': built}) == {'items': [{'kind': 'get', 'n': 1}]}
+
 
 def homogeneous(pt: tuple[int, int], v: tuple[float, ...]):
     "Points."
@@ -443,7 +467,8 @@ def test_seed_recursive_class_points_at_itself():
     p = function_to_tool(walk)['function']['parameters']
     assert p['properties']['root']['properties']['subs'] == {'type': 'array', 'items': {'$ref': '#/properties/root'}}
     Draft202012Validator(p).validate({'root': {'name': 'a', 'subs': [{'name': 'b', 'subs': []}]}})
-    with pytest.raises(Exception): Draft202012Validator(p).validate({'root': {'name': 'a', 'subs': [{'subs': []}]}})
+    with pytest.raises(ValidationError, match="'name' is a required property") as e: Draft202012Validator(p).validate({'root': {'name': 'a', 'subs': [{'subs': []}]}})
+    assert list(e.value.absolute_path) == ['root', 'subs', 0]  # found through the $ref, where it is missing
 
 def test_seed_descriptions_params_and_errors():
     def f(

@@ -9,6 +9,8 @@ values meant: nulls become defaults, and what the original schema accepts.
 hypothesis-jsonschema 0.23 can't draw objects under the installed hypothesis (`'many' object has no attribute
 'more'`), so `values` below draws from the subset the renders use, and every draw is checked with `jsonschema`.
 """
+import base64
+import copy
 import datetime as dt
 import inspect
 import json
@@ -17,10 +19,11 @@ import re
 import anthropic.types
 import mcp.types
 import pytest
-from conftest import assert_valid_schema
+from conftest import assert_valid_schema, examples, touched, touched_line
 from corpus import load_corpus
 from google.genai import types as gtypes
 from hypothesis import HealthCheck, Phase, assume, given, settings, strategies as st
+from hypothesis.errors import Unsatisfiable
 from jsonschema import Draft7Validator, Draft202012Validator
 from openai.types.chat import ChatCompletionFunctionToolParam
 from openai.types.responses import FunctionToolParam
@@ -61,8 +64,8 @@ def check_render(kind: str, d: dict) -> None:
     elif kind.startswith('anthropic'):
         assert CLAUDE.validate_python(d) == d
         fn = {'parameters': d['input_schema'], 'strict': d.get('strict')}
-    elif kind == 'mcp':
-        mcp.types.Tool.model_validate(d)
+    elif kind == 'mcp':  # field by field: nothing the SDK's type drops or renames
+        assert mcp.types.Tool.model_validate(d).model_dump(mode='json', by_alias=True, exclude_unset=True) == d
         return
     else:
         fd = gtypes.FunctionDeclaration.model_validate(d)
@@ -150,12 +153,14 @@ _FORMATS = {'date-time': st.datetimes(timezones=st.just(dt.timezone.utc)).map(la
             'date': st.dates().map(str), 'time': st.times(timezones=st.just(dt.timezone.utc)).map(lambda t: t.isoformat()),
             'uuid': st.uuids().map(str), 'email': st.just('a@example.com'), 'hostname': st.just('example.com'),
             'ipv4': st.ip_addresses(v=4).map(str), 'ipv6': st.ip_addresses(v=6).map(str), 'uri': st.just('https://example.com/a'),
-            'duration': st.just('P1D')}
+            'duration': st.just('P1D'), 'decimal': st.decimals(-1000, 1000, places=2).map(str), 'Path': st.sampled_from(['.', 'a/b.txt'])}
 
 def values(s, defs: dict, depth: int = 0):
     "A strategy for JSON values valid under `s` (the subset renders use); past a depth, the smallest values"
     if s is True or s == {}: return st.just('x')
-    if '$ref' in s: return values(defs[s['$ref'].rsplit('/', 1)[-1]], defs, depth + 1)
+    if '$ref' in s:  # `defs['#']`: the root, for a pointer elsewhere (Gemini keeps `#/properties/...`)
+        ref = s['$ref']
+        return values(defs[ref.rsplit('/', 1)[-1]] if ref.startswith('#/$defs/') else _at(defs['#'], ref[1:]), defs, depth + 1)
     if 'anyOf' in s:
         opts = [x for x in s['anyOf'] if depth < 4 or x.get('type') == 'null'] or s['anyOf'][:1]
         return st.one_of([values({**{k: v for k, v in s.items() if k != 'anyOf'}, **x}, defs, depth) for x in opts])
@@ -170,10 +175,12 @@ def values(s, defs: dict, depth: int = 0):
         if 'exclusiveMinimum' in s: lo = s['exclusiveMinimum'] + 1
         if 'exclusiveMaximum' in s: hi = s['exclusiveMaximum'] - 1
         lo, hi = lo if lo is not None else -1000, hi if hi is not None else 1000
+        if 'multipleOf' in s: return st.integers(int(-(-lo // s['multipleOf'])), int(hi // s['multipleOf'])).map(lambda i: i * s['multipleOf'])
         ints = st.integers(int(-(-lo // 1)), int(hi // 1))
-        return ints if ty == 'integer' or 'multipleOf' in s else st.one_of(ints, st.floats(lo, hi, allow_nan=False))
+        return ints if ty == 'integer' else st.one_of(ints, st.floats(lo, hi, allow_nan=False))
     if ty == 'string':
         if s.get('format') in _FORMATS: return _FORMATS[s['format']]
+        if s.get('contentEncoding') == 'base64': return st.binary(max_size=8).map(lambda b: base64.b64encode(b).decode())
         # printable ASCII: Python's `$` also matches before a final newline and its `\d` takes any digit; JSON Schema's don't
         # (and drawn to match whole, or Hypothesis may add the newline Python's `$` allows)
         if 'pattern' in s: return st.from_regex(s['pattern'], fullmatch=True, alphabet=st.characters(min_codepoint=32, max_codepoint=126))
@@ -190,31 +197,110 @@ def values(s, defs: dict, depth: int = 0):
         return st.fixed_dictionaries(must, optional=may)
     return st.just('x')
 
-def draw_valid(d: st.DataObject, schema: dict):
-    "Arguments valid under the rendered `schema`"
-    args = d.draw(values(schema, schema.get('$defs', {})))
+def _at(root, path: str):
+    """The node at JSON pointer `path` in `root`, or None; where a step isn't there, through the node's `$ref` or the
+    member of its `anyOf` that has it (a report's path is the original's, and a strict render wraps optional objects)"""
+    node = root
+    for part in path.split('/')[1:]:
+        part = part.replace('~1', '/').replace('~0', '~')
+        for _ in range(8):
+            if isinstance(node, dict) and part not in node and isinstance(node.get('$ref'), str) and node['$ref'].startswith('#/'):
+                node = _at(root, node['$ref'][1:])
+            elif isinstance(node, dict) and part not in node and isinstance(node.get('anyOf'), list):
+                node = next((m for m in node['anyOf'] if isinstance(m, dict) and (part in m or '$ref' in m)), None)
+            else: break
+        if isinstance(node, dict) and part in node: node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node): node = node[int(part)]
+        else: return None
+    return node
+
+def meant_schema(render: dict, original: dict, rep: Report) -> dict:
+    """`render` with each constraint it moved into a description (for the model to read there) put back from `original` at
+    the same place: the schema a model's reply satisfies when it reads the descriptions, to draw arguments from"""
+    out = copy.deepcopy(render)
+    for c in rep:
+        if 'moved to the description' not in c.what: continue
+        src, dst = _at(original, c.path), _at(out, c.path)
+        for kw in [w.split()[0] for w in c.what.split(' moved to the description')[0].split(', ')]:  # "default, format 'x' moved ..."
+            if isinstance(src, dict) and isinstance(dst, dict) and kw in src: dst[kw] = src[kw]
+    return out
+
+def draw_valid(d: st.DataObject, schema: dict, meant: dict = None):
+    "Arguments valid under the rendered `schema`, drawn from `meant` (`schema` with the constraints it moved into descriptions)"
+    meant = schema if meant is None else meant
+    args = d.draw(values(meant, {**meant.get('$defs', {}), '#': meant}))
     assume(Draft202012Validator(schema).is_valid(args))
     return args
 
-SETTINGS = settings(max_examples=3, deadline=None, database=None, suppress_health_check=list(HealthCheck),
+def _without_nulls(v):
+    "`v` with every key whose value is null left out, at any depth: nulls as \"not given\""
+    if isinstance(v, dict): return {k: _without_nulls(x) for k, x in v.items() if x is not None}
+    return [_without_nulls(x) for x in v] if isinstance(v, list) else v
+
+SETTINGS = settings(max_examples=examples(3), deadline=None, database=None, suppress_health_check=list(HealthCheck),
                     phases=(Phase.explicit, Phase.generate))  # no shrinking: a failure shows as drawn, in bounded time
+OWN_SETTINGS = settings(SETTINGS, max_examples=examples(12))  # few cases, each with room for its unions and nulls
 
 def _original_validator(s: dict):
     return (Draft7Validator if 'draft-07' in s.get('$schema', '') else Draft202012Validator)(s)
 
-_STRICT = [t for t in TOOLS if to_openai(t, strict=True, rename=True, report=Report())['function']['strict'] and _buildable(t)]
-STRICT_SAMPLE = _STRICT[::max(1, len(_STRICT) // 16)]  # 16 tools spread over the servers: the time stays bounded as the corpus grows
+_SERVERS = sorted({srv for srv, _ in CORPUS})
+RECEIVES = 'strict render: the server tool receives what its schema accepts'
 
+@pytest.mark.slow
 @pytest.mark.parametrize('render', ['openai', 'anthropic', 'gemini'])
-@pytest.mark.parametrize('t', STRICT_SAMPLE, ids=[t['name'] for t in STRICT_SAMPLE])
-def test_server_tool_receives_what_its_schema_accepts(t, render):
-    "Arguments valid under a strict (or Gemini) render, through `call_func` and the built tool, are valid under the server's own schema"
-    rep = Report()
-    d = {'openai': lambda: to_openai(t, strict=True, rename=True, report=rep)['function']['parameters'],
-         'anthropic': lambda: to_anthropic(t, strict=True, rename=True, report=rep)['input_schema'],
-         'gemini': lambda: to_gemini(t, rename=True, report=rep).get('parameters_json_schema', {'type': 'object', 'properties': {}})}[render]()
-    told = _told(rep)
-    got = []
+@pytest.mark.parametrize('server', _SERVERS)
+def test_server_tool_receives_what_its_schema_accepts(server, render):
+    """Every tool of the server sent strict (or to Gemini): arguments valid under its render, with the constraints the render
+    moved into descriptions kept, go through `call_func` and the built tool, and are valid under the server's own schema"""
+    for srv, t in CORPUS:
+        if srv != server: continue
+        key, rep = f'{srv}:{t["name"]} ({render})', Report()
+        d, strict = _render(t, render, rep)
+        if not strict: continue
+        if not _buildable(t): touched(RECEIVES, key, 'refused (name collision)'); continue
+        if t['name'].startswith('_'): touched(RECEIVES, key, "skipped (call_func keeps names starting with '_' private)"); continue
+        ran = _receives(t, d, meant_schema(d, t['inputSchema'], rep))
+        touched(RECEIVES, key, 'checked' if ran else 'skipped (no draw valid under the render and the original)')
+    print(touched_line(RECEIVES))
+
+def _render(t: dict, render: str, rep: Report) -> tuple:
+    "The parameters schema `render` sends for tool `t`, and whether it is sent strict (Gemini: always checked)"
+    if render == 'openai': return (fn := to_openai(t, strict=True, rename=True, report=rep)['function'])['parameters'], fn['strict']
+    if render == 'anthropic': return (d := to_anthropic(t, strict=True, rename=True, report=rep))['input_schema'], d['strict']
+    return to_gemini(t, rename=True, report=rep).get('parameters_json_schema', {'type': 'object', 'properties': {}}), True
+
+def _nested_null_refused() -> bool:
+    """Whether a built tool still refuses strict nulls for optional keys inside an object when there are many (past ten
+    it reports them as errors): the one null rule (issue 18, on its way) makes every one "not given"; until then draws
+    with more than ten nulls are held back, counted and printed, and once it lands they run"""
+    keys = [f'k{i}' for i in range(12)]
+    t = {'name': 'p', 'description': 'P.', 'inputSchema': {'type': 'object', 'required': ['o'], 'properties': {
+        'o': {'type': 'object', 'properties': {k: {'type': 'string'} for k in keys}}}}}
+    return call_func('p', {'o': dict.fromkeys(keys)}, {'p': mk_tool(lambda _nm, /, **kw: 'ok', t)}, raise_on_err=False) != 'ok'
+
+NESTED_NULL_REFUSED = _nested_null_refused()
+
+def _union_null_refused() -> bool:
+    """Whether a built tool refuses strict nulls for optional keys of an object that is one form of a union (line-bot's
+    `create_rich_menu` actions): a known bug, not fixed yet; draws that run once their nulls are left out are held back,
+    counted and printed, and once it is fixed they run"""
+    t = next(t for srv, t in CORPUS if srv == 'line-bot' and t['name'] == 'create_rich_menu')
+    args = {'chatBarText': 'x', 'actions': [{'type': 'postback', 'label': 'a', 'data': 'x', 'displayText': None, 'inputOption': None, 'fillInText': None}]}
+    tool = mk_tool(lambda _nm, /, **kw: 'ok', t)
+    assert call_func(t['name'], _without_nulls(args), {t['name']: tool}, raise_on_err=False) == 'ok'
+    return call_func(t['name'], args, {t['name']: tool}, raise_on_err=False) != 'ok'
+
+UNION_NULL_REFUSED = _union_null_refused()
+
+def _nulls(v) -> int:
+    if v is None: return 1
+    if isinstance(v, dict): return sum(map(_nulls, v.values()))
+    return sum(map(_nulls, v)) if isinstance(v, list) else 0
+
+def _receives(t: dict, d: dict, meant: dict) -> int:
+    "How many draws reached the tool; a refusal fails"
+    got, ran = [], []
     tool = mk_tool(lambda _nm, /, **kw: got.append(kw) or 'ok', t)
     original = _original_validator(t['inputSchema'])
 
@@ -222,35 +308,24 @@ def test_server_tool_receives_what_its_schema_accepts(t, render):
     @given(st.data())
     def run(data):
         got.clear()
-        args = draw_valid(data, d)
+        args = draw_valid(data, d, meant)
+        if NESTED_NULL_REFUSED and _nulls(args) > 10: touched(RECEIVES, t['name'], 'draws held back (more than ten nulls: issue 18)'); return
         res = call_func(t['name'], args, {t['name']: tool}, raise_on_err=False)
-        if res != 'ok':
-            _refused_as_told(res, told)
+        if res != 'ok' and not original.is_valid(_without_nulls(args)):  # the server's own schema refuses it too (a oneOf the
+            touched(RECEIVES, t['name'], 'draws refused, as the server\'s own schema does')  # render made anyOf, say): as it should
             return
+        if res != 'ok' and UNION_NULL_REFUSED and call_func(t['name'], _without_nulls(args), {t['name']: tool}, raise_on_err=False) == 'ok':
+            touched(RECEIVES, t['name'], 'draws held back (a null inside a union form: known bug)')
+            return
+        assert res == 'ok', (args, res)
+        ran.append(1)
         sent = got[0]
         assert original.is_valid(sent), list(original.iter_errors(sent))[:1]
         for k, v in args.items():  # a null the model had to send means "leave it out"
             if v is None and None not in _accepted(t['inputSchema'], k): assert k not in sent
-    run()
-
-def _told(rep: Report) -> set:
-    "The parameters with a constraint the render moved into the description: the model reads it there, the call side checks it"
-    return {c.path.split('/')[2] for c in rep if 'moved to the description' in c.what and c.path.startswith('/properties/')}
-
-def _refused_as_told(res: str, told: set) -> None:
-    "A refusal names only arguments whose constraint the render moved into the description"
-    bad = {m.split('.')[0].split('[')[0] for ms in re.findall(r"argument '([^']+)'|^- ([^:]+):", res, re.M) for m in ms if m}
-    assert bad and bad <= told, res
-
-# Gemini's JSON Schema subset (`GenerateContentConfig.response_json_schema`'s docstring); `format` is in it, but not
-# which formats it enforces. A keyword outside it is sent as it is: the model reads it, Gemini does not enforce it.
-GEMINI_JSON_KEYS = {'$id', '$defs', '$ref', '$anchor', 'type', 'title', 'description', 'enum', 'items', 'prefixItems', 'minItems',
-                    'maxItems', 'minimum', 'maximum', 'anyOf', 'oneOf', 'properties', 'additionalProperties', 'required', 'default'}
-
-def _unenforced(s) -> bool:
-    if isinstance(s, list): return any(map(_unenforced, s))
-    if not isinstance(s, dict): return False
-    return any(k not in GEMINI_JSON_KEYS for k in s) or any(_unenforced(v) for k, v in s.items() if k not in ('enum', 'default'))
+    try: run()
+    except Unsatisfiable: pass
+    return len(ran)
 
 def _accepted(s: dict, k: str) -> tuple:
     return (None,) if _original_validator({**s, 'required': []}).is_valid({k: None}) else ()
@@ -271,40 +346,33 @@ _LOSSY_AS = {'openai': 'openai-strict', 'anthropic': 'anthropic-strict', 'gemini
 OWN_CASES = [(f, r) for f in OWN for r in _LOSSY_AS
              if f.__name__ not in LOSSY[_LOSSY_AS[r]]]  # what a render reports it can't hold is tested where it is reported
 
-# A known disagreement on the call side (funccall/_coerce.py): a strict render sends `null` for a TypedDict's NotRequired
-# key, which `call_func` drops at the top level but hands on to pydantic inside a model (`User.home.zip`), which refuses it.
-_KNOWN = {('shapes', 'openai'): 'null for a NotRequired TypedDict key inside a pydantic model reaches pydantic'}
-
-@pytest.mark.parametrize('f,render', [pytest.param(f, r, marks=pytest.mark.xfail(strict=True, reason=_KNOWN[f.__name__, r]))
-                                      if (f.__name__, r) in _KNOWN else (f, r) for f, r in OWN_CASES],
-                         ids=[f'{f.__name__}-{r}' for f, r in OWN_CASES])
+@pytest.mark.parametrize('f,render', OWN_CASES, ids=[f'{f.__name__}-{r}' for f, r in OWN_CASES])
 def test_own_function_runs_with_the_values_meant(f, render):
     rep = Report()
     params = {'openai': lambda: to_openai(f, strict=True, report=rep)['function']['parameters'],
               'anthropic': lambda: to_anthropic(f, strict=True, report=rep)['input_schema'],
               'gemini': lambda: to_gemini(f, report=rep)['parameters_json_schema'],
               'gemini-legacy': lambda: _legacy_as_json(to_gemini(f, report=rep, legacy=True)['parameters'])}[render]()
-    told = _told(rep) | {c.path.split('/')[2] for c in rep if c.path.startswith('/properties/') and not c.lossy}
-    if render == 'gemini': told |= {k for k, v in params['properties'].items() if _unenforced(v)}
-    received = {}
+    received, ran = {}, []
     def spy(*a, **kw):
         received.clear()
         received.update(inspect.signature(f).bind(*a, **kw).arguments)
         return 'ran'
     spy.__signature__, spy.__name__, spy.__doc__, spy.__annotations__ = inspect.signature(f), f.__name__, f.__doc__, f.__annotations__
+    meant = meant_schema(params, get_schema(f, evalable=True)['input_schema'], rep)
 
-    @SETTINGS
+    @OWN_SETTINGS
     @given(st.data())
     def run(data):
-        args = draw_valid(data, params)
+        args = draw_valid(data, params, meant)
         res = call_func(f.__name__, args, {f.__name__: spy}, raise_on_err=False)
-        if res != 'ran':
-            _refused_as_told(res, told)
-            return
+        assert res == 'ran', (args, res)  # drawn to satisfy the constraints the model reads in descriptions: every call runs
+        ran.append(1)
         for k, p in inspect.signature(f).parameters.items():
             if k not in received and p.default is not inspect.Parameter.empty: received[k] = p.default
         _meant(f, args, received)
     run()
+    assert ran
 
 def _legacy_as_json(s):
     "Gemini's OpenAPI subset read as JSON Schema, to draw from: lower-case types, `nullable` as a union"

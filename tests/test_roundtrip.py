@@ -28,12 +28,13 @@ from uuid import UUID
 
 import annotated_types as at
 import pytest
-from conftest import examples
+from conftest import all_any, examples
 import typing_extensions as te
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from funccall import get_schema, handle_type, mk_tool, schema2anno
+from funccall._json import jsonable
 
 
 
@@ -228,12 +229,67 @@ def _example(p0: Node, p1: Point = Point(1, 2.0), *, p2: Color = Color.red, p3: 
 # The properties
 # ---------------------------------------------------------------------------------------------------------
 
+def rebuilt(tool, description: str = 'Rebuilt'):
+    """A plain function with `tool`'s signature, annotations and defaults, and nothing else: its schema is made from those
+    alone, not read back from what `mk_tool` stored on `tool`"""
+    def g(*args, **kwargs): pass
+    g.__doc__, g.__signature__, g.__annotations__ = description, inspect.signature(tool), dict(tool.__annotations__)
+    return g
+
+
+def _without(s, words: tuple):
+    if isinstance(s, list): return [_without(x, words) for x in s]
+    if not isinstance(s, dict): return s
+    return {k: _without(v, words) for k, v in s.items() if k not in words}
+
+
+def assert_signature_says(tool, s: dict, unsaid: tuple = ()) -> None:
+    """The built `tool`'s signature carries schema `s` (from `get_schema`) on its own: the schema made again from its
+    annotations is `s` less what annotations can't say (descriptions, defaults, string formats), each parameter's
+    default is the schema's (as JSON), and the parameters without one are the required ones; `unsaid`: more keywords
+    the annotations are documented not to carry"""
+    again = get_schema(rebuilt(tool), evalable=True)['input_schema']
+    assert _without(_one_of_each(_types(again)), unsaid) == _without(_one_of_each(_types(s['input_schema'])), unsaid)
+    props, req = s['input_schema'].get('properties', {}), set(s['input_schema'].get('required', ()))
+    ps = inspect.signature(tool).parameters
+    assert set(ps) == set(props)
+    for nm, p in ps.items():
+        if p.default is inspect.Parameter.empty: assert nm in req, nm
+        else: assert nm not in req and jsonable(p.default) == props[nm].get('default'), nm
+
+
+def _one_of_each(s):
+    "`s` with each union's repeated members once, and a union of one member that member: `date | str` is `str | str` to an annotation"
+    if isinstance(s, list): return [_one_of_each(x) for x in s]
+    if not isinstance(s, dict): return s
+    s = {k: _one_of_each(v) for k, v in s.items()}
+    if 'anyOf' not in s: return s
+    members = [m for i, m in enumerate(s['anyOf']) if m not in s['anyOf'][:i]]
+    rest = {k: v for k, v in s.items() if k != 'anyOf'}
+    return {**members[0], **rest} if len(members) == 1 else {**rest, 'anyOf': members}
+
+
+def _fixpoint(f):
+    s = get_schema(f, evalable=True)
+    tool = mk_tool(_dispatch, s)
+    assert get_schema(tool, evalable=True) == s  # what it stored comes back
+    assert_signature_says(tool, s)  # and the signature it built says the same on its own
+    return s, tool
+
+
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(functions())
 @example(_example)
 def test_get_schema_of_mk_tool_is_a_fixpoint(f):
-    s = get_schema(f, evalable=True)
-    assert get_schema(mk_tool(_dispatch, s), evalable=True) == s
+    _fixpoint(f)
+
+
+def test_the_fixpoint_fails_when_the_built_annotations_are_any():
+    "The property can fail: the same example with every built annotation made `Any` is caught (it was not, reading back the stored schema)"
+    s, tool = _fixpoint(_example)
+    all_any(tool)
+    assert get_schema(tool, evalable=True) == s  # the stored schema alone can't tell
+    with pytest.raises(AssertionError): assert_signature_says(tool, s)
 
 
 @settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -283,7 +339,10 @@ def test_field_comments_and_defaults_come_back():
     assert s['input_schema']['$defs']['Point']['properties'] == {
         'x': {'description': 'across', 'type': 'integer'}, 'y': {'description': 'down', 'default': 0.5, 'type': 'number'},
         'tags': {'description': 'labels', 'default': [], 'type': 'array', 'items': {'type': 'string'}}}
-    assert get_schema(mk_tool(_dispatch, s), evalable=True) == s
+    tool = mk_tool(_dispatch, s)
+    assert get_schema(tool, evalable=True) == s
+    assert_signature_says(tool, s)
+    assert get_schema(tool, evalable=True)['input_schema']['$defs']['Point']['properties']['tags']['description'] == 'labels'
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -364,6 +423,7 @@ def test_length_constraints_of_arrays_come_back_through_the_tool(t, plain):
     assert schema2anno(s['input_schema']['properties']['p']) == plain
     tool = mk_tool(lambda nm, /, **kw: kw, s)
     assert get_schema(tool) == s
+    assert_signature_says(tool, s, unsaid=('minItems', 'maxItems'))
     with pytest.raises(ValueError, match="Tool 'f'"): tool(['a', 'b', 'c', 'd'] if plain == set[str] else [])
 
 
