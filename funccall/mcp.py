@@ -152,7 +152,9 @@ class MCPClient:
         for t in specs:  # one tool that can't be built costs only itself
             try: self._tools[t.name] = mk_tool(dispfn, t, check=self.check)
             except (ValueError, TypeError, SchemaError) as e: self.skipped.append((t.name, f"{type(e).__name__}: {e}"))
-            else: self._specs.append(t)
+            else:
+                self._specs.append(t)
+                self._tools[t.name].__output_schema__ = t.output_schema  # what code mode shows as the return type
         if self.skipped:
             warnings.warn(f"MCPClient: {len(self.skipped)} tool(s) of the server can't be called from Python and were left out: "
                           + '; '.join(f'{nm!r} ({why[:200]})' for nm, why in self.skipped), stacklevel=4)

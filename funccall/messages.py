@@ -173,8 +173,10 @@ def run_tool_calls(
 ) -> list[dict]:           # the answers to all its calls, as `tool_results` makes them; none when nothing was called
     "Run the tool calls of a model's response (concurrently, as `Toolbox.batch` does) and answer them"
     calls, p = _calls(response, provider)
-    if not calls: return []
-    return tool_results(run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls'), p)
+    searched, callers = _native(toolbox, response, provider)
+    if not calls: return searched
+    res = run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls')
+    return searched + _with_callers(tool_results(res, p), callers)
 
 async def run_tool_calls_async(
     toolbox: Toolbox,      # the tools the model was offered
@@ -184,4 +186,20 @@ async def run_tool_calls_async(
 ) -> list[dict]:           # the answers to all its calls, as `tool_results` makes them; none when nothing was called
     "`run_tool_calls` for async code"
     calls, p = _calls(response, provider)
-    return tool_results(await toolbox.abatch(calls, injected=injected), p) if calls else []
+    searched, callers = _native(toolbox, response, provider)
+    return searched + _with_callers(tool_results(await toolbox.abatch(calls, injected=injected), p), callers) if calls else searched
+
+def _native(toolbox: Toolbox, response, provider) -> tuple[list, dict]:
+    "What a Responses output asks beyond function calls: client-run tool searches (answered here), callers of a program's calls"
+    if provider is not None and _provider(provider) != 'openai_responses': return [], {}
+    items = list(response) if isinstance(response, (list, tuple)) else _get(response, 'output') if _has(response, 'output') else None
+    if not items: return [], {}
+    from .codemode import program_callers
+    from .search import client_searches
+    return client_searches(toolbox, items), program_callers(items)
+
+def _with_callers(outs: list, callers: dict) -> list:
+    "A program's calls are answered to the program: the output names it as their caller"
+    for o in outs:
+        if (c := callers.get(o.get('call_id'))) is not None: o['caller'] = c
+    return outs

@@ -1,0 +1,363 @@
+"""Code mode: the model writes a Python program against the toolset, instead of one tool call per turn.
+
+`code_api(box)` is the toolset as Python source a model reads: a stub per tool, its typed signature rebuilt from
+the tool's schema (`schema2sig`), a `TypedDict` for each object parameter, its description and parameters'
+descriptions as the docstring, its return type from the function's return annotation or the MCP server's
+`outputSchema`. `code_tool(box)` is the `run_code(code)` tool that runs such a program with every tool bound as a
+function; each call the program makes is a `Toolbox.call`, so it goes through the toolbox's one pipeline (argument
+checks, injected values, hooks, confirmation, cache, timeouts, traces). A failed call raises `ToolCallError` in the
+program, with the message the model would have read. The result is what the program printed, then its last
+expression's value.
+
+Where the program runs (`isolate=`):
+- `False`: in this process, like the `python` tool (`funccall.pytool`), with its deadline; tools return Python values.
+  Not a sandbox: the program can import anything.
+- `True`: in a new Python process that sees nothing of the application (no globals, no objects), with an address-space
+  limit (`resource.setrlimit`, POSIX) and killed, its whole process group, at the deadline. The tools still run here,
+  in the application's process: the program's calls come over a pipe, one JSON line each, and values go back as JSON.
+  Not a sandbox either: the process may read files and the network as the user can.
+- `'monty'`: in pydantic-monty's sandbox (a subset of Python in Rust, no file or network access, its own memory and
+  time limits), when `pydantic-monty` is installed; tools are its external functions, run here.
+
+`programmatic(definitions, provider)` renders tools for the providers' own code execution instead (Anthropic's
+`allowed_callers` with its code-execution tool, OpenAI's programmatic tool calling); the calls a program makes
+there come back as ordinary tool calls, which `run_tool_calls` answers (to the program, for OpenAI).
+"""
+from __future__ import annotations
+
+import json, keyword, os, re, select, signal, subprocess, sys, tempfile, time, typing
+from typing import Any, Literal, Union
+
+from .inverse import schema2anno, schema2sig
+from .pytool import python
+from .schema import SchemaError, handle_type
+from .tools import Tool, to_text
+
+__all__ = ['code_api', 'code_tool', 'ToolCallError', 'CodeError', 'programmatic', 'program_callers']
+
+class ToolCallError(Exception):
+    "A tool called from a program failed: the message is what the model would have read"
+
+class CodeError(Exception):
+    "The model's program failed: the message is what it printed and its traceback"
+
+# the model reads these by their bare names, as it reads `ValueError`
+ToolCallError.__module__ = CodeError.__module__ = 'builtins'
+
+# --- the API as Python source ---------------------------------------------------------------------------
+
+def _py_name(nm: str, taken: set) -> str:
+    "A Python identifier for tool name `nm` (`notes-add` -> `notes_add`), unique among `taken`"
+    s = re.sub(r'\W', '_', nm) or '_'
+    if s[0].isdigit(): s = f'_{s}'
+    if keyword.iskeyword(s) or s in ('print', 'ToolCallError'): s = f'{s}_'
+    base, i = s, 2
+    while s in taken: s, i = f'{base}_{i}', i + 1
+    taken.add(s)
+    return s
+
+def _is_typeddict(a) -> bool: return isinstance(a, type) and issubclass(a, dict) and hasattr(a, '__required_keys__')
+
+class _Source:
+    "Annotations as source text, collecting the `TypedDict` classes they use (each once, named apart)"
+    def __init__(self): self.classes, self.names, self.lines = {}, set(), []
+
+    def anno(self, a) -> str:
+        if a is Any or a is typing.Any: return 'Any'
+        if a is None or a is type(None): return 'None'
+        if _is_typeddict(a): return self._typeddict(a)
+        origin, args = typing.get_origin(a), typing.get_args(a)
+        if origin is Literal: return f"Literal[{', '.join(map(repr, args))}]"
+        if origin is Union: return ' | '.join(self.anno(x) for x in args)
+        if origin in (list, dict, tuple, set, frozenset): return f"{origin.__name__}[{', '.join(self.anno(x) for x in args)}]" if args else origin.__name__
+        return getattr(a, '__name__', 'Any') if isinstance(a, type) else 'Any'
+
+    def _typeddict(self, td) -> str:
+        if td in self.classes: return self.classes[td]
+        req, hints = td.__required_keys__, td.__annotations__
+        fields = [(k, self.anno(t)) for k, t in hints.items()]  # (nested classes are written first)
+        key = (td.__name__, tuple(fields), frozenset(req))  # the same class rebuilt from another schema is written once
+        if key in self.classes: self.classes[td] = self.classes[key]; return self.classes[key]
+        nm = self.classes[td] = self.classes[key] = _py_name(td.__name__, self.names)
+        total = all(k in req for k in hints)
+        body = [f"    {k}: {t}{'  # required' if k in req and not total else ''}" if k.isidentifier() and not keyword.iskeyword(k)
+                else f"    # {k!r}: {t} (not a Python name: pass it in a dict)" for k, t in fields] or ['    pass']
+        self.lines += [f"class {nm}(TypedDict{'' if total else ', total=False'}):", *body, '']
+        return nm
+
+def _doc(text: str) -> str: return text.replace('\\', '\\\\').replace('"""', '\\"\\"\\"')
+
+def _returns(t: Tool):
+    "The annotation of what tool `t` gives back: from its function's return annotation, or the MCP server's `outputSchema`"
+    out = getattr(t.fn, '__output_schema__', None)  # set by `MCPClient` on the tools it builds
+    if isinstance(out, dict):
+        props = out.get('properties') or {}
+        if out.get('x-fastmcp-wrap-result') and 'result' in props: out = {**props['result'], '$defs': out.get('$defs', {})}
+        try: return schema2anno(out, out.get('$defs'))
+        except (ValueError, TypeError): return Any
+    ret = getattr(getattr(t, '__signature__', None), 'return_annotation', None)
+    try: ret = typing.get_type_hints(t.fn).get('return', ret) if callable(t.fn) else ret
+    except Exception: pass  # noqa: BLE001 - an annotation that can't be resolved is shown as Any
+    if ret in (None, inspect_empty) or ret is Any: return Any if ret is not None else None
+    defs: dict = {}
+    try: s = handle_type(ret, defs)
+    except (SchemaError, TypeError): return Any
+    try: return schema2anno(s, defs)
+    except (ValueError, TypeError): return Any
+
+inspect_empty = __import__('inspect').Parameter.empty
+
+def _tools(box) -> list[Tool]: return [t for t in box if not getattr(t.fn, '_funccall_code_tool', False)]
+
+def _specs(box) -> list[tuple]:
+    "(Python name, tool, signature) per tool, in the toolbox's order"
+    taken: set = set()
+    return [(_py_name(t.name, taken), t, schema2sig(t.schema)) for t in _tools(box)]
+
+def code_api(
+    box,  # a `Toolbox`
+) -> str:  # Python source: imports, the `TypedDict`s, then a stub per tool
+    "The toolset as Python a model reads: a typed stub per tool, with its description and its parameters' as the docstring"
+    src, stubs = _Source(), []
+    for py, t, sig in _specs(box):
+        props = t.schema['input_schema'].get('properties', {})
+        params, args, kwonly = [], [], False
+        for p in sig.parameters.values():
+            if p.kind is p.KEYWORD_ONLY and not kwonly: params.append('*'); kwonly = True
+            default = '' if p.default is p.empty else f" = {p.default!r}" if _literal(p.default) else ' = None'
+            params.append(f"{p.name}: {src.anno(p.annotation)}{default}")
+        for nm, ps in props.items():
+            d = ps.get('description') if isinstance(ps, dict) else None
+            if d: args.append(f"    {nm}: {' '.join(d.split())}")
+        ret = src.anno(_returns(t))
+        doc = (t.description or '').strip()
+        if args: doc = f"{doc}\n\nArgs:\n" + '\n'.join(args)
+        doc = '\n    '.join(_doc(doc).splitlines())
+        stubs += [f"def {py}({', '.join(params)}) -> {ret}:", f'    """{doc}"""' if doc else '    ...', *(['    ...'] if doc else []), '']
+    head = ['from typing import Any, Literal, TypedDict', '', '# Each function runs a tool; a failed call raises ToolCallError with its message.',
+            'class ToolCallError(Exception): ...', '']
+    return '\n'.join(head + src.lines + stubs).rstrip() + '\n'
+
+def _literal(v) -> bool:
+    "Whether `v` reads back as itself from its repr (what a default in the stub may show)"
+    return v is None or type(v) in (bool, int, float, str) or (type(v) in (list, tuple, dict) and len(repr(v)) < 80 and _json_ok(v))
+
+def _json_ok(v) -> bool:
+    try: json.dumps(v); return True
+    except (TypeError, ValueError): return False
+
+# --- calling tools from a program ----------------------------------------------------------------------------
+
+def _binder(py: str, params: list, call):
+    "A function `py(*args, **kw)` that names its arguments as the tool's schema does and hands them to `call(arguments)`"
+    pys, orig = [p for p, _ in params], dict(params)
+    def f(*args, **kw):
+        if len(args) > len(pys): raise TypeError(f"{py}() takes at most {len(pys)} positional arguments ({len(args)} given)")
+        for p, a in zip(pys, args):
+            if p in kw: raise TypeError(f"{py}() got multiple values for argument {p!r}")
+            kw[p] = a
+        if bad := [k for k in kw if k not in orig]: raise TypeError(f"{py}() got an unexpected keyword argument {bad[0]!r}")
+        return call({orig[k]: v for k, v in kw.items()})
+    f.__name__ = f.__qualname__ = py
+    return f
+
+def _params(t: Tool, sig) -> list:
+    "(Python parameter name, property name) in the signature's order"
+    props = list(t.schema['input_schema'].get('properties', {}))
+    by_py = {}
+    for orig in props:  # `schema2sig` renames only what Python can't spell; match each parameter to its property
+        by_py[re.sub(r'\W', '_', orig)] = orig
+    return [(p.name, p.name if p.name in props else by_py.get(p.name.rstrip('_'), by_py.get(p.name, p.name))) for p in sig.parameters.values()]
+
+def _in_process(box, name: str, as_json: bool = False):
+    "Run tool `name` with a program's arguments; its value as it is, or (`as_json`) as JSON data"
+    def call(args):
+        r = box.call(name, args)
+        if not r.ok: raise ToolCallError(r.error)
+        return _as_json(r.value) if as_json else r.value
+    return call
+
+def _as_json(v):
+    "`v` as JSON data (dataclasses, dates and the like in their JSON form), or its text when JSON can't hold it"
+    if v is None or isinstance(v, str): return v
+    try: return json.loads(t := to_text(v))
+    except ValueError: return t
+
+def _result(printed: str, value) -> str:
+    parts = [printed.rstrip('\n')] if printed.strip() else []
+    if value is not None: parts.append(to_text(value))
+    return '\n'.join(parts)
+
+_TB = 'Traceback (most recent call last):'
+
+def _run_here(box, code: str, timeout: float) -> str:
+    out: list = []
+    def print_(*a, sep=' ', end='\n', file=None, flush=False):  # the program's prints are its result
+        if file is not None and file is not sys.stdout: return print(*a, sep=sep, end=end, file=file, flush=flush)
+        out.append(sep.join(map(str, a)) + end)
+    ns = {'__name__': '__main__', 'print': print_, 'ToolCallError': ToolCallError}
+    ns.update({py: _binder(py, _params(t, sig), _in_process(box, t.name)) for py, t, sig in _specs(box)})
+    v = python(code, glb=ns, timeout=timeout)
+    if isinstance(v, str) and v.startswith(_TB): raise CodeError(_result(''.join(out), v))
+    return _result(''.join(out), v)
+
+# --- in a process of its own ---------------------------------------------------------------------------------
+
+def _child() -> None:
+    "The program's process: reads its code and the tools' names, runs it, sends each tool call up the pipe and waits for the answer"
+    chan_out, chan_in = os.fdopen(os.dup(1), 'w'), sys.stdin
+    os.dup2(2, 1)  # what else writes to stdout (C code, `os.write(1, ...)`) must not break the channel
+    sys.stdout = sys.stderr
+    job = json.loads(chan_in.readline())
+    def send(msg): chan_out.write(json.dumps(msg, default=str) + '\n'); chan_out.flush()
+    def caller(name):
+        def call(args):
+            send({'call': name, 'args': args})
+            r = json.loads(chan_in.readline())
+            if not r['ok']: raise ToolCallError(r['error'])
+            return r['value']
+        return call
+    out: list = []
+    def print_(*a, sep=' ', end='\n', file=None, flush=False):
+        if file is not None and file is not sys.stdout: return print(*a, sep=sep, end=end, file=file, flush=flush)
+        out.append(sep.join(map(str, a)) + end)
+    ns = {'__name__': '__main__', 'print': print_, 'ToolCallError': ToolCallError}
+    ns.update({py: _binder(py, [tuple(p) for p in params], caller(name)) for py, name, params in job['tools']})
+    v = python(job['code'], glb=ns, timeout=10 ** 6)  # the parent keeps the deadline: it kills this process
+    failed = isinstance(v, str) and v.startswith(_TB)
+    try: json.dumps(v); value = v
+    except (TypeError, ValueError): value = to_text(v)
+    send({'done': True, 'printed': ''.join(out), 'value': value, 'failed': failed})
+
+def _limits(memory_mb: int):
+    def f():
+        try: import resource
+        except ImportError: return  # (no address-space limit off POSIX)
+        n = memory_mb * 2 ** 20
+        resource.setrlimit(resource.RLIMIT_AS, (n, n))
+    return f
+
+class _Lines:
+    "Lines from a pipe, each waited for until a deadline"
+    def __init__(self, fd: int): self.fd, self.buf = fd, b''
+    def next(self, deadline: float) -> bytes | None:
+        while b'\n' not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.fd], [], [], left)[0]: return None
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk: return None
+            self.buf += chunk
+        line, self.buf = self.buf.split(b'\n', 1)
+        return line
+
+def _run_isolated(box, code: str, timeout: float, memory_mb: int) -> str:
+    specs = _specs(box)
+    tools = {t.name: t for _, t, _ in specs}
+    env = {**os.environ, 'PYTHONPATH': os.pathsep.join(p for p in sys.path if p)}
+    with tempfile.TemporaryFile() as err:
+        p = subprocess.Popen([sys.executable, '-c', 'from funccall.codemode import _child; _child()'], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=err, env=env, start_new_session=True, preexec_fn=_limits(memory_mb))
+        deadline, lines = time.monotonic() + timeout, _Lines(p.stdout.fileno())
+        def send(msg):
+            p.stdin.write((json.dumps(msg, default=str) + '\n').encode()); p.stdin.flush()
+        try:
+            send({'code': code, 'tools': [(py, t.name, _params(t, sig)) for py, t, sig in specs]})
+            while True:
+                line = lines.next(deadline)
+                if line is None:
+                    if time.monotonic() >= deadline:
+                        raise CodeError(f"{_TB}\n  File \"<code>\", in <module>\n    (stopped after {timeout:g} s; its process was killed)\nTimeoutError")
+                    p.wait(timeout=5)
+                    err.seek(0)
+                    raise CodeError(f"The program's process ended with exit code {p.returncode}\n{err.read().decode(errors='replace')[-2000:]}".rstrip())
+                msg = json.loads(line)
+                if msg.get('done'):
+                    res = _result(msg['printed'], msg['value'])
+                    if msg['failed']: raise CodeError(res)
+                    return res
+                t = tools.get(msg.get('call'))
+                r = box.call(t.name if t else str(msg.get('call')), msg.get('args') or {})
+                send({'ok': r.ok, 'value': _as_json(r.value) if r.ok else None, 'error': r.error})
+        except (BrokenPipeError, ValueError) as e:
+            raise CodeError(f"The program's process stopped answering: {type(e).__name__}: {e}") from None
+        finally:
+            if p.poll() is None:
+                try: os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError: pass
+            p.wait()
+            for f in (p.stdin, p.stdout):
+                try: f.close()
+                except OSError: pass
+
+# --- in pydantic-monty's sandbox ----------------------------------------------------------------------------
+
+_MONTY_PRELUDE = 'ToolCallError = Exception\n'  # a host function's error reaches the sandbox as an `Exception`
+
+def _run_monty(box, code: str, timeout: float, memory_mb: int) -> str:
+    try: from pydantic_monty import CollectString, Monty, MontyError
+    except ImportError: raise ImportError("isolate='monty' needs pydantic-monty: pip install pydantic-monty") from None
+    fns = {py: _binder(py, _params(t, sig), _in_process(box, t.name, as_json=True)) for py, t, sig in _specs(box)}
+    out = CollectString()
+    limits = {'max_feed_duration_secs': float(timeout), 'max_memory': memory_mb * 2 ** 20}
+    try:
+        with Monty(request_timeout=timeout + 5) as pool, pool.checkout(limits=limits) as s:
+            v = s.feed_run(_MONTY_PRELUDE + code, external_lookup=fns, print_callback=out)
+    except MontyError as e: raise CodeError(_result(out.output, f"{_TB}\n{e}")) from None
+    return _result(out.output, v)
+
+# --- the tool -------------------------------------------------------------------------------------------------
+
+_RUNNERS = {False: _run_here, True: _run_isolated, 'monty': _run_monty}
+
+def code_tool(
+    box,                        # a `Toolbox`: its tools are the program's functions
+    isolate: bool | str=False,  # False: in this process; True: in a process of its own; 'monty': in pydantic-monty's sandbox
+    timeout: float=30,          # seconds the program may run, its tool calls included
+    memory_mb: int=512,         # the address-space limit of the program's process (True), or monty's memory limit
+) -> Tool:                      # the `run_code(code)` tool, its description holding the API (`code_api`)
+    "A `run_code(code)` tool: the model's Python program runs with every tool of `box` bound as a function"
+    if isolate not in _RUNNERS: raise ValueError(f"isolate={isolate!r}: use False, True or 'monty'")
+    run = _RUNNERS[isolate]
+    def run_code(
+        code: str,  # a Python program; call the functions below, `print` what you need, end with an expression to return it
+    ):
+        return run(box, code, timeout) if isolate is False else run(box, code, timeout, memory_mb)
+    run_code._funccall_code_tool = True
+    desc = ("Run a Python program that calls these functions (each one a tool) and returns what it prints and the value of its "
+            f"last expression. Use it to chain tool calls, loop over results and keep only what matters.\n\n```python\n{code_api(box)}```")
+    return Tool(run_code, description=desc)
+
+# --- the providers' own code execution ------------------------------------------------------------------
+
+_ANTHROPIC_CODE = {'type': 'code_execution_20260120', 'name': 'code_execution'}
+
+def programmatic(
+    definitions: list,    # a toolbox's definitions for `provider` (`Toolbox.definitions(provider)`)
+    provider: str,        # 'anthropic' or 'responses'
+    direct: bool=False,   # let the model call them directly too, not only from its program
+) -> list:                # the definitions, callable from the provider's code execution, and that tool
+    "Tools callable from the provider's own code execution: Anthropic's `allowed_callers` with its code-execution tool, OpenAI's programmatic tool calling"
+    if provider == 'anthropic':
+        callers = [_ANTHROPIC_CODE['type']] + (['direct'] if direct else [])
+        return [dict(_ANTHROPIC_CODE)] + [{**d, 'allowed_callers': callers} if 'input_schema' in d else d for d in definitions]
+    if provider in ('responses', 'openai_responses'):
+        callers = ['programmatic'] + (['direct'] if direct else [])
+        def one(d):
+            if d.get('type') == 'function': return {**d, 'allowed_callers': callers}
+            if d.get('type') == 'namespace': return {**d, 'tools': [one(x) for x in d['tools']]}
+            return d
+        return [one(d) for d in definitions] + [{'type': 'programmatic_tool_calling'}]
+    raise ValueError(f"Programmatic tool calling is Anthropic's ('anthropic') and OpenAI Responses' ('responses'), not {provider!r}'s")
+
+def program_callers(
+    items: list,  # a Responses output's items (SDK objects or dicts)
+) -> dict:        # call_id -> the `caller` its output must name, for each function call a program made
+    "The program each of OpenAI's programmatic function calls came from, so its answer goes back to it"
+    res = {}
+    for it in items:
+        get = (lambda k, it=it: it.get(k)) if isinstance(it, dict) else (lambda k, it=it: getattr(it, k, None))
+        c = get('caller')
+        if get('type') != 'function_call' or c is None: continue
+        cg = c.get if isinstance(c, dict) else (lambda k, c=c: getattr(c, k, None))
+        if cg('type') == 'program': res[get('call_id')] = {'type': 'program', 'caller_id': cg('caller_id')}
+    return res
