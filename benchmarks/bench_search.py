@@ -58,7 +58,7 @@ def evaluate(rank, reqs):
         results = [rank(q) for q, _ in reqs]
         best = min(best, time.process_time() - t0)
     ms = best * 1000 / len(reqs)
-    for (q, right), got in zip(reqs, results):
+    for (_, right), got in zip(reqs, results):
         r1 += got[:1] == [right]
         r5 += right in got
     return r1 / len(reqs), r5 / len(reqs), ms

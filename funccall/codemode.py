@@ -25,10 +25,10 @@ there come back as ordinary tool calls, which `run_tool_calls` answers (to the p
 """
 from __future__ import annotations
 
-import json, keyword, os, re, select, signal, subprocess, sys, tempfile, time, typing
+import inspect, json, keyword, os, re, select, signal, subprocess, sys, tempfile, time, typing
 from typing import Any, Literal, Union
 
-from .inverse import schema2anno, schema2sig
+from .inverse import mk_tool, schema2anno, schema2sig
 from .pytool import python
 from .schema import SchemaError, handle_type
 from .tools import Tool, to_text
@@ -69,7 +69,8 @@ class _Source:
         origin, args = typing.get_origin(a), typing.get_args(a)
         if origin is Literal: return f"Literal[{', '.join(map(repr, args))}]"
         if origin is Union: return ' | '.join(self.anno(x) for x in args)
-        if origin in (list, dict, tuple, set, frozenset): return f"{origin.__name__}[{', '.join(self.anno(x) for x in args)}]" if args else origin.__name__
+        if origin in (list, dict, tuple, set, frozenset):
+            return f"{origin.__name__}[{', '.join(self.anno(x) for x in args)}]" if args else origin.__name__
         return getattr(a, '__name__', 'Any') if isinstance(a, type) else 'Any'
 
     def _typeddict(self, td) -> str:
@@ -85,27 +86,27 @@ class _Source:
         self.lines += [f"class {nm}(TypedDict{'' if total else ', total=False'}):", *body, '']
         return nm
 
-def _doc(text: str) -> str: return text.replace('\\', '\\\\').replace('"""', '\\"\\"\\"')
+def _doc(text: str) -> str:
+    "`text` safe inside a triple-quoted docstring: backslashes doubled, quotes that would end it escaped"
+    text = text.replace('\\', '\\\\').replace('"""', '\\"\\"\\"')
+    return text[:-1] + '\\"' if text.endswith('"') else text
 
 def _returns(t: Tool):
-    "The annotation of what tool `t` gives back: from its function's return annotation, or the MCP server's `outputSchema`"
+    "The annotation of what tool `t` gives back: the MCP server's `outputSchema`, or its function's return annotation"
     out = getattr(t.fn, '__output_schema__', None)  # set by `MCPClient` on the tools it builds
     if isinstance(out, dict):
-        props = out.get('properties') or {}
-        if out.get('x-fastmcp-wrap-result') and 'result' in props: out = {**props['result'], '$defs': out.get('$defs', {})}
-        try: return schema2anno(out, out.get('$defs'))
-        except (ValueError, TypeError): return Any
-    ret = getattr(getattr(t, '__signature__', None), 'return_annotation', None)
-    try: ret = typing.get_type_hints(t.fn).get('return', ret) if callable(t.fn) else ret
-    except Exception: pass  # noqa: BLE001 - an annotation that can't be resolved is shown as Any
-    if ret in (None, inspect_empty) or ret is Any: return Any if ret is not None else None
-    defs: dict = {}
-    try: s = handle_type(ret, defs)
-    except (SchemaError, TypeError): return Any
+        defs, props = out.get('$defs'), out.get('properties') or {}
+        s = props['result'] if out.get('x-fastmcp-wrap-result') and 'result' in props else out  # `MCPClient` unwraps such values
+    else:
+        fn = t.fn if inspect.isfunction(t.fn) or inspect.ismethod(t.fn) else type(t.fn).__call__
+        try: ret = typing.get_type_hints(fn).get('return', Any)
+        except Exception: return Any  # noqa: BLE001 - an annotation that can't be resolved is shown as Any
+        if ret is Any or ret is type(None): return None if ret is type(None) else Any
+        defs = {}
+        try: s = handle_type(ret, defs)  # through JSON Schema, so the stub shows what comes back as data: a dataclass as a TypedDict
+        except (SchemaError, TypeError): return Any
     try: return schema2anno(s, defs)
     except (ValueError, TypeError): return Any
-
-inspect_empty = __import__('inspect').Parameter.empty
 
 def _tools(box) -> list[Tool]: return [t for t in box if not getattr(t.fn, '_funccall_code_tool', False)]
 
@@ -132,7 +133,7 @@ def code_api(
         ret = src.anno(_returns(t))
         doc = (t.description or '').strip()
         if args: doc = f"{doc}\n\nArgs:\n" + '\n'.join(args)
-        doc = '\n    '.join(_doc(doc).splitlines())
+        doc = '\n'.join(f'    {ln}' if ln.strip() else '' for ln in _doc(doc).splitlines()).lstrip()
         stubs += [f"def {py}({', '.join(params)}) -> {ret}:", f'    """{doc}"""' if doc else '    ...', *(['    ...'] if doc else []), '']
     head = ['from typing import Any, Literal, TypedDict', '', '# Each function runs a tool; a failed call raises ToolCallError with its message.',
             'class ToolCallError(Exception): ...', '']
@@ -148,30 +149,19 @@ def _json_ok(v) -> bool:
 
 # --- calling tools from a program ----------------------------------------------------------------------------
 
-def _binder(py: str, params: list, call):
-    "A function `py(*args, **kw)` that names its arguments as the tool's schema does and hands them to `call(arguments)`"
-    pys, orig = [p for p, _ in params], dict(params)
-    def f(*args, **kw):
-        if len(args) > len(pys): raise TypeError(f"{py}() takes at most {len(pys)} positional arguments ({len(args)} given)")
-        for p, a in zip(pys, args):
-            if p in kw: raise TypeError(f"{py}() got multiple values for argument {p!r}")
-            kw[p] = a
-        if bad := [k for k in kw if k not in orig]: raise TypeError(f"{py}() got an unexpected keyword argument {bad[0]!r}")
-        return call({orig[k]: v for k, v in kw.items()})
-    f.__name__ = f.__qualname__ = py
-    return f
+def _functions(box, call) -> dict:
+    """Python name -> a function with the tool's signature (`mk_tool`, unchecked: the toolbox checks) whose call is
+    `call(tool name, arguments)`, the arguments under the schema's own property names"""
+    return {py: mk_tool(call, schema, check=False) for py, schema in _schemas(box)}
 
-def _params(t: Tool, sig) -> list:
-    "(Python parameter name, property name) in the signature's order"
-    props = list(t.schema['input_schema'].get('properties', {}))
-    by_py = {}
-    for orig in props:  # `schema2sig` renames only what Python can't spell; match each parameter to its property
-        by_py[re.sub(r'\W', '_', orig)] = orig
-    return [(p.name, p.name if p.name in props else by_py.get(p.name.rstrip('_'), by_py.get(p.name, p.name))) for p in sig.parameters.values()]
+def _schemas(box) -> list[tuple]:
+    "(Python name, input schema as JSON) per tool: what a program's functions are made from, here or in another process"
+    return [(py, json.loads(json.dumps({'name': t.name, 'input_schema': t.schema['input_schema']}, default=str)))
+            for py, t, _ in _specs(box)]
 
-def _in_process(box, name: str, as_json: bool = False):
-    "Run tool `name` with a program's arguments; its value as it is, or (`as_json`) as JSON data"
-    def call(args):
+def _in_process(box, as_json: bool = False):
+    "Run a tool with a program's arguments through the toolbox; its value as it is, or (`as_json`) as JSON data"
+    def call(name, /, **args):
         r = box.call(name, args)
         if not r.ok: raise ToolCallError(r.error)
         return _as_json(r.value) if as_json else r.value
@@ -196,7 +186,7 @@ def _run_here(box, code: str, timeout: float) -> str:
         if file is not None and file is not sys.stdout: return print(*a, sep=sep, end=end, file=file, flush=flush)
         out.append(sep.join(map(str, a)) + end)
     ns = {'__name__': '__main__', 'print': print_, 'ToolCallError': ToolCallError}
-    ns.update({py: _binder(py, _params(t, sig), _in_process(box, t.name)) for py, t, sig in _specs(box)})
+    ns.update(_functions(box, _in_process(box)))
     v = python(code, glb=ns, timeout=timeout)
     if isinstance(v, str) and v.startswith(_TB): raise CodeError(_result(''.join(out), v))
     return _result(''.join(out), v)
@@ -210,19 +200,17 @@ def _child() -> None:
     sys.stdout = sys.stderr
     job = json.loads(chan_in.readline())
     def send(msg): chan_out.write(json.dumps(msg, default=str) + '\n'); chan_out.flush()
-    def caller(name):
-        def call(args):
-            send({'call': name, 'args': args})
-            r = json.loads(chan_in.readline())
-            if not r['ok']: raise ToolCallError(r['error'])
-            return r['value']
-        return call
+    def call(name, /, **args):
+        send({'call': name, 'args': args})
+        r = json.loads(chan_in.readline())
+        if not r['ok']: raise ToolCallError(r['error'])
+        return r['value']
     out: list = []
     def print_(*a, sep=' ', end='\n', file=None, flush=False):
         if file is not None and file is not sys.stdout: return print(*a, sep=sep, end=end, file=file, flush=flush)
         out.append(sep.join(map(str, a)) + end)
     ns = {'__name__': '__main__', 'print': print_, 'ToolCallError': ToolCallError}
-    ns.update({py: _binder(py, [tuple(p) for p in params], caller(name)) for py, name, params in job['tools']})
+    ns.update({py: mk_tool(call, schema, check=False) for py, schema in job['tools']})
     v = python(job['code'], glb=ns, timeout=10 ** 6)  # the parent keeps the deadline: it kills this process
     failed = isinstance(v, str) and v.startswith(_TB)
     try: json.dumps(v); value = v
@@ -251,8 +239,8 @@ class _Lines:
         return line
 
 def _run_isolated(box, code: str, timeout: float, memory_mb: int) -> str:
-    specs = _specs(box)
-    tools = {t.name: t for _, t, _ in specs}
+    schemas = _schemas(box)
+    names = {s['name'] for _, s in schemas}
     env = {**os.environ, 'PYTHONPATH': os.pathsep.join(p for p in sys.path if p)}
     with tempfile.TemporaryFile() as err:
         p = subprocess.Popen([sys.executable, '-c', 'from funccall.codemode import _child; _child()'], stdin=subprocess.PIPE,
@@ -261,22 +249,24 @@ def _run_isolated(box, code: str, timeout: float, memory_mb: int) -> str:
         def send(msg):
             p.stdin.write((json.dumps(msg, default=str) + '\n').encode()); p.stdin.flush()
         try:
-            send({'code': code, 'tools': [(py, t.name, _params(t, sig)) for py, t, sig in specs]})
+            send({'code': code, 'tools': schemas})
             while True:
                 line = lines.next(deadline)
                 if line is None:
                     if time.monotonic() >= deadline:
-                        raise CodeError(f"{_TB}\n  File \"<code>\", in <module>\n    (stopped after {timeout:g} s; its process was killed)\nTimeoutError")
+                        raise CodeError(f"{_TB}\n  File \"<code>\", in <module>\n    (stopped after {timeout:g} s; its process was killed)"
+                                        "\nTimeoutError")
                     p.wait(timeout=5)
                     err.seek(0)
-                    raise CodeError(f"The program's process ended with exit code {p.returncode}\n{err.read().decode(errors='replace')[-2000:]}".rstrip())
+                    why = err.read().decode(errors='replace')[-2000:]
+                    raise CodeError(f"The program's process ended with exit code {p.returncode}\n{why}".rstrip())
                 msg = json.loads(line)
                 if msg.get('done'):
                     res = _result(msg['printed'], msg['value'])
                     if msg['failed']: raise CodeError(res)
                     return res
-                t = tools.get(msg.get('call'))
-                r = box.call(t.name if t else str(msg.get('call')), msg.get('args') or {})
+                nm = msg.get('call')  # only the toolbox's tools: the process can ask for nothing else
+                r = box.call(nm, msg.get('args') or {}) if nm in names else box.call(f'<not a tool: {str(nm)[:60]}>', {})
                 send({'ok': r.ok, 'value': _as_json(r.value) if r.ok else None, 'error': r.error})
         except (BrokenPipeError, ValueError) as e:
             raise CodeError(f"The program's process stopped answering: {type(e).__name__}: {e}") from None
@@ -296,7 +286,7 @@ _MONTY_PRELUDE = 'ToolCallError = Exception\n'  # a host function's error reache
 def _run_monty(box, code: str, timeout: float, memory_mb: int) -> str:
     try: from pydantic_monty import CollectString, Monty, MontyError
     except ImportError: raise ImportError("isolate='monty' needs pydantic-monty: pip install pydantic-monty") from None
-    fns = {py: _binder(py, _params(t, sig), _in_process(box, t.name, as_json=True)) for py, t, sig in _specs(box)}
+    fns = _functions(box, _in_process(box, as_json=True))
     out = CollectString()
     limits = {'max_feed_duration_secs': float(timeout), 'max_memory': memory_mb * 2 ** 20}
     try:
@@ -336,7 +326,7 @@ def programmatic(
     provider: str,        # 'anthropic' or 'responses'
     direct: bool=False,   # let the model call them directly too, not only from its program
 ) -> list:                # the definitions, callable from the provider's code execution, and that tool
-    "Tools callable from the provider's own code execution: Anthropic's `allowed_callers` with its code-execution tool, OpenAI's programmatic tool calling"
+    "Tools callable from the provider's code execution: Anthropic's `allowed_callers` and code-execution tool, OpenAI's programmatic tool calling"
     if provider == 'anthropic':
         callers = [_ANTHROPIC_CODE['type']] + (['direct'] if direct else [])
         return [dict(_ANTHROPIC_CODE)] + [{**d, 'allowed_callers': callers} if 'input_schema' in d else d for d in definitions]

@@ -176,7 +176,7 @@ def run_tool_calls(
     searched, callers = _native(toolbox, response, provider)
     if not calls: return searched
     res = run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls')
-    return searched + _with_callers(tool_results(res, p), callers)
+    return searched + _with_callers(_with_references(tool_results(res, p), res, p), callers)
 
 async def run_tool_calls_async(
     toolbox: Toolbox,      # the tools the model was offered
@@ -187,7 +187,9 @@ async def run_tool_calls_async(
     "`run_tool_calls` for async code"
     calls, p = _calls(response, provider)
     searched, callers = _native(toolbox, response, provider)
-    return searched + _with_callers(tool_results(await toolbox.abatch(calls, injected=injected), p), callers) if calls else searched
+    if not calls: return searched
+    res = await toolbox.abatch(calls, injected=injected)
+    return searched + _with_callers(_with_references(tool_results(res, p), res, p), callers)
 
 def _native(toolbox: Toolbox, response, provider) -> tuple[list, dict]:
     "What a Responses output asks beyond function calls: client-run tool searches (answered here), callers of a program's calls"
@@ -197,6 +199,14 @@ def _native(toolbox: Toolbox, response, provider) -> tuple[list, dict]:
     from .codemode import program_callers
     from .search import client_searches
     return client_searches(toolbox, items), program_callers(items)
+
+def _with_references(outs: list, results: list, p: str) -> list:
+    "The tools `search_tools` found go back to Claude as `tool_reference` blocks, which load their deferred definitions"
+    if p != 'anthropic' or not outs: return outs
+    from .search import references
+    for block, r in zip(outs[0]['content'], results):
+        if (refs := references(r)) is not None: block['content'] = refs
+    return outs
 
 def _with_callers(outs: list, callers: dict) -> list:
     "A program's calls are answered to the program: the output names it as their caller"

@@ -20,7 +20,7 @@ from collections import Counter
 
 from .inverse import tool_parts
 
-__all__ = ['ToolIndex', 'tokens', 'index_of', 'search_tool', 'load', 'deferred', 'client_searches', 'SEARCH_TOOL']
+__all__ = ['ToolIndex', 'tokens', 'index_of', 'search_tool', 'load', 'deferred', 'client_searches', 'references', 'Found', 'SEARCH_TOOL']
 
 # --- words ----------------------------------------------------------------------------------------------
 
@@ -217,6 +217,17 @@ def load(
     box.loaded.extend(new)
     return new
 
+class Found(str):
+    "What `search_tools` answers: the text the model reads, and the names found (Claude gets them as `tool_reference` blocks)"
+    names: list
+
+def references(
+    r,  # a `ToolResult`
+) -> list | None:  # `tool_reference` blocks, or None when `r` is not what `search_tools` found
+    "The tools `search_tools` found, as Claude's `tool_reference` blocks: they load the deferred definitions of those tools"
+    if not (r.ok and isinstance(r.value, Found) and r.value.names): return None
+    return [{'type': 'tool_reference', 'tool_name': nm} for nm in r.value.names]
+
 def search_tool(box, limit: int = 5):
     "The `search_tools(query)` tool of `box`: finds tools, loads them into the next `definitions(..., defer=...)`, says which"
     from .tools import Tool  # (tools.py reaches this module from its methods)
@@ -227,7 +238,9 @@ def search_tool(box, limit: int = 5):
         "Find the tools for a task: the best matches are loaded for you to call, and listed here"
         found = box.search(query, limit)
         load(box, found)
-        return _summary(box, found)
+        res = Found(_summary(box, found))
+        res.names = found
+        return res
     t = box.own_tools[SEARCH_TOOL] = Tool(search_tools, read_only=True)
     return t
 
@@ -259,8 +272,11 @@ def deferred(
     keep = _kept(box, defer)
     tools = list(box)
     if fmt == 'anthropic':
-        if (st := _ANTHROPIC_SEARCH.get(search or 'bm25')) is None: raise ValueError(f"search={search!r}: Claude's tool search is 'bm25' or 'regex'")
-        return [dict(st)] + [d if t.name in keep else {**d, 'defer_loading': True} for t, d in zip(tools, render(tools))]
+        if search != 'client' and (st := _ANTHROPIC_SEARCH.get(search or 'bm25')) is None:
+            raise ValueError(f"search={search!r}: Claude's tool search is 'bm25', 'regex' or 'client' (funccall's own)")
+        defs = render(tools + [search_tool(box)] if search == 'client' else tools)
+        first = [defs.pop()] if search == 'client' else [dict(st)]
+        return first + [d if t.name in keep else {**d, 'defer_loading': True} for t, d in zip(tools, defs)]
     if fmt == 'responses':
         if search not in (None, 'server', 'client'): raise ValueError(f"search={search!r}: OpenAI's tool search runs on the 'server' or 'client'")
         defs = [d if t.name in keep else {**d, 'defer_loading': True} for t, d in zip(tools, render(tools))]

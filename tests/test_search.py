@@ -9,7 +9,7 @@ import pytest
 from openai.types.responses import Response, ResponseInputItemParam, ToolParam
 from pydantic import TypeAdapter
 
-from funccall import Tool, ToolGroup, Toolbox, run_tool_calls
+from funccall import ToolGroup, Toolbox, run_tool_calls
 from funccall.search import ToolIndex, tokens
 
 sys.path.insert(0, str(Path(__file__).parent.parent/'benchmarks'))
@@ -141,3 +141,19 @@ def test_definition_sizes_with_and_without_deferral_on_real_servers():
         deferred = len(json.dumps(box.definitions('openai', defer=True)))
         print(f"{srv}: {len(box)} tools, {full:,} characters of definitions, {deferred:,} deferred ({deferred / full:.1%})")
         assert deferred < full / 20
+
+def test_anthropic_client_search_answers_with_tool_references():
+    from anthropic.types import Message, MessageParam
+    box = notes_box()
+    defs = box.definitions('anthropic', defer=True, search='client')
+    TypeAdapter(list[at.ToolUnionParam]).validate_python(defs)
+    assert defs[0]['name'] == 'search_tools' and 'defer_loading' not in defs[0] and all(d['defer_loading'] for d in defs[1:])
+    msg = Message.model_validate({'id': 'msg_1', 'type': 'message', 'role': 'assistant', 'model': 'claude', 'stop_reason': 'tool_use',
+        'usage': {'input_tokens': 1, 'output_tokens': 1}, 'content': [
+            {'type': 'tool_use', 'id': 'toolu_1', 'name': 'search_tools', 'input': {'query': 'email someone'}},
+            {'type': 'tool_use', 'id': 'toolu_2', 'name': 'weather', 'input': {'city': 'Oslo'}}]})
+    out = run_tool_calls(box, msg)
+    TypeAdapter(list[MessageParam]).validate_python(out)
+    found, weather = out[0]['content']
+    assert found['tool_use_id'] == 'toolu_1' and found['content'][0] == {'type': 'tool_reference', 'tool_name': 'send_email'}
+    assert weather['content'] == 'sunny'  # other results unchanged
