@@ -180,13 +180,16 @@ def _result(printed: str, value) -> str:
 
 _TB = 'Traceback (most recent call last):'
 
-def _run_here(box, code: str, timeout: float) -> str:
-    out: list = []
-    def print_(*a, sep=' ', end='\n', file=None, flush=False):  # the program's prints are its result
+def _namespace(out: list) -> dict:
+    "A program's globals before its functions are added: its `print` writes to `out`, for the result"
+    def print_(*a, sep=' ', end='\n', file=None, flush=False):
         if file is not None and file is not sys.stdout: return print(*a, sep=sep, end=end, file=file, flush=flush)
         out.append(sep.join(map(str, a)) + end)
-    ns = {'__name__': '__main__', 'print': print_, 'ToolCallError': ToolCallError}
-    ns.update(_functions(box, _in_process(box)))
+    return {'__name__': '__main__', 'print': print_, 'ToolCallError': ToolCallError}
+
+def _run_here(box, code: str, timeout: float) -> str:
+    out: list = []
+    ns = {**_namespace(out), **_functions(box, _in_process(box))}
     v = python(code, glb=ns, timeout=timeout)
     if isinstance(v, str) and v.startswith(_TB): raise CodeError(_result(''.join(out), v))
     return _result(''.join(out), v)
@@ -206,11 +209,7 @@ def _child() -> None:
         if not r['ok']: raise ToolCallError(r['error'])
         return r['value']
     out: list = []
-    def print_(*a, sep=' ', end='\n', file=None, flush=False):
-        if file is not None and file is not sys.stdout: return print(*a, sep=sep, end=end, file=file, flush=flush)
-        out.append(sep.join(map(str, a)) + end)
-    ns = {'__name__': '__main__', 'print': print_, 'ToolCallError': ToolCallError}
-    ns.update({py: mk_tool(call, schema, check=False) for py, schema in job['tools']})
+    ns = {**_namespace(out), **{py: mk_tool(call, schema, check=False) for py, schema in job['tools']}}
     v = python(job['code'], glb=ns, timeout=10 ** 6)  # the parent keeps the deadline: it kills this process
     failed = isinstance(v, str) and v.startswith(_TB)
     try: json.dumps(v); value = v
@@ -239,6 +238,7 @@ class _Lines:
         return line
 
 def _run_isolated(box, code: str, timeout: float, memory_mb: int) -> str:
+    if os.name == 'nt': raise NotImplementedError("isolate=True needs POSIX (process groups, rlimits, select on pipes)")
     schemas = _schemas(box)
     names = {s['name'] for _, s in schemas}
     env = {**os.environ, 'PYTHONPATH': os.pathsep.join(p for p in sys.path if p)}

@@ -82,6 +82,7 @@ FIELDS = ('name', 'group', 'description', 'params', 'param_docs')
 _WEIGHTS = {'name': 3.0, 'group': 2.0, 'description': 1.0, 'params': 1.0, 'param_docs': 0.5}
 _B = {'name': 0.3, 'group': 0.0, 'description': 0.75, 'params': 0.5, 'param_docs': 0.75}  # how much a long field is discounted
 _K1 = 1.2
+_MAX_QUERY = 2000  # characters of a request read: a model's query of any length is answered in bounded time
 _PARAM_DEPTH = 2  # nested object properties are words of the tool too, this far down
 
 def _params(s, depth: int = 0) -> tuple[list, list]:
@@ -154,7 +155,7 @@ class ToolIndex:
         "Every matching tool's BM25F score for `query`"
         names, post, idf, _ = self._compiled or self._compile()
         terms: dict = {}
-        for t in tokens(query):
+        for t in tokens(query[:_MAX_QUERY]):
             terms[t] = 1.0
             for s in _SYN.get(t, ()): terms.setdefault(s, _SYN_WEIGHT)
         acc: dict = {}
@@ -184,12 +185,12 @@ def index_of(
     idx, seen = _indexes.get(box, (None, None))
     if idx is None: idx, seen = ToolIndex(), {}
     groups = getattr(box, 'groups', {})
-    now = {nm: (t, groups.get(nm, '')) for nm, t in box.tools.items()}
-    for nm in [nm for nm in seen if nm not in now]: idx.remove(nm); del seen[nm]
-    for nm, (t, g) in now.items():
-        if seen.get(nm) != (id(t), g):
+    for nm in [nm for nm in seen if nm not in box.tools]: idx.remove(nm); del seen[nm]
+    for nm, t in box.tools.items():
+        g = groups.get(nm, '')
+        if (old := seen.get(nm)) is None or old[0] is not t or old[1] != g:  # a tool replaced under its name is read again
             idx.add(t, g)
-            seen[nm] = (id(t), g)
+            seen[nm] = (t, g)
     _indexes[box] = (idx, seen)
     return idx
 
@@ -205,7 +206,7 @@ _CLIENT_SEARCH_DOC = "Find tools for a task among the deferred ones: their defin
 def _summary(box, names: list) -> str:
     "What `search_tools` answers: the tools found, one line each, now loaded"
     if not names: return "No tool matches; try other words."
-    lines = [f"- {nm}: {(box.tools[nm].description or '').strip().splitlines()[0][:200] if box.tools[nm].description else ''}" for nm in names]
+    lines = [f"- {nm}: {((box.tools[nm].description or '').strip().splitlines() or [''])[0][:200]}" for nm in names]
     return "These tools are loaded now; call them directly:\n" + '\n'.join(lines)
 
 def load(
