@@ -289,6 +289,17 @@ def deferred(
     sent = [t for t in tools if t.name in keep] + [search_tool(box)] + [box.tools[nm] for nm in box.loaded if nm in box.tools and nm not in keep]
     return render(sent)
 
+def _by_path(box, paths: list) -> list:
+    "The tools `paths` name: a tool's name, `namespace.name`, or a namespace (all its tools); other text is searched for"
+    found = []
+    for p in paths[:50]:
+        p = str(p)
+        if p in box.tools or (p := p.rsplit('.', 1)[-1]) in box.tools: names = [p]
+        elif p in box.group_docs or p in box.groups.values(): names = [nm for nm, g in box.groups.items() if g == p]
+        else: names = box.search(p)
+        found += [nm for nm in names if nm not in found]
+    return found
+
 def client_searches(
     box,          # a `Toolbox`
     items: list,  # a Responses output's items (SDK objects or dicts)
@@ -302,9 +313,12 @@ def client_searches(
         if isinstance(args, str):
             try: args = json.loads(args)
             except ValueError: args = {'query': args}
-        q = args.get('query') if isinstance(args, dict) else None
-        if not isinstance(q, str): q = ' '.join(map(str, args.values())) if isinstance(args, dict) else str(args or '')
-        found = box.search(q)
+        paths = args.get('paths') if isinstance(args, dict) else None
+        if isinstance(paths, list): found = _by_path(box, paths)  # the shape of OpenAI's default client search: names to load
+        else:
+            q = args.get('query') if isinstance(args, dict) else None
+            if not isinstance(q, str): q = ' '.join(map(str, args.values())) if isinstance(args, dict) else str(args or '')
+            found = box.search(q)
         load(box, found)
         tools = [box.tools[nm] for nm in found]
         out.append({'type': 'tool_search_output', 'call_id': get('call_id'), 'execution': 'client', 'status': 'completed',

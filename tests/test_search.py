@@ -157,3 +157,15 @@ def test_anthropic_client_search_answers_with_tool_references():
     found, weather = out[0]['content']
     assert found['tool_use_id'] == 'toolu_1' and found['content'][0] == {'type': 'tool_reference', 'tool_name': 'send_email'}
     assert weather['content'] == 'sunny'  # other results unchanged
+
+def test_responses_client_search_by_paths():
+    "OpenAI's default client search schema sends `paths`: tool names, `namespace.name`, or a whole namespace"
+    box = notes_box()
+    items = [{'type': 'tool_search_call', 'call_id': 'ts', 'execution': 'client', 'arguments': {'paths': ['notes.notes-find', 'weather']}},
+             {'type': 'tool_search_call', 'call_id': 'ts2', 'execution': 'client', 'arguments': '{"paths": ["notes"]}'}]
+    out = run_tool_calls(box, items, provider='responses')
+    TypeAdapter(list[ResponseInputItemParam]).validate_python(out)
+    first, second = out
+    assert [d.get('name') for d in first['tools']] == ['notes', 'weather'] and first['tools'][0]['tools'][0]['name'] == 'notes-find'
+    assert [d['name'] for d in second['tools'][0]['tools']] == ['notes-add', 'notes-find']
+    assert box.loaded == ['notes-find', 'weather', 'notes-add']
