@@ -169,3 +169,24 @@ def test_responses_client_search_by_paths():
     assert [d.get('name') for d in first['tools']] == ['notes', 'weather'] and first['tools'][0]['tools'][0]['name'] == 'notes-find'
     assert [d['name'] for d in second['tools'][0]['tools']] == ['notes-add', 'notes-find']
     assert box.loaded == ['notes-find', 'weather', 'notes-add']
+
+def test_gemini_search_round_trip():
+    from google.genai import types as gtypes
+    box = notes_box()
+    defs = box.definitions('gemini', defer=True)
+    gtypes.Tool(function_declarations=defs)  # the SDK's own model accepts them
+    resp = gtypes.GenerateContentResponse.model_validate({'candidates': [{'content': {'role': 'model', 'parts': [
+        {'function_call': {'name': 'search_tools', 'args': {'query': 'add a note'}}}]}}]})
+    [msg] = run_tool_calls(box, resp)
+    content = gtypes.Content.model_validate(msg)
+    assert 'notes-add' in content.parts[0].function_response.response['output']
+    assert [d['name'] for d in box.definitions('gemini', defer=True)][:2] == ['search_tools', 'notes-add']
+
+def test_mcp_definitions_with_deferral_are_mcp_tools():
+    import mcp_types
+    box = notes_box()
+    assert box.call('search_tools', {}).error.startswith('ToolNotFound')  # offered only once deferred definitions were sent
+    assert [mcp_types.Tool.model_validate(d).name for d in box.definitions('mcp', defer=True)] == ['search_tools']
+    assert box.call('search_tools', {'query': 'weather forecast'}).ok
+    defs = box.definitions('mcp', defer=True)
+    assert [mcp_types.Tool.model_validate(d).name for d in defs][:2] == ['search_tools', 'weather']
