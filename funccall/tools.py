@@ -386,7 +386,7 @@ class Toolbox:
         self.max_concurrency, self.timeout = max_concurrency, timeout
         self.groups: dict = {}      # tool name -> the group or MCP server it belongs to (for search, and OpenAI's namespaces)
         self.group_docs: dict = {}  # group -> what its tools are for
-        self.loaded: list = []      # deferred tools the model found with `search_tools`, sent from now on (see `definitions`)
+        self.loaded: list = []      # deferred tools the model found with `search_tools`, sent from now on; `clear()` it for a new conversation
         self.own_tools: dict = {}   # tools the toolbox itself offers (`search_tools`): callable by name, never searched
         for t in tools: self.add(t)
 
@@ -446,7 +446,7 @@ class Toolbox:
         rename: bool=False,        # rewrite names the provider rejects; `call` finds them by those names
         report=None,               # a `providers.Report` to fill, 'raise' on a lossy change, or None to warn
         defer: bool | list=False,  # load tools only when the model searches for them; a list names the tools to keep loaded
-        search: str=None,          # with `defer`: Claude's 'bm25' (default) or 'regex' search; OpenAI Responses' 'server' (default) or 'client'
+        search: str=None,          # with `defer`: Claude's 'bm25' (default), 'regex' or funccall's 'client'; Responses' 'server' or 'client'
     ) -> list:                     # the definitions, ready for the SDK call
         "All tools for provider `fmt` ('openai', 'responses', 'anthropic', 'gemini', 'mcp', 'canonical'), ready for the SDK call"
         if defer is not False:
@@ -461,7 +461,7 @@ class Toolbox:
         res = _render(tools, fmt, strict, rename, rep)
         self.aliases.update(rep.names)  # the names the provider knows the tools by: the model will call them so
         if report == 'raise': rep.check()
-        elif report is None and rep.lost: warnings.warn('\n'.join(map(str, rep.lost)), providers.ProviderWarning, stacklevel=2)
+        elif report is None and rep.lost: warnings.warn('\n'.join(map(str, rep.lost)), providers.ProviderWarning, stacklevel=3)
         return res
 
     def schemas(self) -> list[dict]:
