@@ -28,21 +28,13 @@ from __future__ import annotations
 import inspect, json, keyword, os, re, select, signal, subprocess, sys, tempfile, time, typing
 from typing import Any, Literal, Union
 
+from ._codechild import COMMAND, TB, CodeError, ToolCallError, namespace
 from .inverse import mk_tool, schema2anno, schema2sig
 from .pytool import python
 from .schema import SchemaError, handle_type
 from .tools import Tool, to_text
 
 __all__ = ['code_api', 'code_tool', 'ToolCallError', 'CodeError', 'programmatic', 'program_callers']
-
-class ToolCallError(Exception):
-    "A tool called from a program failed: the message is what the model would have read"
-
-class CodeError(Exception):
-    "The model's program failed: the message is what it printed and its traceback"
-
-# the model reads these by their bare names, as it reads `ValueError`
-ToolCallError.__module__ = CodeError.__module__ = 'builtins'
 
 # --- the API as Python source ---------------------------------------------------------------------------
 
@@ -178,43 +170,14 @@ def _result(printed: str, value) -> str:
     if value is not None: parts.append(to_text(value))
     return '\n'.join(parts)
 
-_TB = 'Traceback (most recent call last):'
-
-def _namespace(out: list) -> dict:
-    "A program's globals before its functions are added: its `print` writes to `out`, for the result"
-    def print_(*a, sep=' ', end='\n', file=None, flush=False):
-        if file is not None and file is not sys.stdout: return print(*a, sep=sep, end=end, file=file, flush=flush)
-        out.append(sep.join(map(str, a)) + end)
-    return {'__name__': '__main__', 'print': print_, 'ToolCallError': ToolCallError}
-
 def _run_here(box, code: str, timeout: float) -> str:
     out: list = []
-    ns = {**_namespace(out), **_functions(box, _in_process(box))}
+    ns = {**namespace(out), **_functions(box, _in_process(box))}
     v = python(code, glb=ns, timeout=timeout)
-    if isinstance(v, str) and v.startswith(_TB): raise CodeError(_result(''.join(out), v))
+    if isinstance(v, str) and v.startswith(TB): raise CodeError(_result(''.join(out), v))
     return _result(''.join(out), v)
 
 # --- in a process of its own ---------------------------------------------------------------------------------
-
-def _child() -> None:
-    "The program's process: reads its code and the tools' names, runs it, sends each tool call up the pipe and waits for the answer"
-    chan_out, chan_in = os.fdopen(os.dup(1), 'w'), sys.stdin
-    os.dup2(2, 1)  # what else writes to stdout (C code, `os.write(1, ...)`) must not break the channel
-    sys.stdout = sys.stderr
-    job = json.loads(chan_in.readline())
-    def send(msg): chan_out.write(json.dumps(msg, default=str) + '\n'); chan_out.flush()
-    def call(name, /, **args):
-        send({'call': name, 'args': args})
-        r = json.loads(chan_in.readline())
-        if not r['ok']: raise ToolCallError(r['error'])
-        return r['value']
-    out: list = []
-    ns = {**_namespace(out), **{py: mk_tool(call, schema, check=False) for py, schema in job['tools']}}
-    v = python(job['code'], glb=ns, timeout=10 ** 6)  # the parent keeps the deadline: it kills this process
-    failed = isinstance(v, str) and v.startswith(_TB)
-    try: json.dumps(v); value = v
-    except (TypeError, ValueError): value = to_text(v)
-    send({'done': True, 'printed': ''.join(out), 'value': value, 'failed': failed})
 
 def _limits(memory_mb: int):
     def f():
@@ -243,7 +206,7 @@ def _run_isolated(box, code: str, timeout: float, memory_mb: int) -> str:
     names = {s['name'] for _, s in schemas}
     env = {**os.environ, 'PYTHONPATH': os.pathsep.join(p for p in sys.path if p)}
     with tempfile.TemporaryFile() as err:
-        p = subprocess.Popen([sys.executable, '-c', 'from funccall.codemode import _child; _child()'], stdin=subprocess.PIPE,
+        p = subprocess.Popen([sys.executable, '-c', COMMAND, os.path.dirname(__file__)], stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=err, env=env, start_new_session=True, preexec_fn=_limits(memory_mb))
         deadline, lines = time.monotonic() + timeout, _Lines(p.stdout.fileno())
         def send(msg):
@@ -254,7 +217,7 @@ def _run_isolated(box, code: str, timeout: float, memory_mb: int) -> str:
                 line = lines.next(deadline)
                 if line is None:
                     if time.monotonic() >= deadline:
-                        raise CodeError(f"{_TB}\n  File \"<code>\", in <module>\n    (stopped after {timeout:g} s; its process was killed)"
+                        raise CodeError(f"{TB}\n  File \"<code>\", in <module>\n    (stopped after {timeout:g} s; its process was killed)"
                                         "\nTimeoutError")
                     p.wait(timeout=5)
                     err.seek(0)
@@ -292,7 +255,7 @@ def _run_monty(box, code: str, timeout: float, memory_mb: int) -> str:
     try:
         with Monty(request_timeout=timeout + 5) as pool, pool.checkout(limits=limits) as s:
             v = s.feed_run(_MONTY_PRELUDE + code, external_lookup=fns, print_callback=out)
-    except MontyError as e: raise CodeError(_result(out.output, f"{_TB}\n{e}")) from None
+    except MontyError as e: raise CodeError(_result(out.output, f"{TB}\n{e}")) from None
     return _result(out.output, v)
 
 # --- the tool -------------------------------------------------------------------------------------------------
