@@ -5,7 +5,8 @@ the tool's schema (`schema2sig`), a `TypedDict` for each object parameter, its d
 descriptions as the docstring, its return type from the function's return annotation or the MCP server's
 `outputSchema`. `code_tool(box)` is the `run_code(code)` tool that runs such a program with every tool bound as a
 function; each call the program makes is a `Toolbox.call`, so it goes through the toolbox's one pipeline (argument
-checks, injected values, hooks, confirmation, cache, timeouts, traces). A failed call raises `ToolCallError` in the
+checks, injected values, hooks, confirmation, cache, timeouts, traces). An injected value the toolbox doesn't hold
+becomes an injected parameter of `run_code` itself, so each request supplies it (`run_tool_calls(..., injected=)`). A failed call raises `ToolCallError` in the
 program, with the message the model would have read. The result is what the program printed, then its last
 expression's value.
 
@@ -151,10 +152,10 @@ def _schemas(box) -> list[tuple]:
     return [(py, json.loads(json.dumps({'name': t.name, 'input_schema': t.schema['input_schema']}, default=str)))
             for py, t, _ in _specs(box)]
 
-def _in_process(box, as_json: bool = False):
+def _in_process(box, injected: dict, as_json: bool = False):
     "Run a tool with a program's arguments through the toolbox; its value as it is, or (`as_json`) as JSON data"
     def call(name, /, **args):
-        r = box.call(name, args)
+        r = box.call(name, args, injected=injected)
         if not r.ok: raise ToolCallError(r.error)
         return _as_json(r.value) if as_json else r.value
     return call
@@ -170,9 +171,9 @@ def _result(printed: str, value) -> str:
     if value is not None: parts.append(to_text(value))
     return '\n'.join(parts)
 
-def _run_here(box, code: str, timeout: float) -> str:
+def _run_here(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:
     out: list = []
-    ns = {**namespace(out), **_functions(box, _in_process(box))}
+    ns = {**namespace(out), **_functions(box, _in_process(box, injected))}
     v = python(code, glb=ns, timeout=timeout)
     if isinstance(v, str) and v.startswith(TB): raise CodeError(_result(''.join(out), v))
     return _result(''.join(out), v)
@@ -200,7 +201,7 @@ class _Lines:
         line, self.buf = self.buf.split(b'\n', 1)
         return line
 
-def _run_isolated(box, code: str, timeout: float, memory_mb: int) -> str:
+def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:
     if os.name == 'nt': raise NotImplementedError("isolate=True needs POSIX (process groups, rlimits, select on pipes)")
     schemas = _schemas(box)
     names = {s['name'] for _, s in schemas}
@@ -229,7 +230,7 @@ def _run_isolated(box, code: str, timeout: float, memory_mb: int) -> str:
                     if msg['failed']: raise CodeError(res)
                     return res
                 nm = msg.get('call')  # only the toolbox's tools: the process can ask for nothing else
-                r = box.call(nm, msg.get('args') or {}) if nm in names else box.call(f'<not a tool: {str(nm)[:60]}>', {})
+                r = box.call(nm if nm in names else f'<not a tool: {str(nm)[:60]}>', msg.get('args') or {}, injected=injected)
                 send({'ok': r.ok, 'value': _as_json(r.value) if r.ok else None, 'error': r.error})
         except (BrokenPipeError, ValueError) as e:
             raise CodeError(f"The program's process stopped answering: {type(e).__name__}: {e}") from None
@@ -246,10 +247,10 @@ def _run_isolated(box, code: str, timeout: float, memory_mb: int) -> str:
 
 _MONTY_PRELUDE = 'ToolCallError = Exception\n'  # a host function's error reaches the sandbox as an `Exception`
 
-def _run_monty(box, code: str, timeout: float, memory_mb: int) -> str:
+def _run_monty(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:
     try: from pydantic_monty import CollectString, Monty, MontyError
     except ImportError: raise ImportError("isolate='monty' needs pydantic-monty: pip install pydantic-monty") from None
-    fns = _functions(box, _in_process(box, as_json=True))
+    fns = _functions(box, _in_process(box, injected, as_json=True))
     out = CollectString()
     limits = {'max_feed_duration_secs': float(timeout), 'max_memory': memory_mb * 2 ** 20}
     try:
@@ -273,12 +274,18 @@ def code_tool(
     run = _RUNNERS[isolate]
     def run_code(
         code: str,  # a Python program; call the functions below, `print` what you need, end with an expression to return it
+        **injected,
     ):
-        return run(box, code, timeout) if isolate is False else run(box, code, timeout, memory_mb)
+        return run(box, code, timeout, memory_mb, injected)
+    # the inner tools' injected values the toolbox doesn't hold are run_code's own, supplied per request like any tool's
+    own = sorted({k for t in _tools(box) for k in t.inject} - box.injected.keys())
+    P = inspect.Parameter
+    run_code.__signature__ = inspect.Signature([P('code', P.POSITIONAL_OR_KEYWORD, annotation=str),
+                                                *(P(k, P.KEYWORD_ONLY, annotation=Any) for k in own)])
     run_code._funccall_code_tool = True
     desc = ("Run a Python program that calls these functions (each one a tool) and returns what it prints and the value of its "
             f"last expression. Use it to chain tool calls, loop over results and keep only what matters.\n\n```python\n{code_api(box)}```")
-    return Tool(run_code, description=desc)
+    return Tool(run_code, description=desc, inject=tuple(own))
 
 # --- the providers' own code execution ------------------------------------------------------------------
 

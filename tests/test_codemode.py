@@ -221,3 +221,16 @@ def test_openai_programmatic_render_and_answer():
     assert out[0] == {'type': 'function_call_output', 'call_id': 'c1', 'output': 'user7', 'caller': {'type': 'program', 'caller_id': 'prog_1'}}
     assert 'caller' not in out[1]  # a direct call is answered as always
     with pytest.raises(ValueError, match='Programmatic'): programmatic([], 'gemini')
+
+@pytest.mark.parametrize('isolate', MODES)
+def test_injected_values_per_request_reach_the_program_calls(isolate):
+    "An injected value the toolbox doesn't hold is run_code's own: each request supplies it, as for any tool"
+    inner = Toolbox([Tool(whoami, inject=('user_id',)), add_points])
+    run_code = inner.code_tool(isolate=isolate)
+    assert run_code.inject == ('user_id',) and list(run_code.schema['input_schema']['properties']) == ['code']  # the model never sees it
+    outer = Toolbox([run_code])
+    assert outer.call('run_code', {'code': 'whoami()'}, injected={'user_id': 5}).text == 'user5'
+    r = outer.call('run_code', {'code': 'whoami()', 'user_id': 3}, injected={'user_id': 5})
+    assert not r.ok and 'supplied by the application' in r.error  # the model can't pass it
+    held = Toolbox([Tool(whoami, inject=('user_id',))], injected={'user_id': 9})  # held by the toolbox: not asked for again
+    assert held.code_tool(isolate=isolate).inject == () and Toolbox([held.code_tool(isolate=isolate)]).call('run_code', {'code': 'whoami()'}).text == 'user9'
