@@ -6,9 +6,9 @@ descriptions as the docstring, its return type from the function's return annota
 `outputSchema`. `code_tool(box)` is the `run_code(code)` tool that runs such a program with every tool bound as a
 function; each call the program makes is a `Toolbox.call`, so it goes through the toolbox's one pipeline (argument
 checks, injected values, hooks, confirmation, cache, timeouts, traces). An injected value the toolbox doesn't hold
-becomes an injected parameter of `run_code` itself, so each request supplies it (`run_tool_calls(..., injected=)`). A failed call raises `ToolCallError` in the
-program, with the message the model would have read. The result is what the program printed, then its last
-expression's value.
+becomes an injected parameter of `run_code` itself, so each request supplies it (`run_tool_calls(..., injected=)`).
+A failed call raises `ToolCallError` in the program, with the message the model would have read. The result is
+what the program printed, then its last expression's value.
 
 Where the program runs (`isolate=`):
 - `False`: in this process, like the `python` tool (`funccall.pytool`), with its deadline; tools return Python values.
@@ -49,34 +49,49 @@ def _py_name(nm: str, taken: set) -> str:
     taken.add(s)
     return s
 
+_UNTITLED = 'Object'  # what `schema2anno` names an object schema without a title
+
 def _is_typeddict(a) -> bool: return isinstance(a, type) and issubclass(a, dict) and hasattr(a, '__required_keys__')
 
 class _Source:
     "Annotations as source text, collecting the `TypedDict` classes they use (each once, named apart)"
-    def __init__(self): self.classes, self.names, self.lines = {}, set(), []
+    def __init__(self): self.classes, self.shapes, self.names, self.lines = {}, {}, set(), []
 
-    def anno(self, a) -> str:
+    def anno(
+        self,
+        a,               # an annotation, as `schema2sig` and `schema2anno` make them
+        hint: str=None,  # the parameter or key it annotates: names a class its schema left untitled
+    ) -> str:
         if a is Any or a is typing.Any: return 'Any'
         if a is None or a is type(None): return 'None'
-        if _is_typeddict(a): return self._typeddict(a)
+        if _is_typeddict(a): return self._typeddict(a, hint)
         origin, args = typing.get_origin(a), typing.get_args(a)
         if origin is Literal: return f"Literal[{', '.join(map(repr, args))}]"
-        if origin is Union: return ' | '.join(self.anno(x) for x in args)
+        if origin is Union: return ' | '.join(self.anno(x, hint) for x in args)
         if origin in (list, dict, tuple, set, frozenset):
-            return f"{origin.__name__}[{', '.join(self.anno(x) for x in args)}]" if args else origin.__name__
+            return f"{origin.__name__}[{', '.join(self.anno(x, hint) for x in args)}]" if args else origin.__name__
         return getattr(a, '__name__', 'Any') if isinstance(a, type) else 'Any'
 
-    def _typeddict(self, td) -> str:
+    def _typeddict(self, td, hint: str = None) -> str:
         if td in self.classes: return self.classes[td]
+        title = td.__name__ if td.__name__ != _UNTITLED or not hint else ''.join(w.capitalize() for w in re.split(r'[\W_]+', hint)) or _UNTITLED
+        nm = self.classes[td] = _py_name(title, self.names)  # named first: a class may refer to itself
         req, hints = td.__required_keys__, td.__annotations__
-        fields = [(k, self.anno(t)) for k, t in hints.items()]  # (nested classes are written first)
-        key = (td.__name__, tuple(fields), frozenset(req))  # the same class rebuilt from another schema is written once
-        if key in self.classes: self.classes[td] = self.classes[key]; return self.classes[key]
-        nm = self.classes[td] = self.classes[key] = _py_name(td.__name__, self.names)
+        fields = [(k, self.anno(t, k)) for k, t in hints.items()]  # (the classes they use are written first)
+        key = (title, tuple(fields), frozenset(req))
+        if (same := self.shapes.get(key)) is not None:  # the same class rebuilt from another schema is written once
+            self.classes[td] = same
+            self.names.discard(nm)
+            return same
+        self.shapes[key] = nm
         total = all(k in req for k in hints)
-        body = [f"    {k}: {t}{'  # required' if k in req and not total else ''}" if k.isidentifier() and not keyword.iskeyword(k)
-                else f"    # {k!r}: {t} (not a Python name: pass it in a dict)" for k, t in fields] or ['    pass']
-        self.lines += [f"class {nm}(TypedDict{'' if total else ', total=False'}):", *body, '']
+        mark = lambda k: '  # required' if k in req and not total else ''
+        if all(k.isidentifier() and not keyword.iskeyword(k) for k in hints):
+            self.lines += [f"class {nm}(TypedDict{'' if total else ', total=False'}):", *(f"    {k}: {t}{mark(k)}" for k, t in fields), '']
+            if not fields: self.lines.insert(-1, '    pass')
+        else:  # a key Python can't spell (`$match`, `from`): the functional form holds any
+            self.lines += [f"{nm} = TypedDict({nm!r}, {{", *(f"    {k!r}: {t!r},{mark(k)}" for k, t in fields),  # (forward references)
+                           f"}}{'' if total else ', total=False'})", '']
         return nm
 
 def _doc(text: str) -> str:
@@ -119,7 +134,7 @@ def code_api(
         for p in sig.parameters.values():
             if p.kind is p.KEYWORD_ONLY and not kwonly: params.append('*'); kwonly = True
             default = '' if p.default is p.empty else f" = {p.default!r}" if _literal(p.default) else ' = None'
-            params.append(f"{p.name}: {src.anno(p.annotation)}{default}")
+            params.append(f"{p.name}: {src.anno(p.annotation, p.name)}{default}")
         for nm, ps in props.items():
             d = ps.get('description') if isinstance(ps, dict) else None
             if d: args.append(f"    {nm}: {' '.join(d.split())}")
@@ -128,8 +143,8 @@ def code_api(
         if args: doc = f"{doc}\n\nArgs:\n" + '\n'.join(args)
         doc = '\n'.join(f'    {ln}' if ln.strip() else '' for ln in _doc(doc).splitlines()).lstrip()
         stubs += [f"def {py}({', '.join(params)}) -> {ret}:", f'    """{doc}"""' if doc else '    ...', *(['    ...'] if doc else []), '']
-    head = ['from typing import Any, Literal, TypedDict', '', '# Each function runs a tool; a failed call raises ToolCallError with its message.',
-            'class ToolCallError(Exception): ...', '']
+    head = ['from __future__ import annotations', 'from typing import Any, Literal, TypedDict', '',
+            '# Each function runs a tool; a failed call raises ToolCallError with its message.', 'class ToolCallError(Exception): ...', '']
     return '\n'.join(head + src.lines + stubs).rstrip() + '\n'
 
 def _literal(v) -> bool:

@@ -2,7 +2,7 @@
 with an injected value, one that fails) runs in each mode with every call through the toolbox's pipeline; the
 isolated process is stopped at its deadline (and gone), limited in memory, and blind to the application; real MCP
 servers work in every mode; and the providers' programmatic tool calling renders and answers as their SDKs expect."""
-import ast, os, subprocess, sys, time
+import ast, os, subprocess, sys, time, typing
 from dataclasses import dataclass
 from typing import Literal
 
@@ -57,7 +57,7 @@ def test_code_api_is_valid_typed_python():
     ast.parse(api)
     ns = {}
     exec(api, ns)
-    assert ns['Point'].__annotations__ == {'x': float, 'y': float} and ns['Point'].__required_keys__ == {'x', 'y'}  # a TypedDict
+    assert typing.get_type_hints(ns['Point']) == {'x': float, 'y': float} and ns['Point'].__required_keys__ == {'x', 'y'}  # a TypedDict
     assert "def add_points(p1: Point, p2: Point, *, mode: Literal['sum', 'diff'] = 'sum') -> Point:" in api
     assert 'def whoami() -> str:' in api  # the injected parameter is the application's, not the model's
     assert '        p1: the first point' in api and '        reason: why' in api  # parameters' descriptions (comments) in the docstring
@@ -234,3 +234,39 @@ def test_injected_values_per_request_reach_the_program_calls(isolate):
     assert not r.ok and 'supplied by the application' in r.error  # the model can't pass it
     held = Toolbox([Tool(whoami, inject=('user_id',))], injected={'user_id': 9})  # held by the toolbox: not asked for again
     assert held.code_tool(isolate=isolate).inject == () and Toolbox([held.code_tool(isolate=isolate)]).call('run_code', {'code': 'whoami()'}).text == 'user9'
+
+def test_code_api_of_every_corpus_server_is_valid_python():
+    "The stubs of all 65 real servers' tools parse and run: odd names, keys Python can't spell, recursion, output schemas"
+    import warnings
+    from corpus import corpus_servers
+    from funccall import mk_tool
+    n = 0
+    for srv, d in corpus_servers().items():
+        box = Toolbox()
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            for t in d['tools']:
+                try: fn = mk_tool(lambda nm, /, **kw: None, t)
+                except (ValueError, TypeError): continue  # what MCPClient leaves out too
+                fn.__output_schema__ = t.get('outputSchema')  # as MCPClient sets it
+                box.add(fn, group=srv)
+        api = box.code_api()
+        ns = {}
+        exec(compile(api, f'<{srv} api>', 'exec'), ns)
+        defs = [f.name for f in ast.parse(api).body if isinstance(f, ast.FunctionDef)]
+        assert len(defs) == len(box) and all(callable(ns[py]) for py in defs), srv
+        n += len(box)
+    assert n > 1300
+
+def test_code_api_recursive_and_unspellable_keys():
+    from funccall import mk_tool
+    tool = {'name': 'find', 'description': 'Find documents', 'input_schema': {'type': 'object', 'required': ['root'], 'properties': {
+        'root': {'$ref': '#/$defs/Node'}, 'filter': {'type': 'object', 'properties': {'$match': {'type': 'string'}, 'from': {'type': 'integer'}}}},
+        '$defs': {'Node': {'type': 'object', 'title': 'Node', 'required': ['name'], 'properties': {
+            'name': {'type': 'string'}, 'children': {'type': 'array', 'items': {'$ref': '#/$defs/Node'}}}}}}}
+    api = Toolbox([mk_tool(lambda nm, /, **kw: None, tool)]).code_api()
+    ns = {}
+    exec(api, ns)
+    assert 'class Node(TypedDict, total=False):\n    name: str  # required\n    children: list[Node]' in api
+    assert "Filter = TypedDict('Filter', {\n    '$match': 'str',\n    'from': 'int',\n}, total=False)" in api  # named for its parameter
+    assert ns['Filter'].__optional_keys__ == {'$match', 'from'} and 'def find(root: Node, *, filter: Filter = None) -> Any:' in api
