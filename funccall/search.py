@@ -15,7 +15,7 @@ toolbox, kept in step with the toolbox's tools (`index_of`).
 """
 from __future__ import annotations
 
-import heapq, json, math, re, weakref
+import heapq, json, math, re, threading, weakref
 from collections import Counter
 
 from .inverse import tool_parts
@@ -178,20 +178,24 @@ class ToolIndex:
 
 _indexes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
+_lock = threading.Lock()  # a batch may search from several threads: one brings the index up to date at a time
+
 def index_of(
     box,  # a `Toolbox`
 ) -> ToolIndex:  # its index, with the tools it holds now
     "The search index of `box`, brought up to date with its tools: new ones read, removed ones forgotten, changed ones read again"
-    idx, seen = _indexes.get(box, (None, None))
-    if idx is None: idx, seen = ToolIndex(), {}
-    groups = getattr(box, 'groups', {})
-    for nm in [nm for nm in seen if nm not in box.tools]: idx.remove(nm); del seen[nm]
-    for nm, t in box.tools.items():
-        g = groups.get(nm, '')
-        if (old := seen.get(nm)) is None or old[0] is not t or old[1] != g:  # a tool replaced under its name is read again
-            idx.add(t, g)
-            seen[nm] = (t, g)
-    _indexes[box] = (idx, seen)
+    with _lock:
+        idx, seen = _indexes.get(box, (None, None))
+        if idx is None: idx, seen = ToolIndex(), {}
+        groups = getattr(box, 'groups', {})
+        for nm in [nm for nm in seen if nm not in box.tools]: idx.remove(nm); del seen[nm]
+        for nm, t in box.tools.items():
+            g = groups.get(nm, '')
+            if (old := seen.get(nm)) is None or old[0] is not t or old[1] != g:  # a tool replaced under its name is read again
+                idx.add(t, g)
+                seen[nm] = (t, g)
+        _indexes[box] = (idx, seen)
+        if idx._compiled is None: idx._compile()  # here, under the lock, not in a search racing another thread's update
     return idx
 
 # --- deferred definitions ---------------------------------------------------------------------------------
