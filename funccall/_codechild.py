@@ -24,11 +24,18 @@ ToolCallError.__module__ = CodeError.__module__ = 'builtins'
 
 TB = 'Traceback (most recent call last):'  # how `python` reports an error in the program
 
+MAX_PRINTED = 100_000  # characters of a program's printed output kept for its result; the rest is counted, not kept
+
 def namespace(out: list) -> dict:
-    "A program's globals before its functions are added: its `print` writes to `out`, for the result"
+    "A program's globals before its functions are added: its `print` writes to `out`, for the result (at most `MAX_PRINTED`)"
+    kept = [0]
     def print_(*a, sep=' ', end='\n', file=None, flush=False):
         if file is not None and file is not sys.stdout: return print(*a, sep=sep, end=end, file=file, flush=flush)
-        out.append(sep.join(map(str, a)) + end)
+        s = sep.join(map(str, a)) + end
+        if kept[0] < MAX_PRINTED: out.append(s[:MAX_PRINTED - kept[0]])
+        kept[0] += len(s)
+        if kept[0] > MAX_PRINTED and (not out or not out[-1].startswith('\n[... printed output cut')):
+            out.append(f'\n[... printed output cut at {MAX_PRINTED} characters]\n')
     return {'__name__': '__main__', 'print': print_, 'ToolCallError': ToolCallError}
 
 def main() -> None:

@@ -203,17 +203,23 @@ def _limits(memory_mb: int):
         resource.setrlimit(resource.RLIMIT_AS, (n, n))
     return f
 
+_MAX_LINE = 64 << 20  # bytes of one message from the program's process: a process that writes more is stopped
+
 class _Lines:
     "Lines from a pipe, each waited for until a deadline"
-    def __init__(self, fd: int): self.fd, self.buf = fd, b''
+    def __init__(self, fd: int): self.fd, self.buf = fd, bytearray()
     def next(self, deadline: float) -> bytes | None:
-        while b'\n' not in self.buf:
+        seen = 0  # bytes already searched for the end of the line: a long line is searched once, not at every chunk
+        while (end := self.buf.find(b'\n', seen)) < 0:
+            seen = len(self.buf)
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([self.fd], [], [], left)[0]: return None
             chunk = os.read(self.fd, 1 << 16)
             if not chunk: return None
+            if seen + len(chunk) > _MAX_LINE: raise ValueError(f"a message over {_MAX_LINE >> 20} MB")
             self.buf += chunk
-        line, self.buf = self.buf.split(b'\n', 1)
+        line = bytes(self.buf[:end])
+        del self.buf[:end + 1]
         return line
 
 def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:

@@ -270,3 +270,12 @@ def test_code_api_recursive_and_unspellable_keys():
     assert 'class Node(TypedDict, total=False):\n    name: str  # required\n    children: list[Node]' in api
     assert "Filter = TypedDict('Filter', {\n    '$match': 'str',\n    'from': 'int',\n}, total=False)" in api  # named for its parameter
     assert ns['Filter'].__optional_keys__ == {'$match', 'from'} and 'def find(root: Node, *, filter: Filter = None) -> Any:' in api
+
+@pytest.mark.parametrize('isolate', [False, True])
+def test_printed_output_is_bounded(isolate):
+    r = box3().code_tool(isolate=isolate).execute({'code': "for i in range(50_000): print('0123456789')\n'end'"})
+    assert r.ok and len(r.text) < 100_100 and r.text.endswith('[... printed output cut at 100000 characters]\nend')
+
+def test_a_process_flooding_the_channel_is_stopped():
+    r = box3().code_tool(isolate=True).execute({'code': "import os\nos.write(3, b'x' * (70 << 20))"})
+    assert not r.ok and 'a message over 64 MB' in r.error
