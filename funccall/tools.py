@@ -449,7 +449,7 @@ class Toolbox:
         search: str=None,          # with `defer`: Claude's 'bm25' (default), 'regex' or funccall's 'client'; Responses' 'server' or 'client'
     ) -> list:                     # the definitions, ready for the SDK call
         "All tools for provider `fmt` ('openai', 'responses', 'anthropic', 'gemini', 'mcp', 'canonical'), ready for the SDK call"
-        if defer is not False:
+        if defer is not False and defer is not None:  # (an empty list defers every tool)
             from .search import deferred
             return deferred(self, fmt, defer, search, lambda ts: self._definitions(ts, fmt, strict, rename, report))
         return self._definitions(list(self), fmt, strict, rename, report)
