@@ -15,7 +15,7 @@ toolbox, kept in step with the toolbox's tools (`index_of`).
 """
 from __future__ import annotations
 
-import heapq, json, math, re, threading, weakref
+import functools, heapq, json, math, re, threading, weakref
 from collections import Counter
 
 from .inverse import tool_parts
@@ -32,6 +32,7 @@ please should that the their them then there these this those to us using via wa
 you your'''.split())
 _VOWEL = re.compile('[aeiouy]')
 
+@functools.lru_cache(maxsize=1 << 16)  # tool texts repeat their words: each is stemmed once
 def _stem(w: str) -> str:
     "A light suffix stripper (plurals, -ed, -ing, a final e), so the forms of a word meet; never below three letters"
     if len(w) <= 3 or not w.isascii(): return w
