@@ -165,12 +165,14 @@ def mcp_box(tmp_path_factory):
         box.add(g.tools(), group='git', doc='A git repository: status, diffs, commits, branches')
         yield box, str(repo)
 
+@pytest.mark.slow  # MCP server processes: one Python runs them in CI
 def test_mcp_code_api_has_output_schema_return_types(mcp_box):
     box, _ = mcp_box
     api = box.code_api()
     ast.parse(api)
     assert 'def get_current_time(timezone: str) -> TimeResult:' in api and 'class TimeResult(TypedDict):' in api
 
+@pytest.mark.slow  # MCP server processes: one Python runs them in CI
 @pytest.mark.parametrize('isolate', MODES)
 def test_mcp_tools_in_every_mode(mcp_box, isolate):
     box, repo = mcp_box
@@ -179,6 +181,7 @@ def test_mcp_tools_in_every_mode(mcp_box, isolate):
     assert r.ok, r.error
     assert r.text == '["Asia/Tokyo", true]'
 
+@pytest.mark.slow  # MCP server processes: one Python runs them in CI
 def test_mcp_search(mcp_box):
     box, _ = mcp_box
     assert box.search('get the current time', 1) == ['get_current_time']  # (lexical: "what time is it in Tokyo" finds convert_time,
@@ -235,6 +238,7 @@ def test_injected_values_per_request_reach_the_program_calls(isolate):
     held = Toolbox([Tool(whoami, inject=('user_id',))], injected={'user_id': 9})  # held by the toolbox: not asked for again
     assert held.code_tool(isolate=isolate).inject == () and Toolbox([held.code_tool(isolate=isolate)]).call('run_code', {'code': 'whoami()'}).text == 'user9'
 
+@pytest.mark.slow  # the whole corpus: one Python runs it in CI
 def test_code_api_of_every_corpus_server_is_valid_python():
     "The stubs of all 65 real servers' tools parse and run: odd names, keys Python can't spell, recursion, output schemas"
     import warnings
