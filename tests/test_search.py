@@ -192,3 +192,15 @@ def test_mcp_definitions_with_deferral_are_mcp_tools():
     assert box.call('search_tools', {'query': 'weather forecast'}).ok
     defs = box.definitions('mcp', defer=True)
     assert [mcp_types.Tool.model_validate(d).name for d in defs][:2] == ['search_tools', 'weather']
+
+def test_responses_hosted_tool_search_is_left_to_openai():
+    "A search OpenAI ran itself needs no answer: only the function call it led to is answered"
+    box = notes_box()
+    resp = Response.model_validate({'id': 'resp_1', 'object': 'response', 'created_at': 0, 'model': 'gpt-5.4', 'parallel_tool_calls': True,
+        'tool_choice': 'auto', 'tools': [], 'output': [
+            {'type': 'tool_search_call', 'id': 'ts_1', 'call_id': None, 'execution': 'server', 'status': 'completed', 'arguments': {'query': 'notes'}},
+            {'type': 'tool_search_output', 'id': 'tso_1', 'call_id': None, 'execution': 'server', 'status': 'completed',
+             'tools': [box.definitions('responses')[0]]},
+            {'type': 'function_call', 'call_id': 'c1', 'name': 'notes-find', 'namespace': 'notes', 'arguments': '{"query": "milk"}'}]})
+    assert run_tool_calls(box, resp) == [{'type': 'function_call_output', 'call_id': 'c1', 'output': '["a note"]'}]
+    assert box.loaded == []
