@@ -214,10 +214,12 @@ def _err_text(e: BaseException) -> str:
     return '\n'.join(lines)
 
 def error_text(
-    e: BaseException,  # a failure of a tool call
-) -> str:              # what the model reads
+    e: BaseException,    # a failure of a tool call
+    frames: bool=True,   # follow the cause of a tool's own failure with the tool's frames (as `call_func` reports it)
+) -> str:                # what the model reads
     "A failure as the model should read it: one line for a bad call (or a tool funccall can't describe), the cause and the tool's frames otherwise"
     if isinstance(e, (ToolNotFound, ToolInputError, SchemaError)): return f"{type(e).__name__}: {e}"
+    if not frames: return traceback.format_exception_only(type(e), e)[-1].strip()
     return _err_text(e)
 
 # --- the public calls --------------------------------------------------------------------------------

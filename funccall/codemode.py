@@ -171,9 +171,15 @@ def _in_process(box, injected: dict, as_json: bool = False):
     "Run a tool with a program's arguments through the toolbox; its value as it is, or (`as_json`) as JSON data"
     def call(name, /, **args):
         r = box.call(name, args, injected=injected)
-        if not r.ok: raise ToolCallError(r.error)
+        if not r.ok: raise ToolCallError(_error(r))
         return _as_json(r.value) if as_json else r.value
     return call
+
+def _error(r) -> str:
+    "What a program's failed call reads: the model's message, or why a call waiting for approval can't run here"
+    if r.status == 'pending':
+        return f"Tool {r.name!r} needs the user's approval, which a program can't wait for: call it directly, outside run_code"
+    return r.error
 
 def _as_json(v):
     "`v` as JSON data (dataclasses, dates and the like in their JSON form), or its text when JSON can't hold it"
@@ -252,7 +258,7 @@ def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict
                     return res
                 nm = msg.get('call')  # only the toolbox's tools: the process can ask for nothing else
                 r = box.call(nm if nm in names else f'<not a tool: {str(nm)[:60]}>', msg.get('args') or {}, injected=injected)
-                send({'ok': r.ok, 'value': _as_json(r.value) if r.ok else None, 'error': r.error})
+                send({'ok': r.ok, 'value': _as_json(r.value) if r.ok else None, 'error': None if r.ok else _error(r)})
         except (BrokenPipeError, ValueError) as e:
             raise CodeError(f"The program's process stopped answering: {type(e).__name__}: {e}") from None
         finally:
@@ -289,6 +295,7 @@ def code_tool(
     isolate: bool | str=False,  # False: in this process; True: in a process of its own; 'monty': in pydantic-monty's sandbox
     timeout: float=30,          # seconds the program may run, its tool calls included
     memory_mb: int=512,         # the address-space limit of the program's process (True), or monty's memory limit
+    text_input: bool=False,     # take the program as free-form text (an OpenAI custom tool): no JSON string to escape it in
 ) -> Tool:                      # the `run_code(code)` tool, its description holding the API (`code_api`)
     "A `run_code(code)` tool: the model's Python program runs with every tool of `box` bound as a function"
     if isolate not in _RUNNERS: raise ValueError(f"isolate={isolate!r}: use False, True or 'monty'")
@@ -306,7 +313,7 @@ def code_tool(
     run_code._funccall_code_tool = True
     desc = ("Run a Python program that calls these functions (each one a tool) and returns what it prints and the value of its "
             f"last expression. Use it to chain tool calls, loop over results and keep only what matters.\n\n```python\n{code_api(box)}```")
-    return Tool(run_code, description=desc, inject=tuple(own))
+    return Tool(run_code, description=desc, inject=tuple(own), text_input=text_input)
 
 # --- the providers' own code execution ------------------------------------------------------------------
 

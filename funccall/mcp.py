@@ -39,7 +39,7 @@ try:
 except ImportError as e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` and `mcp_types`
     raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({e}): pip install 'funccall[mcp]'") from e
 
-from . import __version__
+from . import __version__, _trace, content
 from ._json import jsonable
 from ._load import TargetError, expand, load_target
 from ._ns import ToolNotFound
@@ -47,7 +47,7 @@ from ._types import SchemaError, empty, signature
 from .call import error_text
 from .inverse import mk_tool
 from .schema import handle_type
-from .tools import StopRun, Tool, Toolbox, ToolResult
+from .tools import StopRun, Tool, Toolbox, ToolResult, to_text
 
 __all__ = ['MCPClient', 'MCPToolError', 'mk_server', 'output_schema', 'serve', 'main']
 
@@ -164,7 +164,7 @@ class MCPClient:
     # the tool's name is positional-only, so a property called `name` (or `self`) arrives in `args` like any other
     async def _acall(self, tool: str, /, **args) -> Any:
         if self._client is None: raise RuntimeError(f"Tool {tool!r} called after its MCPClient closed")
-        return _value(tool, await self._client.call_tool(tool, args), tool in self._wrapped)
+        return _value(tool, await self._client.call_tool(tool, args, meta=_trace.meta()), tool in self._wrapped)  # joins our trace
 
     def _call(self, tool: str, /, **args) -> Any:
         if self._portal is None: raise RuntimeError(f"Tool {tool!r} called after its MCPClient closed")
@@ -215,6 +215,7 @@ def output_schema(
     if t.max_chars is not None: return None  # a result cut for the model is text, not the annotated value
     ret = signature(t.fn).returns
     if ret in (empty, None, type(None), Any, types.CallToolResult): return None
+    if isinstance(ret, type) and issubclass(ret, content.Content): return None  # media: content items, no structure
     defs = {}
     try: s = handle_type(ret, defs)
     except SchemaError: return None  # the tool runs all the same; its results go as text
@@ -234,6 +235,9 @@ def _result(r: ToolResult, out: dict | None, version: str) -> types.CallToolResu
     "A tool's value as an MCP result: its text for the model, and structured content that fits the tool's output schema"
     v = r.value
     if isinstance(v, types.CallToolResult): return v  # a tool that builds its own MCP result
+    if (ps := content.parts(v, to_text)) is not None:  # images, audio, files; a `-> list` tool's structured content as JSON too
+        sc = {'result': content.to_json(ps)} if out is not None and out.get(_WRAP) else None
+        return types.CallToolResult.model_validate({'content': content.mcp(ps), 'structuredContent': sc})
     if out is None and r.limit is not None: return types.CallToolResult(content=[types.TextContent(text=r.text)])
     try: v = jsonable(v)
     except TypeError: v = str(v)  # what JSON can't hold goes as its text, which is what a model reads anyway
@@ -290,8 +294,8 @@ def mk_server(
                 return _error(f"Tool {t.name!r} needs the user's confirmation, and this MCP client can't ask for it "
                               "(it does not support elicitation): the call was refused")
             confirm = _confirm_by_elicitation(ctx, params, asked)
-        try: r = await t.aexecute(params.arguments or {}, box.injected, confirm=confirm)
-        except StopRun as e: return _error(error_text(e))
+        with _trace.joined(params.meta): r = await t.aexecute(params.arguments or {}, box.injected, confirm=confirm)
+        if isinstance(r.exception, StopRun): return _error(error_text(r.exception))  # a client's loop has no stop: the call failed
         if asked: return asked[0]
         return _result(r, outs[t.name], ctx.protocol_version) if r.ok else _error(r.error)
 

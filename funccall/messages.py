@@ -13,17 +13,25 @@ into what the next request carries. `run_tool_calls(toolbox, response)` does bot
 
 Providers are named as the `to_*` renderers name them: 'openai' (Chat Completions), 'openai_responses',
 'anthropic', 'gemini'. The provider SDKs are never imported: their objects are read by attribute, dicts by key.
+
+Every call is answered: OpenAI's custom tool calls (free-form text in) are run too, and a call item funccall
+can't answer (computer use, a local shell, a type it doesn't know) raises for the developer rather than leaving
+the next request to fail for a missing output. The list `run_tool_calls` returns also says what came of the
+calls: `.results`, `.stop` (a tool asked the loop to stop) and `.pending` (calls waiting for the user's approval,
+answered later through `Toolbox.resume`). Results holding `Image`, `Audio` or `File` are written in each
+provider's own rich form (see `funccall.content`).
 """
 from __future__ import annotations
 
 import json
 from typing import Iterable, NamedTuple
 
+from . import content
 from ._json import jsonable
 from ._run import run_sync
-from .tools import Toolbox, ToolResult
+from .tools import Toolbox, ToolResult, to_text
 
-__all__ = ['ToolCall', 'tool_calls', 'tool_results', 'run_tool_calls', 'run_tool_calls_async']
+__all__ = ['ToolCall', 'CustomToolCall', 'ToolMessages', 'UnansweredCall', 'tool_calls', 'tool_results', 'run_tool_calls', 'run_tool_calls_async']
 
 _made = 'funccall-'  # how ids made up for Gemini calls begin: they are never sent back
 
@@ -32,6 +40,13 @@ class ToolCall(NamedTuple):
     name: str              # the tool's name, as the model sent it
     arguments: dict | str  # the arguments; the model's text when it is not a JSON object, so running it reports that
     id: str                # the id the result must answer (for a Gemini call without one, `funccall-{index}-{name}`)
+
+    kind = 'function'
+
+class CustomToolCall(ToolCall):
+    "A call of an OpenAI custom tool: free-form text in (`arguments` is that text), answered by a custom tool call output"
+    __slots__ = ()
+    kind = 'custom'
 
 def _get(o, *keys):
     "The value of the first of `keys` that `o` (a dict or an SDK object) holds, not null"
@@ -67,19 +82,37 @@ def _items(o, p: str) -> list:
     elif not _has(o, 'parts'): o = _get(o, 'content')  # a candidate
     return list(_get(o, 'parts') or [])
 
-def _openai_call(c, i: int) -> ToolCall | None:
-    fn = _get(c, 'function')  # custom tool calls (`type: custom`, free text in) have none: funccall offers no such tools
-    return None if fn is None else ToolCall(_get(fn, 'name'), _args(_get(fn, 'arguments')), _get(c, 'id'))
+class UnansweredCall(ValueError):
+    "A response holds a call funccall can't answer (computer use, a shell, a type it doesn't know): answer it yourself"
 
-def _responses_call(c, i: int) -> ToolCall | None:
-    if _get(c, 'type') != 'function_call': return None
-    return ToolCall(_get(c, 'name'), _args(_get(c, 'arguments')), _get(c, 'call_id'))  # `id` names the item; the output answers `call_id`
+def _other(what: str, others: str) -> None:
+    if others == 'raise':
+        raise UnansweredCall(f"The response holds a {what} call that funccall can't answer, and the next request fails without its "
+                             "answer: answer it yourself, and pass others='skip' to read the function calls beside it")
 
-def _anthropic_call(c, i: int) -> ToolCall | None:
+def _openai_call(c, i: int, others: str='skip') -> ToolCall | None:
+    if (fn := _get(c, 'function')) is not None: return ToolCall(_get(fn, 'name'), _args(_get(fn, 'arguments')), _get(c, 'id'))
+    if (cu := _get(c, 'custom')) is not None: return CustomToolCall(_get(cu, 'name'), _get(cu, 'input') or '', _get(c, 'id'))
+    return _other(repr(_get(c, 'type')), others)
+
+# Responses items that are no calls, or calls OpenAI runs itself (hosted tools); `tool_search_call` is `Toolbox.search`'s
+_RESPONSES_NOT_OURS = {'message', 'reasoning', 'compaction', 'additional_tools', 'program', 'program_output', 'file_search_call',
+                       'web_search_call', 'image_generation_call', 'code_interpreter_call', 'mcp_call', 'mcp_list_tools',
+                       'mcp_approval_response', 'tool_search_call', 'tool_search_output'}
+
+def _responses_call(c, i: int, others: str='skip') -> ToolCall | None:
+    t = _get(c, 'type')
+    if t == 'function_call':  # `id` names the item; the output answers `call_id`
+        return ToolCall(_get(c, 'name'), _args(_get(c, 'arguments')), _get(c, 'call_id'))
+    if t == 'custom_tool_call': return CustomToolCall(_get(c, 'name'), _get(c, 'input') or '', _get(c, 'call_id'))
+    if t in _RESPONSES_NOT_OURS or (isinstance(t, str) and t.endswith('_output')): return None
+    return _other(repr(t), others)  # computer_call, local_shell_call, shell_call, apply_patch_call, mcp_approval_request, new ones
+
+def _anthropic_call(c, i: int, others: str='skip') -> ToolCall | None:
     if _get(c, 'type') != 'tool_use': return None  # `server_tool_use` and `mcp_tool_use` run on Anthropic's side
     return ToolCall(_get(c, 'name'), _args(_get(c, 'input')), _get(c, 'id'))
 
-def _gemini_call(c, i: int) -> ToolCall | None:
+def _gemini_call(c, i: int, others: str='skip') -> ToolCall | None:
     fc = _get(c, 'function_call', 'functionCall')  # the SDK's names, or the REST API's
     if fc is None: return None
     nm = _get(fc, 'name')
@@ -105,23 +138,25 @@ def _detect(o) -> str | None:
     if _get(o, 'role') == 'assistant': return 'openai'  # a chat message without calls leaves `tool_calls` out
     raise ValueError(f"Can't tell which provider's response a {type(o).__name__} is; pass provider= one of {', '.join(map(repr, _readers))}")
 
-def _calls(response, provider: str | None) -> tuple[list[ToolCall], str | None]:
+def _calls(response, provider: str | None, others: str='raise') -> tuple[list[ToolCall], str | None]:
+    if others not in ('raise', 'skip'): raise ValueError(f"others must be 'raise' or 'skip', not {others!r}")
     p = _provider(provider) if provider is not None else _detect(response)
     if p is None: return [], None
     read, res = _readers[p], []
     for c in _items(response, p):
-        if (tc := read(c, len(res))) is not None: res.append(tc)
+        if (tc := read(c, len(res), others)) is not None: res.append(tc)
     return res, p
 
 def tool_calls(
     response,            # a response (SDK object or dict), or the part holding the calls: a message, `output`, `content`, `parts`
     provider: str=None,  # 'openai', 'openai_responses', 'anthropic' or 'gemini'; by default told from `response`'s shape
-) -> list[ToolCall]:     # every function call, in order
+    others: str='raise', # a call funccall can't answer (computer use, a shell, an unknown type): 'raise' `UnansweredCall`, or 'skip' it
+) -> list[ToolCall]:     # every function call (and custom tool call), in order
     """The function calls a model's response asks for.
 
     Without `provider`, the shape tells: `choices`, `message` or `tool_calls` is OpenAI chat, `output` is
     Responses, `candidates` or `parts` is Gemini, a `content` list is Anthropic; in a list, the first call item."""
-    return _calls(response, provider)[0]
+    return _calls(response, provider, others)[0]
 
 # --- writing results back ---------------------------------------------------------------------------
 
@@ -142,54 +177,116 @@ def _gemini_response(r: ToolResult) -> dict:
     if r.call_id and not r.call_id.startswith(_made): d = {'id': r.call_id, **d}  # the API never saw a made-up id
     return d
 
+def _parts(r: ToolResult) -> list | None:
+    "The result's text and media parts, when it holds media (and succeeded)"
+    return content.parts(r.value, to_text) if r.ok else None
+
+def _chat(rs: list, kinds: dict) -> list[dict]:
+    # Chat Completions takes only text in a tool message: media follow, after all the tool messages, in one user message
+    msgs, media = [], []
+    for r in rs:
+        ps = _parts(r)
+        if ps is None: msgs.append({'role': 'tool', 'tool_call_id': _id(r), 'content': r.text}); continue
+        text, m = content.chat(ps, _id(r))
+        msgs.append({'role': 'tool', 'tool_call_id': _id(r), 'content': text})
+        media += m
+    return msgs + ([{'role': 'user', 'content': media}] if media else [])
+
+def _responses(rs: list, kinds: dict) -> list[dict]:
+    res = []
+    for r in rs:
+        ps = _parts(r)
+        out = r.text if ps is None else content.responses(ps)
+        kind = 'custom_tool_call_output' if kinds.get(r.call_id) == 'custom' else 'function_call_output'
+        res.append({'type': kind, 'call_id': _id(r), 'output': out})
+    return res
+
+def _anthropic_block(r: ToolResult) -> dict:
+    ps = _parts(r)
+    return {'type': 'tool_result', 'tool_use_id': _id(r), 'content': r.text if ps is None else content.anthropic(ps), 'is_error': not r.ok}
+
+def _gemini_part(r: ToolResult) -> dict:
+    ps = _parts(r)
+    if ps is None: return {'function_response': _gemini_response(r)}
+    text, media = content.gemini(ps)
+    return {'function_response': {**_gemini_response(r), 'response': {'output': text}, 'parts': media}}
+
 _writers = {
-    'openai': lambda rs: [{'role': 'tool', 'tool_call_id': _id(r), 'content': r.text} for r in rs],
-    'openai_responses': lambda rs: [{'type': 'function_call_output', 'call_id': _id(r), 'output': r.text} for r in rs],
+    'openai': _chat,
+    'openai_responses': _responses,
     # one user message for all: the message after the assistant's must answer each of its tool_use blocks
-    'anthropic': lambda rs: [{'role': 'user', 'content': [
-        {'type': 'tool_result', 'tool_use_id': _id(r), 'content': r.text, 'is_error': not r.ok} for r in rs]}],
-    'gemini': lambda rs: [{'role': 'user', 'parts': [{'function_response': _gemini_response(r)} for r in rs]}],  # the role the SDK sends them with
+    'anthropic': lambda rs, kinds: [{'role': 'user', 'content': [_anthropic_block(r) for r in rs]}],
+    'gemini': lambda rs, kinds: [{'role': 'user', 'parts': [_gemini_part(r) for r in rs]}],  # the role the SDK sends them with
 }
 
 def tool_results(
     results: Iterable[ToolResult],  # from `Toolbox.batch`, `Tool.execute`...: each with the `call_id` it answers
     provider: str,                  # 'openai', 'openai_responses', 'anthropic' or 'gemini'
+    calls: Iterable[ToolCall]=(),   # the calls they answer: a custom tool call gets a custom tool call output (Responses)
 ) -> list[dict]:                    # what to add to the next request's messages (or input, or contents); none for no results
     """The results of a model's tool calls, as the provider takes them back.
 
-    OpenAI chat: a `tool` message per result. Responses: a `function_call_output` item per result.
-    Anthropic: one user message of `tool_result` blocks, `is_error` set for failures. Gemini: one user
-    content of `function_response` parts, `{'output': value}` or `{'error': message}`."""
+    OpenAI chat: a `tool` message per result (and one user message after them with any media). Responses: a
+    `function_call_output` item per result (`custom_tool_call_output` for a custom call), media as `input_image`/
+    `input_file` items. Anthropic: one user message of `tool_result` blocks, `is_error` set for failures, media as
+    image and document blocks. Gemini: one user content of `function_response` parts, `{'output': value}` or
+    `{'error': message}`, media as the response's `inline_data` parts. A pending result can't answer its call yet."""
     p, rs = _provider(provider), list(results)
-    return _writers[p](rs) if rs else []
+    if waiting := [r.name for r in rs if r.status == 'pending']:
+        raise ValueError(f"The call of {waiting[0]!r} waits for the user's approval: answer it with Toolbox.resume(result, approve=...) first")
+    kinds = {c[2]: c.kind for c in calls if getattr(c, 'kind', 'function') != 'function'}
+    return _writers[p](rs, kinds) if rs else []
 
 # --- both ---------------------------------------------------------------------------------------------
+
+class ToolMessages(list):
+    """The messages answering a response's calls, ready to add to the next request (it is a list of them), and what
+    came of the calls: `results` (every `ToolResult`, in order), `stop` (a tool asked the loop to stop: `stop_after`
+    or `StopRun`), `pending` (calls waiting for the user's approval: not answered here; resume them with
+    `Toolbox.resume` and answer all the calls together, `tool_results([*done, *resumed], provider)`)"""
+    def __init__(self, msgs: list=(), results: list=(), provider: str | None=None):
+        super().__init__(msgs)
+        self.results, self.provider = list(results), provider
+
+    @property
+    def stop(self) -> bool: return any(r.stop for r in self.results)
+
+    @property
+    def pending(self) -> list[ToolResult]: return [r for r in self.results if r.status == 'pending']
+
+    @property
+    def done(self) -> list[ToolResult]: return [r for r in self.results if r.status != 'pending']
+
+def _answer(calls: list, results: list, p: str) -> ToolMessages:
+    done = [r for r in results if r.status != 'pending']
+    return ToolMessages(tool_results(done, p, calls), results, p)
 
 def run_tool_calls(
     toolbox: Toolbox,      # the tools the model was offered
     response,              # the model's response, as `tool_calls` takes it
     provider: str=None,    # as `tool_calls` takes it
     injected: dict=None,   # the application's values for injected parameters, for this request (over the toolbox's)
-) -> list[dict]:           # the answers to all its calls, as `tool_results` makes them; none when nothing was called
+    others: str='raise',   # as `tool_calls` takes it
+) -> ToolMessages:         # the answers to all its calls, as `tool_results` makes them; none when nothing was called
     "Run the tool calls of a model's response (concurrently, as `Toolbox.batch` does) and answer them"
-    calls, p = _calls(response, provider)
+    calls, p = _calls(response, provider, others)
     searched, callers = _native(toolbox, response, provider)
-    if not calls: return searched
+    if not calls: return ToolMessages(searched, provider=p)
     res = run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls')
-    return searched + _with_callers(_with_references(tool_results(res, p), res, p), callers)
+    return _with_native(_answer(calls, res, p), searched, callers)
 
 async def run_tool_calls_async(
     toolbox: Toolbox,      # the tools the model was offered
     response,              # the model's response, as `tool_calls` takes it
     provider: str=None,    # as `tool_calls` takes it
     injected: dict=None,   # the application's values for injected parameters, for this request (over the toolbox's)
-) -> list[dict]:           # the answers to all its calls, as `tool_results` makes them; none when nothing was called
+    others: str='raise',   # as `tool_calls` takes it
+) -> ToolMessages:         # the answers to all its calls, as `tool_results` makes them; none when nothing was called
     "`run_tool_calls` for async code"
-    calls, p = _calls(response, provider)
+    calls, p = _calls(response, provider, others)
     searched, callers = _native(toolbox, response, provider)
-    if not calls: return searched
-    res = await toolbox.abatch(calls, injected=injected)
-    return searched + _with_callers(_with_references(tool_results(res, p), res, p), callers)
+    if not calls: return ToolMessages(searched, provider=p)
+    return _with_native(_answer(calls, await toolbox.abatch(calls, injected=injected), p), searched, callers)
 
 def _native(toolbox: Toolbox, response, provider) -> tuple[list, dict]:
     "What a Responses output asks beyond function calls: client-run tool searches (answered here), callers of a program's calls"
@@ -200,16 +297,14 @@ def _native(toolbox: Toolbox, response, provider) -> tuple[list, dict]:
     from .search import client_searches
     return client_searches(toolbox, items), program_callers(items)
 
-def _with_references(outs: list, results: list, p: str) -> list:
-    "The tools `search_tools` found go back to Claude as `tool_reference` blocks, which load their deferred definitions"
-    if p != 'anthropic' or not outs: return outs
-    from .search import references
-    for block, r in zip(outs[0]['content'], results):
-        if (refs := references(r)) is not None: block['content'] = refs
-    return outs
-
-def _with_callers(outs: list, callers: dict) -> list:
-    "A program's calls are answered to the program: the output names it as their caller"
-    for o in outs:
-        if (c := callers.get(o.get('call_id'))) is not None: o['caller'] = c
-    return outs
+def _with_native(msgs: ToolMessages, searched: list, callers: dict) -> ToolMessages:
+    """The answers with what funccall's search and the providers' programs add: OpenAI's client tool searches answered
+    first, a program's calls answered to it (`caller`), and what `search_tools` found sent to Claude as `tool_reference`
+    blocks, which load those deferred definitions"""
+    if msgs.provider == 'anthropic' and msgs:
+        from .search import references
+        for block, r in zip(msgs[0]['content'], msgs.done):
+            if (refs := references(r)) is not None: block['content'] = refs
+    for m in msgs:
+        if (c := callers.get(m.get('call_id'))) is not None: m['caller'] = c
+    return ToolMessages([*searched, *msgs], msgs.results, msgs.provider) if searched else msgs

@@ -33,7 +33,7 @@ from ._warnings import SchemaWarning, caller_level
 from .schema import get_schema, tool_docs
 
 __all__ = ['to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name',
-           'function_to_tool', 'Report', 'Change', 'ProviderWarning', 'ANTHROPIC_STRICT_LIMITS']
+           'function_to_tool', 'Report', 'Change', 'ProviderWarning', 'ANTHROPIC_STRICT_LIMITS', 'tool_choice']
 
 class ProviderWarning(SchemaWarning):
     "A renderer changed what a tool means for a provider: a constraint, a shape or a default it can't express"
@@ -100,7 +100,7 @@ _openai_rule = ('OpenAI', re.compile(r'[a-zA-Z0-9_-]{1,64}'), re.compile(r'[^a-z
 # provider, as `messages` names it too -> (its name, a valid tool name, a character it rejects, longest name)
 _name_rules = {
     'openai': _openai_rule, 'openai_responses': _openai_rule, 'responses': _openai_rule,
-    'anthropic': ('Anthropic', *_openai_rule[1:]),
+    'anthropic': ('Anthropic', re.compile(r'[a-zA-Z0-9_-]{1,128}'), _openai_rule[2], 128),  # Claude takes 128 since 2025
     # the SDK's docstring says 128, but the live API answers 400 past 64
     'gemini': ('Gemini', re.compile(r'[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}'), re.compile(r'[^a-zA-Z0-9_.:-]'), 64),
     'mcp': ('MCP', re.compile(r'[A-Za-z0-9._-]{1,128}'), re.compile(r'[^A-Za-z0-9._-]'), 128),
@@ -135,10 +135,17 @@ def _render(tools, provider: str, one: Callable, rename: bool, report) -> Any:
             raise SchemaError(f"Two tools are both named {nm!r} for {_name_rules[provider][0]} ({sent[nm]!r} and {s['name']!r}); rename one")
         sent[nm] = s['name']
         changes: list = []
-        res.append(one(s, nm, changes, t))
+        res.append(_with_options(one(s, nm, changes, t), t, provider))
         rep.changes += [Change(s['name'], *c) for c in changes]
     _finish(rep, report, n0)
     return res[0] if single else res
+
+def _with_options(d: dict, t, provider: str) -> dict:
+    "`d` with the keys a `Tool`'s `provider_options` add for `provider` (`cache_control`, `defer_loading`...)"
+    opts = getattr(t, 'provider_options', None)
+    if not opts or isinstance(t, dict): return d
+    extra = opts.get(provider) or (opts.get('responses') if provider == 'openai_responses' else None)
+    return {**d, **extra} if extra else d
 
 def _name(nm: str, provider: str, rename: bool, rep: Report) -> str:
     who, ok = _name_rules[provider][:2]
@@ -205,9 +212,20 @@ def to_openai(
     rename:bool=False,    # rewrite names OpenAI rejects (`calc.add` -> `calc-add`) instead of raising
     report=None,          # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
 ):                        # `{'type': 'function', 'function': {...}}`, or a list of them
-    "Tools for OpenAI Chat Completions: `client.chat.completions.create(tools=to_openai(fs))`"
-    return _render(tools, 'openai', lambda s, nm, ch, t: {'type': 'function', 'function': _openai_fn(s, nm, _is_strict(t, strict), ch)},
-                   rename, report)
+    "Tools for OpenAI Chat Completions: `client.chat.completions.create(tools=to_openai(fs))`; a text-input `Tool` as a custom tool"
+    def one(s, nm, ch, t):
+        if getattr(t, 'text_input', False): return {'type': 'custom', 'custom': _custom(s, nm, t, chat=True)}
+        return {'type': 'function', 'function': _openai_fn(s, nm, _is_strict(t, strict), ch)}
+    return _render(tools, 'openai', one, rename, report)
+
+def _custom(s: dict, nm: str, t, chat: bool) -> dict:
+    "An OpenAI custom tool: free-form text in, plain or constrained by a grammar (Lark or a regular expression)"
+    g = getattr(t, 'grammar', None)
+    if g is None: fmt = {'type': 'text'}
+    else:
+        g = {'syntax': g['syntax'], 'definition': g['definition']}
+        fmt = {'type': 'grammar', 'grammar': g} if chat else {'type': 'grammar', **g}  # Chat nests the grammar; Responses doesn't
+    return {'name': nm, 'description': s.get('description', ''), 'format': fmt}
 
 def to_openai_responses(
     tools,                # a function (class, callable object, `Tool`, `get_schema` dict), or a list of them
@@ -217,6 +235,7 @@ def to_openai_responses(
 ):                        # `{'type': 'function', 'name', 'description', 'parameters', 'strict'}`, or a list
     "Function tools for the OpenAI Responses API: `client.responses.create(tools=to_openai_responses(fs))`"
     def one(s, nm, ch, t):
+        if getattr(t, 'text_input', False): return {'type': 'custom', **_custom(s, nm, t, chat=False)}
         d = _openai_fn(s, nm, _is_strict(t, strict), ch)
         return {'type': 'function', **d, 'strict': d.get('strict', False)}
     return _render(tools, 'openai_responses', one, rename, report)
@@ -235,6 +254,7 @@ def to_anthropic(
     used = dict.fromkeys(ANTHROPIC_STRICT_LIMITS, 0)
     def one(s, nm, ch, t):
         d = {'name': nm, 'description': s.get('description', ''), 'input_schema': _params(s)}
+        if examples := getattr(t, 'examples', None): d['input_examples'] = jsonable(examples)  # checked against the schema by `Tool`
         if not _is_strict(t, strict): return d
         params, ok = _strict_params(d['input_schema'], ANTHROPIC, ch)
         if not ok: return {**d, 'strict': False}
@@ -277,6 +297,55 @@ def to_gemini(
 ):                        # `{'name', 'description', 'parameters_json_schema'}` (or `'parameters'`), or a list
     "Gemini function declarations: `types.Tool(function_declarations=to_gemini(fs))`; JSON Schema as it is, or the OpenAPI subset"
     return _render(tools, 'gemini', lambda s, nm, ch, t: _gemini_fn(s, nm, ch, legacy), rename, report)
+
+# --- tool_choice ----------------------------------------------------------------------------------------------
+
+_MODES = ('auto', 'required', 'none')
+
+def tool_choice(
+    provider: str,          # 'openai', 'openai_responses' (or 'responses'), 'anthropic' or 'gemini'
+    mode: str='auto',       # 'auto' (the model decides), 'required' (it must call a tool) or 'none' (it must not)
+    tools=None,             # only these tools: a name, a function or `Tool`, or a list of them
+    parallel: bool | None=None,  # allow several calls in one turn (OpenAI, Anthropic); None: the provider's default
+) -> dict:                  # keyword arguments for the SDK call: `create(..., **tool_choice('openai', 'required'))`
+    """Which tools the model may (or must) call, in `provider`'s own terms: OpenAI `tool_choice` (a name, or
+    `allowed_tools` for several), Anthropic `tool_choice` (`auto`/`any`/`none`/`tool`), Gemini `tool_config`
+    (`AUTO`/`ANY`/`NONE`, `VALIDATED` for `auto` among some tools, with `allowed_function_names`)"""
+    if mode not in _MODES: raise ValueError(f"mode must be one of {', '.join(map(repr, _MODES))}, not {mode!r}")
+    p = 'openai_responses' if provider == 'responses' else str(provider).lower()
+    if p not in ('openai', 'openai_responses', 'anthropic', 'gemini'):
+        raise ValueError(f"Unknown provider {provider!r}; use 'openai', 'openai_responses', 'anthropic' or 'gemini'")
+    ts = None if tools is None else list(tools) if isinstance(tools, (list, tuple)) else [tools]
+    names = None if ts is None else [_tool_nm(t) for t in ts]
+    custom = {n for n, t in zip(names or [], ts or []) if getattr(t, 'text_input', False)}  # OpenAI names custom tools so
+    if names is not None and mode == 'none': raise ValueError("mode 'none' calls no tool: pass no tools with it")
+    if p == 'gemini':
+        if parallel is not None: raise ValueError("Gemini has no switch for parallel calls: leave parallel=None")
+        gm = {'auto': 'AUTO', 'required': 'ANY', 'none': 'NONE'}[mode]
+        if names is not None and mode == 'auto': gm = 'VALIDATED'  # Gemini takes allowed names only with ANY or VALIDATED
+        cfg = {'mode': gm, **({'allowed_function_names': names} if names is not None else {})}
+        return {'tool_config': {'function_calling_config': cfg}}
+    if p == 'anthropic':
+        if names is not None and len(names) > 1:
+            raise ValueError("Claude's tool_choice names one tool at most: send only the tools it may call, with mode 'required'")
+        c = {'type': 'tool', 'name': names[0]} if names else {'type': {'auto': 'auto', 'required': 'any', 'none': 'none'}[mode]}
+        if parallel is not None and c['type'] != 'none': c['disable_parallel_tool_use'] = not parallel
+        return {'tool_choice': c}
+    chat = p == 'openai'
+    def fn(n):
+        kind = 'custom' if n in custom else 'function'
+        return {'type': kind, kind: {'name': n}} if chat else {'type': kind, 'name': n}
+    if names is None: c = mode
+    elif len(names) == 1 and mode == 'required': c = fn(names[0])
+    else:
+        allowed = {'mode': mode, 'tools': [fn(n) for n in names]}
+        c = {'type': 'allowed_tools', 'allowed_tools': allowed} if chat else {'type': 'allowed_tools', **allowed}
+    return {'tool_choice': c, **({'parallel_tool_calls': parallel} if parallel is not None else {})}
+
+def _tool_nm(t) -> str:
+    if isinstance(t, str): return t
+    if isinstance(getattr(t, 'schema', None), dict): return t.name  # a `Tool`
+    return get_schema(t)['name'] if callable(t) else _canonical(t)['name']
 
 # --- function_to_tool: the OpenAI tool format, with its own type table -------------------------------------------------
 

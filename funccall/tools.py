@@ -1,10 +1,13 @@
 """Tool objects, tool groups and toolboxes: the agent loop around `call_func`.
 
 A `Tool` wraps one callable. `execute`/`aexecute` never raise for a model's mistake or a tool's failure:
-they return a `ToolResult` (status, value, error message for the model). Around the call, in this order:
-injected parameters (left out of the schema, supplied by the application), the pre-hook, confirmation (of
-the arguments that will run), the cache, middleware wrapping the call, the post-hook. `StopRun` raised by
-a tool or hook is the one exception that propagates: it is how a tool stops the agent loop.
+they return a `ToolResult` (status, value, error message for the model, the exception, which kind of failure).
+One pipeline runs every call, in this order: injected parameters (left out of the schema, supplied by the
+application), the pre-hook, confirmation (of the arguments that will run: at once by a `confirm` callback, or
+pending until `Toolbox.resume`), coercion, the cache, middleware wrapping the call (each attempt bounded by the
+tool's `timeout`, failures of the tool retried with backoff), the post-hook; and around it all a trace
+(`_trace`: an OpenTelemetry span and the `funccall` logger). `StopRun`, raised by a tool or hook, ends the call
+with a result whose `stop` is set: the agent loop stops after answering every call.
 
 A `ToolGroup` exposes the public methods of an object as tools named `group-method`, a form `resolve_nm`
 maps back to `group.method`. A `Toolbox` holds tools and groups: definitions for any provider, calls by
@@ -17,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
 
-from . import providers
+from . import _trace, content, providers
 from ._json import jsonable
 from ._ns import public_methods
 from ._types import empty, is_callable_object, signature
@@ -27,10 +30,13 @@ from .call import ToolNotFound, coerce_inputs, error_text
 from .expr import ExprError, parse_calls
 from .schema import SchemaError, get_schema
 
-__all__ = ['Tool', 'ToolResult', 'ToolGroup', 'Toolbox', 'StopRun', 'to_text', 'call_str']
+__all__ = ['Tool', 'ToolResult', 'ToolGroup', 'Toolbox', 'StopRun', 'ToolTimeout', 'to_text', 'call_str']
 
 class StopRun(Exception):
-    "Raised by a tool or hook to stop the agent loop: `execute` re-raises it instead of reporting a failure"
+    "Raised by a tool or hook to stop the agent loop: the call's result has `stop` set, its value the message (if any)"
+
+class ToolTimeout(TimeoutError):
+    "A tool did not finish within its `timeout` (or a batch's): the call's result is a failure of kind 'timeout'"
 
 def to_text(
     v,                      # a tool's result
@@ -38,6 +44,7 @@ def to_text(
 ) -> str:                   # what the model reads
     "A tool result as text for the model: strings as they are, data as JSON, anything else as its `str`"
     if isinstance(v, str): s = v
+    elif (ps := content.parts(v, to_text)) is not None: s = content.text_of(ps)
     else:
         try: s = json.dumps(jsonable(v), ensure_ascii=False)
         except (TypeError, ValueError, RecursionError):  # not JSON, or a structure that contains itself
@@ -69,13 +76,17 @@ class ToolResult:
     "What one tool call came to"
     name: str                                  # the tool's name
     arguments: dict                            # the arguments the tool ran with (after the pre-hook)
-    status: Literal['success', 'failure']
+    status: Literal['success', 'failure', 'pending']  # 'pending': waiting for the user's approval (`Toolbox.resume`)
     value: Any = None                          # the tool's return value, on success
     error: str | None = None                   # the message for the model, on failure
     call_id: str | None = None                 # the provider's id for this call, to answer it
     cached: bool = False                       # whether the value came from the cache
     stop: bool = False                         # the tool asks the agent loop to stop after this call
     limit: int | None = field(default=None, repr=False)  # cut `text` to this many characters (the tool's `max_chars`)
+    failure: Literal['name', 'arguments', 'tool', 'timeout', 'declined'] | None = None  # whose failure: the model's call
+    #   (an unknown tool, bad arguments), the tool's (it raised), a timeout, or the user's refusal
+    exception: BaseException | None = field(default=None, repr=False, compare=False)  # what was raised, on failure
+    attempts: int = field(default=1, repr=False, compare=False)  # how many times the tool ran (more than once: retried)
 
     @property
     def ok(self) -> bool: return self.status == 'success'
@@ -83,7 +94,31 @@ class ToolResult:
     @property
     def text(self) -> str:
         "What the model reads: the value as text, or the error message"
+        if self.status == 'pending': return f"Waiting for the user's approval to run {call_str(self.name, self.arguments)}"
         return to_text(self.value, self.limit) if self.ok else self.error
+
+    def to_dict(self) -> dict:
+        "The result as JSON data (`json.dumps` takes it; `from_dict` reads it back): a pending approval, kept while the user decides"
+        d = {'name': self.name, 'arguments': jsonable(self.arguments), 'status': self.status, 'call_id': self.call_id}
+        if self.status == 'failure': d.update(error=self.error, failure=self.failure)
+        if self.status == 'success' and (ps := content.parts(self.value, to_text)) is not None: d['value'] = content.to_json(ps)
+        elif self.status == 'success':
+            try: d['value'] = json.loads(json.dumps(jsonable(self.value)))
+            except (TypeError, ValueError, RecursionError): d['value'] = self.text  # what the model reads, when JSON can't hold the value
+        if self.stop: d['stop'] = True
+        if self.limit is not None: d['limit'] = self.limit
+        return d
+
+    @classmethod
+    def from_dict(
+        cls,
+        d: dict,      # from `to_dict`, after a round trip through JSON
+    ) -> ToolResult:
+        "A result read back from `to_dict`'s data"
+        if not isinstance(d, dict) or not {'name', 'arguments', 'status'} <= set(d):
+            raise ValueError(f"Not a ToolResult's data (needs name, arguments, status): {d!r:.100}")
+        keys = ('error', 'call_id', 'stop', 'limit', 'failure')
+        return cls(d['name'], d['arguments'], d['status'], value=content.from_json(d.get('value')), **{k: d[k] for k in keys if k in d})
 
 # --- the cache ----------------------------------------------------------------------------------------
 
@@ -129,6 +164,23 @@ def _cache_key(name: str, kw: dict) -> str:
 
 _name_re = re.compile(r'[a-zA-Z0-9_-]{1,64}')
 
+class _Opts:
+    "How a toolbox runs its tools' calls: what failures say, who sees each result, what a trace records"
+    __slots__ = ('frames', 'trace_content')
+    def __init__(self, frames: bool=False, trace_content: bool=False): self.frames, self.trace_content = frames, trace_content
+
+_OPTS = _Opts()
+
+def _error(e: BaseException, opts: _Opts) -> str:
+    "What the model reads of failure `e`"
+    return f"TimeoutError: {e}" if isinstance(e, ToolTimeout) else error_text(e, frames=opts.frames)
+
+def _kind(e: BaseException) -> str:
+    "Whose failure `e` is: the model's call ('name', 'arguments'), a 'timeout', or the tool's"
+    if isinstance(e, ToolNotFound): return 'name'
+    if isinstance(e, (ToolInputError, ExprError)): return 'arguments'
+    return 'timeout' if isinstance(e, ToolTimeout) else 'tool'
+
 class Tool:
     "One callable offered to a model, with what runs around each call"
     def __init__(
@@ -153,12 +205,31 @@ class Tool:
         destructive: bool | None=None,       # hint: the tool may delete or overwrite (MCP's `destructiveHint`)
         idempotent: bool | None=None,        # hint: calling it again with the same arguments changes nothing more (`idempotentHint`)
         open_world: bool | None=None,        # hint: the tool reaches outside systems such as the web (`openWorldHint`)
+        timeout: float | None=None,          # seconds each run of the tool may take (a sync tool's thread runs on in the background)
+        retries: int=0,                      # run again this many times after a failure of the tool (not of the model's call)
+        retry_on: tuple=None,                # retry only these exception types (`TimeoutError` for timeouts); default: any failure
+                                             #   of the tool or timeout, for tools declared idempotent or read-only only
+        retry_delay: float=0.5,              # seconds before the first retry, doubling before each next one
+        text_input: bool=False,              # free-form text in (OpenAI custom tools): the function's one `str` parameter takes it
+        grammar: dict | None=None,           # constrain that text: `{'syntax': 'lark' or 'regex', 'definition': ...}` (implies `text_input`)
+        examples: list | None=None,          # example arguments, checked against the schema (Anthropic's `input_examples`)
+        provider_options: dict | None=None,  # provider -> keys added to its definition, e.g. `{'anthropic': {'cache_control': {...}}}`
     ):
         self.fn, self.strict, self.inject = fn, strict, tuple(inject)
         self.requires_confirmation, self.confirm = requires_confirmation, confirm
         self.pre_hook, self.post_hook, self.middleware = pre_hook, post_hook, tuple(middleware)
         self.max_chars, self.instructions, self.stop_after = max_chars, instructions, stop_after
         self.title = title
+        if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
+            raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        if type(retries) is not int or retries < 0: raise ValueError(f"retries must be a non-negative int, not {retries!r}")
+        self.timeout, self.retries, self.retry_delay = timeout, retries, retry_delay
+        self.retry_on = tuple(retry_on) if isinstance(retry_on, (list, tuple)) else (retry_on,) if retry_on else None
+        if retries and self.retry_on is None and not (idempotent or read_only):  # else `retries` would silently do nothing
+            raise ValueError(f"retries={retries}: a retried call of a tool that may change things can do it twice; declare it "
+                             "idempotent=True or read_only=True, or name the exceptions that are safe to retry with retry_on=")
+        self.grammar, self.text_input = grammar, bool(text_input or grammar)
+        self.provider_options = {k: dict(v) for k, v in (provider_options or {}).items()}  # read by the renderers
         self.hints = {k: v for k, v in dict(read_only=read_only, destructive=destructive, idempotent=idempotent,
                                              open_world=open_world).items() if v is not None}  # only what the developer said
         gen = inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
@@ -181,6 +252,30 @@ class Tool:
         self.__name__, self.__doc__ = self.name, self.description
         self.__wrapped__ = type(fn).__call__ if is_callable_object(fn) else fn  # where its annotations and comments are
         self.__signature__ = inspect.signature(self._checker)
+        self._text_param = self._text_parameter() if self.text_input else None
+        self.examples = list(examples or [])
+        if self.examples: self._check_examples()
+
+    def _text_parameter(self) -> str:
+        "The one parameter that takes a free-form tool's text"
+        props = self.schema['input_schema']['properties']
+        if len(props) != 1 or next(iter(props.values())).get('type') != 'string':
+            raise SchemaError(f"Tool {self.name!r} takes free-form text (text_input/grammar): it needs exactly one str parameter, not {list(props)}")
+        if self.grammar is not None and not (isinstance(self.grammar, dict) and self.grammar.get('syntax') in ('lark', 'regex')
+                                             and isinstance(self.grammar.get('definition'), str)):
+            raise SchemaError(f"Tool {self.name!r}: grammar must be {{'syntax': 'lark' or 'regex', 'definition': str}}, not {self.grammar!r:.80}")
+        return next(iter(props))
+
+    def _check_examples(self) -> None:
+        "Each example must be arguments the schema accepts: a model learns from them"
+        from ._jsonschema import compile_schema  # (here: the validator imports the schema module; once per tool, never per call)
+        v = compile_schema(jsonable(self.schema['input_schema']), where=f"Tool {self.name!r}")
+        for i, ex in enumerate(self.examples):
+            try: ok = v.is_valid(jsonable(ex))
+            except TypeError: ok = False
+            if not ok:
+                why = '; '.join(map(str, v.problems(ex))) if isinstance(ex, dict) else 'not an object'
+                raise SchemaError(f"Tool {self.name!r}: example {i} doesn't fit its schema ({why}): {ex!r:.100}")
 
 
     def name_ok(self, pattern: re.Pattern = _name_re) -> bool:
@@ -221,7 +316,8 @@ class Tool:
         return {k: injected[k] for k in self.inject}
 
     def _read(self, args) -> dict:
-        "The model's arguments as a dict, none of them injected ones"
+        "The model's arguments as a dict, none of them injected ones; a text-input tool takes a `str` as its text"
+        if self._text_param is not None and isinstance(args, str): return {self._text_param: args}
         args = read_arguments(args)
         if given := [k for k in self.inject if k in args]:
             raise ToolInputError(f"Tool {self.name!r}: {', '.join(map(repr, given))} is supplied by the application, not by you")
@@ -234,34 +330,95 @@ class Tool:
     def _result(self, args: dict, call_id, **kw) -> ToolResult:
         return ToolResult(self.name, args, call_id=call_id, limit=self.max_chars, **kw)
 
-    def _failure(self, args, call_id, e: BaseException) -> ToolResult:
-        return self._result(args if isinstance(args, dict) else {}, call_id, status='failure', error=error_text(e))
+    def _failure(self, args, call_id, e: BaseException, opts: _Opts=_OPTS) -> ToolResult:
+        "A failure result: the exception's type and message for the model (the tool's frames too when the toolbox says so)"
+        return self._result(args if isinstance(args, dict) else {}, call_id, status='failure', failure=_kind(e), exception=e,
+                            error=_error(e, opts))
 
     def _declined(self, args, call_id) -> ToolResult:
-        return self._result(args, call_id, status='failure', error=f"The user declined to run {self.call_str(args)}")
+        return self._result(args, call_id, status='failure', failure='declined', error=f"The user declined to run {self.call_str(args)}")
 
-    async def _run(self, args, injected, call_id, confirm, inline: bool) -> ToolResult:
-        """Injected values, pre-hook, confirmation, coercion, cache, middleware around the call, post-hook.
-        `inline`: run sync code (tool, middleware, generators) right here, never in a thread; with sync hooks and a
-        sync tool, nothing then suspends, so `execute` drives it without an event loop (`_drive`)."""
+    def _run(self, args, injected, call_id, confirm, inline: bool, opts: _Opts=_OPTS, approved: bool | None=None):
+        """The pipeline (a coroutine to await or `_drive`), traced when anyone listens. `approved`: None for a model's call;
+        True/False to resume a pending one (no pre-hook, no confirmation: they ran when it became pending). `inline`: run
+        sync code (tool, middleware, generators) right here, never in a thread; with sync hooks and a sync tool, nothing
+        then suspends, so `execute` drives it without an event loop (`_drive`)."""
         inj = self._injected(injected)
+        if not _trace.listening(): return self._steps(args, inj, call_id, confirm, inline, opts, approved, None)  # no coroutine more
+        return self._traced(args, inj, call_id, confirm, inline, opts, approved)
+
+    async def _traced(self, args, inj: dict, call_id, confirm, inline: bool, opts: _Opts, approved) -> ToolResult:
+        "The steps in a trace begun where they run (a coroutine closed unrun, as `run_sync` does inside a loop, leaves none open)"
+        tr = _trace.start(self.name, call_id, self.description, opts.trace_content)
+        _trace.enter(tr)
+        try: r = await self._steps(args, inj, call_id, confirm, inline, opts, approved, tr)
+        except BaseException as e:  # cancelled (a batch's timeout), or the developer's mistake
+            _trace.end(tr, None, e)
+            raise
+        _trace.end(tr, r)
+        return r
+
+    async def _steps(self, args, inj: dict, call_id, confirm, inline: bool, opts: _Opts, approved, tr) -> ToolResult:
+        "Injected values, pre-hook, confirmation, coercion, cache, middleware around the call (bounded, retried), post-hook"
+        n = 0
         try:
             args = self._read(args)
-            if self.pre_hook is not None and (new := await _maybe_await(self.pre_hook(self, args))) is not None: args = new
-            if self.requires_confirmation and not (confirm is not None and await _maybe_await(confirm(self, args))):
-                return self._declined(args, call_id)
+            if approved is False: return self._declined(args, call_id)
+            if approved is None:
+                if self.pre_hook is not None and (new := await _maybe_await(self.pre_hook(self, args))) is not None: args = new
+                if self.requires_confirmation:
+                    if confirm is None:  # nobody to ask now: the application asks its user, then `Toolbox.resume`s it
+                        _trace.event(tr, 'funccall.pending', {})
+                        return self._result(args, call_id, status='pending')
+                    if not await _maybe_await(confirm(self, args)): return self._declined(args, call_id)
             kw = self._kwargs(args, inj)
+            if tr is not None: _repairs(tr, args, kw)
             key = _cache_key(self.name, kw) if self._cache else None
             if key is not None and (hit := self._cache.get(key))[0]:
                 return self._result(args, call_id, status='success', value=hit[1], cached=True, stop=self.stop_after)
-            value = await (self._chain(args, inj, kw, inline)() if self.middleware else self._call(kw, inline))
-            if inspect.isasyncgen(value): value = [x async for x in value]  # the model reads all it yields
-            elif inspect.isgenerator(value): value = list(value) if inline else await to_thread(list, value)
+            while True:
+                n += 1
+                try:
+                    value = await (self._attempt(args, inj, kw, inline) if self.timeout is None else self._bounded(args, inj, kw))
+                    break
+                except (StopRun, ToolInputError): raise  # the model's arguments (changed by middleware) are no better a second time
+                except Exception as e:
+                    if n > self.retries or not self._retryable(e): raise
+                    _trace.event(tr, 'funccall.retry', {'funccall.attempt': n, 'error.type': type(e).__qualname__})
+                    await asyncio.sleep(self.retry_delay * 2 ** (n - 1))
             if self.post_hook is not None and (new := await _maybe_await(self.post_hook(self, args, value))) is not None: value = new
             if key is not None: self._cache.put(key, value)
-            return self._result(args, call_id, status='success', value=value, stop=self.stop_after)
-        except StopRun: raise
-        except Exception as e: return self._failure(args, call_id, e)
+            return self._result(args, call_id, status='success', value=value, stop=self.stop_after, attempts=n)
+        except StopRun as e:  # the loop stops after this call; the call is still answered
+            return self._result(args if isinstance(args, dict) else {}, call_id, status='success', stop=True, exception=e,
+                                value=str(e) or f"{self.name} stopped the run", attempts=max(n, 1))
+        except Exception as e:
+            r = self._failure(args, call_id, e, opts)
+            r.attempts = max(n, 1)
+            if tr is not None and r.failure in ('name', 'arguments'): _trace.event(tr, 'funccall.problem', {'funccall.message': r.error})
+            return r
+
+    def _retryable(self, e: Exception) -> bool:
+        "Retry `e`? The developer's `retry_on`, else any failure of a tool declared idempotent or read-only"
+        # not a timeout by default for other tools: the run that timed out may still finish, and do its work twice
+        if self.retry_on is not None: return isinstance(e, self.retry_on)
+        return bool(self.hints.get('idempotent') or self.hints.get('read_only'))
+
+    async def _attempt(self, args: dict, inj: dict, kw: dict, inline: bool):
+        "One run: middleware around the function, and all a generator yields"
+        value = await (self._chain(args, inj, kw, inline)() if self.middleware else self._call(kw, inline))
+        if inspect.isasyncgen(value): value = [x async for x in value]  # the model reads all it yields
+        elif inspect.isgenerator(value): value = list(value) if inline else await to_thread(list, value)
+        return value
+
+    async def _bounded(self, args: dict, inj: dict, kw: dict):
+        "One run within `timeout` seconds; a sync tool runs in a worker thread, the only way to stop waiting for it"
+        task = asyncio.ensure_future(self._attempt(args, inj, kw, False))
+        done, _ = await asyncio.wait((task,), timeout=self.timeout)
+        if done: return task.result()
+        task.cancel()  # a worker thread can't be stopped: its slot is given back, and its result, whenever it comes, dropped
+        task.add_done_callback(_drop)
+        raise ToolTimeout(f"tool {self.name!r} did not finish within {self.timeout:g} s")
 
     async def _call(self, kw: dict, inline: bool):
         "The function itself: awaited when async; a sync one right here (`inline`) or in a worker thread"
@@ -276,17 +433,22 @@ class Tool:
         for mw in reversed(self.middleware): call = _wrap(self, args, mw, call, inline)
         return call
 
+    def _exec(self, args, injected, call_id, opts: _Opts=_OPTS, approved: bool | None=None) -> ToolResult:
+        "The pipeline from sync code: without an event loop when nothing in it can suspend"
+        if not (self.is_async or self._async_hooks or self.timeout or self.retries):
+            return _drive(self._run(args, injected, call_id, self.confirm, True, opts, approved))
+        what = f"Tool {self.name!r} (async, with async hooks, a timeout or retries)"
+        try: return run_sync(self._run(args, injected, call_id, self.confirm, False, opts, approved), 'await tool.aexecute(...)', what)
+        except RuntimeError as e: return self._failure(args, call_id, e, opts)
+
     def execute(
         self,
         args=None,               # the model's arguments: a dict or JSON text
         injected: dict=None,     # the application's values for the injected parameters
         call_id: str=None,       # the provider's id of this call
     ) -> ToolResult:
-        "Run the tool once, synchronously; a failure comes back as a result, never as an exception (but `StopRun`, and a missing injected value)"
-        if not (self.is_async or self._async_hooks): return _drive(self._run(args, injected, call_id, self.confirm, inline=True))
-        what = f"Tool {self.name!r} (async or with async hooks)"
-        try: return run_sync(self._run(args, injected, call_id, self.confirm, inline=False), 'await tool.aexecute(...)', what)
-        except RuntimeError as e: return self._failure(args, call_id, e)
+        "Run the tool once, synchronously; a failure comes back as a result, never as an exception (but a missing injected value)"
+        return self._exec(args, injected, call_id)
 
     async def aexecute(
         self,
@@ -298,6 +460,17 @@ class Tool:
     ) -> ToolResult:
         "Run the tool once, asynchronously; hooks, `confirm` and middleware may be sync or async"
         return await self._run(args, injected, call_id, self.confirm if confirm is None else confirm, inline=not in_thread)
+
+def _drop(task) -> None:
+    "Read a dropped task's outcome, so asyncio doesn't log it as never retrieved"
+    if not task.cancelled(): task.exception()
+
+def _repairs(tr, args: dict, kw: dict) -> None:
+    "Trace events for the arguments coercion changed from the JSON type the model sent (`'5'` for 5, JSON text for a list)"
+    for k, v in args.items():
+        if k in kw and type(kw[k]) is not type(v) and isinstance(kw[k], (bool, int, float, str, list, dict)) and not (
+                type(v) is int and type(kw[k]) is float):
+            _trace.event(tr, 'funccall.repair', {'funccall.argument': k, 'funccall.sent': type(v).__name__, 'funccall.made': type(kw[k]).__name__})
 
 def _shadow(fn, inject: tuple, name: str):
     "`fn` as the model sees it, its injected parameters left out: what the model's arguments are checked against"
@@ -380,10 +553,15 @@ class Toolbox:
         injected: dict=None,         # the application's values for injected parameters (a call may add its own)
         max_concurrency: int=8,      # how many calls of a batch run at once
         timeout: float | None=None,  # seconds a call of a batch may take
+        on_result: Callable | None=None,  # `on_result(result)` sees every call's result: run, refused, timed out, pending, resumed
+        errors: Literal['message', 'traceback']='message',  # what the model reads of a tool's exception: type and message, or its frames too
+        trace_content: bool=False,   # put arguments and results in the trace (OpenTelemetry spans and the `funccall` logger)
     ):
         self.tools, self.context, self.injected = {}, dict(context or {}), dict(injected or {})
         self.aliases: dict = {}  # name a provider knows a tool by -> its name here, filled by `definitions(rename=True)`
-        self.max_concurrency, self.timeout = max_concurrency, timeout
+        self.max_concurrency, self.timeout, self.on_result = max_concurrency, timeout, on_result
+        if errors not in ('message', 'traceback'): raise ValueError(f"errors must be 'message' or 'traceback', not {errors!r}")
+        self._opts = _Opts(frames=errors == 'traceback', trace_content=trace_content)
         self.groups: dict = {}      # tool name -> the group or MCP server it belongs to (for search, and OpenAI's namespaces)
         self.group_docs: dict = {}  # group -> what its tools are for
         self.loaded: list = []      # deferred tools the model found with `search_tools`, sent from now on; `clear()` it for a new conversation
@@ -429,10 +607,11 @@ class Toolbox:
         isolate: bool | str=False,  # False: in this process; True: in a subprocess; 'monty': in pydantic-monty's sandbox
         timeout: float=30,          # seconds the code may run, its tool calls included
         memory_mb: int=512,         # the subprocess's address-space limit (`isolate=True`)
+        text_input: bool=False,     # take the code as free-form text (an OpenAI custom tool), not inside JSON
     ) -> Tool:
         "A `run_code(code)` tool: the model's Python runs with every tool bound as a function, each call through this toolbox"
         from .codemode import code_tool
-        return code_tool(self, isolate=isolate, timeout=timeout, memory_mb=memory_mb)
+        return code_tool(self, isolate=isolate, timeout=timeout, memory_mb=memory_mb, text_input=text_input)
 
     def __getitem__(self, nm: str) -> Tool: return self.tools[nm]
     def __iter__(self): return iter(self.tools.values())
@@ -479,8 +658,16 @@ class Toolbox:
         return yaml.safe_dump(self.schemas(), sort_keys=False, allow_unicode=True)
 
     def _not_found(self, name, args, call_id) -> ToolResult:
+        tr = _trace.start(str(name), call_id, '', self._opts.trace_content)  # a refused call is traced too
         e = ToolNotFound(name if isinstance(name, str) else repr(name), list(self.tools))
-        return ToolResult(str(name), args if isinstance(args, dict) else {}, 'failure', error=error_text(e), call_id=call_id)
+        r = ToolResult(str(name), args if isinstance(args, dict) else {}, 'failure', error=error_text(e), call_id=call_id,
+                       failure='name', exception=e)
+        _trace.end(tr, r)
+        return r
+
+    def _seen(self, r: ToolResult) -> ToolResult:
+        if self.on_result is not None: self.on_result(r)
+        return r
 
     def _injected(self, injected) -> dict: return {**self.injected, **injected} if injected else self.injected
 
@@ -497,7 +684,7 @@ class Toolbox:
     ) -> ToolResult:
         "Run tool `name` (its name here, or the one a provider knows it by) with the model's arguments (a dict or JSON text)"
         t = self._tool(name)
-        return t.execute(args, self._injected(injected), call_id) if t else self._not_found(name, args, call_id)
+        return self._seen(t._exec(args, self._injected(injected), call_id, self._opts) if t else self._not_found(name, args, call_id))
 
     async def acall(
         self,
@@ -507,8 +694,39 @@ class Toolbox:
         injected: dict=None,   # values for injected parameters, for this call (over the toolbox's)
     ) -> ToolResult:
         "Run tool `name` asynchronously"
+        return self._seen(await self._acall(name, args, call_id, injected))
+
+    async def _acall(self, name, args, call_id, injected, approved: bool | None=None) -> ToolResult:
         t = self._tool(name)
-        return await t.aexecute(args, self._injected(injected), call_id) if t else self._not_found(name, args, call_id)
+        if t is None: return self._not_found(name, args, call_id)
+        return await t._run(args, self._injected(injected), call_id, t.confirm, False, self._opts, approved)
+
+    def _pending(self, result) -> ToolResult:
+        r = result if isinstance(result, ToolResult) else ToolResult.from_dict(result)
+        if r.status != 'pending': raise ValueError(f"Only a pending result can be resumed; the call of {r.name!r} is already {r.status!r}")
+        return r
+
+    def resume(
+        self,
+        result,                  # a pending `ToolResult`, or its `to_dict()` data (read back from JSON)
+        approve: bool=True,      # the user's answer: run the call, or decline it
+        arguments: dict=None,    # the arguments as the user edited them (checked again), instead of the model's
+        injected: dict=None,     # values for injected parameters, for this call (over the toolbox's)
+    ) -> ToolResult:             # the answer to the original call (its `call_id`)
+        "Run or decline a call that waited for the user's approval (its `status` was 'pending')"
+        return run_sync(self.aresume(self._pending(result), approve, arguments, injected), 'await toolbox.aresume(...)', 'Toolbox.resume')
+
+    async def aresume(
+        self,
+        result,                  # a pending `ToolResult`, or its `to_dict()` data
+        approve: bool=True,      # run the call, or decline it
+        arguments: dict=None,    # the arguments as the user edited them (checked again)
+        injected: dict=None,     # values for injected parameters, for this call
+    ) -> ToolResult:             # the answer to the original call
+        "`resume` for async code"
+        r = self._pending(result)
+        args = r.arguments if arguments is None else arguments
+        return self._seen(await self._acall(r.name, args, r.call_id, injected, approved=bool(approve)))
 
     def _expr_calls(self, text: str) -> list:
         "(tool name, arguments) for each call in a call expression, positional arguments named; an `ExprError` for a bad one"
@@ -522,8 +740,8 @@ class Toolbox:
             res.append((c.name, {**pos, **c.kwargs}))
         return res
 
-    @staticmethod
-    def _expr_failure(e: ExprError) -> ToolResult: return ToolResult('', {}, 'failure', error=error_text(e))
+    def _expr_failure(self, e: ExprError) -> ToolResult:
+        return self._seen(ToolResult('', {}, 'failure', error=error_text(e), failure='arguments', exception=e))
 
     def call_expr(
         self,
@@ -562,8 +780,9 @@ class Toolbox:
             async with sem:
                 try: return await asyncio.wait_for(self.acall(name, args, call_id, injected), timeout)
                 except asyncio.TimeoutError:  # a sync tool's thread can't be stopped: it finishes in the background
-                    return ToolResult(str(name), args if isinstance(args, dict) else {}, 'failure', call_id=call_id,
-                                      error=f"TimeoutError: tool {name!r} did not finish within {timeout:g} s")
+                    e = ToolTimeout(f"tool {name!r} did not finish within {timeout:g} s")
+                    return self._seen(ToolResult(str(name), args if isinstance(args, dict) else {}, 'failure', call_id=call_id,
+                                                 error=_error(e, _OPTS), failure='timeout', exception=e))
         return list(await asyncio.gather(*(one(c) for c in calls)))
 
     def batch(

@@ -283,3 +283,24 @@ def test_printed_output_is_bounded(isolate):
 def test_a_process_flooding_the_channel_is_stopped():
     r = box3().code_tool(isolate=True).execute({'code': "import os\nos.write(3, b'x' * (70 << 20))"})
     assert not r.ok and 'a message over 64 MB' in r.error
+
+@pytest.mark.parametrize('isolate', [False, True])
+def test_a_call_waiting_for_approval_is_refused_in_a_program(isolate):
+    def rm(path: str) -> str:
+        "Remove a file"
+        return 'removed'
+    box = Toolbox([Tool(rm, requires_confirmation=True)])  # no `confirm`: a direct call would wait for the user (pending)
+    assert box.call('rm', {'path': 'x'}).status == 'pending'
+    r = box.code_tool(isolate=isolate).execute({'code': "rm('x')"})
+    assert not r.ok and "ToolCallError: Tool 'rm' needs the user's approval, which a program can't wait for" in r.error
+
+def test_run_code_as_an_openai_custom_tool():
+    "With text_input the model writes the program as it is (an OpenAI custom tool), not escaped inside a JSON string"
+    from openai.types.responses import ResponseInputItemParam, ToolParam
+    outer = Toolbox([box3().code_tool(text_input=True)])
+    [d] = outer.definitions('responses')
+    TypeAdapter(ToolParam).validate_python(d)
+    assert d['type'] == 'custom' and d['format'] == {'type': 'text'} and 'def add_points(' in d['description']
+    out = run_tool_calls(outer, {'output': [{'type': 'custom_tool_call', 'call_id': 'c1', 'name': 'run_code', 'input': PROGRAM}]})
+    TypeAdapter(list[ResponseInputItemParam]).validate_python(list(out))
+    assert out == [{'type': 'custom_tool_call_output', 'call_id': 'c1', 'output': 'sum: 4.0\ncaught: RuntimeError: failed: on purpose\nuser7'}]

@@ -260,8 +260,8 @@ def test_long_and_odd_names_resolve_through_the_alias_map():
     long_nm = a_function_with_a_rather_long_name_that_goes_on_well_past_the_sixty_four_limit.__name__
     odd = get_schema(calc.add, name='calc.añadir')
     rep = Report()
-    tools = to_anthropic([a_function_with_a_rather_long_name_that_goes_on_well_past_the_sixty_four_limit, odd], rename=True, report=rep)
-    names = [t['name'] for t in tools]
+    tools = to_openai([a_function_with_a_rather_long_name_that_goes_on_well_past_the_sixty_four_limit, odd], rename=True, report=rep)
+    names = [t['function']['name'] for t in tools]
     assert all(len(n) <= 64 for n in names) and names[0].startswith(long_nm[:40])
     assert rep.names == {names[0]: long_nm, names[1]: 'calc.añadir'}
     ns = {long_nm: a_function_with_a_rather_long_name_that_goes_on_well_past_the_sixty_four_limit, 'calc.añadir': calc.add}

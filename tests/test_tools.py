@@ -251,9 +251,19 @@ def test_an_exception_in_the_tool_is_a_failure_result(mode):
     t = Tool(boom)
     r = t.execute({'x': 7}) if mode == 'sync' else run(t.aexecute({'x': 7}))
     assert not r.ok and r.value is None
+    assert r.error == "KeyError: 'no such key 7'"  # type and message: no traceback, no file, by default
+    assert isinstance(r.exception, KeyError) and r.failure == 'tool'
+
+
+@pytest.mark.parametrize('mode', ['sync', 'async'])
+def test_errors_traceback_shows_the_tools_own_frames(mode):
+    tb = Toolbox([boom], errors='traceback')
+    r = tb.call('boom', {'x': 7}) if mode == 'sync' else run(tb.acall('boom', {'x': 7}))
     assert r.error.startswith("KeyError: 'no such key 7'")
     assert 'in boom' in r.error and 'raise KeyError' in r.error  # the tool's own frame
     assert 'File "tools.py"' not in r.error and 'File "call.py"' not in r.error and '/funccall/' not in r.error  # not the library's
+    assert 'in boom' not in Toolbox([boom]).call('boom', {'x': 7}).error
+    with pytest.raises(ValueError, match="'message' or 'traceback'"): Toolbox([boom], errors='full')
 
 
 def test_an_exception_in_an_async_tool_is_a_failure_result():
@@ -310,18 +320,19 @@ async def _araise_stop(*a): raise StopRun('from an async hook')
     lambda: Tool(add, requires_confirmation=True, confirm=_araise_stop),
 ], ids=['tool', 'pre_hook', 'post_hook', 'middleware', 'confirm', 'async confirm'])
 @pytest.mark.parametrize('mode', ['sync', 'async'])
-def test_stoprun_propagates(make, mode):
+def test_stoprun_ends_the_call_with_stop_set(make, mode):
     t = make()
-    with pytest.raises(StopRun):
-        t.execute({'a': 1, 'b': 2}) if mode == 'sync' else run(t.aexecute({'a': 1, 'b': 2}))
+    r = t.execute({'a': 1, 'b': 2}) if mode == 'sync' else run(t.aexecute({'a': 1, 'b': 2}))
+    assert r.stop and r.ok and isinstance(r.exception, StopRun)
+    assert r.text in ('enough', 'from a hook', 'from an async hook')  # the call is answered with the StopRun's message
 
 
-def test_stoprun_propagates_through_the_toolbox():
+def test_stoprun_through_the_toolbox_keeps_the_other_calls():
     tb = Toolbox([stop, add])
-    with pytest.raises(StopRun): tb.call('stop', {})
-    with pytest.raises(StopRun): run(tb.acall('stop', {}))
-    with pytest.raises(StopRun): tb.call_expr('stop()')
-    with pytest.raises(StopRun): tb.batch([('add', {'a': 1, 'b': 2}), ('stop', {})])
+    assert tb.call('stop', {}).stop and run(tb.acall('stop', {})).stop
+    assert [r.stop for r in tb.call_expr('stop()')] == [True]
+    a, b = tb.batch([('add', {'a': 1, 'b': 2}), ('stop', {})])
+    assert (a.value, a.stop, b.stop) == (3, False, True)
 
 
 def test_stoprun_is_an_exception():
@@ -480,12 +491,12 @@ def test_async_hooks_in_execute(kw, expected):
 # --- confirmation --------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize('mode', ['sync', 'async'])
-def test_no_confirm_callback_means_refuse(mode):
+def test_no_confirm_callback_means_pending(mode):
     fn = counted(add)
     t = Tool(fn, requires_confirmation=True)
-    r = t.execute({'a': 1, 'b': 2}) if mode == 'sync' else run(t.aexecute({'a': 1, 'b': 2}))
-    assert not r.ok and fn.calls['n'] == 0
-    assert 'declined' in r.error and 'add(a=1, b=2)' in r.error
+    r = t.execute({'a': 1, 'b': 2}, call_id='c1') if mode == 'sync' else run(t.aexecute({'a': 1, 'b': 2}, call_id='c1'))
+    assert not r.ok and r.status == 'pending' and fn.calls['n'] == 0
+    assert (r.arguments, r.call_id) == ({'a': 1, 'b': 2}, 'c1') and 'add(a=1, b=2)' in r.text
 
 
 def _sync_yes(tool, args): return True
