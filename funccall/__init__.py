@@ -12,12 +12,13 @@ from .pytool import python, python_isolated
 from ._run import WorkersExhausted, set_max_workers
 from .providers import (Change, ProviderWarning, Report, function_to_tool, strict_schema, to_anthropic, to_gemini, to_mcp, to_openai,
                         to_openai_responses, tool_choice, tool_name)
-from .structured import OutputError, output_format, output_schema, parse_output
+from .structured import OutputError, output_format, output_schema, parse_output, parse_output_stream
 from .inverse import mk_param, mk_tool, schema2anno, schema2sig, tool_parts
 from .expr import ExprCall, ExprError, parse_calls
 from .tools import StopRun, Tool, ToolGroup, ToolResult, ToolTimeout, Toolbox, call_str, to_text
 from .messages import CustomToolCall, ToolCall, ToolMessages, UnansweredCall, run_tool_calls, run_tool_calls_async, tool_calls, tool_results
 from .content import Audio, File, Image
+from .stream import ToolCallStream
 
 __version__ = '0.1.0'
 __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'kind', 'KINDS', 'TypeInfo', 'JsonSchema',
@@ -29,4 +30,5 @@ __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom
            'to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name',
            'function_to_tool', 'Report', 'Change', 'ProviderWarning', 'output_format', 'output_schema', 'parse_output', 'OutputError',
            'ToolCall', 'tool_calls', 'tool_results', 'run_tool_calls', 'run_tool_calls_async',
-           'ToolTimeout', 'CustomToolCall', 'ToolMessages', 'UnansweredCall', 'Image', 'Audio', 'File', 'tool_choice']
+           'ToolTimeout', 'CustomToolCall', 'ToolMessages', 'UnansweredCall', 'Image', 'Audio', 'File', 'tool_choice',
+           'parse_output_stream', 'ToolCallStream']

@@ -263,12 +263,16 @@ def _answer(calls: list, results: list, p: str) -> ToolMessages:
 
 def run_tool_calls(
     toolbox: Toolbox,      # the tools the model was offered
-    response,              # the model's response, as `tool_calls` takes it
+    response,              # the model's response, as `tool_calls` takes it; or a stream of its events (see `funccall.stream`)
     provider: str=None,    # as `tool_calls` takes it
     injected: dict=None,   # the application's values for injected parameters, for this request (over the toolbox's)
     others: str='raise',   # as `tool_calls` takes it
 ) -> ToolMessages:         # the answers to all its calls, as `tool_results` makes them; none when nothing was called
     "Run the tool calls of a model's response (concurrently, as `Toolbox.batch` does) and answer them"
+    from .stream import is_stream, run_stream
+    if is_stream(response):  # a stream of events: each call starts as soon as it is complete
+        calls, results, p = run_stream(toolbox, response, provider, injected, others)
+        return _answer(calls, results, p) if calls else ToolMessages(provider=p)
     calls, p = _calls(response, provider, others)
     searched, callers = _native(toolbox, response, provider)
     if not calls: return ToolMessages(searched, provider=p)
@@ -277,12 +281,16 @@ def run_tool_calls(
 
 async def run_tool_calls_async(
     toolbox: Toolbox,      # the tools the model was offered
-    response,              # the model's response, as `tool_calls` takes it
+    response,              # the model's response, as `tool_calls` takes it; or a stream of its events (see `funccall.stream`)
     provider: str=None,    # as `tool_calls` takes it
     injected: dict=None,   # the application's values for injected parameters, for this request (over the toolbox's)
     others: str='raise',   # as `tool_calls` takes it
 ) -> ToolMessages:         # the answers to all its calls, as `tool_results` makes them; none when nothing was called
     "`run_tool_calls` for async code"
+    from .stream import is_stream, run_stream_async
+    if is_stream(response):
+        calls, results, p = await run_stream_async(toolbox, response, provider, injected, others)
+        return _answer(calls, results, p) if calls else ToolMessages(provider=p)
     calls, p = _calls(response, provider, others)
     searched, callers = _native(toolbox, response, provider)
     if not calls: return ToolMessages(searched, provider=p)

@@ -5,6 +5,7 @@
     client.messages.create(..., **output_format(Turn, 'anthropic'))             # Claude: output_config.format
     types.GenerateContentConfig(**output_format(Turn, 'gemini'))                # Gemini: response_json_schema
     turn = parse_output(Turn, reply_text)                                       # a Turn, or OutputError
+    for turn in parse_output_stream(Turn, text_pieces): ...                     # while it streams: its fields so far
 
 `Turn` is any annotation a tool parameter can have: a dataclass, TypedDict, NamedTuple, pydantic model, plain
 class with an annotated `__init__`, or `list[Turn]`, `Literal[...]`, `int | None`... The schema is the one
@@ -12,21 +13,26 @@ class with an annotated `__init__`, or `list[Turn]`, `Literal[...]`, `int | None
 Claude, JSON Schema for Gemini); a type that is not an object is wrapped as `{"value": ...}`, which the
 parser unwraps. The parser coerces as `call_func` does (a dict into the class, `null` for a field with a
 default into that default), so what a strict provider sends comes back as the instance meant. No pydantic is needed.
+
+A streamed reply is read as it arrives by `parse_output_stream`: after each piece that adds to it, the fields
+complete so far (a dict of them, each coerced to its field's type; a string field as far as it has come), and
+at the end the instance, exactly as `parse_output` makes it from the whole text.
 """
 from __future__ import annotations
 
-import json, re, warnings
+import codecs, io, json, re, warnings
 from typing import Any
 
 from ._classdocs import with_class_docs
 from ._gemini import Json
 from ._strict import ANNOTATIONS, ANTHROPIC, OPENAI, strict_pass
-from ._types import SchemaError, kind, type_cache, type_name
+from ._jsonstream import JsonStream
+from ._types import SchemaError, fields, kind, type_cache, type_name
 from .call import ToolInputError, coerce_inputs
 from .providers import Change, ProviderWarning, Report
 from .schema import get_schema
 
-__all__ = ['output_format', 'output_schema', 'parse_output', 'OutputError']
+__all__ = ['output_format', 'output_schema', 'parse_output', 'parse_output_stream', 'OutputError']
 
 _OBJECTS = ('typeddict', 'namedtuple', 'dataclass', 'model', 'class')  # kinds whose schema is an object at the root
 
@@ -129,3 +135,75 @@ def parse_output(
     except ToolInputError as e:
         lines = [f"- {w + ': ' if (w := _where(p.path, wrapped)) else ''}{p.message}" for p in e.errors]
         raise OutputError(f"The reply doesn't fit {nm}; send it again with these fixed:\n" + '\n'.join(lines)) from None
+
+# --- streamed replies ------------------------------------------------------------------------------------------
+
+def _coerced(t, v, nm: str):
+    "`v` coerced to `t`; a list without the item still streaming when only that fails; `_UNREAD` when it doesn't coerce yet"
+    for x in (v, v[:-1]) if isinstance(v, list) and v else (v,):
+        try: return coerce_inputs(_holder(t), {'value': x}, nm)['value']
+        except ToolInputError: pass
+    return _UNREAD
+
+_UNREAD = object()
+
+def _so_far(t, fs: list | None, v, nm: str, done: dict) -> dict:
+    """The fields of partial reply `v` that already read as `t`'s fields `fs` (None: `t` is wrapped): a field there whose
+    value coerces, coerced. `done` keeps the fields before the last key, which can no longer change: each piece coerces
+    only the field it adds to"""
+    if not isinstance(v, dict): return {}
+    if fs is None:
+        x = _coerced(t, v['value'], nm) if 'value' in v else _UNREAD
+        return {} if x is _UNREAD else {'value': x}
+    res, keys = {}, list(v)
+    for f in fs:
+        if f.name not in v: continue
+        x = done[f.name] if f.name in done else _coerced(f.anno, v[f.name], nm)
+        if f.name != keys[-1]: done[f.name] = x
+        if x is not _UNREAD: res[f.attr] = x
+    return res
+
+class _OutputReader:
+    "A reply of type `t` read piece by piece"
+    def __init__(self, t):
+        self.t, self.nm, self.reader, self.text, self.last, self.done = t, _name(t), JsonStream(), io.StringIO(), None, {}
+        self.utf8 = codecs.getincrementaldecoder('utf-8')()  # bytes may split a character
+        self.fields = None if _wrapped(t) else fields(kind(t))
+
+    def feed(self, piece) -> dict | None:
+        "Read a piece; the fields so far when they changed"
+        if isinstance(piece, (bytes, bytearray)): piece = self.utf8.decode(piece)
+        self.text.write(piece)
+        self.reader.feed(piece)
+        now = _so_far(self.t, self.fields, self.reader.snapshot(), self.nm, self.done)  # a copy: a step must not change with later pieces
+        if now == self.last: return None
+        self.last = now
+        return now
+
+    def result(self):
+        "The instance, as `parse_output` makes it; from the text when the reader found it isn't one JSON value"
+        r = self.reader
+        r.close()
+        return parse_output(self.t, r.value if r.done and r.error is None else self.text.getvalue())
+
+def parse_output_stream(
+    t,          # the reply's type, as given to `output_format`
+    pieces,     # the reply's text as it streams: an iterable (or async iterable) of text pieces
+):              # a generator (async for an async iterable): the fields so far (a dict) after each piece that adds one, then the instance
+    """A streamed reply, read as it arrives: after each piece that changes them, the fields complete so far (a dict,
+    each already coerced to its field's type, a string field as far as it has come; `{'value': ...}` for a type
+    that isn't an object); last, the instance, as `parse_output` makes it (or its `OutputError`)"""
+    if hasattr(pieces, '__aiter__'): return _aparse(t, pieces)
+    return _parse(t, pieces)
+
+def _parse(t, pieces):
+    r = _OutputReader(t)
+    for p in pieces:
+        if (now := r.feed(p)) is not None: yield now
+    yield r.result()
+
+async def _aparse(t, pieces):
+    r = _OutputReader(t)
+    async for p in pieces:
+        if (now := r.feed(p)) is not None: yield now
+    yield r.result()
