@@ -272,7 +272,7 @@ def run_tool_calls(
     from .stream import is_stream, run_stream
     if is_stream(response):  # a stream of events: each call starts as soon as it is complete
         calls, results, p = run_stream(toolbox, response, provider, injected, others)
-        return _answer(calls, results, p) if calls else ToolMessages(provider=p)
+        return _with_native(_answer(calls, results, p), [], {}) if calls else ToolMessages(provider=p)
     calls, p = _calls(response, provider, others)
     searched, callers = _native(toolbox, response, provider)
     if not calls: return ToolMessages(searched, provider=p)
@@ -290,7 +290,7 @@ async def run_tool_calls_async(
     from .stream import is_stream, run_stream_async
     if is_stream(response):
         calls, results, p = await run_stream_async(toolbox, response, provider, injected, others)
-        return _answer(calls, results, p) if calls else ToolMessages(provider=p)
+        return _with_native(_answer(calls, results, p), [], {}) if calls else ToolMessages(provider=p)
     calls, p = _calls(response, provider, others)
     searched, callers = _native(toolbox, response, provider)
     if not calls: return ToolMessages(searched, provider=p)

@@ -204,3 +204,15 @@ def test_responses_hosted_tool_search_is_left_to_openai():
             {'type': 'function_call', 'call_id': 'c1', 'name': 'notes-find', 'namespace': 'notes', 'arguments': '{"query": "milk"}'}]})
     assert run_tool_calls(box, resp) == [{'type': 'function_call_output', 'call_id': 'c1', 'output': '["a note"]'}]
     assert box.loaded == []
+
+def test_streamed_claude_search_answers_with_tool_references():
+    "A streamed response's `search_tools` call is answered as a finished one's: with `tool_reference` blocks"
+    from sse import anthropic_client, events, script, sse
+    box = notes_box()
+    box.definitions('anthropic', defer=True, search='client')
+    calls = [('toolu_1', 'search_tools', {'query': 'email someone'})]
+    body = sse('anthropic', events('anthropic', calls, script(calls, ['Searching.'], [[json.dumps(calls[0][2])]])))
+    stream = anthropic_client(body).messages.create(model='claude', max_tokens=100, messages=[], stream=True)
+    out = run_tool_calls(box, stream)
+    assert out[0]['content'][0]['tool_use_id'] == 'toolu_1'
+    assert out[0]['content'][0]['content'][0] == {'type': 'tool_reference', 'tool_name': 'send_email'}
