@@ -62,5 +62,5 @@ def jsonable(
     if isinstance(v, (bytes, bytearray)): return base64.b64encode(v).decode()
     if dataclasses.is_dataclass(v) and not isinstance(v, type):
         return {f.name: jsonable(getattr(v, f.name)) for f in dataclasses.fields(v)}
-    if hasattr(v, 'model_dump') and not isinstance(v, type): return v.model_dump(mode='json')  # pydantic
+    if hasattr(v, 'model_dump') and not isinstance(v, type): return v.model_dump(mode='json', by_alias=True)  # pydantic: as its schema spells it
     raise TypeError(f"{type(v).__name__} value {v!r:.60} can't be held by JSON")

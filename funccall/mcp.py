@@ -6,23 +6,30 @@ sent. Entered with `with`, the tools are plain functions (the session runs on an
 thread); entered with `async with`, they are coroutine functions. A result comes back as a Python value: the
 structured content when the server gives it, else the content items, a text item as `str` and any other item
 (image, audio, resource) as its MCP JSON dict, exactly as on the wire (base64 `data`/`blob`, `mimeType`); one
-item on its own, several as a list, none as `None`. A result the server flags `isError` raises `MCPToolError`.
+item on its own, several as a list, none as `None`. A result the server flags `isError`, or a JSON-RPC error,
+raises `MCPToolError` in the server's words; a connection that ends fails every pending call with
+`MCPConnectionError`. `on_elicit=`/`on_sample=` answer the server's questions and sampling requests, `headers=`
+and `auth=` reach servers behind a gate, `prefix=` renames the tools so several servers share one toolbox.
 
 `MCPClient` builds each tool on its own: a tool whose schema can't be built is left out, warned about and listed in
 `.skipped`, and the others work. Connecting (handshake and tool list) takes at most `timeout` seconds in all.
 
 `mk_server` serves functions, callable objects, `Tool`s, `ToolGroup`s and `Toolbox`es. Every call runs the tool's own
 pipeline (`Tool.aexecute`: injected values, hooks, confirmation, cache, middleware, `max_chars`); a bad call or a
-failing tool comes back as an `isError` result whose text says what went wrong, for the model to read. A tool's
-return annotation becomes its `outputSchema` (an object as it is, anything else wrapped as `{"result": value}`) and
-its results carry structured content that fits it; `Tool(title=, read_only=, destructive=, idempotent=, open_world=)`
-become its title and annotations. A tool that requires confirmation asks the client's user through elicitation, or
-is refused when the client can't ask. From the command line: `funccall mcp serve TARGET ... [--http HOST:PORT]`;
-over stdio, whatever the tools (or their modules, as they load) print goes to stderr.
+failing tool comes back as an `isError` result with the exception's type and message (its frames go to the
+`funccall.mcp` logger, never to the client). A tool's return annotation becomes its `outputSchema` (an object as
+it is, anything else wrapped as `{"result": value}`), and each structured result is checked against it before it
+is sent. A parameter annotated `MCPContext` gives the tool progress, log lines, questions for the user and
+cancellation. A tool that requires confirmation asks the client's user through elicitation (form mode only, and
+only to clients that declared it); on protocol 2026-07-28 the question travels as a `requestState` sealed with
+HMAC (see `funccall._mcpstate`), checked before anything runs and good once. `mk_asgi_app` is the server as an
+ASGI app with Host and Origin checked on every request. From the command line: `funccall mcp serve TARGET ...
+[--http HOST:PORT [--workers N] [--allow-host H] [--allow-origin O]]`; over stdio, whatever the tools (or their
+modules, as they load) print goes to stderr.
 """
 from __future__ import annotations
 
-import argparse, hashlib, json, math, os, shlex, sys, warnings
+import argparse, asyncio, inspect, ipaddress, json, logging, math, os, secrets, shlex, sys, threading, warnings
 from collections.abc import Mapping
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
 from functools import partial
@@ -34,13 +41,22 @@ try:
     from anyio.from_thread import start_blocking_portal
     from mcp import Client, StdioServerParameters, stdio_client
     from mcp.server import Server
+    from mcp.server.auth.middleware.auth_context import get_access_token
+    from mcp.server.auth.provider import principal_components
+    from mcp.server.caching import CacheHint
+    from mcp.server.transport_security import TransportSecuritySettings
+    from mcp.shared.exceptions import MCPError
+    from mcp.client.streamable_http import streamable_http_client
     from mcp.server.stdio import stdio_server
+    from mcp.shared._httpx_utils import create_mcp_http_client
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 except ImportError as e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` and `mcp_types`
     raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({e}): pip install 'funccall[mcp]'") from e
 
 from . import __version__, _trace, content
 from ._json import jsonable
+from ._jsonschema import compile_schema
+from ._mcpstate import SECRET_ENV, NonceStore, Sealer, StateError
 from ._load import TargetError, expand, load_target
 from ._ns import ToolNotFound
 from ._types import SchemaError, empty, signature
@@ -49,13 +65,17 @@ from .inverse import mk_tool
 from .schema import handle_type
 from .tools import StopRun, Tool, Toolbox, ToolResult, to_text
 
-__all__ = ['MCPClient', 'MCPToolError', 'mk_server', 'output_schema', 'serve', 'main']
+__all__ = ['MCPClient', 'MCPToolError', 'MCPConnectionError', 'MCPContext', 'mk_server', 'mk_asgi_app', 'output_schema', 'serve', 'main',
+           'SECRET_ENV', 'NonceStore']
 
 class MCPToolError(RuntimeError):
-    "A tool call the MCP server answered with `isError`: the message is the server's text"
-    def __init__(self, text: str, tool: str=None):
+    "A tool call that failed at the server: an `isError` result, or a JSON-RPC error; the message is the server's text"
+    def __init__(self, text: str, tool: str=None, code: int=None):
         super().__init__(text or f"Tool {tool!r} failed")
-        self.tool = tool  # the tool's name
+        self.tool, self.code = tool, code  # the tool's name; the JSON-RPC error code, for a protocol error
+
+class MCPConnectionError(MCPError, ConnectionError):
+    "The connection to the MCP server failed or closed: every call pending on it fails with this, at once"
 
 # --- results: MCP content -> Python values ------------------------------------------------------------
 
@@ -74,14 +94,49 @@ def _value(tool: str, r: types.CallToolResult, wrapped: bool=False) -> Any:
 
 # --- the client ---------------------------------------------------------------------------------------
 
+def _is_url(s) -> bool: return isinstance(s, str) and s.startswith(('http://', 'https://'))
+
 def _server(server, env: dict | None, cwd) -> Any:
     "What `mcp.Client` takes for `server`: a URL as is, a command as `StdioServerParameters`"
-    if isinstance(server, str) and server.startswith(('http://', 'https://')): return server
+    if isinstance(server, (list, tuple)) and len(server) == 1 and _is_url(server[0]): server = server[0]  # `funccall mcp list URL`
+    if _is_url(server): return server
     if isinstance(server, str): server = shlex.split(server)
     if isinstance(server, (list, tuple)):
         if not server: raise ValueError("MCPClient: the server command is empty")
         return StdioServerParameters(command=str(server[0]), args=[str(a) for a in server[1:]], env=env, cwd=cwd)
     return server
+
+def _undecodable(m) -> bool:
+    "Whether `m`, a line the SDK's stdio transport could not read as a message, held bytes that aren't UTF-8"
+    try: line = m.errors()[0]['input']  # pydantic's error for the line, which carries the line
+    except Exception: return False
+    return isinstance(line, str) and '\ufffd' in line
+
+@asynccontextmanager
+async def _stdio(params: StdioServerParameters, errlog):
+    """The SDK's stdio transport, except that a reply that isn't UTF-8 ends the connection: the calls waiting on it
+    fail at once (the SDK would log the line and let them wait for their timeout). Other unreadable lines are logged
+    and skipped, as the SDK does."""
+    # bytes that aren't UTF-8 are read as U+FFFD (rather than crash the SDK's reader), and the line then fails as JSON
+    async with stdio_client(params.model_copy(update={'encoding_error_handler': 'replace'}), errlog=errlog) as (read, write):
+        send, recv = anyio.create_memory_object_stream(0)
+        async def pump():
+            async with send:
+                async for m in read:
+                    if isinstance(m, Exception) and _undecodable(m):
+                        _log.warning('The MCP server %r sent bytes that are not UTF-8: closing the connection', params.command)
+                        return
+                    await send.send(m)
+        async with recv, anyio.create_task_group() as tg:
+            tg.start_soon(pump)
+            try: yield recv, write
+            finally: tg.cancel_scope.cancel()
+
+async def _answer(fn, *args):
+    "Call a user's callback, sync (in a worker thread: it may wait for a person) or async"
+    if inspect.iscoroutinefunction(fn): return await fn(*args)
+    v = await anyio.to_thread.run_sync(partial(fn, *args))
+    return await v if inspect.isawaitable(v) else v
 
 _STOP_GRACE = 2.0  # seconds the SDK's stdio client waits for a command to exit once its stdin is closed
 
@@ -90,10 +145,13 @@ def _one_error():
     "Raise the one error inside nested exception groups: the SDK's task groups wrap even a single failure to connect"
     try: yield
     except Exception as e:
-        one = e
-        while isinstance(getattr(one, 'exceptions', None), tuple) and len(one.exceptions) == 1: one = one.exceptions[0]
-        if one is e: raise
+        if (one := _single(e)) is e: raise
         raise one from None
+
+def _single(e: BaseException) -> BaseException:
+    "The one error inside nested exception groups of one error each, else `e`"
+    while isinstance(getattr(e, 'exceptions', None), tuple) and len(e.exceptions) == 1: e = e.exceptions[0]
+    return e
 
 class MCPClient:
     "A connection to an MCP server whose tools are Python callables: sync inside `with`, async inside `async with`"
@@ -105,8 +163,17 @@ class MCPClient:
         timeout: float=60,     # seconds to wait for each reply from the server, and for connecting (stopping a silent command included)
         check: bool=True,      # check arguments against each tool's schema before sending (see `mk_tool`)
         errlog=None,           # where a command's stderr goes: a file, `subprocess.DEVNULL`, or `None` for this process's own
+        on_elicit=None,        # `on_elicit(message, schema)`, sync or async, answers form questions: a dict, `None` to decline, or an `ElicitResult`
+        on_sample=None,        # `on_sample(params)`, sync or async, answers the server's sampling requests: text, or a `CreateMessageResult`
+        headers: dict=None,    # HTTP headers for every request to a URL (an API key, ...)
+        auth=None,             # an `httpx2.Auth` for a URL, such as the SDK's `mcp.client.auth.OAuthClientProvider`
+        prefix: str='',        # put before each tool's name (`prefix='git_'`: `git_status`), so several servers share one toolbox
+        validate_output=True,  # check structured results against each tool's output schema: True raises `MCPToolError`, 'warn' warns, False skips
     ):
         self.server, self.timeout, self.check, self.errlog = _server(server, env, cwd), timeout, check, errlog
+        if validate_output not in (True, False, 'warn'): raise ValueError("MCPClient: validate_output is True, False or 'warn'")
+        self.on_elicit, self.on_sample, self.headers, self.auth = on_elicit, on_sample, headers, auth
+        self.prefix, self.validate_output = prefix, validate_output
         self._client = self._portal = self._stack = None
         self._specs, self._tools, self._wrapped = [], {}, set()
         self.skipped: list[tuple[str, str]] = []  # (name, reason) of each tool of the server that couldn't be built
@@ -119,21 +186,75 @@ class MCPClient:
     def schemas(self) -> list:  # `{'name', 'description', 'input_schema'}` dicts, as `get_schema` makes them
         "The server's tool definitions in funccall's format, to hand to a model"
         self.tools()  # the same check: a connection must be open
-        return [{'name': t.name, 'description': t.description or '', 'input_schema': t.input_schema} for t in self._specs]
+        return [{'name': self.prefix + t.name, 'description': t.description or '', 'input_schema': t.input_schema} for t in self._specs]
+
+    async def _elicit(self, ctx, params) -> types.ElicitResult:
+        if isinstance(params, types.ElicitRequestURLParams): return types.ElicitResult(action='decline')  # no browser to send the user to
+        v = await _answer(self.on_elicit, params.message, params.requested_schema)
+        if isinstance(v, types.ElicitResult): return v
+        if v is None: return types.ElicitResult(action='decline')
+        props = (params.requested_schema or {}).get('properties', {})  # what the user left alone keeps its default (SEP-1034)
+        return types.ElicitResult(action='accept', content={**{k: p['default'] for k, p in props.items() if 'default' in p}, **v})
+
+    async def _sample(self, ctx, params) -> types.CreateMessageResult:
+        v = await _answer(self.on_sample, params)
+        if isinstance(v, types.CreateMessageResult): return v
+        return types.CreateMessageResult(role='assistant', content=types.TextContent(text=str(v)), model='funccall-client')
+
+    def _transport(self):
+        "What `mcp.Client` connects through"
+        if isinstance(self.server, StdioServerParameters): return _stdio(self.server, self.errlog)
+        if _is_url(self.server): return self._http()
+        return self.server
+
+    @asynccontextmanager
+    async def _http(self):
+        "Streamable HTTP with `headers` and `auth`, keeping the words of an HTTP error: the SDK says only that there was one"
+        async def note(response):
+            if response.status_code >= 400:
+                await response.aread()
+                self._http_error = f"HTTP {response.status_code} from {self.server}: {response.text[:300].strip()}"
+        async with create_mcp_http_client(headers=self.headers, auth=self.auth) as http:
+            http.event_hooks['response'].append(note)
+            async with streamable_http_client(self.server, http_client=http) as streams: yield streams
+
+    def _words(self, e: MCPError) -> str:
+        "The message of `e`, with the HTTP error behind it"
+        return f"{e.message} ({self._http_error})" if self._http_error else e.message
+
+    async def _checked(self, session, name: str, result) -> None:
+        "The SDK's check of a structured result against the tool's output schema, as `validate_output` says"
+        if self.validate_output is False: return
+        try: await self._validate(name, result)
+        except RuntimeError as e:
+            if self.validate_output != 'warn': raise MCPToolError(str(e), name) from None
+            warnings.warn(f"MCPClient: {e}", stacklevel=2)
 
     @asynccontextmanager
     async def _open(self, dispfn):
         "Connect, list the tools and make them dispatch through `dispfn`; disconnect on exit"
         # the SDK sends a command's stderr to `sys.stderr`, which in a notebook is no file a process can write to
-        server = stdio_client(self.server, errlog=self.errlog) if isinstance(self.server, StdioServerParameters) else self.server
+        server = self._transport()
+        kw = dict(elicitation_callback=self._elicit if self.on_elicit else None, sampling_callback=self._sample if self.on_sample else None)
         # the whole connection (handshake, tool list) within `timeout`, as the user counts it: the SDK's own timeout counts
         # each try anew, and a command that never answered is given up to 2 s to exit before it is killed
         wait = self.timeout - (min(_STOP_GRACE, self.timeout / 2) if isinstance(self.server, StdioServerParameters) else 0)
+        self._http_error = None
         with anyio.CancelScope(deadline=anyio.current_time() + wait) as scope:
-            async with Client(server, read_timeout_seconds=self.timeout) as c:
+            try: c = await Client(server, read_timeout_seconds=self.timeout, **kw).__aenter__()
+            except Exception as e:
+                if not (isinstance(one := _single(e), MCPError) and self._http_error): raise
+                raise MCPConnectionError(one.code, f"Can't connect: {self._words(one)}") from None
+            try:  # `c` was entered above, where a failure to connect gets the HTTP error's words
+                self._validate = c.session.validate_tool_result
+                c.session.validate_tool_result = partial(self._checked, c.session)
                 specs = await self._list(c)
                 scope.deadline = math.inf  # connected: from now on each call has its own `timeout`
                 async with self._built(c, specs, dispfn): yield self
+            except BaseException as e:
+                await c.__aexit__(type(e), e, e.__traceback__)
+                raise
+            else: await c.__aexit__(None, None, None)
         if scope.cancelled_caught: raise TimeoutError(f"The MCP server did not answer within {self.timeout:g} s")
 
     @staticmethod
@@ -148,9 +269,9 @@ class MCPClient:
     async def _built(self, c, specs: list, dispfn):
         "The server's tools built as Python callables for the life of the connection"
         self._client, self._specs, self.skipped = c, [], []
-        self._wrapped = {t.name for t in specs if (t.output_schema or {}).get(_WRAP)}
+        self._wrapped = {t.name for t in specs if _wrapper(t.output_schema)}
         for t in specs:  # one tool that can't be built costs only itself
-            try: self._tools[t.name] = mk_tool(dispfn, t, check=self.check)
+            try: self._tools[self.prefix + t.name] = mk_tool(dispfn, t.model_copy(update={'name': self.prefix + t.name}), check=self.check)
             except (ValueError, TypeError, SchemaError) as e: self.skipped.append((t.name, f"{type(e).__name__}: {e}"))
             else:
                 self._specs.append(t)
@@ -164,7 +285,17 @@ class MCPClient:
     # the tool's name is positional-only, so a property called `name` (or `self`) arrives in `args` like any other
     async def _acall(self, tool: str, /, **args) -> Any:
         if self._client is None: raise RuntimeError(f"Tool {tool!r} called after its MCPClient closed")
-        return _value(tool, await self._client.call_tool(tool, args, meta=_trace.meta()), tool in self._wrapped)  # joins our trace
+        nm = tool[len(self.prefix):]  # as the server spells it
+        try: r = await self._client.call_tool(nm, args, meta=_trace.meta())  # joins our trace
+        except MCPToolError: raise
+        except MCPError as e:
+            if e.code == types.CONNECTION_CLOSED: raise MCPConnectionError(e.code, f"{e.message} during {tool!r}") from None
+            if e.code == types.REQUEST_TIMEOUT: raise TimeoutError(f"{e.message}: tool {tool!r} got no answer within {self.timeout:g} s") from None
+            raise MCPToolError(self._words(e), tool, e.code) from None  # the server's words
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as e:
+            msg = f"The connection to the MCP server failed during {tool!r}: {type(e).__name__}: {e}"
+            raise MCPConnectionError(types.CONNECTION_CLOSED, msg) from None
+        return _value(tool, r, nm in self._wrapped)
 
     def _call(self, tool: str, /, **args) -> Any:
         if self._portal is None: raise RuntimeError(f"Tool {tool!r} called after its MCPClient closed")
@@ -191,95 +322,271 @@ class MCPClient:
 
 # --- the server ---------------------------------------------------------------------------------------
 
-_WRAP = 'x-fastmcp-wrap-result'  # marks an output schema whose value is wrapped as `{"result": value}` (as fastmcp marks it)
+_log = logging.getLogger('funccall.mcp')
+_WRAP = 'x-fastmcp-wrap-result'  # fastmcp's mark of an output schema that wraps its value as `{"result": value}` (read, never sent)
 _KEY = 'funccall-confirm'        # the key of the confirmation question in an `input_required` round trip
+_TRACE = '\nTraceback (most recent call last):'  # where `error_text`'s frames start: they stay in the server's log
+_CONTENT = (types.TextContent, types.ImageContent, types.AudioContent, types.ResourceLink, types.EmbeddedResource)
 
-def _toolbox(tools, injected: dict | None) -> Toolbox:
-    "The tools to serve, as one `Toolbox`: from a function, callable object, `Tool`, `ToolGroup`, `Toolbox`, a list, or a dict name -> callable"
-    if isinstance(tools, Mapping): box = Toolbox([t if isinstance(t, Tool) and t.name == nm else Tool(t, name=nm) for nm, t in tools.items()])
+class _InputRequired(BaseException):
+    "A question for the user on the 2026-07-28 protocol: the call stops here and is answered with the question"
+    # a BaseException, so no `except Exception` in a tool or in the pipeline turns the question into a failure
+    def __init__(self, key: str, request: types.ElicitRequest): self.key, self.request = key, request
+
+class MCPContext:
+    """What a served tool receives through a parameter annotated `MCPContext` (injected, never in its schema): progress,
+    log lines, questions for the user, and whether the call was cancelled. In an async tool `await` its methods; a
+    sync tool (which runs in a worker thread) calls them plainly and they block until done."""
+    def __init__(self): self._call, self._loop, self._cancelled = None, None, threading.Event()
+
+    def _bridge(self, coro):
+        "`coro` to await on the server's loop, or run there to the end from a sync tool's thread"
+        try: here = asyncio.get_running_loop()
+        except RuntimeError: here = None
+        if here is self._loop: return coro
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    @property
+    def cancelled(self) -> bool:  # True once the client cancelled the call: a sync tool should stop soon
+        "Whether the client cancelled this call (an async tool is cancelled outright)"
+        return self._cancelled.is_set()
+
+    @property
+    def can_elicit(self) -> bool:  # whether `elicit` may ask this client's user a question (a form)
+        "Whether this client takes form questions"
+        return self._call.can_ask
+
+    def report_progress(self,
+        progress: float,          # how far along, rising with each report
+        total: float=None,        # the end, when known
+        message: str=None,        # what is happening, for the user
+    ):
+        "Send a progress notification, when the client asked for progress with a token"
+        return self._bridge(self._call.ctx.session.report_progress(progress, total, message))
+
+    def log(self,
+        message: str,             # the line
+        level: str='info',        # 'debug', 'info', 'warning', 'error' (MCP's levels)
+    ):
+        "Log `message` in the server's log (the `funccall.mcp` logger); on 2026-07-28 also to a client that asked for log lines"
+        _log.log(getattr(logging, level.upper(), logging.INFO), '%s: %s', self._call.tool, message)
+        return self._bridge(self._call.send_log(level, message))
+
+    def elicit(self,
+        message: str,             # the question, for the user
+        schema: dict,             # the answer's form: a JSON Schema object of flat properties (string, number, boolean, enum)
+    ):                            # `mcp_types.ElicitResult`: `.action` is 'accept', 'decline' or 'cancel'; `.content` the answers
+        "Ask the client's user to fill in a form; on 2026-07-28 the call is answered with the question and re-run with the answer"
+        return self._bridge(self._call.ask(message, schema))
+
+def _principal() -> str | None:
+    "Who is calling, when the HTTP transport authenticated them (OAuth): an answer counts only for the caller who was asked"
+    token = get_access_token()
+    return None if token is None else json.dumps(principal_components(token))
+
+def _form_ok(caps) -> bool:
+    "Whether the client declared form-mode elicitation (an empty `elicitation: {}` means form, as 2025-06-18 had only forms)"
+    e = caps.elicitation if caps is not None else None
+    return e is not None and (e.form is not None or e.url is None)
+
+class _Call:
+    "One `tools/call` as the user's questions see it: answers from a sealed state, new questions as `_InputRequired`"
+    def __init__(self, ctx, params, sealer: Sealer):
+        self.ctx, self.tool, self.sealer, self.args, self.n = ctx, params.name, sealer, params.arguments or {}, 0
+        self.modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
+        form, back = _form_ok(ctx.session.client_capabilities), self.modern or ctx.session.can_send_request
+        self.can_ask = form and back
+        self.why_not = ("it declared no form-mode elicitation" if back else  # why `can_ask` is False
+                        "a stateless server can't send it a question during a call before protocol 2026-07-28")
+        self.answers = {}
+        if params.request_state is not None:  # checked before anything of the call runs
+            try: data = sealer.open(params.request_state, params.name, self.args, _principal())
+            except StateError as e:
+                _log.warning('Tool %r: requestState refused: %s', params.name, e)
+                raise MCPError(types.INVALID_PARAMS, str(e)) from None
+            self.answers = dict(data.get('answers', {}))
+            given = params.input_responses or {}
+            for k in data.get('asked', []):  # only answers to the questions asked count
+                if isinstance(given.get(k), types.ElicitResult): self.answers[k] = given[k].model_dump(mode='json', by_alias=True, exclude_none=True)
+
+    async def ask(self, message: str, schema: dict, key: str=None) -> types.ElicitResult:
+        if not self.can_ask:
+            raise RuntimeError(f"this MCP client can't ask its user: {self.why_not}")
+        if key is None:  # the n-th question of a run: a re-run asks the same ones in the same order
+            self.n += 1
+            key = f'q{self.n}'
+        if not self.modern: return await self.ctx.session.elicit_form(message, schema, related_request_id=self.ctx.request_id)
+        if key in self.answers: return types.ElicitResult.model_validate(self.answers[key])
+        raise _InputRequired(key, types.ElicitRequest(params=types.ElicitRequestFormParams(message=message, requested_schema=schema)))
+
+    async def confirm(self, tool: Tool, args: dict) -> bool:
+        a = await self.ask(f"Allow {tool.call_str(args)}?", _QUESTION, _KEY)
+        return a.action == 'accept' and (a.content or {}).get('confirm') is True
+
+    def input_required(self, q: _InputRequired) -> types.InputRequiredResult:
+        state = self.sealer.seal(self.tool, self.args, {'answers': self.answers, 'asked': [q.key]}, _principal())
+        return types.InputRequiredResult(request_state=state, input_requests={q.key: q.request})
+
+    async def send_log(self, level: str, message: str) -> None:
+        if not self.modern: return  # before 2026-07-28 log lines need the logging capability, which this server leaves out
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')  # deprecated as of 2026-07-28, and still how a client that opted in gets them
+            await self.ctx.session.send_log_message(level, message, logger=self.tool, related_request_id=self.ctx.request_id)
+
+_QUESTION = {'type': 'object', 'required': ['confirm'],
+             'properties': {'confirm': {'type': 'boolean', 'title': 'Run it', 'description': 'Allow this tool call to run'}}}
+
+def _context_params(t: Tool) -> list[str]:
+    "The parameters of `t`'s function annotated `MCPContext`"
+    try: ps = signature(t.fn if isinstance(t, Tool) else t).params
+    except SchemaError: return []
+    return [p.name for p in ps if p.anno is MCPContext]
+
+def _toolbox(tools, injected: dict | None) -> tuple[Toolbox, dict]:
+    "The tools to serve as one `Toolbox`, and each tool's `MCPContext` parameters (tool name -> names)"
+    def tool(t, nm=None):  # a function taking an `MCPContext` gets it injected, out of its schema
+        if isinstance(t, Tool):
+            if missing := [p for p in _context_params(t) if p not in t.inject]:
+                raise TypeError(f"Tool {t.name!r}: its MCPContext parameter {missing[0]!r} must be injected: Tool(..., inject=({missing[0]!r},))")
+            return t if nm in (None, t.name) else Tool(t, name=nm)
+        ps = _context_params(t)
+        return Tool(t, name=nm, inject=tuple(ps)) if ps or nm else t
+    if isinstance(tools, Mapping): box = Toolbox([tool(t, nm) for nm, t in tools.items()])
     else:
         items = tools if isinstance(tools, (list, tuple)) else [tools]
-        box = Toolbox(expand(items))
+        box = Toolbox([tool(t) for t in expand(items)])
         for t in items:  # a toolbox's own injected values come with its tools
             if isinstance(t, Toolbox): box.injected.update(t.injected)
     box.injected.update(injected or {})
+    ctxs = {t.name: ps for t in box if (ps := _context_params(t))}
     for t in box:  # a missing injected value is the developer's to fix before serving, not a failure of each call
-        if missing := [k for k in t.inject if k not in box.injected]:
+        if missing := [k for k in t.inject if k not in box.injected and k not in ctxs.get(t.name, ())]:
             raise TypeError(f"Tool {t.name!r} needs {', '.join(map(repr, missing))}: pass it in mk_server(injected=...)")
-    return box
+    return box, ctxs
+
+def _mcp_type(t) -> bool:
+    "Whether annotation `t` is an MCP result or content type (or a list of content), which goes out as MCP content"
+    if isinstance(t, type) and issubclass(t, (types.CallToolResult, *_CONTENT)): return True
+    return getattr(t, '__origin__', None) is list and all(map(_mcp_type, getattr(t, '__args__', ())))
+
+def _output(t: Tool) -> tuple[dict | None, bool]:
+    "The output schema of `t` and whether it wraps the value as `{'result': value}`"
+    if t.max_chars is not None: return None, False  # a result cut for the model is text, not the annotated value
+    ret = signature(t.fn).returns
+    if ret in (empty, None, type(None), Any, types.CallToolResult): return None, False
+    if isinstance(ret, type) and issubclass(ret, content.Content): return None, False  # media: content items, no structure
+    defs = {}
+    try: s = handle_type(ret, defs)
+    except SchemaError: return None, False  # the tool runs all the same; its results go as text
+    ref = s.get('$ref', '')
+    target = defs.get(ref.rsplit('/', 1)[-1], {}) if ref.startswith('#/$defs/') and len(s) == 1 else s
+    wrapped = target.get('type') != 'object'
+    s = {'type': 'object', 'properties': {'result': s}, 'required': ['result']} if wrapped else dict(target)
+    return ({**s, '$defs': defs} if defs else s), wrapped
 
 def output_schema(
     t: Tool,  # a tool
 ) -> dict | None:  # the JSON Schema of its structured results, `None` when it has none
     "The `outputSchema` of `t` from its return annotation: an object as it is, any other value wrapped as `{'result': value}`"
-    if t.max_chars is not None: return None  # a result cut for the model is text, not the annotated value
-    ret = signature(t.fn).returns
-    if ret in (empty, None, type(None), Any, types.CallToolResult): return None
-    if isinstance(ret, type) and issubclass(ret, content.Content): return None  # media: content items, no structure
-    defs = {}
-    try: s = handle_type(ret, defs)
-    except SchemaError: return None  # the tool runs all the same; its results go as text
-    ref = s.get('$ref', '')
-    target = defs.get(ref.rsplit('/', 1)[-1], {}) if ref.startswith('#/$defs/') and len(s) == 1 else s
-    if target.get('type') == 'object': s = dict(target)
-    else: s = {'type': 'object', 'properties': {'result': s}, 'required': ['result'], _WRAP: True}
-    return {**s, '$defs': defs} if defs else s
+    return _output(t)[0]
+
+def _wrapper(s: dict | None) -> bool:
+    "Whether output schema `s` wraps a value as `{'result': value}`: fastmcp marks it; funccall's server sends the bare shape"
+    if not s: return False
+    if s.get(_WRAP): return True
+    return set(s) - {'$defs'} == {'type', 'properties', 'required'} and list(s['properties']) == ['result'] and s['required'] == ['result']
+
+def _input_schema(t: Tool) -> dict:
+    "What `t` takes, with `additionalProperties: false` where the call refuses other arguments (no `**kwargs`)"
+    s = t.schema['input_schema']
+    if 'additionalProperties' in s or any(p.kind == inspect.Parameter.VAR_KEYWORD for p in signature(t.fn).params): return s
+    return {**s, 'additionalProperties': False}
 
 def _mcp_tool(t: Tool, out: dict | None) -> types.Tool:
     hints = {f'{k}_hint': v for k, v in t.hints.items()}
     annotations = types.ToolAnnotations(title=t.title, **hints) if hints or t.title else None
-    return types.Tool(name=t.name, title=t.title, description=t.description, input_schema=t.schema['input_schema'],
-                      output_schema=out, annotations=annotations)
-
-def _result(r: ToolResult, out: dict | None, version: str) -> types.CallToolResult:
-    "A tool's value as an MCP result: its text for the model, and structured content that fits the tool's output schema"
-    v = r.value
-    if isinstance(v, types.CallToolResult): return v  # a tool that builds its own MCP result
-    if (ps := content.parts(v, to_text)) is not None:  # images, audio, files; a `-> list` tool's structured content as JSON too
-        sc = {'result': content.to_json(ps)} if out is not None and out.get(_WRAP) else None
-        return types.CallToolResult.model_validate({'content': content.mcp(ps), 'structuredContent': sc})
-    if out is None and r.limit is not None: return types.CallToolResult(content=[types.TextContent(text=r.text)])
-    try: v = jsonable(v)
-    except TypeError: v = str(v)  # what JSON can't hold goes as its text, which is what a model reads anyway
-    text = [] if v is None else [types.TextContent(text=v if isinstance(v, str) else json.dumps(v, ensure_ascii=False))]
-    if out is not None: return types.CallToolResult(content=text, structured_content={'result': v} if out.get(_WRAP) else v)
-    if v is None or isinstance(v, str): return types.CallToolResult(content=text)
-    # without an output schema, before 2026-07-28, structured content must be a JSON object
-    return types.CallToolResult(content=text, structured_content=v if isinstance(v, dict) or version in MODERN_PROTOCOL_VERSIONS else None)
+    desc = t.description
+    if _mcp_type(signature(t.fn).returns): desc = desc.split('\n\nReturns:', 1)[0]  # a protocol object says nothing to the model
+    return types.Tool(name=t.name, title=t.title, description=desc, input_schema=_input_schema(t), output_schema=out,
+                      annotations=annotations, icons=getattr(t, 'icons', None))
 
 def _error(text: str) -> types.CallToolResult: return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
-_QUESTION = {'type': 'object', 'required': ['confirm'],
-             'properties': {'confirm': {'type': 'boolean', 'title': 'Run it', 'description': 'Allow this tool call to run'}}}
+def _failed(r: ToolResult, text: str) -> types.CallToolResult:
+    "A failure as the client gets it: the exception's type and message; its traceback goes to the server's log"
+    if r.exception is not None and r.failure not in ('name', 'arguments', 'declined'):  # not the model's mistake: the operator's to see
+        _log.warning('Tool %r failed', r.name, exc_info=r.exception)
+    return _error(text.split(_TRACE, 1)[0])
 
-def _confirm_by_elicitation(ctx, params, asked: list):
-    "A `confirm(tool, args)` that asks the client's user: inside the call (before 2026-07-28), or by an `input_required` round trip"
-    async def confirm(tool: Tool, args: dict) -> bool:
-        msg = f"Allow {tool.call_str(args)}?"
-        if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:  # the call is answered with the question, then sent again
-            answer = (params.input_responses or {}).get(_KEY)  # with the answer: what runs before confirming runs twice
-            # an answer counts only for the question it answers: the same call, with the same arguments
-            if not isinstance(answer, types.ElicitResult) or params.request_state != _digest(msg):
-                asked.append(types.InputRequiredResult(request_state=_digest(msg), input_requests={_KEY: types.ElicitRequest(
-                    params=types.ElicitRequestFormParams(message=msg, requested_schema=_QUESTION))}))
-                return False
-        else: answer = await ctx.session.elicit_form(msg, _QUESTION, related_request_id=ctx.request_id)
-        return answer.action == 'accept' and (answer.content or {}).get('confirm') is True
-    return confirm
+def _blocks(v) -> list | None:
+    "`v` as MCP content items, when it is one or a list of them"
+    if isinstance(v, _CONTENT): return [v]
+    if isinstance(v, list) and v and all(isinstance(x, _CONTENT) for x in v): return list(v)
+    return None
 
-def _digest(text: str) -> str: return hashlib.sha256(text.encode()).hexdigest()[:32]
+def _result(r: ToolResult, out: dict | None, wrapped: bool, check, version: str) -> types.CallToolResult:
+    "A tool's value as an MCP result: its text (or its MCP content) for the model, and structured content checked against the output schema"
+    v = r.value
+    if isinstance(v, types.CallToolResult): return v  # a tool that builds its own MCP result
+    if (ps := content.parts(v, to_text)) is not None:  # funccall's images, audio, files (an MCPClient tool's media items too)
+        sc = {'result': content.to_json(ps)} if out is not None and wrapped else None  # a `-> list` tool's structured content
+        if sc is not None and (problems := check(sc)): return _misfit(r.name, problems)
+        return types.CallToolResult.model_validate({'content': content.mcp(ps), 'structuredContent': sc})
+    try:
+        if out is None and r.limit is not None: return types.CallToolResult(content=[types.TextContent(text=r.text)])
+        blocks = _blocks(v)
+        if blocks:  # MCP content as on the wire: by alias, unset fields left out (the schema has them optional)
+            j = [b.model_dump(mode='json', by_alias=True, exclude_none=True) for b in blocks]
+            if not isinstance(v, list): j = j[0]
+        else: j = jsonable(v)  # the serialisation the output schema describes: pydantic models by alias, dataclasses by field
+        text = [] if j is None else [types.TextContent(text=j if isinstance(j, str) else json.dumps(j, ensure_ascii=False))]
+    except Exception as e:  # a value JSON can't hold: one that contains itself, one whose `repr` fails
+        _log.warning('Tool %r: its value could not be sent', r.name, exc_info=True)
+        return _error(f"The value of tool {r.name!r} can't be sent as JSON: {type(e).__name__}: {_short(e)}")
+    items = blocks or text
+    if out is not None:
+        sc = {'result': j} if wrapped else j
+        if problems := check(sc): return _misfit(r.name, problems)
+        return types.CallToolResult(content=items, structured_content=sc)
+    if j is None or isinstance(j, str): return types.CallToolResult(content=items)
+    # without an output schema, before 2026-07-28, structured content must be a JSON object
+    return types.CallToolResult(content=items, structured_content=j if isinstance(j, dict) or version in MODERN_PROTOCOL_VERSIONS else None)
+
+def _misfit(tool: str, problems: list) -> types.CallToolResult:
+    "A value that breaks its own output schema: an error result, never structured content a client would refuse"
+    _log.warning('Tool %r: value does not fit its output schema: %s', tool, problems)
+    said = '; '.join(f'{p.path or "value"}: {p.message}' for p in problems[:3])
+    return _error(f"The value of tool {tool!r} does not fit its output schema: {said}")
+
+def _short(e: BaseException, n: int=500) -> str:
+    try: s = str(e)
+    except Exception: s = f'<{type(e).__name__} whose message fails>'
+    return s if len(s) <= n else s[:n] + '...'
+
+def _checker(out: dict | None, nm: str):
+    "`problems(value)` for output schema `out`"
+    if out is None: return None
+    v = compile_schema(out, where=f"Output schema of tool {nm!r}", lazy=True)
+    return lambda x: [] if v.is_valid(x) else v.problems(x, limit=3)
 
 def mk_server(
     tools,                  # functions, callable objects, `Tool`s, `ToolGroup`s, a `Toolbox`, a list of them, or a dict of name -> callable
     name: str='funccall',   # the server's name, as clients see it
     injected: dict=None,    # the application's values for the tools' injected parameters
-) -> Server:                # the SDK's low-level `Server`: run it over stdio or HTTP (`serve`), or in-process with `MCPClient`
+    secret: str=None,       # the secret sealing questions in flight (default: `$FUNCCALL_MCP_SECRET`, else random per process)
+    state_ttl: float=300,   # seconds an asked question stays answerable (2026-07-28 round trips)
+    state_store: NonceStore=None,  # answers remembered so each counts once: anything with `add(nonce, expiry) -> bool` (default: in memory)
+    list_ttl: float=300,    # seconds a client may cache the tool list (a cache hint on `tools/list`)
+) -> Server:                # the SDK's low-level `Server`: run it over stdio or HTTP (`serve`, `mk_asgi_app`), or in-process with `MCPClient`
     """An MCP server for `tools`: every call runs the tool's own pipeline (injected values, hooks, confirmation,
     cache, middleware, `max_chars`). A tool that requires confirmation asks the client's user (elicitation);
-    a client that can't ask gets the call refused."""
-    box = _toolbox(tools, injected)
-    outs = {t.name: output_schema(t) for t in box}
-    listed = [_mcp_tool(t, outs[t.name]) for t in box]
+    a client that can't ask gets the call refused. A parameter annotated `MCPContext` is injected per call."""
+    box, ctxs = _toolbox(tools, injected)
+    sealer = Sealer(secret, state_ttl, state_store)
+    outs = {t.name: _output(t) for t in box}
+    checks = {nm: _checker(out, nm) for nm, (out, _) in outs.items()}
+    listed = [_mcp_tool(t, outs[t.name][0]) for t in box]
+    inputs = {t.name: t.input_schema for t in listed}
 
     async def list_tools(ctx, params) -> types.ListToolsResult: return types.ListToolsResult(tools=listed)
 
@@ -287,19 +594,67 @@ def mk_server(
         # a bad call or a failing tool is the model's to read and fix, not a protocol error: the texts of `raise_on_err=False`
         t = box.tools.get(params.name)  # exactly a listed tool: no dotted path into the objects behind them
         if t is None: return _error(error_text(ToolNotFound(params.name, list(box.tools))))
-        confirm, asked = None, []
-        if t.requires_confirmation:
-            caps = ctx.session.client_capabilities
-            if caps is None or caps.elicitation is None:
-                return _error(f"Tool {t.name!r} needs the user's confirmation, and this MCP client can't ask for it "
-                              "(it does not support elicitation): the call was refused")
-            confirm = _confirm_by_elicitation(ctx, params, asked)
-        with _trace.joined(params.meta): r = await t.aexecute(params.arguments or {}, box.injected, confirm=confirm)
-        if isinstance(r.exception, StopRun): return _error(error_text(r.exception))  # a client's loop has no stop: the call failed
-        if asked: return asked[0]
-        return _result(r, outs[t.name], ctx.protocol_version) if r.ok else _error(r.error)
+        call = _Call(ctx, params, sealer)  # a bad requestState is a protocol error, before anything runs
+        if t.requires_confirmation and not call.can_ask:
+            return _error(f"Tool {t.name!r} needs the user's confirmation, and this MCP client can't ask for it "
+                          f"({call.why_not}): the call was refused")
+        inj, mc = box.injected, None
+        if ps := ctxs.get(t.name):
+            mc = MCPContext()
+            mc._call, mc._loop = call, asyncio.get_running_loop()
+            inj = {**inj, **dict.fromkeys(ps, mc)}
+        try:
+            with _trace.joined(params.meta):  # the client's trace, when it sent one
+                r = await t.aexecute(call.args, inj, confirm=call.confirm if t.requires_confirmation else None)
+        except _InputRequired as q: return call.input_required(q)
+        except anyio.get_cancelled_exc_class():
+            if mc is not None: mc._cancelled.set()  # a sync tool's thread runs on: tell it through its context
+            raise
+        except Exception as e:  # the pipeline itself failed (a hook, an injected value): the client gets type and message
+            _log.exception('Tool %r failed', t.name)
+            return _error(f"{type(e).__name__}: {_short(e)}")
+        if isinstance(r.exception, StopRun): return _failed(r, error_text(r.exception))  # a client's loop has no stop: the call failed
+        if not r.ok: return _failed(r, r.error)
+        out, wrapped = outs[t.name]
+        return _result(r, out, wrapped, checks[t.name], ctx.protocol_version)
 
-    return Server(name, version=__version__, on_list_tools=list_tools, on_call_tool=call_tool)
+    hints = {'tools/list': CacheHint(ttl_ms=int(list_ttl * 1000), scope='public')} if list_ttl else None
+    return _Server(name, version=__version__, on_list_tools=list_tools, on_call_tool=call_tool,
+                  get_tool_input_schema=inputs.get, cache_hints=hints)
+
+class _Server(Server):
+    "The SDK's `Server`, whose HTTP app checks Host and Origin whatever address it is for (the SDK's checks only on 127.0.0.1)"
+    def streamable_http_app(self, *, host: str='127.0.0.1', transport_security=None, **kw):
+        return super().streamable_http_app(host=host, transport_security=transport_security or _security(host), **kw)
+
+_LOOPBACK = ('127.0.0.1', 'localhost', '[::1]')
+
+def _loopback(host: str) -> bool:
+    try: return ipaddress.ip_address(host.strip('[]')).is_loopback
+    except ValueError: return host == 'localhost'
+
+def _security(host: str, allow_hosts=(), allow_origins=()) -> TransportSecuritySettings:
+    "Host and Origin checks for every bind: loopback names always, the bound address when it is loopback, and what is allowed"
+    names = [*_LOOPBACK, *([f'[{host}]' if ':' in host else host] if _loopback(host) and host not in ('localhost', '::1') else [])]
+    hosts = [*names, *(f'{h}:*' for h in names)]
+    origins = [f'{s}://{h}{p}' for s in ('http', 'https') for h in names for p in ('', ':*')]
+    for h in allow_hosts: hosts += [h] if h.rpartition(':')[2].isdigit() and not h.endswith(']') else [h, f'{h}:*']
+    for o in allow_origins: origins += [o.rstrip('/')] if o.rpartition(':')[2].strip('/').isdigit() else [o.rstrip('/'), f"{o.rstrip('/')}:*"]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
+
+def mk_asgi_app(
+    tools,                    # the tools, as `mk_server` takes them, or a `Server` it made
+    host: str='127.0.0.1',    # the address the app will be served on (a loopback one is allowed as a Host too)
+    allow_hosts=(),           # more Host header values to accept ('example.com' takes any port, 'example.com:8000' one)
+    allow_origins=(),         # more Origin header values to accept ('https://app.example.com')
+    path: str='/mcp',         # where the MCP endpoint is
+    stateless: bool=False,    # no sessions: any worker answers any request (before 2026-07-28, no questions during a call)
+    **kw,                     # for `mk_server`: name, injected, secret, state_ttl, state_store, list_ttl
+):                            # a Starlette ASGI app: run it with uvicorn, hypercorn, or mount it in another app
+    "An ASGI app serving `tools` over streamable HTTP at `path`, with Host and Origin validated on every request"
+    server = tools if isinstance(tools, Server) else mk_server(tools, **kw)
+    return server.streamable_http_app(streamable_http_path=path, stateless_http=stateless,
+                                      transport_security=_security(host, allow_hosts, allow_origins))
 
 @contextmanager
 def _stdout_to_stderr():
@@ -327,28 +682,44 @@ def _host_port(http: str) -> tuple[str, int]:
     if not port.isdigit(): raise ValueError(f"--http takes HOST:PORT, e.g. 127.0.0.1:8000, not {http!r}")
     return host.strip('[]') or '127.0.0.1', int(port)
 
-def _run(server: Server, http: str | None) -> None:
+_CONFIG_ENV = 'FUNCCALL_MCP_WORKER'  # how `--workers` hands each worker process what to serve (JSON)
+
+def _run(server, http: str | None, allow_hosts=(), allow_origins=(), workers: int=1) -> None:
+    "Serve `server` (a `Server`, or with `workers` > 1 the config each worker loads) over stdio or streamable HTTP"
     if http is None: return anyio.run(_serve_stdio, server)
     import uvicorn  # the MCP SDK's own dependency for HTTP
     host, port = _host_port(http)
-    try: uvicorn.run(server.streamable_http_app(host=host), host=host, port=port, log_level='warning')
+    try:
+        if workers > 1:  # each worker loads the tools itself; the secret is shared, so any worker takes any answer
+            os.environ.setdefault(SECRET_ENV, secrets.token_hex(32))
+            os.environ[_CONFIG_ENV] = json.dumps({**server, 'host': host, 'allow_hosts': list(allow_hosts), 'allow_origins': list(allow_origins)})
+            uvicorn.run('funccall.mcp:_worker_app', factory=True, host=host, port=port, workers=workers, log_level='warning')
+        else: uvicorn.run(mk_asgi_app(server, host, allow_hosts, allow_origins), host=host, port=port, log_level='warning')
     except KeyboardInterrupt: pass
+
+def _worker_app():
+    "The ASGI app of one `--workers` process, from the config its parent left in the environment"
+    cfg = json.loads(os.environ[_CONFIG_ENV])
+    with _stdout_to_stderr(): fs = [f for t in cfg['targets'] for f in load_target(t)]
+    return mk_asgi_app(fs, cfg['host'], cfg['allow_hosts'], cfg['allow_origins'], stateless=True, name=cfg['name'])
 
 def serve(
     tools,                  # the tools, as `mk_server` takes them
     name: str='funccall',   # the server's name, as clients see it
     http: str=None,         # 'HOST:PORT' to serve streamable HTTP at http://HOST:PORT/mcp; default: stdio
     injected: dict=None,    # the application's values for the tools' injected parameters
+    allow_hosts=(),         # more Host header values to accept over HTTP (loopback names always are)
+    allow_origins=(),       # more Origin header values to accept over HTTP
 ) -> None:
     "Serve `tools` as an MCP server over stdin/stdout until the client hangs up, or over streamable HTTP until stopped"
-    _run(mk_server(tools, name, injected), http)
+    _run(mk_server(tools, name, injected), http, allow_hosts, allow_origins)
 
 # --- the command line ---------------------------------------------------------------------------------
 
 def main(
     argv: list[str] | None = None,  # the arguments after `python -m funccall.mcp` (default: `sys.argv[1:]`)
 ) -> int:                           # the exit status
-    "Run `python -m funccall.mcp serve TARGET ... [--http HOST:PORT]`"
+    "Run `python -m funccall.mcp serve TARGET ... [--http HOST:PORT] [--workers N] [--allow-host H] [--allow-origin O]`"
     ap = argparse.ArgumentParser(prog='python -m funccall.mcp', description='Serve Python functions as an MCP server.')
     sub = ap.add_subparsers(dest='cmd', required=True)
     sp = sub.add_parser('serve', help="serve TARGETs' tools over stdio, or streamable HTTP",
@@ -356,17 +727,22 @@ def main(
     sp.add_argument('targets', nargs='+', metavar='TARGET', help='where the tools are')
     sp.add_argument('--name', default='funccall', help='the server name clients see (default: funccall)')
     sp.add_argument('--http', metavar='HOST:PORT', help='serve streamable HTTP at http://HOST:PORT/mcp instead of stdio')
+    sp.add_argument('--workers', type=int, default=1, metavar='N', help='with --http: N worker processes (uvicorn\'s), stateless')
+    sp.add_argument('--allow-host', action='append', default=[], metavar='HOST', help='with --http: accept this Host header too (repeatable)')
+    sp.add_argument('--allow-origin', action='append', default=[], metavar='ORIGIN', help='with --http: accept this Origin too (repeatable)')
     args = ap.parse_args(argv)
     try:
+        if args.workers < 1 or (args.workers > 1 and not args.http): raise ValueError("--workers takes a number >= 1, with --http")
+        if args.http: _host_port(args.http)
         with _stdout_to_stderr():  # what the tools' modules print as they load must not reach the protocol
             fs = [f for t in args.targets for f in load_target(t)]
         if not fs: raise TargetError(f"no public functions with docstrings in {' '.join(args.targets)}")
-        if args.http: _host_port(args.http)
-        server = mk_server(fs, args.name)
+        server = mk_server(fs, args.name)  # with workers too: a mistake in the tools shows here, once, not in each worker
     except (TargetError, SchemaError, TypeError, ValueError) as e:
         print(f"funccall mcp: {e}", file=sys.stderr)
         return 2
-    _run(server, args.http)
+    if args.workers > 1: server = {'targets': args.targets, 'name': args.name}
+    _run(server, args.http, args.allow_host, args.allow_origin, args.workers)
     return 0
 
 if __name__ == '__main__': sys.exit(main())

@@ -214,12 +214,13 @@ class Tool:
         grammar: dict | None=None,           # constrain that text: `{'syntax': 'lark' or 'regex', 'definition': ...}` (implies `text_input`)
         examples: list | None=None,          # example arguments, checked against the schema (Anthropic's `input_examples`)
         provider_options: dict | None=None,  # provider -> keys added to its definition, e.g. `{'anthropic': {'cache_control': {...}}}`
+        icons: list | None=None,             # icons for MCP clients' user interfaces: `mcp_types.Icon`s or dicts (`src`, `mimeType`, `sizes`)
     ):
         self.fn, self.strict, self.inject = fn, strict, tuple(inject)
         self.requires_confirmation, self.confirm = requires_confirmation, confirm
         self.pre_hook, self.post_hook, self.middleware = pre_hook, post_hook, tuple(middleware)
         self.max_chars, self.instructions, self.stop_after = max_chars, instructions, stop_after
-        self.title = title
+        self.title, self.icons = title, icons
         if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
         if type(retries) is not int or retries < 0: raise ValueError(f"retries must be a non-negative int, not {retries!r}")

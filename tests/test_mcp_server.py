@@ -206,19 +206,6 @@ def test_a_client_that_cannot_ask_gets_the_call_refused():
     assert r.is_error and "needs the user's confirmation" in r.content[0].text and 'elicitation' in r.content[0].text
     assert log == []
 
-def test_an_answer_counts_only_for_the_call_it_was_asked_about():
-    "A retry whose question (tool and arguments) changed since it was asked is asked again, not taken as confirmed"
-    from funccall import mcp as fm  # the SDK client runs the round trip itself: here the server is answered directly
-    class Ctx: protocol_version = '2026-07-28'
-    yes = types.ElicitResult(action='accept', content={'confirm': True})
-    t, asked = _deleter([]), []
-    stale = types.CallToolRequestParams(name='delete', arguments={'path': 'a.txt'}, input_responses={fm._KEY: yes},
-                                        request_state=fm._digest("Allow delete(path='other.txt')?"))
-    assert arun(fm._confirm_by_elicitation(Ctx(), stale, asked)(t, {'path': 'a.txt'})) is False
-    assert isinstance(asked[0], types.InputRequiredResult) and asked[0].input_requests[fm._KEY].params.message == "Allow delete(path='a.txt')?"
-    fresh = stale.model_copy(update={'request_state': asked[0].request_state})
-    assert arun(fm._confirm_by_elicitation(Ctx(), fresh, [])(t, {'path': 'a.txt'})) is True
-
 # --- the client: timeout, tools it can't build, caches across reconnects ---------------------------------
 
 def test_client_timeout_is_the_time_the_user_waits():
