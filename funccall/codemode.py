@@ -101,10 +101,8 @@ def _doc(text: str) -> str:
 
 def _returns(t: Tool):
     "The annotation of what tool `t` gives back: the MCP server's `outputSchema`, or its function's return annotation"
-    out = getattr(t.fn, '__output_schema__', None)  # set by `MCPClient` on the tools it builds
-    if isinstance(out, dict):
-        defs, props = out.get('$defs'), out.get('properties') or {}
-        s = props['result'] if out.get('x-fastmcp-wrap-result') and 'result' in props else out  # `MCPClient` unwraps such values
+    out = getattr(t.fn, '__output_schema__', None)  # set by `MCPClient` on the tools it builds: the schema of what they return
+    if isinstance(out, dict): s, defs = out, out.get('$defs')
     else:
         fn = t.fn if inspect.isfunction(t.fn) or inspect.ismethod(t.fn) else type(t.fn).__call__
         try: ret = typing.get_type_hints(fn).get('return', Any)

@@ -302,3 +302,14 @@ def test_run_code_as_an_openai_custom_tool():
     out = run_tool_calls(outer, {'output': [{'type': 'custom_tool_call', 'call_id': 'c1', 'name': 'run_code', 'input': PROGRAM}]})
     TypeAdapter(list[ResponseInputItemParam]).validate_python(list(out))
     assert out == [{'type': 'custom_tool_call_output', 'call_id': 'c1', 'output': 'sum: 4.0\ncaught: RuntimeError: failed: on purpose\nuser7'}]
+
+def test_a_wrapped_mcp_result_shows_its_value_type():
+    "An MCP tool whose output schema wraps its value as {'result': value} returns the value: the stub says its type"
+    from funccall.mcp import MCPClient, mk_server
+    def double(x: int) -> int:
+        "Double x"
+        return 2 * x
+    with MCPClient(mk_server([double])) as c:
+        box = Toolbox().add(c.tools())
+        assert 'def double(x: int) -> int:' in box.code_api()
+        assert box.code_tool().execute({'code': 'double(4) + 1'}).text == '9'
