@@ -48,8 +48,11 @@ def short(
     n: int = 80, # the most characters to show
 ) -> str:        # `repr(v)`, cut short
     "`repr(v)` in JSON's words (null, true, NaN), cut to `n` characters; reads a bounded part of `v`, however large or deep"
-    try: r = _bounded.repr(v)
-    except Exception: r = f'<{type(v).__name__}>'  # a value whose own `repr` fails
+    t = type(v)
+    if t is str and len(v) <= 80 or t is int and -10**17 < v < 10**17: r = repr(v)  # the common cases, as `_bounded` writes them
+    else:
+        try: r = _bounded.repr(v)
+        except Exception: r = f'<{type(v).__name__}>'  # a value whose own `repr` fails
     return r if len(r) <= n else r[:n - 3] + '...'
 
 class Problem(NamedTuple):

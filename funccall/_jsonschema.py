@@ -251,9 +251,9 @@ def _multiple(v, d) -> bool:
 
 class _Node:
     "A compiled (sub)schema: `ok(v)`, and on failure `errs`; `evp`/`evi` give what it evaluated, for unevaluated*"
-    __slots__ = ('ok', 'parts', 'schema', 'comp', '_words', 'pending')
+    __slots__ = ('ok', 'parts', 'schema', 'comp', '_words', 'pending', '_oneofs')
     def __init__(self, comp, schema):
-        self.ok, self.parts, self.schema, self.comp, self._words, self.pending = _true, [], schema, comp, None, None
+        self.ok, self.parts, self.schema, self.comp, self._words, self.pending, self._oneofs = _true, [], schema, comp, None, None, None
 
     @property
     def words(self) -> str:
@@ -264,15 +264,21 @@ class _Node:
         "Append what is wrong with `v` (which fails `ok`) to `out`"
         if self.pending: self.pending()
         n = len(out)
-        if not isinstance(v, (dict, list, tuple)):  # a scalar fails as a whole: one problem, in the schema's words
-            many = next((p for p in self.parts if isinstance(p, _OneOf) and not p.ok(v) and p.matches(v) > 1), None)
+        t = type(v)
+        if t is not dict and t is not list and not isinstance(v, (dict, list, tuple)):  # a scalar fails as a whole: one problem
+            if self._oneofs is None: self._oneofs = [p for p in self.parts if isinstance(p, _OneOf)]
+            many = next((p for p in self._oneofs if not p.ok(v) and p.matches(v) > 1), None) if self._oneofs else None
             out.append(Problem(path, many.too_many(v) if many else f"expected {self.words}, got {short(v)}"))
             return
         for p in self.parts:
             if len(out) >= limit: return
-            if not p.ok(v):
+            tp = type(p)
+            # the object and array keywords report only what is wrong: asked at once, not checked first (which would walk
+            # the value once more at every level)
+            if tp is _Object and t is dict or tp is _Array and t is not dict: p.errs(v, path, out, limit)
+            elif not p.ok(v):
                 p.errs(v, path, out, limit)
-                if isinstance(p, _Type): return  # the wrong kind of value: the rest would only repeat it
+                if tp is _Type: return  # the wrong kind of value: the rest would only repeat it
         if len(out) == n: out.append(Problem(path, f"expected {self.words}, got {short(v)}"))
 
     def evp(self, v):
@@ -498,6 +504,18 @@ class _Object(_Part):
             if k in v:
                 for n in needs:
                     if n not in v: out.append(Problem(path, f"has key {k!r}, so it needs key {n!r} too"))
+        if self.lean:  # properties, required, additionalProperties: one lookup per key, the rest only for what fails
+            get, extra = self.props.get, self.extra
+            for k, x in v.items():
+                if (s := get(k)) is None:
+                    if extra is None or extra.ok(x): continue
+                    if len(out) >= limit: return
+                    if extra.schema is False: out.append(Problem(path, _unexpected(k, self.props)))
+                    else: extra.errs(x, key_path(path, k), out, limit)
+                elif not s.ok(x):
+                    if len(out) >= limit: return
+                    s.errs(x, key_path(path, k), out, limit)
+            return
         for k, x in v.items():
             if len(out) >= limit: return
             seen = False
@@ -1042,6 +1060,19 @@ class Validator:
         try: return self._root().ok(v)
         except RecursionError: return False
 
+    def property_check(self, name: str):
+        """`is_valid` for the value of the root's property `name` alone (its refs resolved in the whole schema), or None
+        when the root doesn't declare it: for a caller that checks each argument apart (the root then says no more)"""
+        s = self.schema.get('properties', {}).get(name) if isinstance(self.schema, dict) else None
+        if not isinstance(s, (dict, bool)): return None
+        self._root()
+        n = self._comp.memo.get(id(s)) or self._comp.node(s, self._comp.bases.get(id(s), _ROOT), 1)
+        if n.pending: n.pending()
+        def ok(v) -> bool:
+            try: return n.ok(v)
+            except RecursionError: return False
+        return ok
+
     def compile(self) -> Validator:
         "Compile now rather than on first use (warnings about the schema's keywords come now too); returns itself"
         self._root()
@@ -1060,9 +1091,12 @@ class Validator:
         "Everything wrong with `v` (up to `limit`), each with its path: `items[2].sku: expected a string, got 5`"
         try:
             n = self._root()
-            if n.ok(v): return []
+            if self.is_valid(v): return []  # the generated check first: a valid value costs no walk
             out = []
             n.errs(v, path, out, limit)
+            # the walk reports only what fails, but for the value as a whole when nothing below it did: then the generated
+            # check may have said False for running out of stack, which the tree tells apart (raising RecursionError)
+            if len(out) == 1 and out[0].path == path and n.ok(v): return []
             return out[:limit]
         except RecursionError: return [Problem(path, _TOO_DEEP)]
 

@@ -12,13 +12,15 @@ are daemons: leaving the program never waits for a tool that timed out.
 """
 from __future__ import annotations
 
-import asyncio, collections, contextvars, inspect, os, threading
-from concurrent.futures import Future
+import collections, contextvars, inspect, os, queue, sys, threading
 from typing import Any, Callable
+
+# `asyncio` and `concurrent.futures` are imported when first needed: `import funccall` doesn't pay for them (a third of
+# its time), and no event loop can run before `asyncio` is imported
 
 from ._types import is_callable_object
 
-__all__ = ['is_async', 'run_sync', 'to_thread', 'call_tool', 'set_max_workers', 'WorkersExhausted']
+__all__ = ['is_async', 'loop_running', 'run_sync', 'to_thread', 'call_tool', 'set_max_workers', 'WorkersExhausted']
 
 def is_async(
     f,  # a tool, hook or middleware
@@ -27,26 +29,50 @@ def is_async(
     if is_callable_object(f): return inspect.iscoroutinefunction(type(f).__call__)  # read off the class: no `__class__` of the caller's runs
     return inspect.iscoroutinefunction(f)
 
+def loop_running() -> bool:
+    "Whether an event loop runs in this thread (then sync code can't wait for a coroutine)"
+    return (aio := sys.modules.get('asyncio')) is not None and aio._get_running_loop() is not None
+
 def run_sync(
     aw,                                     # a coroutine (or other awaitable) to run to completion
     instead: str='await call_func_async(...)',  # what to use inside a running event loop
     what: str='An async tool',              # what `aw` is, for the error
 ) -> Any:                                   # its result
     "Await `aw` from sync code: only possible when no event loop is running in this thread; else say what to use `instead`"
-    try: asyncio.get_running_loop()
-    except RuntimeError: pass
-    else:
+    if loop_running():
         if hasattr(aw, 'close'): aw.close()  # never awaited: close it, so Python doesn't warn about it
         raise RuntimeError(f"{what} can't run synchronously inside a running event loop; use `{instead}`")
-    # not `asyncio.run`: it waits for the loop's default executor, which user code may have used with a stuck call
-    loop = asyncio.new_event_loop()
+    import asyncio
+    loop = _thread_loop()
     try: return loop.run_until_complete(_await(aw))
     finally:
-        for task in asyncio.all_tasks(loop): task.cancel()
-        loop.run_until_complete(loop.shutdown_asyncgens())
-        loop.close()  # shuts its default executor down without waiting
+        if left := asyncio.all_tasks(loop):  # what the call started and left running (it never outlives the call)
+            for task in left: task.cancel()
+            loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
 
 async def _await(aw): return await aw
+
+class _Loop:
+    """A thread's event loop for `run_sync`, kept from call to call (making and closing one costs more than a sync
+    batch's calls), and closed when its thread ends (this holder, kept per thread, goes then). Not `asyncio.run`'s:
+    that one waits for the loop's default executor at the end, which user code may have used with a stuck call."""
+    __slots__ = ('loop', 'pid')
+    def __init__(self, loop, pid: int): self.loop, self.pid = loop, pid
+
+    def __del__(self):
+        try:
+            if not self.loop.is_closed() and not self.loop.is_running(): self.loop.close()  # its default executor: not waited for
+        except Exception: pass  # noqa: BLE001, S110 - at interpreter exit, what it needs may be gone already
+
+_loops = threading.local()
+
+def _thread_loop():
+    "This thread's loop for `run_sync` (a new one in a forked child: the parent's shares its selector)"
+    h = getattr(_loops, 'held', None)
+    if h is None or h.pid != os.getpid() or h.loop.is_closed():
+        import asyncio
+        h = _loops.held = _Loop(asyncio.new_event_loop(), os.getpid())
+    return h.loop
 
 def call_tool(f: Callable, args, kw: dict):
     "Call `f`: the last funccall frame of a traceback, so a report shows the tool's own frames only"
@@ -66,38 +92,41 @@ class _Job:
 
 class _Workers:
     """A pool of daemon threads that counts calls, not threads: `size` calls run at once, a call that timed out
-    stops counting (`abandon`) while its thread runs on, and at most `limit` threads exist"""
+    stops counting (`abandon`) while its thread runs on, and at most `limit` threads exist. A job goes to an idle thread
+    through one queue (`SimpleQueue`, in C: no `Condition` to notify and wait on); the counts are kept under one lock."""
     IDLE_SECS = 30.0  # an idle thread waits this long for work, then ends
 
     def __init__(self, size: int):
-        self.cond = threading.Condition(threading.Lock())
-        self.pending, self.handoff = collections.deque(), collections.deque()  # waiting for a slot; given one, waiting for a thread
+        self.lock = threading.Lock()
+        self.pending = collections.deque()  # waiting for a slot
+        self.jobs = queue.SimpleQueue()     # given a slot, waiting for an idle thread
         self.running = self.threads = self.idle = 0
         self.resize(size)
 
     def resize(self, size: int):
         if type(size) is not int or size < 1: raise ValueError(f"max_workers must be a positive int, not {size!r}")
-        with self.cond:
+        with self.lock:
             self.size, self.limit = size, 4 * size
             self._dispatch()
 
     def submit(self, fn: Callable) -> _Job:
+        from concurrent.futures import Future
         job = _Job(fn, Future())
-        with self.cond:
+        with self.lock:
             self.pending.append(job)
             self._dispatch()
         return job
 
     def abandon(self, job: _Job):
         "The caller stopped waiting for `job` (a timeout): its slot goes to the next call; its thread, if any, runs on"
-        with self.cond:
+        with self.lock:
             if job.counted:
                 job.counted = False
                 self.running -= 1
                 self._dispatch()
 
     def _dispatch(self):
-        "Start pending jobs while slots are free (holding `cond`)"
+        "Start pending jobs while slots are free (holding `lock`)"
         while self.running < self.size and self.pending:
             job = self.pending.popleft()
             if not job.fut.set_running_or_notify_cancel(): continue  # its caller gave up before it started
@@ -106,32 +135,33 @@ class _Workers:
                     f"funccall can't start this sync tool: all {self.limit} worker threads are busy, most with tools that "
                     f"timed out and never returned; fix those tools, or raise the limit with funccall.set_max_workers()"))
                 continue
-            if self.idle:
+            job.counted = True
+            self.running += 1
+            if self.idle:  # an idle thread takes it from the queue
                 self.idle -= 1
-                self.handoff.append(job)
-                self.cond.notify()
+                self.jobs.put(job)
             else:
                 self.threads += 1
                 threading.Thread(target=self._work, args=(job,), name='funccall-tool', daemon=True).start()
-            job.counted = True
-            self.running += 1
 
     def _work(self, job: _Job):
         while True:
             job.run()
-            with self.cond:
+            with self.lock:
                 if job.counted:  # else its caller timed out and gave the slot back already
                     job.counted = False
                     self.running -= 1
                 job = None  # an idle thread holds no finished call's result
                 self.idle += 1
                 self._dispatch()
-                while not self.handoff:
-                    if not self.cond.wait(self.IDLE_SECS) and not self.handoff:
+            try: job = self.jobs.get(timeout=self.IDLE_SECS)
+            except queue.Empty:
+                with self.lock:  # a job put for this thread as it timed out is still taken; else it ends, counted out
+                    try: job = self.jobs.get_nowait()
+                    except queue.Empty:
                         self.idle -= 1
                         self.threads -= 1
                         return
-                job = self.handoff.popleft()
 
 def _default_size() -> int:
     v = os.environ.get('FUNCCALL_MAX_WORKERS', '')
@@ -153,6 +183,7 @@ async def to_thread(
     "Run sync `f` in a worker thread and await it, so it never blocks the event loop; cancelling the await frees its slot"
     ctx = contextvars.copy_context()
     job = _workers.submit(lambda: ctx.run(f, *args, **kw))
+    import asyncio
     try: return await asyncio.wrap_future(job.fut)
     except asyncio.CancelledError:
         _workers.abandon(job)

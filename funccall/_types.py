@@ -248,7 +248,9 @@ def _has_fwd(a) -> bool:
     "Whether annotation `a` holds a string or `ForwardRef` anywhere"
     if type(a) is type: return False
     if isinstance(a, (str, typing.ForwardRef)): return True
-    return any(_has_fwd(x) for x in get_args(a)) if get_origin(a) is not None else False
+    o = get_origin(a)
+    if o is None or o in _literals: return False  # a Literal's strings are its values, not names to resolve
+    return any(_has_fwd(x) for x in get_args(a))
 
 def _hints(obj, where: str) -> dict:
     "Annotations of function or class `obj`, forward references resolved (only when there are any)"

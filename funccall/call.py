@@ -64,7 +64,7 @@ class _Plan:
 
     def bind(self, inputs: dict, name: str | None=None) -> tuple[list, dict]:
         "Positional and keyword arguments for `inputs`, coerced; raises `ToolInputError` naming the tool as `name` and every problem"
-        params, kw = self.params, {}
+        params, kw, failed = self.params, {}, None
         try:  # arguments named exactly as the parameters, that all fit: no bookkeeping
             for k, v in inputs.items():
                 spec = params.get(k)
@@ -74,11 +74,13 @@ class _Plan:
                 else: kw[k] = spec[0](v)
             else:
                 if len(kw) == self.n or kw.keys() >= self.required: return self._args(kw) if self.posonly else ((), kw)
-        except (Mismatch, RecursionError): pass
-        return self._bind_carefully(inputs, kw, name or self.name)
+        except Mismatch as e: failed = (k, e)  # its problems, found already: not looked for again
+        except RecursionError: pass
+        return self._bind_carefully(inputs, kw, name or self.name, failed)
 
-    def _bind_carefully(self, inputs: dict, kw: dict, tool: str) -> tuple[list, dict]:
-        "The rest of `inputs` after the arguments in `kw`: names matched loosely, and every problem found and reported"
+    def _bind_carefully(self, inputs: dict, kw: dict, tool: str, failed: tuple | None = None) -> tuple[list, dict]:
+        """The rest of `inputs` after the arguments in `kw` (and `failed`, an argument with its `Mismatch`): names matched
+        loosely, and every problem found and reported"""
         params, bad = self.params, None
         done = set(kw)  # coerced already
         seen = {k: k for k in done}
@@ -95,7 +97,9 @@ class _Plan:
                 seen[nm] = k
                 c, default = params[nm][:2]
                 if v is None and default is not empty: continue  # null means "use the default" (strict mode sends it)
-                try: kw[nm] = c(v); continue
+                try:
+                    if failed is not None and k == failed[0]: raise failed[1]
+                    kw[nm] = c(v); continue
                 except Mismatch as e: bad = _add(bad, e.problems(k), e.full)
                 except RecursionError: bad = _add(bad, [Problem(k, 'nested too deeply to read')])
             if bad[1]: break  # enough to show: the rest would not be read

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools, keyword, re, types, typing, unicodedata, weakref
 from inspect import Parameter, Signature, iscoroutinefunction
-from typing import Any, Literal, Optional, Union
+from typing import Any, Callable, Literal, Optional, Union
 from urllib.parse import unquote
 
 from ._inputs import MAX_SHOWN, Problem, ToolInputError, short
@@ -318,7 +318,13 @@ def _parts(tool) -> _Parts:
     schemas = [props.get(orig, True) for orig in origs]
     ps = [_param(orig, ps, i < nreq, py, annos, f'/properties/{orig}') for i, (py, orig, ps) in enumerate(zip(pynms, origs, schemas))]
     # names are unique and sanitized, and required ones come first: nothing left for `Signature` to validate
-    return _Parts(Signature(ps, __validate_parameters__=False), pynms, origs, schemas, nreq, nm, desc, s)
+    return _Parts(_trusted_signature(ps), pynms, origs, schemas, nreq, nm, desc, s)
+
+def _trusted_signature(ps: list) -> Signature:
+    "`Signature(ps)` without its checks, over a plain dict (an `OrderedDict` takes twice the memory, kept per tool)"
+    sig = object.__new__(Signature)
+    sig._parameters, sig._return_annotation = types.MappingProxyType({p.name: p for p in ps}), Signature.empty
+    return sig
 
 def schema2sig(
     tool,  # a tool in any format `tool_parts` takes
@@ -426,8 +432,14 @@ def _scalar_type_only(s) -> frozenset | None:
     "The Python types of `s` when all it says is a type of JSON scalars ('integer', ['string', 'null'])"
     if not isinstance(s, dict) or s.keys() & _ASSERTING != {'type'}: return None
     ty = s['type']
+    key = ty if type(ty) is str else tuple(ty) if isinstance(ty, list) and all(type(t) is str for t in ty) else None
+    if (ts := _type_sets.get(key)) is not None: return ts or None
     ts = frozenset(x for t in (ty if isinstance(ty, list) else [ty]) if isinstance(t, str) for x in _JSON_TYPES.get(t, (object,)))
-    return ts if ts and ts <= _SCALAR_TYPES else None
+    ts = ts if ts and ts <= _SCALAR_TYPES else _NOTHING
+    if key is not None and len(_type_sets) < 256: _type_sets[key] = ts  # one set per spelling, shared by every tool
+    return ts or None
+
+_type_sets: dict = {}  # a `type` keyword's value -> its scalar Python types (empty: not only scalars)
 
 def _quick_array(s: dict, depth: int):
     lo, hi = s.get('minItems', 0), s.get('maxItems')
@@ -482,6 +494,20 @@ def _root_is_quick(s: dict) -> bool:
     ty = s.get('type', 'object')
     return _ROOT_ASSERTING.isdisjoint(s) and (ty == 'object' or isinstance(ty, list) and 'object' in ty)
 
+_ANY_JSON = frozenset((str, int, float, bool, _NoneType, list, dict))  # the types a JSON value has in Python
+
+def _arg_test(s) -> tuple[frozenset, Callable | None]:
+    """How an argument is tested quickly against its schema `s`: the Python types it may have, and a test for a value of
+    one of them (None: the type is all there is to test), made of closures: nothing is compiled per argument"""
+    if s is True or isinstance(s, dict) and not (s.keys() & _ASSERTING): return _ANY_JSON, is_json
+    if (ts := _exact(s)): return ts, None
+    ks = s.keys() & _ASSERTING if isinstance(s, dict) else None
+    if ks and ks <= {'type', 'enum'} and s.get('type', 'string') == 'string' and isinstance(vs := s.get('enum'), list) and vs \
+            and all(type(x) is str for x in vs):
+        return frozenset((str,)), frozenset(vs).__contains__  # a string enum: a set lookup, in C
+    if (q := _quick(s)) is None: return _NOTHING, None  # no quick test: the validator decides
+    return q[1] or _ANY_JSON, q[0]
+
 _INLINE_PROPS = 8  # an object with more properties than this is tested by its quick test's function, not inline
 
 class _Inline:
@@ -490,9 +516,9 @@ class _Inline:
     The text holds only names made here (`a0`, `x1`, `_c2`, `_K3`): every constant is a global `_cN` of the tool's
     own, and a property's name is the placeholder `_K{i}` until the compiled code is given the names (`_with_names`),
     so nothing from the schema is ever written into the source."""
-    def __init__(self, g: dict, n: int, aw: str):
+    def __init__(self, g: dict):
         self.g, self.lines, self.nconst, self.nvar = g, [], 0, 0
-        self.fail = f"return {aw}_slow_args(extra{''.join(f', a{i}' for i in range(n))})"
+        self.fail = 'raise _F'  # one short exit, caught once: the checked way's call is written out once per tool, not per test
 
     def const(self, v) -> str:
         nm = f'_c{self.nconst}'
@@ -508,12 +534,12 @@ class _Inline:
 
     def add(self, ind: int, cond: str): self.lines += [f"{' ' * ind}if {cond}:", f"{' ' * (ind + 4)}{self.fail}"]
 
-    def arg(self, s, v: str, ind: int):
-        "Statements that leave the quick way unless `v` certainly passes `s`"
+    def arg(self, s, v: str, ind: int, alone=None):
+        "Statements that leave the quick way unless `v` certainly passes `s` (`alone`: the validator's check of it, if it has no quick test)"
         mark = self.lines[:], self.nconst
         if self.emit(s, v, ind, 0): return
         self.lines, self.nconst = mark
-        q = _quick(s)
+        q = _quick(s) or ((alone, None) if alone is not None else None)
         if q is None: self.lines.append(f"{' ' * ind}{self.fail}")  # no quick test: the validator decides
         else: self.add(ind, f'not {self.const(q[0])}({v})')
 
@@ -594,22 +620,25 @@ class _Inline:
             self.lines[at - 2:] = [f"{' ' * (ind + 4)}if _type({k}) is not _str or {cond}:", f"{' ' * (ind + 8)}{self.fail}"]
         return True
 
-def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool) -> types.CodeType:
+def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict) -> types.CodeType:
     """The code of a tool whose every argument is tested inline against its schema (see `_Inline`); its constants go
     into `g`, and its property names are the placeholders `_K0`... (see `_with_names`)"""
     n, aw = len(schemas), 'await ' if is_async else ''
-    src = _Inline(g, n, aw)
+    src = _Inline(g)
     # one test per argument in the usual call: those that take a single condition share one `if`, an optional one's
     # condition before its `is not _U` (the usual call gives it)
     conds, body = [], []
     for i, ps in enumerate(schemas):
         src.lines = []
-        src.arg(ps, f'a{i}', 4 if i < nreq else 8)
-        if (cond := src.single()) is not None: conds.append(f'({cond})' if i < nreq else f'({cond}) and a{i} is not _U')
-        else: body += src.lines if i < nreq else [f'    if a{i} is not _U:', *src.lines]
+        src.arg(ps, f'a{i}', 8 if i < nreq else 12, alone.get(i))
+        if (cond := src.single()) is not None: conds.append(f'({cond})' if i < nreq else f'a{i} is not _U and ({cond})')
+        else: body += src.lines if i < nreq else [f'        if a{i} is not _U:', *src.lines]
+    # every test inside one `try`, each leaving by `raise _F` to the one call of the checked way (the text, and so its
+    # compiling, stays proportional to the tests, not to tests x parameters)
     src.lines = [f"{'async ' if is_async else ''}def tool({''.join(f'a{i}=_U, ' for i in range(n))}**extra):",
-                 '    if extra:', f'        {src.fail}',
-                 *([f"    if {' or '.join(conds)}:", f'        {src.fail}'] if conds else []), *body]
+                 '    try:', '        if extra: raise _F',
+                 *([f"        if {' or '.join(conds)}: raise _F"] if conds else []), *body,
+                 '    except _F:', f"        return {aw}_slow_args(extra{''.join(f', a{i}' for i in range(n))})"]
     # the usual calls (every argument given, or just the required ones) pass their arguments on as keywords: no dict of
     # ours to build and unpack, a third of the tool's cost; one giving some of the optional ones sends a dict of those
     call = [f', _K{i}=a{i}' for i in range(n)]
@@ -623,7 +652,7 @@ def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool) -> types.Cod
     src.lines.append(f"    return {aw}_disp(_name{''.join(call)})")
     text = '\n'.join(src.lines)
     if (code := _inline_codes.get(text)) is None:
-        if len(_inline_codes) >= 256: _inline_codes.clear()  # bounded: when full it starts again
+        if len(_inline_codes) >= _INLINE_CODES_MAX: del _inline_codes[next(iter(_inline_codes))]  # bounded: the oldest shape goes
         ns = {'_U': _UNSET}
         exec(compile(text, '<funccall tool>', 'exec'), ns)  # noqa: S102 - made here: numbered names and `_cN` globals only
         code = _inline_codes[text] = ns['tool'].__code__
@@ -640,15 +669,28 @@ def _with_names(code: types.CodeType, origs: list) -> types.CodeType:
     return code.replace(co_consts=tuple(map(named, code.co_consts)))
 
 # tools of one shape (the same tests on the same positions) share one compiled code: each tool has its constants in its own
-# globals, and its property names in its own copy of the code (`_with_names`)
+# globals, and its property names in its own copy of the code (`_with_names`). The 1,340 tools of the corpus have 560 shapes:
+# room for several such sets, and a full cache drops its oldest shape only (emptying it would compile every shape again)
 _inline_codes: dict = {}
+_INLINE_CODES_MAX = 4096
+
+class _F(Exception):
+    "Raised inside a tool's inline tests: this call takes the checked way"
 
 # --- callables ----------------------------------------------------------------------------------------
 
 _UNSET = object()  # what a generated function gets for an argument its caller left out
+_or_unset_sets: dict = {}
+
+def _or_unset(ts: frozenset) -> frozenset:
+    "`ts` and `type(_UNSET)`: the types an optional argument may have in the loop of quick tests (one set shared per `ts`)"
+    if (u := _or_unset_sets.get(ts)) is None:
+        u = ts | {object}
+        if len(_or_unset_sets) < 256: _or_unset_sets[ts] = u  # (sets of Python types: a few dozen at most)
+    return u
 # what the inline code reads, by names no parameter has (`a0`... are its parameters)
-_INLINE_GLOBALS = {'_U': _UNSET, '_type': type, '_str': str, '_int': int, '_list': list, '_dict': dict, '_len': len, '_is_json': is_json,
-                   '_SC': _SCALAR_TYPES}
+_INLINE_GLOBALS = {'_U': _UNSET, '_F': _F, '_type': type, '_str': str, '_int': int, '_list': list, '_dict': dict, '_len': len,
+                   '_is_json': is_json, '_SC': _SCALAR_TYPES}
 
 @functools.lru_cache(maxsize=64)
 def _first_code(n: int, is_async: bool) -> types.CodeType:
@@ -662,41 +704,73 @@ def _first_code(n: int, is_async: bool) -> types.CodeType:
     exec(compile(text, '<funccall tool>', 'exec'), ns)  # noqa: S102 - fixed text: only numbered names go in
     return ns['tool'].__code__
 
+_HOT = 4  # calls of a tool through the loop of quick tests before its shape's code is compiled, when no tool compiled it yet
+
 class _Checked:
     """The checked way of one built tool: names, Python values to JSON, and the schema's validator. What only calls
-    need is made on the first call: the tool's own code with its inline tests, and the validator."""
-    __slots__ = ('name', 'schema', 'disp', 'check', 'parts', 'renamed', 'optional', 'validator', 'fn', 'inlined')
+    need is made when a call needs it: on the first call the quick test of each argument (see `_arg_test`), tried in a
+    loop (`quick`); once the tool is called again and again, code of its own with the tests written out (`_inline_code`,
+    compiled once per shape and shared); the validator, when a call fails a quick test."""
+    __slots__ = ('name', 'schema', 'disp', 'check', 'parts', 'renamed', 'optional', 'validator', 'fn', 'types', 'tests', 'calls')
 
     def __init__(self, parts: _Parts, disp, check: bool):
         self.name, self.schema, self.disp, self.check, self.parts, self.validator, self.fn = parts.name, parts.schema, disp, check, parts, None, None
-        self.renamed = self.optional = None  # made on the first call that needs them
-        self.inlined = False
+        self.renamed = self.optional = self.types = self.tests = None  # made on the first call that needs them
+        self.calls = 0
 
     def _names(self):
         p = self.parts
         self.renamed = {orig: py for py, orig in zip(p.pynms, p.origs) if py != orig}  # properties whose parameter is spelt otherwise
         self.optional = p.origs[p.nreq:]
 
-    def problems(self, kw: dict) -> list:
+    def validator_of(self):
+        "The schema's validator, compiled on first need"
         if self.validator is None:
             from ._jsonschema import compile_schema  # (imported here: the validator imports the schema module)
             self.validator = compile_schema(self.schema, where=f"Tool {self.name!r}")
-        return self.validator.problems(kw, '', MAX_SHOWN)
+        return self.validator
 
-    def inline(self):
-        """Give the tool code that tests each argument inline (see `_Inline`); a checked tool whose root says more than its
-        properties keeps taking the checked way. (The tool is held weakly: no cycle through it.)"""
-        self.inlined = True
+    def problems(self, kw: dict) -> list:
+        v = self.validator_of()
+        return [] if v.is_valid(kw) else v.problems(kw, '', MAX_SHOWN)  # the generated check first: most calls are valid
+
+    def first(self, extra: dict, *args):
+        "The tool's first call: its quick tests made and tried (its shape's code taken at once when made already)"
         fn = self.fn() if self.fn is not None else None
-        if fn is None or self.check and not _root_is_quick(self.schema): return
-        g, p = fn.__globals__, self.parts
-        g.update(_INLINE_GLOBALS, _disp=self.disp, _name=self.name)
-        schemas = p.schemas if self.check else [True] * len(p.schemas)  # unchecked: only what isn't plain JSON is converted
-        fn.__code__ = _named_code(_with_names(_inline_code(schemas, p.nreq, g, iscoroutinefunction(fn)), p.origs), p)
+        if fn is None: return self.checked(extra, *args)
+        if self.check and not _root_is_quick(self.schema):  # a root that says more than its properties: the checked way
+            fn.__globals__['_slow_args'] = self.checked
+            return self.checked(extra, *args)
+        p = self.parts
+        tests = [_arg_test(ps) if self.check else (_ANY_JSON, is_json) for ps in p.schemas]  # unchecked: only what isn't JSON is converted
+        # an argument without a quick test (a `$ref`, a pattern, a `oneOf`) is checked alone by the validator: not the checked way
+        for i, (orig, (ts, _)) in enumerate(zip(p.origs, tests)):
+            if ts is _NOTHING and (c := self.validator_of().property_check(orig)) is not None: tests[i] = (_ANY_JSON, c)
+        self.types = [ts if i < p.nreq else _or_unset(ts) for i, (ts, _) in enumerate(tests)]
+        self.tests = [c for _, c in tests]
+        fn.__globals__['_slow_args'] = self.quick
+        return self.quick(extra, *args)
 
-    def from_args(self, extra: dict, *args):
+    def inline(self, fn):
+        "Give tool `fn` code of its own, its quick tests written out (see `_Inline`)"
+        g, p = fn.__globals__, self.parts
+        g.update(_INLINE_GLOBALS, _disp=self.disp, _name=self.name, _slow_args=self.checked)
+        schemas = p.schemas if self.check else [True] * len(p.schemas)  # unchecked: only what isn't plain JSON is converted
+        alone = {i: c for i, ((ts, c), s) in enumerate(zip(zip(self.types, self.tests), schemas)) if _quick(s) is None and c is not None}
+        fn.__code__ = _named_code(_with_names(_inline_code(schemas, p.nreq, g, iscoroutinefunction(fn), alone), p.origs), p)
+
+    def quick(self, extra: dict, *args):
+        "A call tried against the quick tests in a loop, before the tool has code of its own; the checked way when one fails"
+        self.calls += 1
+        if self.calls >= _HOT and (fn := self.fn()) is not None: self.inline(fn)  # called often: worth its code (this call ends here)
+        if not extra:
+            for v, ts, c in zip(args, self.types, self.tests):  # an optional argument's types take `_UNSET`, a required one's don't
+                if type(v) not in ts or c is not None and v is not _UNSET and not c(v): break
+            else: return self.disp(self.name, **{orig: v for orig, v in zip(self.parts.origs, args) if v is not _UNSET})
+        return self.checked(extra, *args)
+
+    def checked(self, extra: dict, *args):
         "The checked way, from the tool's arguments in its parameters' order (`_UNSET` for one not given)"
-        if not self.inlined: self.inline()
         return self({orig: v for orig, v in zip(self.parts.origs, args) if v is not _UNSET}, extra)
 
     def __call__(self, kw: dict, extra: dict):
@@ -755,7 +829,7 @@ def mk_tool(
     sig, pynms, name, s, n, nreq = parts.sig, parts.pynms, parts.name, parts.schema, len(parts.pynms), parts.nreq
     is_async = iscoroutinefunction(dispfn)
     checked = _Checked(parts, dispfn, check)
-    g = {'_U': _UNSET, '_slow_args': checked.from_args, '__name__': __name__}
+    g = {'_U': _UNSET, '_slow_args': checked.first, '__name__': __name__}
     fn = types.FunctionType(_named_code(_first_code(n, is_async), parts), g, None, (_UNSET,) * nreq or None)
     fn.__kwdefaults__ = dict.fromkeys(pynms[nreq:], _UNSET) or None
     fn.__signature__, fn.__doc__, fn.__name__, fn.__qualname__ = sig, parts.desc, name, name

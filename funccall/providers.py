@@ -19,7 +19,7 @@ a `ProviderWarning`.
 """
 from __future__ import annotations
 
-import datetime as dt, hashlib, inspect, re, warnings
+import datetime as dt, inspect, re, warnings
 from typing import Any, Callable, NamedTuple
 
 from ._classdocs import with_class_docs
@@ -118,6 +118,7 @@ def tool_name(
     new = bad.sub('_', new)
     if provider == 'gemini' and not re.match('[a-zA-Z_]', new): new = '_' + new  # Gemini: a letter or '_' first
     if new != plain or len(new) > n:  # characters lost or cut: a hash keeps two such names apart
+        import hashlib  # (imported when first needed: not by `import funccall`)
         new = new[:n - 9] + '_' + hashlib.sha1(nm.encode()).hexdigest()[:8]
     return new
 

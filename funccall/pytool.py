@@ -18,7 +18,7 @@ its `repr`). There is no sandbox either way: run untrusted code in a container.
 """
 from __future__ import annotations
 
-import ast, ctypes, io, itertools, json, linecache, os, re, signal, subprocess, sys, tempfile, threading, time, traceback
+import ast, io, itertools, json, linecache, os, re, signal, sys, threading, time, traceback  # (ctypes, subprocess: when needed)
 from typing import Optional
 
 __all__ = ['python', 'python_isolated']
@@ -128,6 +128,7 @@ _own_files = {__file__, threading.__file__}
 
 def _set_async_exc(ident: int, exc) -> None:
     "Raise `exc` in thread `ident` at its next Python instruction"
+    import ctypes
     ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(exc))
 
 def _in_code(frame, lv: _Level) -> bool:
@@ -302,6 +303,7 @@ def python_isolated(
     timeout:int=3600,  # Maximum run time in seconds
 ):
     "Executes python `code` in a new process, killed after `timeout` seconds, returning its final expression (as a literal or its repr)."
+    import subprocess, tempfile
     env = {**os.environ, 'PYTHONPATH': os.pathsep.join(p for p in sys.path if p)}  # the libraries the caller can import
     with tempfile.TemporaryDirectory() as d:
         out_path = os.path.join(d, 'out.json')

@@ -23,7 +23,7 @@ model sends after the closing brace (it shouldn't) doesn't change the call, thou
 """
 from __future__ import annotations
 
-import asyncio, copy, io, re, threading
+import copy, io, re, threading  # (asyncio: imported where first needed, not by `import funccall`)
 
 from ._jsonstream import JsonStream
 from ._run import run_sync
@@ -395,6 +395,7 @@ async def _aiter(events):
     if hasattr(events, '__aiter__'):
         async for e in events: yield e
         return
+    import asyncio
     loop, q, stop = asyncio.get_running_loop(), asyncio.Queue(), threading.Event()
     def pump():
         try:
@@ -419,6 +420,7 @@ async def run_stream_async(
 ) -> tuple[list[ToolCall], list, str | None]:  # the calls and their `ToolResult`s, in call order, and the provider
     "Run each call of a stream as soon as it is complete, while the rest arrives; `run_tool_calls` answers them"
     stream, events = (events.stream, events.events) if isinstance(events, _Watched) else (ToolCallStream(provider, others), events)
+    import asyncio
     running, busy = {}, []  # id() of each ToolCall -> the task running it; the tasks not yet done
     try:
         async for e in _aiter(events):

@@ -15,7 +15,7 @@ name, call expressions, and batches of calls run concurrently.
 """
 from __future__ import annotations
 
-import asyncio, hashlib, inspect, json, os, re, reprlib, time, warnings
+import inspect, json, os, re, reprlib, time, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -25,7 +25,7 @@ from ._json import jsonable
 from ._ns import public_methods
 from ._types import empty, is_callable_object, signature
 from ._inputs import ToolInputError, read_arguments
-from ._run import call_tool, to_thread, is_async, run_sync
+from ._run import call_tool, loop_running, to_thread, is_async, run_sync
 from .call import ToolNotFound, coerce_inputs, error_text
 from .expr import ExprError, parse_calls
 from .schema import SchemaError, get_schema
@@ -38,6 +38,8 @@ class StopRun(Exception):
 class ToolTimeout(TimeoutError):
     "A tool did not finish within its `timeout` (or a batch's): the call's result is a failure of kind 'timeout'"
 
+_encode = json.JSONEncoder(ensure_ascii=False).encode  # `json.dumps(..., ensure_ascii=False)` makes an encoder per call
+
 def to_text(
     v,                      # a tool's result
     limit: int | None=None, # at most this many characters; longer text is cut, and says so
@@ -46,7 +48,7 @@ def to_text(
     if isinstance(v, str): s = v
     elif (ps := content.parts(v, to_text)) is not None: s = content.text_of(ps)
     else:
-        try: s = json.dumps(jsonable(v), ensure_ascii=False)
+        try: s = _encode(jsonable(v))
         except (TypeError, ValueError, RecursionError):  # not JSON, or a structure that contains itself
             try: s = str(v)
             except RecursionError: s = object.__repr__(v)
@@ -158,6 +160,7 @@ def _cache_key(name: str, kw: dict) -> str:
     "A key for the arguments the tool runs with (coerced, so `'1'` and `1` are one entry; injected values count too)"
     try: s = json.dumps(jsonable(kw), sort_keys=True)
     except (TypeError, ValueError, RecursionError): s = repr(sorted(kw.items(), key=lambda kv: kv[0]))
+    import hashlib  # (imported when first needed: not by `import funccall`)
     return hashlib.sha256(f'{name}\0{s}'.encode()).hexdigest()[:32]
 
 # --- tools --------------------------------------------------------------------------------------------
@@ -386,6 +389,7 @@ class Tool:
                 except Exception as e:
                     if n > self.retries or not self._retryable(e): raise
                     _trace.event(tr, 'funccall.retry', {'funccall.attempt': n, 'error.type': type(e).__qualname__})
+                    import asyncio  # (imported when first needed: not by `import funccall`)
                     await asyncio.sleep(self.retry_delay * 2 ** (n - 1))
             if self.post_hook is not None and (new := await _maybe_await(self.post_hook(self, args, value))) is not None: value = new
             if key is not None: self._cache.put(key, value)
@@ -414,6 +418,7 @@ class Tool:
 
     async def _bounded(self, args: dict, inj: dict, kw: dict):
         "One run within `timeout` seconds; a sync tool runs in a worker thread, the only way to stop waiting for it"
+        import asyncio  # (imported when first needed: not by `import funccall`)
         task = asyncio.ensure_future(self._attempt(args, inj, kw, False))
         done, _ = await asyncio.wait((task,), timeout=self.timeout)
         if done: return task.result()
@@ -501,6 +506,7 @@ def _wrap(tool, args, mw, nxt, inline: bool):
         a = args if new_args is None else new_args
         if mw_async: return await mw(tool, a, call_next)
         if inline: return mw(tool, a, lambda x=None: _drive(call_next(x)))
+        import asyncio  # (imported when first needed: not by `import funccall`)
         loop = asyncio.get_running_loop()  # sync middleware runs in a thread and calls the rest of the chain on the loop
         return await to_thread(mw, tool, a, lambda x=None: asyncio.run_coroutine_threadsafe(call_next(x), loop).result())
     return wrapped
@@ -774,6 +780,7 @@ class Toolbox:
         injected: dict=None,         # the application's values for injected parameters, for these calls
     ) -> list[ToolResult]:           # one result per call, in order
         "Run many tool calls concurrently: async tools awaited, sync tools in threads; one failure never loses the others"
+        import asyncio  # (imported when first needed: not by `import funccall`)
         sem = asyncio.Semaphore(max_concurrency or self.max_concurrency)
         timeout = self.timeout if timeout is None else timeout
         async def one(c) -> ToolResult:
@@ -794,4 +801,9 @@ class Toolbox:
         injected: dict=None,         # values for injected parameters, for these calls
     ) -> list[ToolResult]:           # one result per call, in order
         "`abatch` from sync code"
+        calls = list(calls)
+        # one call, no deadline, from sync code: nothing to run beside it, so no loop or thread either
+        if len(calls) == 1 and (self.timeout if timeout is None else timeout) is None and not loop_running():
+            name, args, call_id = (*calls[0], None)[:3]
+            return [self.call(name, args, call_id, injected)]
         return run_sync(self.abatch(calls, max_concurrency, timeout, injected), 'await toolbox.abatch(...)', 'A batch')

@@ -700,7 +700,7 @@ def test_building_many_tools_stays_bounded():
         fn(p={'x': i})
     assert len(inverse._typeddicts) <= 256
     assert inverse._first_code.cache_info().currsize <= inverse._first_code.cache_info().maxsize
-    assert len(inverse._inline_codes) <= 256
+    assert len(inverse._inline_codes) <= inverse._INLINE_CODES_MAX and len(inverse._type_sets) <= 256 and len(inverse._or_unset_sets) <= 256
 
 
 def test_a_dropped_tool_is_freed_without_the_garbage_collector():

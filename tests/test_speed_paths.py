@@ -1,0 +1,117 @@
+"""The fast paths of issue 22 do what the slow ones do: a built tool's first calls (quick tests in a loop, no validator
+for a valid call) and its own code once called often agree on every subset of optional arguments and refuse the same
+calls; a sync `run_sync` keeps one event loop per thread and cancels what a call leaves running; a sync batch of one
+call runs inline; the worker pool hands jobs over and counts them; `import funccall` leaves asyncio unloaded."""
+import asyncio
+import itertools
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from funccall import Tool, Toolbox, ToolInputError, mk_tool
+from funccall import inverse
+from funccall._run import _workers, run_sync, to_thread
+
+TOOL = {'name': 'find', 'inputSchema': {'type': 'object', 'required': ['q', 'n'], 'properties': {
+    'q': {'type': 'string'}, 'n': {'type': 'integer', 'minimum': 1},
+    'tags': {'type': 'array', 'items': {'type': 'string'}}, 'sort': {'enum': ['asc', 'desc']},
+    'point': {'type': 'object', 'properties': {'x': {'type': 'number'}}, 'required': ['x']}, 'since': {'type': 'string', 'format': 'date-time'}}}}
+OPTIONAL = {'tags': ['a'], 'sort': 'asc', 'point': {'x': 1.5}, 'since': '2024-01-01T00:00:00Z'}
+BAD = [{'q': 1, 'n': 2}, {'q': 'x', 'n': 0}, {'q': 'x', 'n': 2, 'tags': [1]}, {'q': 'x', 'n': 2, 'sort': 'up'},
+       {'q': 'x', 'n': 2, 'point': {'y': 1}}, {'q': 'x', 'n': 2, 'since': 5}, {'q': 'x'}]
+
+def disp(name, /, **kw): return kw
+
+def _checked(fn): return fn.__globals__['_slow_args'].__self__  # the tool's checked way (`inverse._Checked`)
+
+def test_a_valid_first_call_compiles_no_validator_and_no_code():
+    fn = mk_tool(disp, TOOL)
+    code = fn.__code__
+    assert fn(q='x', n=2, sort='desc') == {'q': 'x', 'n': 2, 'sort': 'desc'}
+    assert _checked(fn).validator is None and fn.__code__ is code  # the quick tests in a loop answered
+    with pytest.raises(ToolInputError, match="argument 'n'"): fn(q='x', n=0)
+    assert _checked(fn).validator is not None  # a refused call compiles it, to say what is wrong
+
+@pytest.mark.parametrize('hot', [False, True], ids=['first calls', 'own code'])
+def test_every_subset_of_optional_arguments_is_sent_as_given_and_bad_calls_refused(hot):
+    fn = mk_tool(disp, TOOL)
+    if hot:
+        for _ in range(inverse._HOT + 1): fn(q='x', n=1)
+        assert fn.__code__.co_filename == '<funccall tool>' and 'tags' in fn.__code__.co_varnames  # its own code, its own names
+    for k in range(len(OPTIONAL) + 1):
+        for keys in itertools.combinations(OPTIONAL, k):
+            args = {'q': 'x', 'n': 3, **{key: OPTIONAL[key] for key in keys}}
+            got = fn(**args)
+            assert got == args and all(got[key] is args[key] for key in args)
+    for bad in BAD:
+        with pytest.raises((ToolInputError, TypeError)): fn(**bad)
+
+def test_shapes_share_code_and_a_full_cache_drops_only_its_oldest(monkeypatch):
+    monkeypatch.setattr(inverse, '_inline_codes', {})
+    monkeypatch.setattr(inverse, '_INLINE_CODES_MAX', 3)
+    tools = [mk_tool(disp, {'name': f't{i}', 'inputSchema': {'type': 'object', 'required': [f'p{j}' for j in range(i % 5 + 1)],
+                                                             'properties': {f'p{j}': {'type': 'integer'} for j in range(i % 5 + 1)}}})
+             for i in range(10)]
+    for i, fn in enumerate(tools):
+        for _ in range(inverse._HOT + 1): assert fn(**{f'p{j}': j for j in range(i % 5 + 1)}) == {f'p{j}': j for j in range(i % 5 + 1)}
+    assert len(inverse._inline_codes) == 3  # five shapes made, the two oldest dropped one at a time, never all
+
+def test_run_sync_keeps_one_loop_per_thread_and_cancels_what_a_call_leaves():
+    async def loop_id(): return id(asyncio.get_running_loop())
+    assert run_sync(loop_id()) == run_sync(loop_id())
+    started, cancelled = threading.Event(), []
+    async def leaves_a_task():
+        async def forever():
+            started.set()
+            try: await asyncio.sleep(3600)
+            except asyncio.CancelledError: cancelled.append(True); raise
+        asyncio.get_running_loop().create_task(forever())
+        await asyncio.sleep(0)
+        return 'done'
+    assert run_sync(leaves_a_task()) == 'done' and started.is_set() and cancelled == [True]
+    other = []
+    t = threading.Thread(target=lambda: other.append(run_sync(loop_id())))
+    t.start(); t.join()
+    assert other[0] != run_sync(loop_id())  # another thread, another loop
+
+def test_a_sync_batch_of_one_call_runs_inline_unless_it_has_a_deadline():
+    def where() -> int:
+        "The thread that runs the tool"
+        return threading.get_ident()
+    tools = Toolbox([Tool(where)])
+    assert tools.batch([('where', {})])[0].value == threading.get_ident()
+    assert tools.batch([('where', {})], timeout=5)[0].value != threading.get_ident()  # a deadline needs a worker thread
+    assert [r.value for r in tools.batch([('where', {})] * 2)] != [threading.get_ident()] * 2
+
+def test_the_pool_runs_many_jobs_and_counts_them_back():
+    def work(i):
+        time.sleep(0.001)
+        return i * 2
+    async def many(): return await asyncio.gather(*(to_thread(work, i) for i in range(50)))
+    assert asyncio.run(many()) == [i * 2 for i in range(50)]
+    deadline = time.monotonic() + 5
+    while _workers.running and time.monotonic() < deadline: time.sleep(0.01)
+    assert _workers.running == 0 and _workers.idle <= _workers.threads
+
+def test_import_funccall_leaves_asyncio_unloaded():
+    # (not `subprocess`: Python 3.10's `uuid` imports it, through `platform`)
+    code = "import sys, funccall; print(sorted(m for m in ('asyncio', 'concurrent.futures', 'ctypes', 'hashlib', 'tempfile') if m in sys.modules))"
+    assert subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.strip() == '[]'
+
+def test_an_argument_without_a_quick_test_is_checked_alone_not_the_checked_way(monkeypatch):
+    tool = {'name': 'put', 'inputSchema': {'type': 'object', 'required': ['item', 'key'], '$defs': {'Item': {
+        'type': 'object', 'properties': {'sku': {'type': 'string', 'pattern': '^[A-Z]+$'}}, 'required': ['sku']}},
+        'properties': {'item': {'$ref': '#/$defs/Item'}, 'key': {'type': 'string', 'pattern': '^k[0-9]+$'}}}}
+    fn = mk_tool(disp, tool)
+    walked = []
+    real = inverse._Checked.__call__
+    monkeypatch.setattr(inverse._Checked, '__call__', lambda self, kw, extra: walked.append(kw) or real(self, kw, extra))
+    for _ in range(inverse._HOT + 2):  # the loop of quick tests, then the tool's own code
+        assert fn(item={'sku': 'AB'}, key='k1') == {'item': {'sku': 'AB'}, 'key': 'k1'}
+    assert walked == []
+    for bad in ({'item': {'sku': 'ab'}, 'key': 'k1'}, {'item': {'sku': 'AB'}, 'key': 'x'}, {'item': {}, 'key': 'k1'}):
+        with pytest.raises(ToolInputError): fn(**bad)
+    assert len(walked) == 3  # a bad call goes the checked way, which says what is wrong
