@@ -273,7 +273,9 @@ class MCPClient:
         for t in specs:  # one tool that can't be built costs only itself
             try: self._tools[self.prefix + t.name] = mk_tool(dispfn, t.model_copy(update={'name': self.prefix + t.name}), check=self.check)
             except (ValueError, TypeError, SchemaError) as e: self.skipped.append((t.name, f"{type(e).__name__}: {e}"))
-            else: self._specs.append(t)
+            else:
+                self._specs.append(t)
+                self._tools[self.prefix + t.name].__output_schema__ = _value_schema(t.output_schema)  # code mode's return type
         if self.skipped:
             warnings.warn(f"MCPClient: {len(self.skipped)} tool(s) of the server can't be called from Python and were left out: "
                           + '; '.join(f'{nm!r} ({why[:200]})' for nm, why in self.skipped), stacklevel=4)
@@ -487,6 +489,11 @@ def output_schema(
 ) -> dict | None:  # the JSON Schema of its structured results, `None` when it has none
     "The `outputSchema` of `t` from its return annotation: an object as it is, any other value wrapped as `{'result': value}`"
     return _output(t)[0]
+
+def _value_schema(s: dict | None) -> dict | None:
+    "The schema of the value a built tool returns: the output schema, or what it wraps as `{'result': value}`"
+    if not _wrapper(s): return s
+    return {**s['properties']['result'], **({'$defs': s['$defs']} if '$defs' in s else {})}
 
 def _wrapper(s: dict | None) -> bool:
     "Whether output schema `s` wraps a value as `{'result': value}`: fastmcp marks it; funccall's server sends the bare shape"

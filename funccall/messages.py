@@ -270,10 +270,12 @@ def run_tool_calls(
     toolbox = as_toolbox(toolbox)
     if is_stream(response):  # a stream of events: each call starts as soon as it is complete
         calls, results, p = run_stream(toolbox, response, provider, injected, others)
-        return _answer(calls, results, p) if calls else ToolMessages(provider=p)
+        return _with_native(_answer(calls, results, p), [], {}) if calls else ToolMessages(provider=p)
     calls, p = _calls(response, provider, others)
-    if not calls: return ToolMessages(provider=p)
-    return _answer(calls, run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls'), p)
+    searched, callers = _native(toolbox, response, provider)
+    if not calls: return ToolMessages(searched, provider=p)
+    res = run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls')
+    return _with_native(_answer(calls, res, p), searched, callers)
 
 async def run_tool_calls_async(
     toolbox: Toolbox,      # the tools the model was offered: a `Toolbox`, or a list of functions and `Tool`s
@@ -287,6 +289,29 @@ async def run_tool_calls_async(
     toolbox = as_toolbox(toolbox)
     if is_stream(response):
         calls, results, p = await run_stream_async(toolbox, response, provider, injected, others)
-        return _answer(calls, results, p) if calls else ToolMessages(provider=p)
+        return _with_native(_answer(calls, results, p), [], {}) if calls else ToolMessages(provider=p)
     calls, p = _calls(response, provider, others)
-    return _answer(calls, await toolbox.abatch(calls, injected=injected), p) if calls else ToolMessages(provider=p)
+    searched, callers = _native(toolbox, response, provider)
+    if not calls: return ToolMessages(searched, provider=p)
+    return _with_native(_answer(calls, await toolbox.abatch(calls, injected=injected), p), searched, callers)
+
+def _native(toolbox: Toolbox, response, provider) -> tuple[list, dict]:
+    "What a Responses output asks beyond function calls: client-run tool searches (answered here), callers of a program's calls"
+    if provider is not None and _provider(provider) != 'openai_responses': return [], {}
+    items = list(response) if isinstance(response, (list, tuple)) else _get(response, 'output') if _has(response, 'output') else None
+    if not items: return [], {}
+    from .codemode import program_callers
+    from .search import client_searches
+    return client_searches(toolbox, items), program_callers(items)
+
+def _with_native(msgs: ToolMessages, searched: list, callers: dict) -> ToolMessages:
+    """The answers with what funccall's search and the providers' programs add: OpenAI's client tool searches answered
+    first, a program's calls answered to it (`caller`), and what `search_tools` found sent to Claude as `tool_reference`
+    blocks, which load those deferred definitions"""
+    if msgs.provider == 'anthropic' and msgs:
+        from .search import references
+        for block, r in zip(msgs[0]['content'], msgs.done):
+            if (refs := references(r)) is not None: block['content'] = refs
+    for m in msgs:
+        if (c := callers.get(m.get('call_id'))) is not None: m['caller'] = c
+    return ToolMessages([*searched, *msgs], msgs.results, msgs.provider) if searched else msgs

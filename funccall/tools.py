@@ -572,15 +572,59 @@ class Toolbox(ToolHolder):
         self.max_concurrency, self.timeout, self.on_result = max_concurrency, timeout, on_result
         if errors not in ('message', 'traceback'): raise ValueError(f"errors must be 'message' or 'traceback', not {errors!r}")
         self._opts = _Opts(frames=errors == 'traceback', trace_content=trace_content)
+        self.groups: dict = {}      # tool name -> the group or MCP server it belongs to (for search, and OpenAI's namespaces)
+        self.group_docs: dict = {}  # group -> what its tools are for
+        self.loaded: list = []      # deferred tools the model found with `search_tools`, sent from now on; `clear()` it for a new conversation
+        self.own_tools: dict = {}   # tools the toolbox itself offers (`search_tools`): callable by name, never searched
         for t in tools: self.add(t)
 
-    def add(self, t) -> Toolbox:
-        "Add a function, `Tool`, `ToolGroup`, or the tools of another `Toolbox`"
+    def add(
+        self,
+        t,                    # a function, `Tool`, `ToolGroup`, `Toolbox`, or a list or dict of them (an `MCPClient`'s `tools()`)
+        group: str=None,      # the group they belong to (a `ToolGroup`'s is its prefix): an MCP server's name, say
+        doc: str=None,        # what the group's tools are for
+    ) -> Toolbox:
+        "Add a function, `Tool`, `ToolGroup`, the tools of another `Toolbox`, or several"
+        if isinstance(t, (list, tuple, dict)):
+            for x in (t.values() if isinstance(t, dict) else t): self.add(x, group, doc)
+            return self
+        if isinstance(t, ToolGroup): group, doc = group or t.prefix, doc or type(t.obj).__doc__
         items = list(t.tools.values()) if isinstance(t, ToolHolder) else [t if isinstance(t, Tool) else Tool(t)]
         if clash := [x.name for x in items if x.name in self.tools] or len({x.name for x in items}) < len(items):
             raise ValueError(f"Two tools are named {clash[0] if isinstance(clash, list) else 'alike'!r}")
         for tool in items: self.tools[tool.name] = tool
+        if isinstance(t, Toolbox) and not group:  # another toolbox's tools keep their groups
+            self.groups.update((x.name, t.groups[x.name]) for x in items if x.name in t.groups)
+            self.group_docs.update(t.group_docs)
+        if group:
+            self.groups.update(dict.fromkeys((x.name for x in items), group))
+            if doc: self.group_docs[group] = doc
         return self
+
+    def search(
+        self,
+        query: str,    # what the model or user wants done, in plain words
+        limit: int=5,  # at most this many
+    ) -> list[str]:    # tool names, best first
+        "The tools that best fit `query` (BM25F over names, groups, descriptions and parameters; see `funccall.search`)"
+        from .search import index_of
+        return index_of(self).search(query, limit)
+
+    def code_api(self) -> str:
+        "The tools as Python source a model reads: a typed stub per tool, with its description and parameters' as docstring"
+        from .codemode import code_api
+        return code_api(self)
+
+    def code_tool(
+        self,
+        isolate: bool | str=False,  # False: in this process; True: in a subprocess; 'monty': in pydantic-monty's sandbox
+        timeout: float=30,          # seconds the code may run, its tool calls included
+        memory_mb: int=512,         # the subprocess's address-space limit (`isolate=True`)
+        text_input: bool=False,     # take the code as free-form text (an OpenAI custom tool), not inside JSON
+    ) -> Tool:
+        "A `run_code(code)` tool: the model's Python runs with every tool bound as a function, each call through this toolbox"
+        from .codemode import code_tool
+        return code_tool(self, isolate=isolate, timeout=timeout, memory_mb=memory_mb, text_input=text_input)
 
     def __getitem__(self, nm: str) -> Tool: return self.tools[nm]
     def __iter__(self): return iter(self.tools.values())
@@ -602,15 +646,23 @@ class Toolbox(ToolHolder):
         strict: bool | None=None,  # strict mode (OpenAI, Anthropic) for all (default: each tool's own `strict`)
         rename: bool=False,        # rewrite names the provider rejects; `call` finds them by those names
         report=None,               # a `providers.Report` to fill, 'raise' on a lossy change, or None to warn
+        defer: bool | list=False,  # load tools only when the model searches for them; a list names the tools to keep loaded
+        search: str=None,          # with `defer`: Claude's 'bm25' (default), 'regex' or funccall's 'client'; Responses' 'server' or 'client'
     ) -> list:                     # the definitions, ready for the SDK call
         "All tools for provider `fmt` ('openai', 'responses', 'anthropic', 'gemini', 'mcp', 'canonical'), ready for the SDK call"
+        if defer is not False and defer is not None:  # (an empty list defers every tool)
+            from .search import deferred
+            return deferred(self, fmt, defer, search, lambda ts: self._definitions(ts, fmt, strict, rename, report))
+        return self._definitions(list(self), fmt, strict, rename, report)
+
+    def _definitions(self, tools: list, fmt: str, strict, rename: bool, report) -> list:
         if not (report is None or report == 'raise' or isinstance(report, providers.Report)):
             raise TypeError(f"report must be a Report, 'raise' or None, not {report!r}")
         rep = report if isinstance(report, providers.Report) else providers.Report()
-        res = _render(list(self), fmt, strict, rename, rep)
+        res = _render(tools, fmt, strict, rename, rep)
         self.aliases.update(rep.names)  # the names the provider knows the tools by: the model will call them so
         if report == 'raise': rep.check()
-        elif report is None and rep.lost: warnings.warn('\n'.join(map(str, rep.lost)), providers.ProviderWarning, stacklevel=2)
+        elif report is None and rep.lost: warnings.warn('\n'.join(map(str, rep.lost)), providers.ProviderWarning, stacklevel=3)
         return res
 
     def schemas(self) -> list[dict]:
@@ -643,7 +695,7 @@ class Toolbox(ToolHolder):
 
     def _tool(self, name) -> Tool | None:
         if not isinstance(name, str): return None
-        return self.tools.get(name) or self.tools.get(self.aliases.get(name))
+        return self.tools.get(name) or self.tools.get(self.aliases.get(name)) or self.own_tools.get(name)
 
     def call(
         self,

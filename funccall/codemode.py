@@ -1,0 +1,349 @@
+"""Code mode: the model writes a Python program against the toolset, instead of one tool call per turn.
+
+`code_api(box)` is the toolset as Python source a model reads: a stub per tool, its typed signature rebuilt from
+the tool's schema (`schema2sig`), a `TypedDict` for each object parameter, its description and parameters'
+descriptions as the docstring, its return type from the function's return annotation or the MCP server's
+`outputSchema`. `code_tool(box)` is the `run_code(code)` tool that runs such a program with every tool bound as a
+function; each call the program makes is a `Toolbox.call`, so it goes through the toolbox's one pipeline (argument
+checks, injected values, hooks, confirmation, cache, timeouts, traces). An injected value the toolbox doesn't hold
+becomes an injected parameter of `run_code` itself, so each request supplies it (`run_tool_calls(..., injected=)`).
+A failed call raises `ToolCallError` in the program, with the message the model would have read. The result is
+what the program printed, then its last expression's value.
+
+Where the program runs (`isolate=`):
+- `False`: in this process, like the `python` tool (`funccall.pytool`), with its deadline; tools return Python values.
+  Not a sandbox: the program can import anything.
+- `True`: in a new Python process that sees nothing of the application (no globals, no objects), with an address-space
+  limit (`resource.setrlimit`, POSIX) and killed, its whole process group, at the deadline. The tools still run here,
+  in the application's process: the program's calls come over a pipe, one JSON line each, and values go back as JSON.
+  Not a sandbox either: the process may read files and the network as the user can.
+- `'monty'`: in pydantic-monty's sandbox (a subset of Python in Rust, no file or network access, its own memory and
+  time limits), when `pydantic-monty` is installed; tools are its external functions, run here.
+
+`programmatic(definitions, provider)` renders tools for the providers' own code execution instead (Anthropic's
+`allowed_callers` with its code-execution tool, OpenAI's programmatic tool calling); the calls a program makes
+there come back as ordinary tool calls, which `run_tool_calls` answers (to the program, for OpenAI).
+"""
+from __future__ import annotations
+
+import inspect, json, keyword, os, re, select, signal, subprocess, sys, tempfile, time, typing
+from typing import Any, Literal, Union
+
+from ._codechild import COMMAND, TB, CodeError, ToolCallError, namespace
+from .inverse import mk_tool, schema2anno, schema2sig
+from .pytool import python
+from .schema import SchemaError, handle_type
+from .tools import Tool, to_text
+
+__all__ = ['code_api', 'code_tool', 'ToolCallError', 'CodeError', 'programmatic', 'program_callers']
+
+# --- the API as Python source ---------------------------------------------------------------------------
+
+def _py_name(nm: str, taken: set) -> str:
+    "A Python identifier for tool name `nm` (`notes-add` -> `notes_add`), unique among `taken`"
+    s = re.sub(r'\W', '_', nm) or '_'
+    if s[0].isdigit(): s = f'_{s}'
+    if keyword.iskeyword(s) or s in ('print', 'ToolCallError'): s = f'{s}_'
+    base, i = s, 2
+    while s in taken: s, i = f'{base}_{i}', i + 1
+    taken.add(s)
+    return s
+
+_UNTITLED = 'Object'  # what `schema2anno` names an object schema without a title
+
+def _is_typeddict(a) -> bool: return isinstance(a, type) and issubclass(a, dict) and hasattr(a, '__required_keys__')
+
+class _Source:
+    "Annotations as source text, collecting the `TypedDict` classes they use (each once, named apart)"
+    def __init__(self): self.classes, self.shapes, self.names, self.lines = {}, {}, set(), []
+
+    def anno(
+        self,
+        a,               # an annotation, as `schema2sig` and `schema2anno` make them
+        hint: str=None,  # the parameter or key it annotates: names a class its schema left untitled
+    ) -> str:
+        if a is Any or a is typing.Any: return 'Any'
+        if a is None or a is type(None): return 'None'
+        if _is_typeddict(a): return self._typeddict(a, hint)
+        origin, args = typing.get_origin(a), typing.get_args(a)
+        if origin is Literal: return f"Literal[{', '.join(map(repr, args))}]"
+        if origin is Union: return ' | '.join(self.anno(x, hint) for x in args)
+        if origin in (list, dict, tuple, set, frozenset):
+            return f"{origin.__name__}[{', '.join(self.anno(x, hint) for x in args)}]" if args else origin.__name__
+        return getattr(a, '__name__', 'Any') if isinstance(a, type) else 'Any'
+
+    def _typeddict(self, td, hint: str = None) -> str:
+        if td in self.classes: return self.classes[td]
+        title = td.__name__ if td.__name__ != _UNTITLED or not hint else ''.join(w.capitalize() for w in re.split(r'[\W_]+', hint)) or _UNTITLED
+        nm = self.classes[td] = _py_name(title, self.names)  # named first: a class may refer to itself
+        req, hints = td.__required_keys__, td.__annotations__
+        fields = [(k, self.anno(t, k)) for k, t in hints.items()]  # (the classes they use are written first)
+        key = (title, tuple(fields), frozenset(req))
+        if (same := self.shapes.get(key)) is not None:  # the same class rebuilt from another schema is written once
+            self.classes[td] = same
+            self.names.discard(nm)
+            return same
+        self.shapes[key] = nm
+        total = all(k in req for k in hints)
+        mark = lambda k: '  # required' if k in req and not total else ''
+        if all(k.isidentifier() and not keyword.iskeyword(k) for k in hints):
+            self.lines += [f"class {nm}(TypedDict{'' if total else ', total=False'}):", *(f"    {k}: {t}{mark(k)}" for k, t in fields), '']
+            if not fields: self.lines.insert(-1, '    pass')
+        else:  # a key Python can't spell (`$match`, `from`): the functional form holds any
+            self.lines += [f"{nm} = TypedDict({nm!r}, {{", *(f"    {k!r}: {t!r},{mark(k)}" for k, t in fields),  # (forward references)
+                           f"}}{'' if total else ', total=False'})", '']
+        return nm
+
+def _doc(text: str) -> str:
+    "`text` safe inside a triple-quoted docstring: backslashes doubled, quotes that would end it escaped"
+    text = text.replace('\\', '\\\\').replace('"""', '\\"\\"\\"')
+    return text[:-1] + '\\"' if text.endswith('"') else text
+
+def _returns(t: Tool):
+    "The annotation of what tool `t` gives back: the MCP server's `outputSchema`, or its function's return annotation"
+    out = getattr(t.fn, '__output_schema__', None)  # set by `MCPClient` on the tools it builds: the schema of what they return
+    if isinstance(out, dict): s, defs = out, out.get('$defs')
+    else:
+        fn = t.fn if inspect.isfunction(t.fn) or inspect.ismethod(t.fn) else type(t.fn).__call__
+        try: ret = typing.get_type_hints(fn).get('return', Any)
+        except Exception: return Any  # noqa: BLE001 - an annotation that can't be resolved is shown as Any
+        if ret is Any or ret is type(None): return None if ret is type(None) else Any
+        defs = {}
+        try: s = handle_type(ret, defs)  # through JSON Schema, so the stub shows what comes back as data: a dataclass as a TypedDict
+        except (SchemaError, TypeError): return Any
+    try: return schema2anno(s, defs)
+    except (ValueError, TypeError): return Any
+
+def _tools(box) -> list[Tool]: return [t for t in box if not getattr(t.fn, '_funccall_code_tool', False)]
+
+def _specs(box) -> list[tuple]:
+    "(Python name, tool, signature) per tool, in the toolbox's order"
+    taken: set = set()
+    return [(_py_name(t.name, taken), t, schema2sig(t.schema)) for t in _tools(box)]
+
+def code_api(
+    box,  # a `Toolbox`
+) -> str:  # Python source: imports, the `TypedDict`s, then a stub per tool
+    "The toolset as Python a model reads: a typed stub per tool, with its description and its parameters' as the docstring"
+    src, stubs = _Source(), []
+    for py, t, sig in _specs(box):
+        props = t.schema['input_schema'].get('properties', {})
+        params, args, kwonly = [], [], False
+        for p in sig.parameters.values():
+            if p.kind is p.KEYWORD_ONLY and not kwonly: params.append('*'); kwonly = True
+            default = '' if p.default is p.empty else f" = {p.default!r}" if _literal(p.default) else ' = None'
+            params.append(f"{p.name}: {src.anno(p.annotation, p.name)}{default}")
+        for nm, ps in props.items():
+            d = ps.get('description') if isinstance(ps, dict) else None
+            if d: args.append(f"    {nm}: {' '.join(d.split())}")
+        ret = src.anno(_returns(t))
+        doc = (t.description or '').strip()
+        if args: doc = f"{doc}\n\nArgs:\n" + '\n'.join(args)
+        doc = '\n'.join(f'    {ln}' if ln.strip() else '' for ln in _doc(doc).splitlines()).lstrip()
+        stubs += [f"def {py}({', '.join(params)}) -> {ret}:", f'    """{doc}"""' if doc else '    ...', *(['    ...'] if doc else []), '']
+    head = ['from __future__ import annotations', 'from typing import Any, Literal, TypedDict', '',
+            '# Each function runs a tool; a failed call raises ToolCallError with its message.', 'class ToolCallError(Exception): ...', '']
+    return '\n'.join(head + src.lines + stubs).rstrip() + '\n'
+
+def _literal(v) -> bool:
+    "Whether `v` reads back as itself from its repr (what a default in the stub may show)"
+    return v is None or type(v) in (bool, int, float, str) or (type(v) in (list, tuple, dict) and len(repr(v)) < 80 and _json_ok(v))
+
+def _json_ok(v) -> bool:
+    try: json.dumps(v); return True
+    except (TypeError, ValueError): return False
+
+# --- calling tools from a program ----------------------------------------------------------------------------
+
+def _functions(box, call) -> dict:
+    """Python name -> a function with the tool's signature (`mk_tool`, unchecked: the toolbox checks) whose call is
+    `call(tool name, arguments)`, the arguments under the schema's own property names"""
+    return {py: mk_tool(call, schema, check=False) for py, schema in _schemas(box)}
+
+def _schemas(box) -> list[tuple]:
+    "(Python name, input schema as JSON) per tool: what a program's functions are made from, here or in another process"
+    return [(py, json.loads(json.dumps({'name': t.name, 'input_schema': t.schema['input_schema']}, default=str)))
+            for py, t, _ in _specs(box)]
+
+def _in_process(box, injected: dict, as_json: bool = False):
+    "Run a tool with a program's arguments through the toolbox; its value as it is, or (`as_json`) as JSON data"
+    def call(name, /, **args):
+        r = box.call(name, args, injected=injected)
+        if not r.ok: raise ToolCallError(_error(r))
+        return _as_json(r.value) if as_json else r.value
+    return call
+
+def _error(r) -> str:
+    "What a program's failed call reads: the model's message, or why a call waiting for approval can't run here"
+    if r.status == 'pending':
+        return f"Tool {r.name!r} needs the user's approval, which a program can't wait for: call it directly, outside run_code"
+    return r.error
+
+def _as_json(v):
+    "`v` as JSON data (dataclasses, dates and the like in their JSON form), or its text when JSON can't hold it"
+    if v is None or isinstance(v, str): return v
+    try: return json.loads(t := to_text(v))
+    except ValueError: return t
+
+def _result(printed: str, value) -> str:
+    parts = [printed.rstrip('\n')] if printed.strip() else []
+    if value is not None: parts.append(to_text(value))
+    return '\n'.join(parts)
+
+def _run_here(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:
+    out: list = []
+    ns = {**namespace(out), **_functions(box, _in_process(box, injected))}
+    v = python(code, glb=ns, timeout=timeout)
+    if isinstance(v, str) and v.startswith(TB): raise CodeError(_result(''.join(out), v))
+    return _result(''.join(out), v)
+
+# --- in a process of its own ---------------------------------------------------------------------------------
+
+def _limits(memory_mb: int):
+    def f():
+        try: import resource
+        except ImportError: return  # (no address-space limit off POSIX)
+        n = memory_mb * 2 ** 20
+        resource.setrlimit(resource.RLIMIT_AS, (n, n))
+    return f
+
+_MAX_LINE = 64 << 20  # bytes of one message from the program's process: a process that writes more is stopped
+
+class _Lines:
+    "Lines from a pipe, each waited for until a deadline"
+    def __init__(self, fd: int): self.fd, self.buf = fd, bytearray()
+    def next(self, deadline: float) -> bytes | None:
+        seen = 0  # bytes already searched for the end of the line: a long line is searched once, not at every chunk
+        while (end := self.buf.find(b'\n', seen)) < 0:
+            seen = len(self.buf)
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.fd], [], [], left)[0]: return None
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk: return None
+            if seen + len(chunk) > _MAX_LINE: raise ValueError(f"a message over {_MAX_LINE >> 20} MB")
+            self.buf += chunk
+        line = bytes(self.buf[:end])
+        del self.buf[:end + 1]
+        return line
+
+def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:
+    if os.name == 'nt': raise NotImplementedError("isolate=True needs POSIX (process groups, rlimits, select on pipes)")
+    schemas = _schemas(box)
+    names = {s['name'] for _, s in schemas}
+    env = {**os.environ, 'PYTHONPATH': os.pathsep.join(p for p in sys.path if p)}
+    with tempfile.TemporaryFile() as err:
+        p = subprocess.Popen([sys.executable, '-c', COMMAND, os.path.dirname(__file__)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=err, env=env, start_new_session=True, preexec_fn=_limits(memory_mb))
+        deadline, lines = time.monotonic() + timeout, _Lines(p.stdout.fileno())
+        def send(msg):
+            p.stdin.write((json.dumps(msg, default=str) + '\n').encode()); p.stdin.flush()
+        try:
+            send({'code': code, 'tools': schemas})
+            while True:
+                line = lines.next(deadline)
+                if line is None:
+                    if time.monotonic() >= deadline:
+                        raise CodeError(f"{TB}\n  File \"<code>\", in <module>\n    (stopped after {timeout:g} s; its process was killed)"
+                                        "\nTimeoutError")
+                    p.wait(timeout=5)
+                    err.seek(0)
+                    why = err.read().decode(errors='replace')[-2000:]
+                    raise CodeError(f"The program's process ended with exit code {p.returncode}\n{why}".rstrip())
+                msg = json.loads(line)
+                if msg.get('done'):
+                    res = _result(msg['printed'], msg['value'])
+                    if msg['failed']: raise CodeError(res)
+                    return res
+                nm = msg.get('call')  # only the toolbox's tools: the process can ask for nothing else
+                r = box.call(nm if nm in names else f'<not a tool: {str(nm)[:60]}>', msg.get('args') or {}, injected=injected)
+                send({'ok': r.ok, 'value': _as_json(r.value) if r.ok else None, 'error': None if r.ok else _error(r)})
+        except (BrokenPipeError, ValueError) as e:
+            raise CodeError(f"The program's process stopped answering: {type(e).__name__}: {e}") from None
+        finally:
+            if p.poll() is None:
+                try: os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError: pass
+            p.wait()
+            for f in (p.stdin, p.stdout):
+                try: f.close()
+                except OSError: pass
+
+# --- in pydantic-monty's sandbox ----------------------------------------------------------------------------
+
+_MONTY_PRELUDE = 'ToolCallError = Exception\n'  # a host function's error reaches the sandbox as an `Exception`
+
+def _run_monty(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:
+    try: from pydantic_monty import CollectString, Monty, MontyError
+    except ImportError: raise ImportError("isolate='monty' needs pydantic-monty: pip install pydantic-monty") from None
+    fns = _functions(box, _in_process(box, injected, as_json=True))
+    out = CollectString()
+    limits = {'max_feed_duration_secs': float(timeout), 'max_memory': memory_mb * 2 ** 20}
+    try:
+        with Monty(request_timeout=timeout + 5) as pool, pool.checkout(limits=limits) as s:
+            v = s.feed_run(_MONTY_PRELUDE + code, external_lookup=fns, print_callback=out)
+    except MontyError as e: raise CodeError(_result(out.output, f"{TB}\n{e}")) from None
+    return _result(out.output, v)
+
+# --- the tool -------------------------------------------------------------------------------------------------
+
+_RUNNERS = {False: _run_here, True: _run_isolated, 'monty': _run_monty}
+
+def code_tool(
+    box,                        # a `Toolbox`: its tools are the program's functions
+    isolate: bool | str=False,  # False: in this process; True: in a process of its own; 'monty': in pydantic-monty's sandbox
+    timeout: float=30,          # seconds the program may run, its tool calls included
+    memory_mb: int=512,         # the address-space limit of the program's process (True), or monty's memory limit
+    text_input: bool=False,     # take the program as free-form text (an OpenAI custom tool): no JSON string to escape it in
+) -> Tool:                      # the `run_code(code)` tool, its description holding the API (`code_api`)
+    "A `run_code(code)` tool: the model's Python program runs with every tool of `box` bound as a function"
+    if isolate not in _RUNNERS: raise ValueError(f"isolate={isolate!r}: use False, True or 'monty'")
+    run = _RUNNERS[isolate]
+    def run_code(
+        code: str,  # a Python program; call the functions below, `print` what you need, end with an expression to return it
+        **injected,
+    ):
+        return run(box, code, timeout, memory_mb, injected)
+    # the inner tools' injected values the toolbox doesn't hold are run_code's own, supplied per request like any tool's
+    own = sorted({k for t in _tools(box) for k in t.inject} - box.injected.keys())
+    P = inspect.Parameter
+    run_code.__signature__ = inspect.Signature([P('code', P.POSITIONAL_OR_KEYWORD, annotation=str),
+                                                *(P(k, P.KEYWORD_ONLY, annotation=Any) for k in own)])
+    run_code._funccall_code_tool = True
+    desc = ("Run a Python program that calls these functions (each one a tool) and returns what it prints and the value of its "
+            f"last expression. Use it to chain tool calls, loop over results and keep only what matters.\n\n```python\n{code_api(box)}```")
+    return Tool(run_code, description=desc, inject=tuple(own), text_input=text_input)
+
+# --- the providers' own code execution ------------------------------------------------------------------
+
+_ANTHROPIC_CODE = {'type': 'code_execution_20260120', 'name': 'code_execution'}
+
+def programmatic(
+    definitions: list,    # a toolbox's definitions for `provider` (`Toolbox.definitions(provider)`)
+    provider: str,        # 'anthropic' or 'responses'
+    direct: bool=False,   # let the model call them directly too, not only from its program
+) -> list:                # the definitions, callable from the provider's code execution, and that tool
+    "Tools callable from the provider's code execution: Anthropic's `allowed_callers` and code-execution tool, OpenAI's programmatic tool calling"
+    if provider == 'anthropic':
+        callers = [_ANTHROPIC_CODE['type']] + (['direct'] if direct else [])
+        return [dict(_ANTHROPIC_CODE)] + [{**d, 'allowed_callers': callers} if 'input_schema' in d else d for d in definitions]
+    if provider in ('responses', 'openai_responses'):
+        callers = ['programmatic'] + (['direct'] if direct else [])
+        def one(d):
+            if d.get('type') == 'function': return {**d, 'allowed_callers': callers}
+            if d.get('type') == 'namespace': return {**d, 'tools': [one(x) for x in d['tools']]}
+            return d
+        return [one(d) for d in definitions] + [{'type': 'programmatic_tool_calling'}]
+    raise ValueError(f"Programmatic tool calling is Anthropic's ('anthropic') and OpenAI Responses' ('responses'), not {provider!r}'s")
+
+def program_callers(
+    items: list,  # a Responses output's items (SDK objects or dicts)
+) -> dict:        # call_id -> the `caller` its output must name, for each function call a program made
+    "The program each of OpenAI's programmatic function calls came from, so its answer goes back to it"
+    res = {}
+    for it in items:
+        get = (lambda k, it=it: it.get(k)) if isinstance(it, dict) else (lambda k, it=it: getattr(it, k, None))
+        c = get('caller')
+        if get('type') != 'function_call' or c is None: continue
+        cg = c.get if isinstance(c, dict) else (lambda k, c=c: getattr(c, k, None))
+        if cg('type') == 'program': res[get('call_id')] = {'type': 'program', 'caller_id': cg('caller_id')}
+    return res

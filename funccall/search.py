@@ -1,0 +1,331 @@
+"""Tool search: which of many tools fits a request in plain words.
+
+`ToolIndex` ranks tools with BM25F (BM25 over weighted fields, Robertson & Zaragoza 2009): a tool's name split
+into words (`getPullRequest`, `get_pull_request` and `get-pull-request` all read `get pull request`), the group
+or MCP server it belongs to, its description, its parameters' names, and their descriptions (docments comments
+included). Words are lower-cased and lightly stemmed (`entries`/`entry`, `created`/`create`/`creating`), Chinese
+and Japanese text is read as characters and character pairs, and a request's common verbs also look for the
+verbs tool names use for the same action (`remove` finds `delete_*`, `show` finds `get_*` and `list_*`), at a
+lower weight. Pure Python, no model: each tool is read once when it is added; the weights that depend on the
+whole collection (document frequencies, mean field lengths) are worked out again, from the stored counts, at the
+first search after a change.
+
+`Toolbox.search(query)` and the deferred definitions (`Toolbox.definitions(..., defer=True)`) use an index per
+toolbox, kept in step with the toolbox's tools (`index_of`).
+"""
+from __future__ import annotations
+
+import functools, heapq, json, math, re, threading, weakref
+from collections import Counter
+
+from .inverse import tool_parts
+
+__all__ = ['ToolIndex', 'tokens', 'index_of', 'search_tool', 'load', 'deferred', 'client_searches', 'references', 'Found', 'SEARCH_TOOL']
+
+# --- words ----------------------------------------------------------------------------------------------
+
+# camelCase humps, acronyms (`HTTPRequest` -> HTTP, Request), digits, other letters; CJK runs on their own
+_word_re = re.compile(r'[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+|[^\W\d_]+')
+_cjk_re = re.compile(r'[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]')
+_STOP = frozenset('''a an and are as at be by can could do does for from has have how i if in into is it its me my of on or our
+please should that the their them then there these this those to us using via was we what when where which will with would
+you your'''.split())
+_VOWEL = re.compile('[aeiouy]')
+
+@functools.lru_cache(maxsize=1 << 16)  # tool texts repeat their words: each is stemmed once
+def _stem(w: str) -> str:
+    "A light suffix stripper (plurals, -ed, -ing, a final e), so the forms of a word meet; never below three letters"
+    if len(w) <= 3 or not w.isascii(): return w
+    if w.endswith('ies') and len(w) > 4: w = w[:-3] + 'y'
+    elif w.endswith(('sses', 'shes', 'ches', 'xes', 'zes')): w = w[:-2]
+    elif w.endswith('s') and not w.endswith(('ss', 'us', 'is')): w = w[:-1]
+    for suf in ('ing', 'ed'):
+        if w.endswith(suf) and len(w) - len(suf) >= 3 and _VOWEL.search(w[:-len(suf)]):
+            w = w[:-len(suf)]
+            if len(w) > 3 and w[-1] == w[-2] and w[-1] not in 'lsz': w = w[:-1]  # stopped -> stop (but install, pass)
+            break
+    if w.endswith('e') and len(w) > 4: w = w[:-1]  # stage/staged/staging all read `stag`
+    return w
+
+def tokens(
+    text: str,  # any text: a request, a tool name, a description
+) -> list[str]:  # its words as the index reads them, in order
+    "The words of `text` as the index reads them: split at case changes, `_`, `-` and punctuation, lower-cased, stemmed, no stop words"
+    out = []
+    for w in _word_re.findall(text or ''):
+        if _cjk_re.match(w):  # no spaces between words: each character, and each pair, is a term
+            out += list(w) + [w[i:i + 2] for i in range(len(w) - 1)]
+            continue
+        w = w.lower()
+        if w not in _STOP: out.append(_stem(w))
+    return out
+
+# The verbs tool names use for an action, and the words people use for it. A request's word also looks for the
+# others of its class (at `_SYN_WEIGHT`): a user asks to "remove" what a tool calls `delete_*`.
+_VERBS = [
+    'get show display fetch retrieve read view see',
+    'list show all enumerate',
+    'create add make new generate',
+    'delete remove erase drop destroy',
+    'update change modify edit rename',
+    'search find look lookup query',
+    'run execute start launch',
+]
+_SYN: dict = {}
+for _line in _VERBS:
+    _ws = [_stem(w) for w in _line.split()]
+    for _w in _ws: _SYN.setdefault(_w, set()).update(x for x in _ws if x != _w)
+_SYN_WEIGHT = 0.3
+
+# --- the index ----------------------------------------------------------------------------------------------
+
+FIELDS = ('name', 'group', 'description', 'params', 'param_docs')
+_WEIGHTS = {'name': 3.0, 'group': 2.0, 'description': 1.0, 'params': 1.0, 'param_docs': 0.5}
+_B = {'name': 0.3, 'group': 0.0, 'description': 0.75, 'params': 0.5, 'param_docs': 0.75}  # how much a long field is discounted
+_K1 = 1.2
+_MAX_QUERY = 2000  # characters of a request read: a model's query of any length is answered in bounded time
+_PARAM_DEPTH = 2  # nested object properties are words of the tool too, this far down
+
+def _params(s, depth: int = 0) -> tuple[list, list]:
+    "The property names and descriptions of schema `s`, nested objects and array items included"
+    names, docs = [], []
+    if not isinstance(s, dict) or depth > _PARAM_DEPTH: return names, docs
+    props = s.get('properties')
+    for k, ps in (props.items() if isinstance(props, dict) else ()):
+        names.append(str(k))
+        if isinstance(ps, dict):
+            if isinstance(d := ps.get('description'), str): docs.append(d)
+            for sub in (ps, ps.get('items')):
+                n, d = _params(sub, depth + 1)
+                names += n; docs += d
+    return names, docs
+
+class ToolIndex:
+    "Tools ranked for a request in plain words (BM25F over name, group, description and parameters)"
+    def __init__(
+        self,
+        weights: dict=None,  # field -> weight, over `FIELDS`' defaults
+    ):
+        self.weights = {**_WEIGHTS, **(weights or {})}
+        self._docs: dict = {}      # tool name -> its term counts per field
+        self._compiled = None      # term -> [(doc number, weighted term frequency)], and the idf of each term
+
+    def __len__(self): return len(self._docs)
+    def __contains__(self, nm): return nm in self._docs
+
+    def add(
+        self,
+        tool,            # a tool's schema in any format funccall reads (canonical, MCP, OpenAI...), a `Tool`, or its name
+        group: str='',   # the group or MCP server it belongs to
+        key: str=None,   # the name `search` gives back for it (default: the tool's name)
+    ) -> ToolIndex:
+        "Add (or replace) one tool; its words are read here, once"
+        nm, desc, s = tool_parts(getattr(tool, 'schema', tool))
+        names, docs = _params(s)
+        texts = {'name': nm, 'group': group or '', 'description': desc, 'params': ' '.join(names), 'param_docs': ' '.join(docs)}
+        self._docs[key or nm] = {f: Counter(tokens(texts[f])) for f in FIELDS}
+        self._compiled = None
+        return self
+
+    def remove(self, nm: str) -> None:
+        "Forget tool `nm`"
+        if self._docs.pop(nm, None) is not None: self._compiled = None
+
+    def _compile(self):
+        "The weights that depend on the whole collection, from the stored counts"
+        docs = list(self._docs.values())
+        n = len(docs) or 1
+        avg = {f: (sum(sum(d[f].values()) for d in docs) / n) or 1.0 for f in FIELDS}
+        post: dict = {}
+        for i, d in enumerate(docs):
+            tf: dict = {}
+            for f in FIELDS:
+                c = d[f]
+                if not c: continue
+                norm = self.weights[f] / (1 - _B[f] + _B[f] * sum(c.values()) / avg[f])
+                for t, k in c.items(): tf[t] = tf.get(t, 0.0) + k * norm
+            for t, w in tf.items(): post.setdefault(t, []).append((i, w))
+        idf = {t: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)) for t, p in post.items()}
+        self._compiled = (list(self._docs), post, idf, {nm: i for i, nm in enumerate(self._docs)})
+        return self._compiled
+
+    def scores(
+        self,
+        query: str,  # the request, in plain words
+    ) -> dict:       # tool name -> score, for the tools that match at all
+        "Every matching tool's BM25F score for `query`"
+        names, post, idf, _ = self._compiled or self._compile()
+        terms: dict = {}
+        for t in tokens(query[:_MAX_QUERY]):
+            terms[t] = 1.0
+            for s in _SYN.get(t, ()): terms.setdefault(s, _SYN_WEIGHT)
+        acc: dict = {}
+        for t, qw in terms.items():
+            if (p := post.get(t)) is None: continue
+            w = qw * idf[t] * (_K1 + 1)
+            for i, tf in p: acc[i] = acc.get(i, 0.0) + w * tf / (tf + _K1)
+        return {names[i]: v for i, v in acc.items()}
+
+    def search(
+        self,
+        query: str,    # the request, in plain words
+        limit: int=5,  # at most this many names
+    ) -> list[str]:    # tool names, best first; ties keep the order tools were added in
+        "The names of the tools that best fit `query`"
+        pos = (self._compiled or self._compile())[3]
+        return [nm for nm, _ in heapq.nlargest(limit, self.scores(query).items(), key=lambda kv: (kv[1], -pos[kv[0]]))]
+
+# --- one index per toolbox ------------------------------------------------------------------------------
+
+_indexes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+_lock = threading.Lock()  # a batch may search from several threads: one brings the index up to date at a time
+
+def index_of(
+    box,  # a `Toolbox`
+) -> ToolIndex:  # its index, with the tools it holds now
+    "The search index of `box`, brought up to date with its tools: new ones read, removed ones forgotten, changed ones read again"
+    with _lock:
+        idx, seen = _indexes.get(box, (None, None))
+        if idx is None: idx, seen = ToolIndex(), {}
+        groups = getattr(box, 'groups', {})
+        for nm in [nm for nm in seen if nm not in box.tools]: idx.remove(nm); del seen[nm]
+        for nm, t in box.tools.items():
+            g = groups.get(nm, '')
+            if (old := seen.get(nm)) is None or old[0] is not t or old[1] != g:  # a tool replaced under its name is read again
+                idx.add(t, g)
+                seen[nm] = (t, g)
+        _indexes[box] = (idx, seen)
+        if idx._compiled is None: idx._compile()  # here, under the lock, not in a search racing another thread's update
+    return idx
+
+# --- deferred definitions ---------------------------------------------------------------------------------
+
+SEARCH_TOOL = 'search_tools'
+_ANTHROPIC_SEARCH = {'bm25': {'type': 'tool_search_tool_bm25_20251119', 'name': 'tool_search_tool_bm25'},
+                     'regex': {'type': 'tool_search_tool_regex_20251119', 'name': 'tool_search_tool_regex'}}
+_QUERY = {'type': 'object', 'properties': {'query': {'type': 'string', 'description': 'what you want to do, in a few words'}},
+          'required': ['query'], 'additionalProperties': False}
+_CLIENT_SEARCH_DOC = "Find tools for a task among the deferred ones: their definitions are loaded for you to call"
+
+def _summary(box, names: list) -> str:
+    "What `search_tools` answers: the tools found, one line each, now loaded"
+    if not names: return "No tool matches; try other words."
+    lines = [f"- {nm}: {((box.tools[nm].description or '').strip().splitlines() or [''])[0][:200]}" for nm in names]
+    return "These tools are loaded now; call them directly:\n" + '\n'.join(lines)
+
+def load(
+    box,             # a `Toolbox`
+    names: list,     # tool names, as `search` gives them
+) -> list:           # the ones not loaded before
+    "Load tools into `box.loaded` (in the order found, after the ones loaded before, so a prompt cache keeps its prefix)"
+    new = [nm for nm in names if nm in box.tools and nm not in box.loaded]
+    box.loaded.extend(new)
+    return new
+
+class Found(str):
+    "What `search_tools` answers: the text the model reads, and the names found (Claude gets them as `tool_reference` blocks)"
+    names: list
+
+def references(
+    r,  # a `ToolResult`
+) -> list | None:  # `tool_reference` blocks, or None when `r` is not what `search_tools` found
+    "The tools `search_tools` found, as Claude's `tool_reference` blocks: they load the deferred definitions of those tools"
+    if not (r.ok and isinstance(r.value, Found) and r.value.names): return None
+    return [{'type': 'tool_reference', 'tool_name': nm} for nm in r.value.names]
+
+def search_tool(box, limit: int = 5):
+    "The `search_tools(query)` tool of `box`: finds tools, loads them into the next `definitions(..., defer=...)`, says which"
+    from .tools import Tool  # (tools.py reaches this module from its methods)
+    if (t := box.own_tools.get(SEARCH_TOOL)) is not None: return t
+    def search_tools(
+        query: str,  # what you want to do, in a few words
+    ):
+        "Find the tools for a task: the best matches are loaded for you to call, and listed here"
+        found = box.search(query, limit)
+        load(box, found)
+        res = Found(_summary(box, found))
+        res.names = found
+        return res
+    t = box.own_tools[SEARCH_TOOL] = Tool(search_tools, read_only=True)
+    return t
+
+def _namespaced(box, tools: list, defs: list) -> list:
+    "Responses definitions with each group's tools in a namespace, placed where its first tool is (so the order never changes)"
+    out, spaces = [], {}
+    for t, d in zip(tools, defs):
+        if (g := box.groups.get(t.name)) is None: out.append(d); continue
+        if g not in spaces:
+            spaces[g] = {'type': 'namespace', 'name': g, 'description': box.group_docs.get(g) or f"The tools of {g}", 'tools': []}
+            out.append(spaces[g])
+        spaces[g]['tools'].append(d)
+    return out
+
+def _kept(box, defer) -> set:
+    if defer is True: return set()
+    if unknown := [nm for nm in defer if nm not in box.tools]: raise ValueError(f"No tool named {unknown[0]!r} to keep loaded")
+    return set(defer)
+
+def deferred(
+    box,             # a `Toolbox`
+    fmt: str,        # the provider format, as `Toolbox.definitions` takes it
+    defer,           # True: every tool deferred; or the names of the tools to keep loaded
+    search,          # how the model searches: None for the provider's default; 'bm25'/'regex' (Anthropic), 'server'/'client' (Responses)
+    render,          # `render(tools) -> definitions` for this format
+) -> list:           # the definitions for this turn
+    """Definitions that load most tools only when the model asks: Anthropic's `defer_loading` and tool-search tool,
+    OpenAI Responses' namespaces and `tool_search`, elsewhere funccall's `search_tools` and the tools it loaded"""
+    keep = _kept(box, defer)
+    tools = list(box)
+    if fmt == 'anthropic':
+        if search != 'client' and (st := _ANTHROPIC_SEARCH.get(search or 'bm25')) is None:
+            raise ValueError(f"search={search!r}: Claude's tool search is 'bm25', 'regex' or 'client' (funccall's own)")
+        defs = render(tools + [search_tool(box)] if search == 'client' else tools)
+        first = [defs.pop()] if search == 'client' else [dict(st)]
+        return first + [d if t.name in keep else {**d, 'defer_loading': True} for t, d in zip(tools, defs)]
+    if fmt == 'responses':
+        if search not in (None, 'server', 'client'): raise ValueError(f"search={search!r}: OpenAI's tool search runs on the 'server' or 'client'")
+        defs = [d if t.name in keep else {**d, 'defer_loading': True} for t, d in zip(tools, render(tools))]
+        out = _namespaced(box, tools, defs)
+        ts = {'type': 'tool_search'}
+        if search == 'client': ts = {**ts, 'execution': 'client', 'description': _CLIENT_SEARCH_DOC, 'parameters': _QUERY}
+        return out + [ts]
+    # providers without a tool search of their own: the kept tools, `search_tools`, then what it loaded, in the order loaded
+    sent = [t for t in tools if t.name in keep] + [search_tool(box)] + [box.tools[nm] for nm in box.loaded if nm in box.tools and nm not in keep]
+    return render(sent)
+
+def _by_path(box, paths: list) -> list:
+    "The tools `paths` name: a tool's name, `namespace.name`, or a namespace (all its tools); other text is searched for"
+    found = []
+    for p in paths[:50]:
+        p = str(p)
+        if p in box.tools or (p := p.rsplit('.', 1)[-1]) in box.tools: names = [p]
+        elif p in box.group_docs or p in box.groups.values(): names = [nm for nm, g in box.groups.items() if g == p]
+        else: names = box.search(p)
+        found += [nm for nm in names if nm not in found]
+    return found
+
+def client_searches(
+    box,          # a `Toolbox`
+    items: list,  # a Responses output's items (SDK objects or dicts)
+) -> list[dict]:  # a `tool_search_output` item for each client-executed `tool_search_call`, with the tools found, loaded
+    "Answer OpenAI's client-executed tool searches with funccall's search"
+    out = []
+    for it in items:
+        get = (lambda k, it=it: it.get(k)) if isinstance(it, dict) else (lambda k, it=it: getattr(it, k, None))
+        if get('type') != 'tool_search_call' or get('execution') != 'client': continue
+        args = get('arguments')
+        if isinstance(args, str):
+            try: args = json.loads(args)
+            except ValueError: args = {'query': args}
+        paths = args.get('paths') if isinstance(args, dict) else None
+        if isinstance(paths, list): found = _by_path(box, paths)  # the shape of OpenAI's default client search: names to load
+        else:
+            q = args.get('query') if isinstance(args, dict) else None
+            if not isinstance(q, str): q = ' '.join(map(str, args.values())) if isinstance(args, dict) else str(args or '')
+            found = box.search(q)
+        load(box, found)
+        tools = [box.tools[nm] for nm in found]
+        out.append({'type': 'tool_search_output', 'call_id': get('call_id'), 'execution': 'client', 'status': 'completed',
+                    'tools': _namespaced(box, tools, [t.definition('responses') for t in tools])})
+    return out
