@@ -32,7 +32,8 @@ from ._run import run_sync
 from .providers import provider_name
 from .tools import Toolbox, ToolResult, as_toolbox, to_text
 
-__all__ = ['ToolCall', 'CustomToolCall', 'ToolMessages', 'UnansweredCall', 'tool_calls', 'tool_results', 'run_tool_calls', 'run_tool_calls_async']
+__all__ = ['CALL_PROVIDERS',
+           'ToolCall', 'CustomToolCall', 'ToolMessages', 'UnansweredCall', 'tool_calls', 'tool_results', 'run_tool_calls', 'run_tool_calls_async']
 
 _made = 'funccall-'  # how ids made up for Gemini calls begin: they are never sent back
 
@@ -120,8 +121,9 @@ def _gemini_call(c, i: int, others: str='skip') -> ToolCall | None:
     return ToolCall(nm, _args(_get(fc, 'args')), _get(fc, 'id') or f'{_made}{i}-{nm}')  # Gemini matches id-less answers by name and order
 
 _readers = {'openai': _openai_call, 'openai_responses': _responses_call, 'anthropic': _anthropic_call, 'gemini': _gemini_call}
+CALL_PROVIDERS = tuple(_readers)  # the providers whose tool calls funccall reads (MCP's come to the server instead)
 
-def _provider(p: str) -> str: return provider_name(p, tuple(_readers))
+def _provider(p: str) -> str: return provider_name(p, CALL_PROVIDERS)
 
 def _detect(o) -> str | None:
     "The provider whose response (or part of one) `o` is, from its shape; `None` for a list holding no call"

@@ -27,7 +27,8 @@ import copy, io, re, threading  # (asyncio: imported where first needed, not by 
 
 from ._jsonstream import JsonStream
 from ._run import run_sync
-from .messages import ToolCall, _provider, tool_calls
+from .messages import CALL_PROVIDERS, ToolCall, tool_calls
+from .providers import provider_name
 from .tools import Toolbox
 
 __all__ = ['ToolCallStream', 'is_stream', 'run_stream', 'run_stream_async']
@@ -136,7 +137,7 @@ class ToolCallStream:
         provider: str=None,  # 'openai', 'openai_responses', 'anthropic' or 'gemini'; by default told from the first event
         others: str='raise', # a call funccall can't answer (computer use, a shell...): 'raise' `UnansweredCall`, or 'skip' it
     ):
-        self.provider = None if provider is None else _provider(provider)
+        self.provider = None if provider is None else provider_name(provider, CALL_PROVIDERS)
         self.others = others
         self._read = None              # this provider's event reader
         self._items: dict = {}         # position -> _Call, _Text, or a finished block/item (dict)
