@@ -65,7 +65,6 @@ def kernel_name(tmp_path_factory) -> str:
     return str(prefix / 'share' / 'jupyter' / 'kernels' / 'funccall-test')
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize('path', nbs, ids=ids)
 def test_notebook_runs_in_a_jupyter_kernel(path, kernel_name):
     from jupyter_client.kernelspec import KernelSpecManager
