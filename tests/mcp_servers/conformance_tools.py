@@ -1,10 +1,10 @@
 """funccall tools named and shaped as the official MCP conformance suite's server scenarios ask
 (`@modelcontextprotocol/conformance`: tools-*, elicitation-sep1034-defaults, elicitation-sep1330-enums, json-schema-2020-12)."""
 import asyncio
-from typing import TypedDict
 
 import mcp_types as types
 
+from funccall import mk_tool
 from funccall.mcp import MCPContext
 
 PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=='  # 1x1 red
@@ -75,13 +75,15 @@ async def test_elicitation_sep1330_enums(ctx: MCPContext) -> str:  # what the us
         'titledMulti': {'type': 'array', 'items': {'anyOf': _titled(('value1', 'First Choice'), ('value2', 'Second Choice'), ('value3', 'Third Choice'))}}}}
     return f'Elicitation completed: {_said(await ctx.elicit("Please select options", schema))}'
 
-class address(TypedDict, total=False):  # noqa: N801 (the scenario names its `$defs` entry `address`)
-    street: str  # the street
-    city: str    # the city
-
-def json_schema_2020_12_tool(name: str = None, address: address = None) -> str:  # the address as text
-    "Tool with JSON Schema 2020-12 features"
-    return f'{name} at {address}'
+# a tool defined by its JSON Schema, as a proxy of another server's tool is: served exactly as written, `$schema` included
+# (a schema made from Python annotations has none: 2020-12 is MCP's default dialect)
+SCHEMA_2020_12 = {'$schema': 'https://json-schema.org/draft/2020-12/schema', 'type': 'object',
+                  '$defs': {'address': {'type': 'object', 'properties': {'street': {'type': 'string'}, 'city': {'type': 'string'}}}},
+                  'properties': {'name': {'type': 'string'}, 'address': {'$ref': '#/$defs/address'}},
+                  'additionalProperties': False}
+json_schema_2020_12_tool = mk_tool(lambda name, /, **args: f"{args.get('name')} at {args.get('address')}",
+                                   {'name': 'json_schema_2020_12_tool', 'description': 'Tool with JSON Schema 2020-12 features',
+                                    'inputSchema': SCHEMA_2020_12})
 
 TOOLS = [test_simple_text, test_image_content, test_audio_content, test_embedded_resource, test_multiple_content_types,
          test_error_handling, test_tool_with_progress, test_elicitation, test_elicitation_sep1034_defaults,
