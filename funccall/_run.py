@@ -93,13 +93,16 @@ class _Job:
 class _Workers:
     """A pool of daemon threads that counts calls, not threads: `size` calls run at once, a call that timed out
     stops counting (`abandon`) while its thread runs on, and at most `limit` threads exist. A job goes to an idle thread
-    through one queue (`SimpleQueue`, in C: no `Condition` to notify and wait on); the counts are kept under one lock."""
+    through a deque, and a `SimpleQueue` (in C: no `Condition` to notify and wait on) wakes it; the job stays in the deque
+    until a thread takes it under the lock, so an exception raised into a waking thread loses no job. The counts are
+    kept under one lock."""
     IDLE_SECS = 30.0  # an idle thread waits this long for work, then ends
 
     def __init__(self, size: int):
         self.lock = threading.Lock()
         self.pending = collections.deque()  # waiting for a slot
-        self.jobs = queue.SimpleQueue()     # given a slot, waiting for an idle thread
+        self.ready = collections.deque()    # given a slot, waiting for an idle thread to take it
+        self.wake = queue.SimpleQueue()     # one token per job put in `ready`: wakes a waiting thread
         self.running = self.threads = self.idle = 0
         self.resize(size)
 
@@ -139,29 +142,60 @@ class _Workers:
             self.running += 1
             if self.idle:  # an idle thread takes it from the queue
                 self.idle -= 1
-                self.jobs.put(job)
-            else:
-                self.threads += 1
-                threading.Thread(target=self._work, args=(job,), name='funccall-tool', daemon=True).start()
+                self.ready.append(job)
+                self.wake.put(None)
+            else: self._start(job)
 
-    def _work(self, job: _Job):
+    def _work(self, job: _Job | None):
+        waiting = False  # whether this thread waits for a job: counted in `idle`, or with a job queued for it
+        try:
+            while True:
+                if job is not None:
+                    job.run()
+                    with self.lock:
+                        if job.counted:  # else its caller timed out and gave the slot back already
+                            job.counted = False
+                            self.running -= 1
+                        job = None  # an idle thread holds no finished call's result
+                        self.idle += 1
+                        waiting = True
+                        self._dispatch()
+                if (job := self._next()) is None: return  # idle too long: ended, counted out
+                waiting = False
+        except BaseException:  # noqa: BLE001 - raised into this thread from outside (a timeout meant for code that ended here)
+            self._lost(job, waiting)
+
+    def _next(self) -> _Job | None:
+        "The next job for this waiting thread, or None when none came for `IDLE_SECS` (the thread is counted out then)"
         while True:
-            job.run()
             with self.lock:
-                if job.counted:  # else its caller timed out and gave the slot back already
-                    job.counted = False
-                    self.running -= 1
-                job = None  # an idle thread holds no finished call's result
-                self.idle += 1
-                self._dispatch()
-            try: job = self.jobs.get(timeout=self.IDLE_SECS)
+                if self.ready: return self.ready.popleft()  # (a token may be left: a thread it wakes finds no job, and waits again)
+            try: self.wake.get(timeout=self.IDLE_SECS)
             except queue.Empty:
-                with self.lock:  # a job put for this thread as it timed out is still taken; else it ends, counted out
-                    try: job = self.jobs.get_nowait()
-                    except queue.Empty:
-                        self.idle -= 1
-                        self.threads -= 1
-                        return
+                with self.lock:  # a job put as it timed out is still taken; else it ends, counted out
+                    if self.ready: return self.ready.popleft()
+                    self.idle -= 1
+                    self.threads -= 1
+                    return None
+
+    def _lost(self, job: _Job | None, waiting: bool):
+        """A thread ended by an exception raised into it from outside: its counts are put right and its job goes on, so
+        no caller waits forever (waiting threads are always `idle` plus the jobs in `ready`)"""
+        with self.lock:
+            self.threads -= 1
+            if job is not None and not job.fut.done(): self._start(job)  # taken but never run: another thread runs it
+            elif job is not None and job.counted: job.counted, self.running = False, self.running - 1
+            elif job is None and waiting:
+                if not self.idle: self._start(None)  # a job in `ready` was meant for it: a new thread takes it
+                else:
+                    self.idle -= 1
+                    if self.ready: self.wake.put(None)  # it may have taken a job's token: another waiting thread takes the job
+            self._dispatch()
+
+    def _start(self, job: _Job | None):
+        "A new worker thread, for `job` or, given None, for the next queued job (holding `lock`)"
+        self.threads += 1
+        threading.Thread(target=self._work, args=(job,), name='funccall-tool', daemon=True).start()
 
 def _default_size() -> int:
     v = os.environ.get('FUNCCALL_MAX_WORKERS', '')
