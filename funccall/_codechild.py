@@ -38,8 +38,15 @@ def namespace(out: list) -> dict:
             out.append(f'\n[... printed output cut at {MAX_PRINTED} characters]\n')
     return {'__name__': '__main__', 'print': print_, 'ToolCallError': ToolCallError}
 
+def _limit_memory(mb: int) -> None:
+    "Cap this process's address space at `mb` MB (POSIX; elsewhere there is no such limit)"
+    try: import resource
+    except ImportError: return
+    resource.setrlimit(resource.RLIMIT_AS, (mb << 20, mb << 20))
+
 def main() -> None:
-    "Run the program the parent sends, its tool calls answered by the parent"
+    "Run the program the parent sends (the command line gives funccall's folder and the memory limit in MB), its tool calls answered by the parent"
+    _limit_memory(int(sys.argv[2]))
     chan_out, chan_in = os.fdopen(os.dup(1), 'w'), sys.stdin
     os.dup2(2, 1)  # what else writes to stdout (C code, `os.write(1, ...)`) must not break the channel
     sys.stdout = sys.stderr

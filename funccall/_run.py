@@ -55,15 +55,24 @@ async def _await(aw): return await aw
 class _Loop:
     """A thread's event loop for `run_sync`, kept from call to call (making and closing one costs more than a sync
     batch's calls), and closed when its thread ends (this holder, kept per thread, goes then). Not `asyncio.run`'s:
-    that one waits for the loop's default executor at the end, which user code may have used with a stuck call."""
+    that one waits for the loop's default executor at the end, which user code may have used with a stuck call.
+    A forked child (`os.fork`, `multiprocessing`, a `subprocess` with `preexec_fn`) drops the other threads' holders
+    and must not close their loops: it shares their epoll selector with the parent, where closing one unregisters the
+    loop's wake-up socket, and the parent's loop then sleeps through every call that ends in another thread. So every
+    loop is also held in `_opened` until its own process closes it: a child never frees (and so never closes) one"""
     __slots__ = ('loop', 'pid')
-    def __init__(self, loop, pid: int): self.loop, self.pid = loop, pid
+    def __init__(self, loop, pid: int):
+        self.loop, self.pid = loop, pid
+        _opened[id(loop)] = loop
 
     def __del__(self):
+        if self.pid != os.getpid(): return  # the parent's loop, in a forked child: left alone
         try:
+            _opened.pop(id(self.loop), None)
             if not self.loop.is_closed() and not self.loop.is_running(): self.loop.close()  # its default executor: not waited for
         except Exception: pass  # noqa: BLE001, S110 - at interpreter exit, what it needs may be gone already
 
+_opened: dict = {}  # id -> every `run_sync` loop not yet closed by the process that made it
 _loops = threading.local()
 
 def _thread_loop():

@@ -199,14 +199,6 @@ def _run_here(box, code: str, timeout: float, memory_mb: int, injected: dict) ->
 
 # --- in a process of its own ---------------------------------------------------------------------------------
 
-def _limits(memory_mb: int):
-    def f():
-        try: import resource
-        except ImportError: return  # (no address-space limit off POSIX)
-        n = memory_mb * 2 ** 20
-        resource.setrlimit(resource.RLIMIT_AS, (n, n))
-    return f
-
 _MAX_LINE = 64 << 20  # bytes of one message from the program's process: a process that writes more is stopped
 
 class _Lines:
@@ -232,8 +224,10 @@ def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict
     names = {s['name'] for _, s in schemas}
     env = {**os.environ, 'PYTHONPATH': os.pathsep.join(p for p in sys.path if p)}
     with tempfile.TemporaryFile() as err:
-        p = subprocess.Popen([sys.executable, '-c', COMMAND, os.path.dirname(__file__)], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=err, env=env, start_new_session=True, preexec_fn=_limits(memory_mb))
+        # the process limits its own memory (`_codechild.main`): no `preexec_fn`, which runs Python in the forked child,
+        # where the other threads' state is torn down (their event loops closed on a selector the parent shares)
+        p = subprocess.Popen([sys.executable, '-c', COMMAND, os.path.dirname(__file__), str(memory_mb)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=err, env=env, start_new_session=True)
         deadline, lines = time.monotonic() + timeout, _Lines(p.stdout.fileno())
         def send(msg):
             p.stdin.write((json.dumps(msg, default=str) + '\n').encode()); p.stdin.flush()
