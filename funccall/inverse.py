@@ -282,8 +282,12 @@ def mk_param(
     return Parameter(p.name, p.kind, default=p.default, annotation=p.annotation)  # (with `Parameter`'s checks: `pynm` is the caller's)
 
 def _param(orig: str, ps, required: bool, pynm: str | None, annos: _Annos, at: str) -> Parameter:
-    default = empty if required else ps.get('default') if isinstance(ps, dict) else None
-    return _trusted_parameter(pynm or orig, Parameter.POSITIONAL_OR_KEYWORD if required else Parameter.KEYWORD_ONLY, default, annos.anno(ps, at))
+    return _trusted_parameter(pynm or orig, *_kind_default(ps, required), annos.anno(ps, at))
+
+def _kind_default(ps, required: bool) -> tuple:
+    "A parameter's kind and default: a required one is positional, an optional one keyword-only, its default the schema's"
+    if required: return Parameter.POSITIONAL_OR_KEYWORD, empty
+    return Parameter.KEYWORD_ONLY, ps.get('default') if isinstance(ps, dict) else None
 
 def _trusted_parameter(nm: str, kind, default, anno) -> Parameter:
     "`Parameter(nm, kind, ...)` without its checks, a third of its cost (less than caching one): names here are sanitized already"
@@ -292,15 +296,38 @@ def _trusted_parameter(nm: str, kind, default, anno) -> Parameter:
     return p
 
 class _Parts(typing.NamedTuple):
-    "What a tool's schema gives a signature: its parameters, required first, with their property names and schemas"
-    sig: Signature
-    pynms: list    # the parameters' names, in the signature's order
-    origs: list    # the property names they stand for
-    schemas: list  # the properties' schemas
+    "What a tool's schema gives a signature: its parameters, required first, with their property names, schemas and annotations"
+    pynms: tuple   # the parameters' names, in the signature's order
+    origs: tuple   # the property names they stand for (`pynms` itself when every name is unchanged)
+    schemas: tuple # the properties' schemas
+    annos: tuple   # the parameters' annotations
     nreq: int      # how many come first as required
     name: str
     desc: str
     schema: dict
+
+    @property
+    def sig(self) -> Signature:
+        "The tool's signature, its parameters made when first read (see `_Signature`)"
+        sig = object.__new__(_Signature)
+        sig._parts, sig._return_annotation = self, Signature.empty
+        return sig
+
+class _Signature(Signature):
+    """A built tool's `Signature`, whose parameters are made when something first reads them: most built tools are
+    called, never inspected, and a `Parameter` each (in a mapping of their own) was a third of what a tool kept.
+    Made only by `_Parts.sig`; `replace()` and unpickling give one with its parameters made, as `Signature` does."""
+    __slots__ = ('_parts',)
+
+    def __getattr__(self, nm: str):  # (only for a slot not set: `_parameters` before its first reading)
+        if nm != '_parameters': raise AttributeError(nm)
+        p = self._parts
+        # names are unique and sanitized, and required ones come first: nothing left for `Signature` to validate
+        ps = (_trusted_parameter(py, *_kind_default(s, i < p.nreq), t) for i, (py, s, t) in enumerate(zip(p.pynms, p.schemas, p.annos)))
+        self._parameters = types.MappingProxyType({q.name: q for q in ps})  # (a plain dict: an `OrderedDict` takes twice the memory)
+        return self._parameters
+
+    def __repr__(self): return f'<Signature {self}>'  # (as `Signature` shows itself: a lazy one is no other kind of thing)
 
 def _parts(tool) -> _Parts:
     nm, desc, s = tool_parts(tool)
@@ -316,16 +343,11 @@ def _parts(tool) -> _Parts:
     nreq = len(pynms)
     for py, orig in py2orig.items():  # required first, each group in the schema's order
         if orig not in req: pynms.append(py); origs.append(orig)
-    schemas = [props.get(orig, True) for orig in origs]
-    ps = [_param(orig, ps, i < nreq, py, annos, f'/properties/{orig}') for i, (py, orig, ps) in enumerate(zip(pynms, origs, schemas))]
-    # names are unique and sanitized, and required ones come first: nothing left for `Signature` to validate
-    return _Parts(_trusted_signature(ps), pynms, origs, schemas, nreq, nm, desc, s)
-
-def _trusted_signature(ps: list) -> Signature:
-    "`Signature(ps)` without its checks, over a plain dict (an `OrderedDict` takes twice the memory, kept per tool)"
-    sig = object.__new__(Signature)
-    sig._parameters, sig._return_annotation = types.MappingProxyType({p.name: p for p in ps}), Signature.empty
-    return sig
+    pynms = tuple(pynms)
+    origs = pynms if pynms == (origs := tuple(origs)) else origs  # (kept per tool: one tuple when no name changed)
+    schemas = tuple(props.get(orig, True) for orig in origs)
+    ts = tuple(annos.anno(ps, f'/properties/{orig}') for orig, ps in zip(origs, schemas))
+    return _Parts(pynms, origs, schemas, ts, nreq, nm, desc, s)
 
 def schema2sig(
     tool,  # a tool in any format `tool_parts` takes
@@ -714,7 +736,8 @@ class _Checked:
     need is made when a call needs it: on the first call the quick test of each argument (see `_arg_test`), tried in a
     loop (`quick`); once the tool is called again and again, code of its own with the tests written out (`_inline_code`,
     compiled once per shape and shared); the validator, when a call fails a quick test."""
-    __slots__ = ('name', 'schema', 'disp', 'check', 'parts', 'renamed', 'optional', 'validator', 'fn', 'types', 'tests', 'calls', 'nullable')
+    __slots__ = ('name', 'schema', 'disp', 'check', 'parts', 'renamed', 'optional', 'validator', 'fn', 'types', 'tests', 'calls', 'nullable',
+                 '__weakref__')
 
     def __init__(self, parts: _Parts, disp, check: bool):
         self.name, self.schema, self.disp, self.check, self.parts, self.validator, self.fn = parts.name, parts.schema, disp, check, parts, None, None
@@ -762,13 +785,24 @@ class _Checked:
             return self.checked(extra, *args)
         p = self.parts
         tests = [_arg_test(ps) if self.check else (_ANY_JSON, is_json) for ps in p.schemas]  # unchecked: only what isn't JSON is converted
-        # an argument without a quick test (a `$ref`, a pattern, a `oneOf`) is checked alone by the validator: not the checked way
-        for i, (orig, (ts, _)) in enumerate(zip(p.origs, tests)):
-            if ts is _NOTHING and (c := self.validator_of().property_check(orig)) is not None: tests[i] = (_ANY_JSON, c)
+        # an argument without a quick test (a `$ref`, a pattern, a `oneOf`) is checked alone by the validator: not the checked
+        # way. The validator is compiled when such an argument is first given (most calls leave it out; it is most of the memory)
+        for i, (ts, _) in enumerate(tests):
+            if ts is _NOTHING and self.check and isinstance(p.schemas[i], (dict, bool)): tests[i] = (_ANY_JSON, self._alone(i))
         self.types = [ts if i < p.nreq else _or_unset(ts) for i, (ts, _) in enumerate(tests)]
         self.tests = [c for _, c in tests]
         fn.__globals__['_slow_args'] = self.quick
         return self.quick(extra, *args)
+
+    def _alone(self, i: int):
+        "The validator's check of argument `i` alone, compiled when first needed (it then stands in its test's place)"
+        made, me = [], weakref.ref(self)  # (a weak reference: the tool keeps no cycle, so dropping it frees it at once)
+        def check(v) -> bool:
+            if not made:
+                made.append(me().validator_of().property_check(me().parts.origs[i]))
+                me().tests[i] = made[0]  # (code written out before now keeps calling `check`)
+            return made[0](v)
+        return check
 
     def inline(self, fn):
         "Give tool `fn` code of its own, its quick tests written out (see `_Inline`)"
@@ -853,7 +887,7 @@ def mk_tool(
     fn = types.FunctionType(_named_code(_first_code(n, is_async), parts), g, None, (_UNSET,) * nreq or None)
     fn.__kwdefaults__ = dict.fromkeys(pynms[nreq:], _UNSET) or None
     fn.__signature__, fn.__doc__, fn.__name__, fn.__qualname__ = sig, parts.desc, name, name
-    fn.__annotations__ = {py: p.annotation for py, p in zip(pynms, sig.parameters.values())}
+    fn.__annotations__ = dict(zip(pynms, parts.annos))
     fn.__tool_schema__ = {'name': name, 'description': parts.desc, 'input_schema': s}  # what `get_schema` gives back
     checked.fn = weakref.ref(fn)
     return fn
