@@ -376,9 +376,10 @@ def _never(v) -> bool: return False
 def _count(v) -> bool: return type(v) is int and v >= 0
 def _bound(v) -> bool: return type(v) in (int, float) and v == v  # not bool, not NaN
 
-def _quick(s, depth: int = 0):
+def _quick(s, depth: int = 0, root=None):
     """A test that is True only for a plain JSON value `s` certainly accepts, and the Python types it may accept; None
-    when no quick test is certain (the validator decides). False from the test means 'ask the validator'."""
+    when no quick test is certain (the validator decides). False from the test means 'ask the validator'. `root`: the
+    schema `s` is part of, whose `$defs` a `$ref` names (None: a `$ref` has no quick test)"""
     if s is True: return is_json, None
     if not isinstance(s, dict) or depth > _QUICK_DEPTH: return None
     ks = s.keys() & _ASSERTING
@@ -388,22 +389,40 @@ def _quick(s, depth: int = 0):
         ts = frozenset(x for t in ty for x in _JSON_TYPES[t])
         if ts <= _SCALAR_TYPES: return (lambda v: type(v) in ts), ts
         return (lambda v: type(v) in ts and is_json(v)), ts
-    if ty is None: return _quick_any(s, ks, depth)
-    rest = ks - {'type'}
+    if ty is None: return _quick_any(s, ks, depth, root)
+    rest = ks - {'type'} - _any_names(s)
     if ty == 'string' and rest <= {'enum', 'const', 'minLength', 'maxLength'}: return _quick_string(s)
     if ty in ('integer', 'number') and rest <= {'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'}: return _quick_number(s, ty)
     if ty in ('boolean', 'null') and not rest: return _quick_type(_JSON_TYPES[ty][0])
-    if ty == 'array' and rest <= {'items', 'minItems', 'maxItems'}: return _quick_array(s, depth)
-    if ty == 'object' and rest <= {'properties', 'required', 'additionalProperties'}: return _quick_object(s, depth)
+    if ty == 'array' and rest <= {'items', 'minItems', 'maxItems'}: return _quick_array(s, depth, root)
+    if ty == 'object' and rest <= {'properties', 'required', 'additionalProperties'}: return _quick_object(s, depth, root)
     return None
 
-def _quick_any(s: dict, ks, depth: int):
+_NAMES = frozenset(('propertyNames',))
+
+def _any_names(s: dict) -> frozenset:
+    "`{'propertyNames'}` when `s` says no more of an object's keys than that they are strings (every JSON key is), else empty"
+    ns = s.get('propertyNames', _MISSING)
+    if ns is _MISSING: return _NOTHING
+    if ns is True or isinstance(ns, dict) and (ns.keys() & _ASSERTING <= {'type'}) and ns.get('type', 'string') == 'string': return _NAMES
+    return _NOTHING
+
+def _local_def(root, ref) -> dict | bool | None:
+    """The schema `$ref` names when it is one of the root's own `$defs` (`definitions`), else None: a longer pointer may
+    cross into a part with an `$id` of its own, where `#` means another document"""
+    if type(ref) is not str or not ref.startswith(('#/$defs/', '#/definitions/')) or ref.count('/') != 2: return None
+    t = _pointer(root, ref)
+    return t if isinstance(t, (dict, bool)) else None
+
+def _quick_any(s: dict, ks, depth: int, root=None):
+    if ks == {'$ref'} and root is not None and (t := _local_def(root, s['$ref'])) is not None:
+        return _quick(t, depth + 1, root)  # (a cycle of refs ends at `_QUICK_DEPTH`)
     if ks == {'enum'} and isinstance(s['enum'], list) and s['enum'] and all(type(x) is str for x in s['enum']):
         vs = frozenset(s['enum'])
         return (lambda v: type(v) is str and v in vs), frozenset((str,))
     for k in ('anyOf', 'oneOf'):
         if ks == {k} and isinstance(s[k], list) and s[k]:
-            subs = [_quick(x, depth + 1) for x in s[k]]
+            subs = [_quick(x, depth + 1, root) for x in s[k]]
             if None in subs: return None
             domains = [d for _, d in subs]
             if None in domains: return None  # a branch that takes anything: a union of it says nothing quick
@@ -464,7 +483,7 @@ def _scalar_type_only(s) -> frozenset | None:
 
 _type_sets: dict = {}  # a `type` keyword's value -> its scalar Python types (empty: not only scalars)
 
-def _quick_array(s: dict, depth: int):
+def _quick_array(s: dict, depth: int, root=None):
     lo, hi = s.get('minItems', 0), s.get('maxItems')
     if not _count(lo) or (hi is not None and not _count(hi)): return None
     items = s.get('items', True)
@@ -474,23 +493,23 @@ def _quick_array(s: dict, depth: int):
             for x in v:
                 if type(x) not in ts: return False
             return True
-    elif (q := _quick(items, depth + 1)) is not None:
+    elif (q := _quick(items, depth + 1, root)) is not None:
         item = q[0]
         def ok(v) -> bool: return type(v) is list and all(map(item, v))
     else: return None
     if not lo and hi is None: return ok, frozenset((list,))
     return (lambda v: ok(v) and lo <= len(v) and (hi is None or len(v) <= hi)), frozenset((list,))
 
-def _quick_object(s: dict, depth: int):
+def _quick_object(s: dict, depth: int, root=None):
     props, req, add = s.get('properties', {}), s.get('required', []), s.get('additionalProperties', True)
     if not isinstance(props, dict) or not isinstance(req, list) or not all(type(k) is str for k in req): return None
     tests, plain = {}, {}  # plain: properties that need only their type, tested without a call
     for k, ps in props.items():
         if (ts := _scalar_type_only(ps)) is not None: plain[k] = ts; continue
-        if (q := _quick(ps, depth + 1)) is None: return None
+        if (q := _quick(ps, depth + 1, root)) is None: return None
         tests[k] = q[0]
     if add is False: other = _never
-    elif (q := _quick(add, depth + 1)) is None: return None
+    elif (q := _quick(add, depth + 1, root)) is None: return None
     else: other = q[0]
     ptypes, get, req = plain.get, tests.get, tuple(req)
     def test(v) -> bool:
@@ -519,7 +538,7 @@ def _root_is_quick(s: dict) -> bool:
 
 _ANY_JSON = frozenset((str, int, float, bool, _NoneType, list, dict))  # the types a JSON value has in Python
 
-def _arg_test(s) -> tuple[frozenset, Callable | None]:
+def _arg_test(s, root=None) -> tuple[frozenset, Callable | None]:
     """How an argument is tested quickly against its schema `s`: the Python types it may have, and a test for a value of
     one of them (None: the type is all there is to test), made of closures: nothing is compiled per argument"""
     if s is True or isinstance(s, dict) and not (s.keys() & _ASSERTING): return _ANY_JSON, is_json
@@ -528,7 +547,7 @@ def _arg_test(s) -> tuple[frozenset, Callable | None]:
     if ks and ks <= {'type', 'enum'} and s.get('type', 'string') == 'string' and isinstance(vs := s.get('enum'), list) and vs \
             and all(type(x) is str for x in vs):
         return frozenset((str,)), frozenset(vs).__contains__  # a string enum: a set lookup, in C
-    if (q := _quick(s)) is None: return _NOTHING, None  # no quick test: the validator decides
+    if (q := _quick(s, 0, root)) is None: return _NOTHING, None  # no quick test: the validator decides
     return q[1] or _ANY_JSON, q[0]
 
 _INLINE_PROPS = 8  # an object with more properties than this is tested by its quick test's function, not inline
@@ -571,7 +590,7 @@ class _Inline:
             self.add(ind, f'_type({v}) not in _SC and not _is_json({v})'); return True
         if not isinstance(s, dict) or depth > _QUICK_DEPTH: return False
         if (ts := _exact(s)): return self.types(ts, v, ind)
-        ty, rest = s.get('type'), s.keys() & _ASSERTING - {'type'}
+        ty, rest = s.get('type'), s.keys() & _ASSERTING - {'type'} - _any_names(s)
         if isinstance(ty, list) and not rest and ty and all(isinstance(t, str) and t in _JSON_TYPES for t in ty):
             self.add(ind, f'_type({v}) not in {self.const(frozenset(x for t in ty for x in _JSON_TYPES[t]))} or not _is_json({v})'); return True
         if ty is None:
@@ -702,13 +721,18 @@ class _F(Exception):
 
 # --- callables ----------------------------------------------------------------------------------------
 
-_UNSET = object()  # what a generated function gets for an argument its caller left out
+class _Unset:
+    "The type of `_UNSET` alone: the loop of quick tests lets it through an optional argument's type test, and no caller's value"
+    __slots__ = ()
+
+_UNSET = _Unset()  # what a generated function gets for an argument its caller left out
+_LATER = frozenset((_Unset,))  # an optional argument's types before its quick test is made: only "not given" passes
 _or_unset_sets: dict = {}
 
 def _or_unset(ts: frozenset) -> frozenset:
     "`ts` and `type(_UNSET)`: the types an optional argument may have in the loop of quick tests (one set shared per `ts`)"
     if (u := _or_unset_sets.get(ts)) is None:
-        u = ts | {object}
+        u = ts | {_Unset}
         if len(_or_unset_sets) < 256: _or_unset_sets[ts] = u  # (sets of Python types: a few dozen at most)
     return u
 _COUNTED = 1000  # the most problems a bad call's check finds: the error counts them, and shows the first `MAX_SHOWN`
@@ -743,7 +767,7 @@ class _Checked:
         self.name, self.schema, self.disp, self.check, self.parts, self.validator, self.fn = parts.name, parts.schema, disp, check, parts, None, None
         self.renamed = self.optional = self.types = self.tests = None  # made on the first call that needs them
         self.calls = 0
-        self.nullable: dict = {}  # optional property -> whether its schema takes null, found on the first null it gets
+        self.nullable: dict | None = None  # optional property -> whether its schema takes null, found on the first null it gets
 
     def _names(self):
         p = self.parts
@@ -759,6 +783,7 @@ class _Checked:
 
     def takes_null(self, k: str) -> bool:
         "Whether optional property `k`'s own schema takes null: asked with `{k: null}` alone, so no other key's problem counts"
+        if self.nullable is None: self.nullable = {}
         if (v := self.nullable.get(k)) is None:
             from ._jsonschema import key_path
             at = key_path('', k)
@@ -783,16 +808,27 @@ class _Checked:
         if self.check and not _root_is_quick(self.schema):  # a root that says more than its properties: the checked way
             fn.__globals__['_slow_args'] = self.checked
             return self.checked(extra, *args)
-        p = self.parts
-        tests = [_arg_test(ps) if self.check else (_ANY_JSON, is_json) for ps in p.schemas]  # unchecked: only what isn't JSON is converted
-        # an argument without a quick test (a `$ref`, a pattern, a `oneOf`) is checked alone by the validator: not the checked
-        # way. The validator is compiled when such an argument is first given (most calls leave it out; it is most of the memory)
-        for i, (ts, _) in enumerate(tests):
-            if ts is _NOTHING and self.check and isinstance(p.schemas[i], (dict, bool)): tests[i] = (_ANY_JSON, self._alone(i))
-        self.types = [ts if i < p.nreq else _or_unset(ts) for i, (ts, _) in enumerate(tests)]
-        self.tests = [c for _, c in tests]
+        # an optional argument's test is made when it is first given: most calls leave most of them out
+        n, nreq = len(self.parts.schemas), self.parts.nreq
+        self.types, self.tests = [_LATER] * n, [None] * n
+        for i in range(nreq): self._make(i)
         fn.__globals__['_slow_args'] = self.quick
         return self.quick(extra, *args)
+
+    def _make(self, i: int):
+        "The quick test of argument `i`, in its place"
+        ps = self.parts.schemas[i]
+        ts, c = _arg_test(ps, self.schema) if self.check else (_ANY_JSON, is_json)  # unchecked: only what isn't JSON is converted
+        # an argument without a quick test (a `$ref`, a pattern, a `oneOf`) is checked alone by the validator: not the checked
+        # way. The validator is compiled when such an argument is first given (most calls leave it out; it is most of the memory)
+        if ts is _NOTHING and self.check and isinstance(ps, (dict, bool)): ts, c = _ANY_JSON, self._alone(i)
+        self.types[i], self.tests[i] = ts if i < self.parts.nreq else _or_unset(ts), c
+
+    def _made(self, args: tuple) -> bool:
+        "Whether an optional argument given in `args` for the first time had its quick test made now"
+        later = [i for i in range(self.parts.nreq, len(args)) if args[i] is not _UNSET and self.types[i] is _LATER]
+        for i in later: self._make(i)
+        return bool(later)
 
     def _alone(self, i: int):
         "The validator's check of argument `i` alone, compiled when first needed (it then stands in its test's place)"
@@ -807,6 +843,8 @@ class _Checked:
     def inline(self, fn):
         "Give tool `fn` code of its own, its quick tests written out (see `_Inline`)"
         g, p = fn.__globals__, self.parts
+        for i in range(p.nreq, len(p.schemas)):
+            if self.types[i] is _LATER: self._make(i)
         g.update(_INLINE_GLOBALS, _disp=self.disp, _name=self.name, _slow_args=self.checked)
         schemas = p.schemas if self.check else [True] * len(p.schemas)  # unchecked: only what isn't plain JSON is converted
         alone = {i: c for i, ((ts, c), s) in enumerate(zip(zip(self.types, self.tests), schemas)) if _quick(s) is None and c is not None}
@@ -816,11 +854,15 @@ class _Checked:
         "A call tried against the quick tests in a loop, before the tool has code of its own; the checked way when one fails"
         self.calls += 1
         if self.calls >= _HOT and (fn := self.fn()) is not None: self.inline(fn)  # called often: worth its code (this call ends here)
-        if not extra:
-            for v, ts, c in zip(args, self.types, self.tests):  # an optional argument's types take `_UNSET`, a required one's don't
-                if type(v) not in ts or c is not None and v is not _UNSET and not c(v): break
-            else: return self.disp(self.name, **{orig: v for orig, v in zip(self.parts.origs, args) if v is not _UNSET})
+        if not extra and (self._passes(args) or self._made(args) and self._passes(args)):
+            return self.disp(self.name, **{orig: v for orig, v in zip(self.parts.origs, args) if v is not _UNSET})
         return self.checked(extra, *args)
+
+    def _passes(self, args: tuple) -> bool:
+        "Whether every argument passes its quick test"
+        for v, ts, c in zip(args, self.types, self.tests):  # an optional argument's types take `_UNSET`, a required one's don't
+            if type(v) not in ts or c is not None and v is not _UNSET and not c(v): return False
+        return True
 
     def checked(self, extra: dict, *args):
         "The checked way, from the tool's arguments in its parameters' order (`_UNSET` for one not given)"
