@@ -393,6 +393,9 @@ def _quick(s, depth: int = 0, root=None):
     rest = ks - {'type'} - _any_names(s)
     if ty == 'string' and rest <= {'enum', 'const', 'minLength', 'maxLength'}: return _quick_string(s)
     if ty in ('integer', 'number') and rest <= {'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'}: return _quick_number(s, ty)
+    if ty in ('integer', 'number') and rest == {'const'} and type(c := s['const']) in (int, float):
+        ts = frozenset(_JSON_TYPES[ty])
+        return (lambda v: type(v) in ts and v == c), ts
     if ty in ('boolean', 'null') and not rest: return _quick_type(_JSON_TYPES[ty][0])
     if ty == 'array' and rest <= {'items', 'minItems', 'maxItems'}: return _quick_array(s, depth, root)
     if ty == 'object' and rest <= {'properties', 'required', 'additionalProperties'}: return _quick_object(s, depth, root)
@@ -420,6 +423,7 @@ def _quick_any(s: dict, ks, depth: int, root=None):
     if ks == {'enum'} and isinstance(s['enum'], list) and s['enum'] and all(type(x) is str for x in s['enum']):
         vs = frozenset(s['enum'])
         return (lambda v: type(v) is str and v in vs), frozenset((str,))
+    if ks == {'const'} and type(c := s['const']) is str: return (lambda v: type(v) is str and v == c), frozenset((str,))
     for k in ('anyOf', 'oneOf'):
         if ks == {k} and isinstance(s[k], list) and s[k]:
             subs = [_quick(x, depth + 1, root) for x in s[k]]
@@ -427,8 +431,26 @@ def _quick_any(s: dict, ks, depth: int, root=None):
             domains = [d for _, d in subs]
             if None in domains: return None  # a branch that takes anything: a union of it says nothing quick
             # oneOf is anyOf when no value can match two branches: their Python types don't overlap
-            if k == 'oneOf' and sum(map(len, domains)) != len(frozenset().union(*domains)): return None
+            # or when each branch gives one key a string of its own (a discriminator: `{"type": {"const": "page"}}`, required)
+            if k == 'oneOf' and sum(map(len, domains)) != len(frozenset().union(*domains)) and not _tagged(s[k], root): return None
             return _any_of(tuple(t for t, _ in subs)), frozenset().union(*domains)
+    return None
+
+def _tagged(branches: list, root) -> bool:
+    "Whether no object can match two of `branches`: each requires one key to be its own string (`const`, or a one-string `enum`)"
+    tags = []  # per branch: key -> its string
+    for b in branches:
+        if isinstance(b, dict) and b.keys() & _ASSERTING == {'$ref'} and root is not None: b = _local_def(root, b['$ref'])
+        if not isinstance(b, dict) or not isinstance(props := b.get('properties'), dict) or not isinstance(req := b.get('required'), list):
+            return False
+        tags.append({k: c for k in req if type(k) is str and isinstance(ps := props.get(k), dict) and (c := _one_string(ps)) is not None})
+    keys = set(tags[0]).intersection(*tags[1:])
+    return any(len({t[k] for t in tags}) == len(tags) for k in keys)
+
+def _one_string(s: dict) -> str | None:
+    "The one string `s` allows, when it says so with `const` or a one-item `enum` (any other keyword only narrows it)"
+    if type(c := s.get('const')) is str: return c
+    if isinstance(e := s.get('enum'), list) and len(e) == 1 and type(e[0]) is str: return e[0]
     return None
 
 def _any_of(tests: tuple):
