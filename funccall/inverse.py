@@ -369,7 +369,7 @@ _JSON_TYPES = {'string': (str,), 'integer': (int,), 'number': (int, float), 'boo
                'array': (list,), 'object': (dict,)}
 _SCALAR_TYPES = frozenset((str, int, float, bool, _NoneType))
 _NOTHING = frozenset()
-_QUICK_DEPTH = 6  # nesting given a quick test; deeper values take the validator
+_QUICK_DEPTH = 12  # nesting given a quick test (a `$ref` followed is a level); deeper values take the validator
 
 def _never(v) -> bool: return False
 
@@ -391,12 +391,13 @@ def _quick(s, depth: int = 0, root=None):
         return (lambda v: type(v) in ts and is_json(v)), ts
     if ty is None: return _quick_any(s, ks, depth, root)
     rest = ks - {'type'} - _any_names(s)
-    if ty == 'string' and rest <= {'enum', 'const', 'minLength', 'maxLength'}: return _quick_string(s)
+    if ty == 'string' and rest <= {'enum', 'const', 'minLength', 'maxLength', 'pattern'}: return _quick_string(s)
     if ty in ('integer', 'number') and rest <= {'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'}: return _quick_number(s, ty)
     if ty in ('integer', 'number') and rest == {'const'} and type(c := s['const']) in (int, float):
         ts = frozenset(_JSON_TYPES[ty])
         return (lambda v: type(v) in ts and v == c), ts
     if ty in ('boolean', 'null') and not rest: return _quick_type(_JSON_TYPES[ty][0])
+    if ty == 'boolean' and rest == {'const'} and type(c := s['const']) is bool: return (lambda v: v is c), frozenset((bool,))
     if ty == 'array' and rest <= {'items', 'minItems', 'maxItems'}: return _quick_array(s, depth, root)
     if ty == 'object' and rest <= {'properties', 'required', 'additionalProperties'}: return _quick_object(s, depth, root)
     return None
@@ -411,11 +412,15 @@ def _any_names(s: dict) -> frozenset:
     return _NOTHING
 
 def _local_def(root, ref) -> dict | bool | None:
-    """The schema `$ref` names when it is one of the root's own `$defs` (`definitions`), else None: a longer pointer may
-    cross into a part with an `$id` of its own, where `#` means another document"""
-    if type(ref) is not str or not ref.startswith(('#/$defs/', '#/definitions/')) or ref.count('/') != 2: return None
-    t = _pointer(root, ref)
-    return t if isinstance(t, (dict, bool)) else None
+    """The schema `$ref` points at in `root` ('#/$defs/Item', '#/properties/a/items'), else None: also when the way there
+    passes an `$id` (or draft 4's `id`), which may make `#` another document (where a property is named 'id' too: rare)"""
+    if type(ref) is not str or not ref.startswith('#/'): return None
+    node = root
+    for seg in ref[2:].split('/'):
+        if isinstance(node, list) and seg.isdigit() and int(seg) < len(node): node = node[int(seg)]; continue
+        if not isinstance(node, dict) or (node is not root and ('$id' in node or 'id' in node)): return None
+        if (node := node.get(_unescape(seg), _MISSING)) is _MISSING: return None
+    return node if isinstance(node, (dict, bool)) and not (isinstance(node, dict) and ('$id' in node or 'id' in node)) else None
 
 def _quick_any(s: dict, ks, depth: int, root=None):
     if ks == {'$ref'} and root is not None and (t := _local_def(root, s['$ref'])) is not None:
@@ -460,19 +465,42 @@ def _any_of(tests: tuple):
     return lambda v: any(t(v) for t in tests)
 
 def _string_rule(s: dict):
-    "A string schema's length bounds and allowed values (a frozenset, or None for any), or None when it says more than these"
-    lo, hi = s.get('minLength', 0), s.get('maxLength')
+    """A string schema's length bounds, allowed values (a frozenset, or None for any) and pattern (its compiled `search`,
+    or None), or None when it says more than these"""
+    lo, hi, find = s.get('minLength', 0), s.get('maxLength'), None
     if not _count(lo) or (hi is not None and not _count(hi)): return None
+    if 'pattern' in s:
+        if (plain := _plain_pattern(s['pattern'])) is None: return None
+        find, longest = plain
+        hi = longest if hi is None else min(hi, longest)  # (longer: the validator, with its own limits)
     vs = s['enum'] if 'enum' in s else [s['const']] if 'const' in s else None
     if vs is not None:
         if not isinstance(vs, list) or not all(type(x) is str for x in vs) or 'enum' in s and 'const' in s: return None
-        vs = frozenset(x for x in vs if lo <= len(x) and (hi is None or len(x) <= hi))
-    return lo, hi, vs
+        vs = frozenset(x for x in vs if lo <= len(x) and (hi is None or len(x) <= hi) and (find is None or find(x)))
+    return lo, hi, vs, find
+
+# A pattern the quick tests run themselves: `^`, then literals, escaped punctuation, `\d`, `\w` and classes of literals
+# and ranges (none negated), each maybe repeated (`*`, `+`, `?`, `{n}`, `{n,m}`), then `$` maybe. These mean the same in
+# ECMA 262 and Python's `re` once `$` is `\Z` and `\d`, `\w` are ASCII, and after `^` a search is linear with one
+# unbounded repeat, quadratic with two: `^#[0-9A-Fa-f]{6}$`, `^[A-Za-z0-9_]+$`, `^\d+:\d+$`. Anything else, or a string
+# longer than `_PATTERN_LONGEST` allows for its repeats: the validator
+# (no escaped backslash: a `\` is always an escape, so a repeat's `*`, `+` is one not after a `\`)
+_PLAIN_ATOM = r'(?:[A-Za-z0-9 _#@:/,=!%&\'"<>~`;-]|\\[dw.\-_/+*?()\[\]{}^$| #@:,=!%&\'"<>~`;]|\[(?:[A-Za-z0-9 _.#@:/,=]|\\[dw.\-_/]|-(?!-))+\])'
+_PLAIN_PATTERN = rf'\^(?:{_PLAIN_ATOM}(?:[*+?]|\{{[0-9]{{1,4}}(?:,[0-9]{{0,4}})?\}})?)*\$?'  # (compiled by `re` on first use)
+_PATTERN_LONGEST = {0: 1000, 1: 1000, 2: 200}  # the longest string a quick test searches, by the pattern's unbounded repeats
+
+def _plain_pattern(p) -> tuple | None:
+    "`search` of pattern `p` and the longest string to search, when `p` is plain (see `_PLAIN_PATTERN`); else None"
+    if type(p) is not str or not re.fullmatch(_PLAIN_PATTERN, p): return None
+    if (longest := _PATTERN_LONGEST.get(len(re.findall(r'(?<!\\)(?:[*+]|\{[0-9]+,\})', p)))) is None: return None
+    try: return re.compile(p[:-1] + r'\Z' if p.endswith('$') and not p.endswith('\\$') else p, re.ASCII).search, longest
+    except re.error: return None
 
 def _quick_string(s: dict):
     if (rule := _string_rule(s)) is None: return None
-    lo, hi, vs = rule
+    lo, hi, vs, find = rule
     if vs is not None: return (lambda v: type(v) is str and v in vs), frozenset((str,))
+    if find is not None: return (lambda v: type(v) is str and lo <= len(v) <= hi and find(v) is not None), frozenset((str,))
     if hi is None and not lo: return (lambda v: type(v) is str), frozenset((str,))
     if hi is None: return (lambda v: type(v) is str and len(v) >= lo), frozenset((str,))
     return (lambda v: type(v) is str and lo <= len(v) <= hi), frozenset((str,))
@@ -619,7 +647,7 @@ class _Inline:
             if rest == {'enum'} and isinstance(s['enum'], list) and s['enum'] and all(type(x) is str for x in s['enum']):
                 self.add(ind, f'_type({v}) is not _str or {v} not in {self.const(frozenset(s["enum"]))}'); return True
             return False
-        if ty == 'string' and rest <= {'enum', 'const', 'minLength', 'maxLength'}: return self.string(s, v, ind)
+        if ty == 'string' and rest <= {'enum', 'const', 'minLength', 'maxLength', 'pattern'}: return self.string(s, v, ind)
         if ty in ('integer', 'number') and rest <= {'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'}: return self.number(s, ty, v, ind)
         if ty == 'array' and rest <= {'items', 'minItems', 'maxItems'}: return self.array(s, v, ind, depth)
         if ty == 'object' and rest <= {'properties', 'required', 'additionalProperties'}: return self.object(s, v, ind, depth)
@@ -632,10 +660,11 @@ class _Inline:
 
     def string(self, s: dict, v: str, ind: int) -> bool:
         if (rule := _string_rule(s)) is None: return False
-        lo, hi, vs = rule
+        lo, hi, vs, find = rule
         if vs is not None: self.add(ind, f'_type({v}) is not _str or {v} not in {self.const(vs)}'); return True
         self.add(ind, ' or '.join([f'_type({v}) is not _str', *([f'_len({v}) < {self.const(lo)}'] if lo else []),
-                                   *([f'_len({v}) > {self.const(hi)}'] if hi is not None else [])]))
+                                   *([f'_len({v}) > {self.const(hi)}'] if hi is not None else []),
+                                   *([f'{self.const(find)}({v}) is None'] if find is not None else [])]))
         return True
 
     def number(self, s: dict, ty: str, v: str, ind: int) -> bool:
@@ -751,6 +780,15 @@ _UNSET = _Unset()  # what a generated function gets for an argument its caller l
 _LATER = frozenset((_Unset,))  # an optional argument's types before its quick test is made: only "not given" passes
 _or_unset_sets: dict = {}
 
+_shared_tuples: dict = {}
+
+def _shared(t: tuple) -> tuple:
+    "`t`, or the equal tuple another tool keeps (types of arguments: the few hundred shapes of a thousand tools)"
+    if (u := _shared_tuples.get(t)) is None:
+        u = t
+        if len(_shared_tuples) < 4096: _shared_tuples[t] = t  # (when full, new shapes are kept by their tools alone)
+    return u
+
 def _or_unset(ts: frozenset) -> frozenset:
     "`ts` and `type(_UNSET)`: the types an optional argument may have in the loop of quick tests (one set shared per `ts`)"
     if (u := _or_unset_sets.get(ts)) is None:
@@ -831,42 +869,42 @@ class _Checked:
             fn.__globals__['_slow_args'] = self.checked
             return self.checked(extra, *args)
         # an optional argument's test is made when it is first given: most calls leave most of them out
-        n, nreq = len(self.parts.schemas), self.parts.nreq
-        self.types, self.tests = [_LATER] * n, [None] * n
-        for i in range(nreq): self._make(i)
+        n = len(self.parts.schemas)
+        self.types, self.tests = (_LATER,) * n, (None,) * n
+        self._make(range(self.parts.nreq))
         fn.__globals__['_slow_args'] = self.quick
         return self.quick(extra, *args)
 
-    def _make(self, i: int):
-        "The quick test of argument `i`, in its place"
-        ps = self.parts.schemas[i]
-        ts, c = _arg_test(ps, self.schema) if self.check else (_ANY_JSON, is_json)  # unchecked: only what isn't JSON is converted
-        # an argument without a quick test (a `$ref`, a pattern, a `oneOf`) is checked alone by the validator: not the checked
-        # way. The validator is compiled when such an argument is first given (most calls leave it out; it is most of the memory)
-        if ts is _NOTHING and self.check and isinstance(ps, (dict, bool)): ts, c = _ANY_JSON, self._alone(i)
-        self.types[i], self.tests[i] = ts if i < self.parts.nreq else _or_unset(ts), c
+    def _make(self, idx):
+        "The quick tests of the arguments at `idx`, in their places (tuples: tools of one shape share their types')"
+        types, tests = list(self.types), list(self.tests)
+        for i in idx:
+            ps = self.parts.schemas[i]
+            ts, c = _arg_test(ps, self.schema) if self.check else (_ANY_JSON, is_json)  # unchecked: only what isn't JSON is converted
+            # an argument without a quick test (a `$ref`, a pattern, a `oneOf`) is checked alone by the validator: not the checked
+            # way. The validator is compiled when such an argument is first given (most calls leave it out; it is most of the memory)
+            if ts is _NOTHING and self.check and isinstance(ps, (dict, bool)): ts, c = _ANY_JSON, self._alone(i)
+            types[i], tests[i] = ts if i < self.parts.nreq else _or_unset(ts), c
+        self.types, self.tests = _shared(tuple(types)), tuple(tests) if any(c is not None for c in tests) else _shared(tuple(tests))
 
     def _made(self, args: tuple) -> bool:
         "Whether an optional argument given in `args` for the first time had its quick test made now"
         later = [i for i in range(self.parts.nreq, len(args)) if args[i] is not _UNSET and self.types[i] is _LATER]
-        for i in later: self._make(i)
+        if later: self._make(later)
         return bool(later)
 
     def _alone(self, i: int):
         "The validator's check of argument `i` alone, compiled when first needed (it then stands in its test's place)"
         made, me = [], weakref.ref(self)  # (a weak reference: the tool keeps no cycle, so dropping it frees it at once)
         def check(v) -> bool:
-            if not made:
-                made.append(me().validator_of().property_check(me().parts.origs[i]))
-                me().tests[i] = made[0]  # (code written out before now keeps calling `check`)
+            if not made: made.append(me().validator_of().property_check(me().parts.origs[i]))
             return made[0](v)
         return check
 
     def inline(self, fn):
         "Give tool `fn` code of its own, its quick tests written out (see `_Inline`)"
         g, p = fn.__globals__, self.parts
-        for i in range(p.nreq, len(p.schemas)):
-            if self.types[i] is _LATER: self._make(i)
+        if _LATER in self.types: self._make([i for i in range(p.nreq, len(p.schemas)) if self.types[i] is _LATER])
         g.update(_INLINE_GLOBALS, _disp=self.disp, _name=self.name, _slow_args=self.checked)
         schemas = p.schemas if self.check else [True] * len(p.schemas)  # unchecked: only what isn't plain JSON is converted
         alone = {i: c for i, ((ts, c), s) in enumerate(zip(zip(self.types, self.tests), schemas)) if _quick(s) is None and c is not None}
