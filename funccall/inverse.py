@@ -212,7 +212,7 @@ class _Annos:
             td.__total__ = not td.__optional_keys__
             if _TD_NS is not None and '__mutable_keys__' in _TD_NS: td.__mutable_keys__ = frozenset(annos)
             return td
-        key = (nm, title, tuple(annos.items()), required)
+        key = (nm, title, tuple(annos), tuple(annos.values()), required)  # (two tuples: a pair per field took twice the memory)
         try:
             if (td := _typeddicts.get(key)) is not None: return td
         except TypeError: key = None  # an annotation that can't be a key: made afresh
@@ -424,10 +424,10 @@ def _local_def(root, ref) -> dict | bool | None:
 
 def _quick_any(s: dict, ks, depth: int, root=None):
     if ks == {'$ref'} and root is not None and (t := _local_def(root, s['$ref'])) is not None:
-        return _quick(t, depth + 1, root)  # (a cycle of refs ends at `_QUICK_DEPTH`)
+        if depth < _EAGER_REFS: return _quick(t, depth + 1, root)
+        return _later_ref(t, root), _ANY_JSON
     if ks == {'enum'} and isinstance(s['enum'], list) and s['enum'] and all(type(x) is str for x in s['enum']):
-        vs = frozenset(s['enum'])
-        return (lambda v: type(v) is str and v in vs), frozenset((str,))
+        return _one_of_strings(frozenset(s['enum']))
     if ks == {'const'} and type(c := s['const']) is str: return (lambda v: type(v) is str and v == c), frozenset((str,))
     for k in ('anyOf', 'oneOf'):
         if ks == {k} and isinstance(s[k], list) and s[k]:
@@ -440,6 +440,17 @@ def _quick_any(s: dict, ks, depth: int, root=None):
             if k == 'oneOf' and sum(map(len, domains)) != len(frozenset().union(*domains)) and not _tagged(s[k], root): return None
             return _any_of(tuple(t for t, _ in subs)), frozenset().union(*domains)
     return None
+
+_EAGER_REFS = 2  # a `$ref` this deep or deeper gets its test when a value first reaches it (a recursive schema: as deep as values go)
+
+def _later_ref(t, root):
+    "The quick test of `$ref` target `t`, made when first run (False, for the validator to decide, when it has none)"
+    made = []
+    def test(v) -> bool:
+        if not made: made.append(q[0] if (q := _quick(t, 0, root)) is not None else _never)
+        try: return made[0](v)
+        except RecursionError: return False  # (refs that only name each other, or a value nested past the stack)
+    return test
 
 def _tagged(branches: list, root) -> bool:
     "Whether no object can match two of `branches`: each requires one key to be its own string (`const`, or a one-string `enum`)"
@@ -499,11 +510,21 @@ def _plain_pattern(p) -> tuple | None:
 def _quick_string(s: dict):
     if (rule := _string_rule(s)) is None: return None
     lo, hi, vs, find = rule
-    if vs is not None: return (lambda v: type(v) is str and v in vs), frozenset((str,))
+    if vs is not None: return _one_of_strings(vs)
     if find is not None: return (lambda v: type(v) is str and lo <= len(v) <= hi and find(v) is not None), frozenset((str,))
     if hi is None and not lo: return (lambda v: type(v) is str), frozenset((str,))
     if hi is None: return (lambda v: type(v) is str and len(v) >= lo), frozenset((str,))
     return (lambda v: type(v) is str and lo <= len(v) <= hi), frozenset((str,))
+
+_STR = frozenset((str,))
+_string_sets: dict = {}
+
+def _one_of_strings(vs: frozenset) -> tuple:
+    "The quick test of a string among `vs`, and its type; one per set of strings, shared by every schema that lists them"
+    if (q := _string_sets.get(vs)) is None:
+        q = (lambda v: type(v) is str and v in vs), _STR
+        if len(_string_sets) < 4096: _string_sets[vs] = q  # (when full, a new set's test is its schema's own)
+    return q
 
 def _quick_number(s: dict, ty: str):
     lo, hi, xlo, xhi = (s.get(k) for k in ('minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'))
@@ -820,14 +841,17 @@ class _Checked:
     need is made when a call needs it: on the first call the quick test of each argument (see `_arg_test`), tried in a
     loop (`quick`); once the tool is called again and again, code of its own with the tests written out (`_inline_code`,
     compiled once per shape and shared); the validator, when a call fails a quick test."""
-    __slots__ = ('name', 'schema', 'disp', 'check', 'parts', 'renamed', 'optional', 'validator', 'fn', 'types', 'tests', 'calls', 'nullable',
+    __slots__ = ('disp', 'check', 'parts', 'renamed', 'optional', 'validator', 'fn', 'types', 'tests', 'calls', 'nullable',
                  '__weakref__')
 
     def __init__(self, parts: _Parts, disp, check: bool):
-        self.name, self.schema, self.disp, self.check, self.parts, self.validator, self.fn = parts.name, parts.schema, disp, check, parts, None, None
+        self.disp, self.check, self.parts, self.validator, self.fn = disp, check, parts, None, None
         self.renamed = self.optional = self.types = self.tests = None  # made on the first call that needs them
         self.calls = 0
         self.nullable: dict | None = None  # optional property -> whether its schema takes null, found on the first null it gets
+
+    name = property(lambda self: self.parts.name)  # (from its parts, not a slot of its own: a thousand tools keep one less each)
+    schema = property(lambda self: self.parts.schema)
 
     def _names(self):
         p = self.parts

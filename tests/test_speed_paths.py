@@ -119,7 +119,12 @@ def test_an_argument_without_a_quick_test_is_checked_alone_not_the_checked_way(m
 
 # --- the quick tests of a tool's first calls: lazily made, and sound on every shape they take ------------------------
 
+def _tree(depth: int, leaf) -> dict: return {'v': leaf} if depth == 0 else {'v': depth, 'kids': [_tree(depth - 1, leaf)]}
+
 DEFS = {'Pt': {'type': 'object', 'properties': {'x': {'type': 'number'}}, 'required': ['x']},
+        'Node': {'type': 'object', 'properties': {'v': {'type': 'integer'}, 'kids': {'type': 'array', 'items': {'$ref': '#/$defs/Node'}}},
+                 'required': ['v']},
+        'A': {'$ref': '#/$defs/B'}, 'B': {'$ref': '#/$defs/A'},
         'Page': {'type': 'object', 'properties': {'type': {'const': 'page'}, 'id': {'type': 'string'}}, 'required': ['type', 'id']}}
 # (no null among the values: an optional argument's null whose schema takes none means "not given", a rule of its own)
 QUICK_CASES = {  # the shapes given quick tests for issue 22's memory (no validator compiled for a valid first call)
@@ -135,6 +140,8 @@ QUICK_CASES = {  # the shapes given quick tests for issue 22's memory (no valida
     'two repeats': ({'type': 'string', 'pattern': '^\\d+:\\d+$', 'maxLength': 9}, ['16:9', '16:', '1:2\n', '١:٢', '1' * 8 + ':1', 'a:1']),
     'boolean const': ({'type': 'boolean', 'const': True}, [True, False, 1]),
     'pointer $ref': ({'type': 'array', 'items': {'$ref': '#/$defs/Pt/properties/x'}}, [[1, 2.5], ['a'], [None], 'x']),
+    'recursive $ref': ({'$ref': '#/$defs/Node'}, [_tree(30, 1), _tree(30, 'x'), _tree(3, 1), {'kids': []}]),  # (deeper than made at once)
+    'refs naming each other': ({'type': 'array', 'items': {'$ref': '#/$defs/A'}}, [[1], [], 'x']),
 }
 
 def _quick_tool(s) -> dict:
