@@ -432,12 +432,13 @@ def _quick_any(s: dict, ks, depth: int, root=None):
     for k in ('anyOf', 'oneOf'):
         if ks == {k} and isinstance(s[k], list) and s[k]:
             subs = [_quick(x, depth + 1, root) for x in s[k]]
-            if None in subs: return None
-            domains = [d for _, d in subs]
-            if None in domains: return None  # a branch that takes anything: a union of it says nothing quick
+            domains = [q[1] for q in subs if q is not None]
+            if None in subs or None in domains:  # (None in domains: a branch that takes anything, a union of it says nothing quick)
+                return _one_of_sure(s[k], subs, root) if k == 'oneOf' else None
             # oneOf is anyOf when no value can match two branches: their Python types don't overlap
             # or when each branch gives one key a string of its own (a discriminator: `{"type": {"const": "page"}}`, required)
-            if k == 'oneOf' and sum(map(len, domains)) != len(frozenset().union(*domains)) and not _tagged(s[k], root): return None
+            if k == 'oneOf' and sum(map(len, domains)) != len(frozenset().union(*domains)) and not _tagged(s[k], root):
+                return _one_of_sure(s[k], subs, root)
             return _any_of(tuple(t for t, _ in subs)), frozenset().union(*domains)
     return None
 
@@ -459,15 +460,56 @@ def _tagged(branches: list, root) -> bool:
         if isinstance(b, dict) and b.keys() & _ASSERTING == {'$ref'} and root is not None: b = _local_def(root, b['$ref'])
         if not isinstance(b, dict) or not isinstance(props := b.get('properties'), dict) or not isinstance(req := b.get('required'), list):
             return False
+        if '$ref' in b: return False  # (draft 7 reads a `$ref` alone, its siblings ignored)
         tags.append({k: c for k in req if type(k) is str and isinstance(ps := props.get(k), dict) and (c := _one_string(ps)) is not None})
     keys = set(tags[0]).intersection(*tags[1:])
     return any(len({t[k] for t in tags}) == len(tags) for k in keys)
 
 def _one_string(s: dict) -> str | None:
     "The one string `s` allows, when it says so with `const` or a one-item `enum` (any other keyword only narrows it)"
+    if '$ref' in s: return None  # (draft 7 reads a `$ref` alone, its siblings ignored)
     if type(c := s.get('const')) is str: return c
     if isinstance(e := s.get('enum'), list) and len(e) == 1 and type(e[0]) is str: return e[0]
     return None
+
+# the Python types that may pass a `type`, for a test that a value surely fails it (1.0 is an integer)
+_MAY_PASS = {'string': (str,), 'integer': (int, float), 'number': (int, float), 'boolean': (bool,), 'null': (_NoneType,),
+             'array': (list,), 'object': (dict,)}
+
+def _one_of_sure(branches: list, subs: list, root):
+    """A oneOf's quick test when its branches may overlap: one branch's quick test passes the value, and every other
+    branch surely refuses it (see `_refuses`); anything else asks the validator. None when no branch has a quick test"""
+    if all(q is None for q in subs): return None
+    tests, refuses = tuple(q[0] if q is not None else None for q in subs), tuple(_refuses(b, root) for b in branches)
+    def test(v) -> bool:
+        hit = False
+        for t, r in zip(tests, refuses):
+            if r(v): continue
+            if t is None or hit or not t(v): return False
+            hit = True
+        return hit
+    return test, frozenset().union(*(q[1] or _ANY_JSON for q in subs if q is not None))
+
+def _refuses(b, root):
+    """A test that is True only for a value branch `b` surely refuses: of a type it doesn't take, or an object without a
+    key it requires, or with a string other than the one it requires there (`const`); `_never` when it says none of these"""
+    if b is False: return lambda v: True
+    if isinstance(b, dict) and '$ref' in b:  # (the target applies in every draft; its siblings not in draft 7's)
+        b = _local_def(root, b['$ref']) if root is not None else None
+        if isinstance(b, dict) and '$ref' in b: b = None
+    if not isinstance(b, dict): return _never
+    ty, req, props = b.get('type'), b.get('required'), b.get('properties')
+    names = [ty] if type(ty) is str else ty if isinstance(ty, list) and all(type(t) is str for t in ty) else None
+    ts = frozenset(x for t in names for x in _MAY_PASS.get(t, (object,))) if names else None
+    if ts is not None and object in ts: ts = None  # (a type name no draft knows: nothing sure)
+    req = tuple(k for k in req if type(k) is str) if isinstance(req, list) else ()
+    tags = {k: c for k, ps in props.items() if isinstance(ps, dict) and (c := _one_string(ps)) is not None} if isinstance(props, dict) else {}
+    if ts is None and not req and not tags: return _never
+    def refuses(v) -> bool:
+        if ts is not None and type(v) not in ts: return True
+        if type(v) is not dict: return False
+        return any(k not in v for k in req) or any(type(x := v.get(k)) is str and x != c for k, c in tags.items())
+    return refuses
 
 def _any_of(tests: tuple):
     if len(tests) == 2:
