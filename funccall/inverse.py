@@ -14,11 +14,13 @@ is `str` whatever its `format`: what is sent is the caller's text, so nothing (n
 parse it into a `datetime` or `UUID` and write it out again differently. The tool's own schema stays with the function (`fn.__tool_schema__`), so
 `get_schema(fn)` gives back its descriptions, defaults and constraints exactly.
 
-Speed: building a tool does only what its signature needs; its code comes from a template compiled once per number
-of parameters, renamed for the tool. The first call compiles the validator and gives the tool code of its own
-that tests each argument inline (exact types, lengths, bounds, string enums as set membership, loops over arrays,
-key tests on objects), shared by every tool of the same shape. A call whose arguments are plain JSON values its
-schema certainly accepts goes straight to the dispatcher, as keywords; anything else goes the checked way.
+Speed and memory: building a tool does only what its signature needs (its `Parameter`s are made when something reads
+them); its code comes from a template compiled once per number of parameters, renamed for the tool. A call tests each
+argument it gives with a quick test made when that argument is first given (closures: exact types, lengths, bounds,
+plain patterns, string enums as set membership, local `$ref`s, as deep as values go); a tool called again and again
+gets code of its own with the tests written out, shared by every tool of the same shape. A call whose arguments are
+plain JSON values its schema certainly accepts goes straight to the dispatcher, as keywords; anything else goes the
+checked way, whose validator is compiled when a call first needs it.
 """
 from __future__ import annotations
 
