@@ -14,11 +14,13 @@ is `str` whatever its `format`: what is sent is the caller's text, so nothing (n
 parse it into a `datetime` or `UUID` and write it out again differently. The tool's own schema stays with the function (`fn.__tool_schema__`), so
 `get_schema(fn)` gives back its descriptions, defaults and constraints exactly.
 
-Speed: building a tool does only what its signature needs; its code comes from a template compiled once per number
-of parameters, renamed for the tool. The first call compiles the validator and gives the tool code of its own
-that tests each argument inline (exact types, lengths, bounds, string enums as set membership, loops over arrays,
-key tests on objects), shared by every tool of the same shape. A call whose arguments are plain JSON values its
-schema certainly accepts goes straight to the dispatcher, as keywords; anything else goes the checked way.
+Speed and memory: building a tool does only what its signature needs (its `Parameter`s are made when something reads
+them); its code comes from a template compiled once per number of parameters, renamed for the tool. A call tests each
+argument it gives with a quick test made when that argument is first given (closures: exact types, lengths, bounds,
+plain patterns, string enums as set membership, local `$ref`s, as deep as values go); a tool called again and again
+gets code of its own with the tests written out, shared by every tool of the same shape. A call whose arguments are
+plain JSON values its schema certainly accepts goes straight to the dispatcher, as keywords; anything else goes the
+checked way, whose validator is compiled when a call first needs it.
 """
 from __future__ import annotations
 
@@ -212,7 +214,7 @@ class _Annos:
             td.__total__ = not td.__optional_keys__
             if _TD_NS is not None and '__mutable_keys__' in _TD_NS: td.__mutable_keys__ = frozenset(annos)
             return td
-        key = (nm, title, tuple(annos.items()), required)
+        key = (nm, title, tuple(annos), tuple(annos.values()), required)  # (two tuples: a pair per field took twice the memory)
         try:
             if (td := _typeddicts.get(key)) is not None: return td
         except TypeError: key = None  # an annotation that can't be a key: made afresh
@@ -282,8 +284,12 @@ def mk_param(
     return Parameter(p.name, p.kind, default=p.default, annotation=p.annotation)  # (with `Parameter`'s checks: `pynm` is the caller's)
 
 def _param(orig: str, ps, required: bool, pynm: str | None, annos: _Annos, at: str) -> Parameter:
-    default = empty if required else ps.get('default') if isinstance(ps, dict) else None
-    return _trusted_parameter(pynm or orig, Parameter.POSITIONAL_OR_KEYWORD if required else Parameter.KEYWORD_ONLY, default, annos.anno(ps, at))
+    return _trusted_parameter(pynm or orig, *_kind_default(ps, required), annos.anno(ps, at))
+
+def _kind_default(ps, required: bool) -> tuple:
+    "A parameter's kind and default: a required one is positional, an optional one keyword-only, its default the schema's"
+    if required: return Parameter.POSITIONAL_OR_KEYWORD, empty
+    return Parameter.KEYWORD_ONLY, ps.get('default') if isinstance(ps, dict) else None
 
 def _trusted_parameter(nm: str, kind, default, anno) -> Parameter:
     "`Parameter(nm, kind, ...)` without its checks, a third of its cost (less than caching one): names here are sanitized already"
@@ -292,15 +298,38 @@ def _trusted_parameter(nm: str, kind, default, anno) -> Parameter:
     return p
 
 class _Parts(typing.NamedTuple):
-    "What a tool's schema gives a signature: its parameters, required first, with their property names and schemas"
-    sig: Signature
-    pynms: list    # the parameters' names, in the signature's order
-    origs: list    # the property names they stand for
-    schemas: list  # the properties' schemas
+    "What a tool's schema gives a signature: its parameters, required first, with their property names, schemas and annotations"
+    pynms: tuple   # the parameters' names, in the signature's order
+    origs: tuple   # the property names they stand for (`pynms` itself when every name is unchanged)
+    schemas: tuple # the properties' schemas
+    annos: tuple   # the parameters' annotations
     nreq: int      # how many come first as required
     name: str
     desc: str
     schema: dict
+
+    @property
+    def sig(self) -> Signature:
+        "The tool's signature, its parameters made when first read (see `_Signature`)"
+        sig = object.__new__(_Signature)
+        sig._parts, sig._return_annotation = self, Signature.empty
+        return sig
+
+class _Signature(Signature):
+    """A built tool's `Signature`, whose parameters are made when something first reads them: most built tools are
+    called, never inspected, and a `Parameter` each (in a mapping of their own) was a third of what a tool kept.
+    Made only by `_Parts.sig`; `replace()` and unpickling give one with its parameters made, as `Signature` does."""
+    __slots__ = ('_parts',)
+
+    def __getattr__(self, nm: str):  # (only for a slot not set: `_parameters` before its first reading)
+        if nm != '_parameters': raise AttributeError(nm)
+        p = self._parts
+        # names are unique and sanitized, and required ones come first: nothing left for `Signature` to validate
+        ps = (_trusted_parameter(py, *_kind_default(s, i < p.nreq), t) for i, (py, s, t) in enumerate(zip(p.pynms, p.schemas, p.annos)))
+        self._parameters = types.MappingProxyType({q.name: q for q in ps})  # (a plain dict: an `OrderedDict` takes twice the memory)
+        return self._parameters
+
+    def __repr__(self): return f'<Signature {self}>'  # (as `Signature` shows itself: a lazy one is no other kind of thing)
 
 def _parts(tool) -> _Parts:
     nm, desc, s = tool_parts(tool)
@@ -316,16 +345,11 @@ def _parts(tool) -> _Parts:
     nreq = len(pynms)
     for py, orig in py2orig.items():  # required first, each group in the schema's order
         if orig not in req: pynms.append(py); origs.append(orig)
-    schemas = [props.get(orig, True) for orig in origs]
-    ps = [_param(orig, ps, i < nreq, py, annos, f'/properties/{orig}') for i, (py, orig, ps) in enumerate(zip(pynms, origs, schemas))]
-    # names are unique and sanitized, and required ones come first: nothing left for `Signature` to validate
-    return _Parts(_trusted_signature(ps), pynms, origs, schemas, nreq, nm, desc, s)
-
-def _trusted_signature(ps: list) -> Signature:
-    "`Signature(ps)` without its checks, over a plain dict (an `OrderedDict` takes twice the memory, kept per tool)"
-    sig = object.__new__(Signature)
-    sig._parameters, sig._return_annotation = types.MappingProxyType({p.name: p for p in ps}), Signature.empty
-    return sig
+    pynms = tuple(pynms)
+    origs = pynms if pynms == (origs := tuple(origs)) else origs  # (kept per tool: one tuple when no name changed)
+    schemas = tuple(props.get(orig, True) for orig in origs)
+    ts = tuple(annos.anno(ps, f'/properties/{orig}') for orig, ps in zip(origs, schemas))
+    return _Parts(pynms, origs, schemas, ts, nreq, nm, desc, s)
 
 def schema2sig(
     tool,  # a tool in any format `tool_parts` takes
@@ -347,16 +371,17 @@ _JSON_TYPES = {'string': (str,), 'integer': (int,), 'number': (int, float), 'boo
                'array': (list,), 'object': (dict,)}
 _SCALAR_TYPES = frozenset((str, int, float, bool, _NoneType))
 _NOTHING = frozenset()
-_QUICK_DEPTH = 6  # nesting given a quick test; deeper values take the validator
+_QUICK_DEPTH = 12  # nesting given a quick test (a `$ref` followed is a level); deeper values take the validator
 
 def _never(v) -> bool: return False
 
 def _count(v) -> bool: return type(v) is int and v >= 0
 def _bound(v) -> bool: return type(v) in (int, float) and v == v  # not bool, not NaN
 
-def _quick(s, depth: int = 0):
+def _quick(s, depth: int = 0, root=None):
     """A test that is True only for a plain JSON value `s` certainly accepts, and the Python types it may accept; None
-    when no quick test is certain (the validator decides). False from the test means 'ask the validator'."""
+    when no quick test is certain (the validator decides). False from the test means 'ask the validator'. `root`: the
+    schema `s` is part of, whose `$defs` a `$ref` names (None: a `$ref` has no quick test)"""
     if s is True: return is_json, None
     if not isinstance(s, dict) or depth > _QUICK_DEPTH: return None
     ks = s.keys() & _ASSERTING
@@ -366,29 +391,127 @@ def _quick(s, depth: int = 0):
         ts = frozenset(x for t in ty for x in _JSON_TYPES[t])
         if ts <= _SCALAR_TYPES: return (lambda v: type(v) in ts), ts
         return (lambda v: type(v) in ts and is_json(v)), ts
-    if ty is None: return _quick_any(s, ks, depth)
-    rest = ks - {'type'}
-    if ty == 'string' and rest <= {'enum', 'const', 'minLength', 'maxLength'}: return _quick_string(s)
+    if ty is None: return _quick_any(s, ks, depth, root)
+    rest = ks - {'type'} - _any_names(s)
+    if ty == 'string' and rest <= {'enum', 'const', 'minLength', 'maxLength', 'pattern'}: return _quick_string(s)
     if ty in ('integer', 'number') and rest <= {'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'}: return _quick_number(s, ty)
+    if ty in ('integer', 'number') and rest == {'const'} and type(c := s['const']) in (int, float):
+        ts = frozenset(_JSON_TYPES[ty])
+        return (lambda v: type(v) in ts and v == c), ts
     if ty in ('boolean', 'null') and not rest: return _quick_type(_JSON_TYPES[ty][0])
-    if ty == 'array' and rest <= {'items', 'minItems', 'maxItems'}: return _quick_array(s, depth)
-    if ty == 'object' and rest <= {'properties', 'required', 'additionalProperties'}: return _quick_object(s, depth)
+    if ty == 'boolean' and rest == {'const'} and type(c := s['const']) is bool: return (lambda v: v is c), frozenset((bool,))
+    if ty == 'array' and rest <= {'items', 'minItems', 'maxItems'}: return _quick_array(s, depth, root)
+    if ty == 'object' and rest <= {'properties', 'required', 'additionalProperties'}: return _quick_object(s, depth, root)
     return None
 
-def _quick_any(s: dict, ks, depth: int):
+_NAMES = frozenset(('propertyNames',))
+
+def _any_names(s: dict) -> frozenset:
+    "`{'propertyNames'}` when `s` says no more of an object's keys than that they are strings (every JSON key is), else empty"
+    ns = s.get('propertyNames', _MISSING)
+    if ns is _MISSING: return _NOTHING
+    if ns is True or isinstance(ns, dict) and (ns.keys() & _ASSERTING <= {'type'}) and ns.get('type', 'string') == 'string': return _NAMES
+    return _NOTHING
+
+def _local_def(root, ref) -> dict | bool | None:
+    """The schema `$ref` points at in `root` ('#/$defs/Item', '#/properties/a/items'), else None: also when the way there
+    passes an `$id` (or draft 4's `id`), which may make `#` another document (where a property is named 'id' too: rare)"""
+    if type(ref) is not str or not ref.startswith('#/'): return None
+    node = root
+    for seg in ref[2:].split('/'):
+        if isinstance(node, list) and seg.isdigit() and int(seg) < len(node): node = node[int(seg)]; continue
+        if not isinstance(node, dict) or (node is not root and ('$id' in node or 'id' in node)): return None
+        if (node := node.get(_unescape(seg), _MISSING)) is _MISSING: return None
+    return node if isinstance(node, (dict, bool)) and not (isinstance(node, dict) and ('$id' in node or 'id' in node)) else None
+
+def _quick_any(s: dict, ks, depth: int, root=None):
+    if ks == {'$ref'} and root is not None and (t := _local_def(root, s['$ref'])) is not None:
+        if depth < _EAGER_REFS: return _quick(t, depth + 1, root)
+        return _later_ref(t, root), _ANY_JSON
     if ks == {'enum'} and isinstance(s['enum'], list) and s['enum'] and all(type(x) is str for x in s['enum']):
-        vs = frozenset(s['enum'])
-        return (lambda v: type(v) is str and v in vs), frozenset((str,))
+        return _one_of_strings(frozenset(s['enum']))
+    if ks == {'const'} and type(c := s['const']) is str: return (lambda v: type(v) is str and v == c), frozenset((str,))
     for k in ('anyOf', 'oneOf'):
         if ks == {k} and isinstance(s[k], list) and s[k]:
-            subs = [_quick(x, depth + 1) for x in s[k]]
-            if None in subs: return None
-            domains = [d for _, d in subs]
-            if None in domains: return None  # a branch that takes anything: a union of it says nothing quick
+            subs = [_quick(x, depth + 1, root) for x in s[k]]
+            domains = [q[1] for q in subs if q is not None]
+            if None in subs or None in domains:  # (None in domains: a branch that takes anything, a union of it says nothing quick)
+                return _one_of_sure(s[k], subs, root) if k == 'oneOf' else None
             # oneOf is anyOf when no value can match two branches: their Python types don't overlap
-            if k == 'oneOf' and sum(map(len, domains)) != len(frozenset().union(*domains)): return None
+            # or when each branch gives one key a string of its own (a discriminator: `{"type": {"const": "page"}}`, required)
+            if k == 'oneOf' and sum(map(len, domains)) != len(frozenset().union(*domains)) and not _tagged(s[k], root):
+                return _one_of_sure(s[k], subs, root)
             return _any_of(tuple(t for t, _ in subs)), frozenset().union(*domains)
     return None
+
+_EAGER_REFS = 2  # a `$ref` this deep or deeper gets its test when a value first reaches it (a recursive schema: as deep as values go)
+
+def _later_ref(t, root):
+    "The quick test of `$ref` target `t`, made when first run (False, for the validator to decide, when it has none)"
+    made = []
+    def test(v) -> bool:
+        if not made: made.append(q[0] if (q := _quick(t, 0, root)) is not None else _never)
+        try: return made[0](v)
+        except RecursionError: return False  # (refs that only name each other, or a value nested past the stack)
+    return test
+
+def _tagged(branches: list, root) -> bool:
+    "Whether no object can match two of `branches`: each requires one key to be its own string (`const`, or a one-string `enum`)"
+    tags = []  # per branch: key -> its string
+    for b in branches:
+        if isinstance(b, dict) and b.keys() & _ASSERTING == {'$ref'} and root is not None: b = _local_def(root, b['$ref'])
+        if not isinstance(b, dict) or not isinstance(props := b.get('properties'), dict) or not isinstance(req := b.get('required'), list):
+            return False
+        if '$ref' in b: return False  # (draft 7 reads a `$ref` alone, its siblings ignored)
+        tags.append({k: c for k in req if type(k) is str and isinstance(ps := props.get(k), dict) and (c := _one_string(ps)) is not None})
+    keys = set(tags[0]).intersection(*tags[1:])
+    return any(len({t[k] for t in tags}) == len(tags) for k in keys)
+
+def _one_string(s: dict) -> str | None:
+    "The one string `s` allows, when it says so with `const` or a one-item `enum` (any other keyword only narrows it)"
+    if '$ref' in s: return None  # (draft 7 reads a `$ref` alone, its siblings ignored)
+    if type(c := s.get('const')) is str: return c
+    if isinstance(e := s.get('enum'), list) and len(e) == 1 and type(e[0]) is str: return e[0]
+    return None
+
+# the Python types that may pass a `type`, for a test that a value surely fails it (1.0 is an integer)
+_MAY_PASS = {'string': (str,), 'integer': (int, float), 'number': (int, float), 'boolean': (bool,), 'null': (_NoneType,),
+             'array': (list,), 'object': (dict,)}
+
+def _one_of_sure(branches: list, subs: list, root):
+    """A oneOf's quick test when its branches may overlap: one branch's quick test passes the value, and every other
+    branch surely refuses it (see `_refuses`); anything else asks the validator. None when no branch has a quick test"""
+    if all(q is None for q in subs): return None
+    tests, refuses = tuple(q[0] if q is not None else None for q in subs), tuple(_refuses(b, root) for b in branches)
+    def test(v) -> bool:
+        hit = False
+        for t, r in zip(tests, refuses):
+            if r(v): continue
+            if t is None or hit or not t(v): return False
+            hit = True
+        return hit
+    return test, frozenset().union(*(q[1] or _ANY_JSON for q in subs if q is not None))
+
+def _refuses(b, root):
+    """A test that is True only for a value branch `b` surely refuses: of a type it doesn't take, or an object without a
+    key it requires, or with a string other than the one it requires there (`const`); `_never` when it says none of these"""
+    if b is False: return lambda v: True
+    if isinstance(b, dict) and '$ref' in b:  # (the target applies in every draft; its siblings not in draft 7's)
+        b = _local_def(root, b['$ref']) if root is not None else None
+        if isinstance(b, dict) and '$ref' in b: b = None
+    if not isinstance(b, dict): return _never
+    ty, req, props = b.get('type'), b.get('required'), b.get('properties')
+    names = [ty] if type(ty) is str else ty if isinstance(ty, list) and all(type(t) is str for t in ty) else None
+    ts = frozenset(x for t in names for x in _MAY_PASS.get(t, (object,))) if names else None
+    if ts is not None and object in ts: ts = None  # (a type name no draft knows: nothing sure)
+    req = tuple(k for k in req if type(k) is str) if isinstance(req, list) else ()
+    tags = {k: c for k, ps in props.items() if isinstance(ps, dict) and (c := _one_string(ps)) is not None} if isinstance(props, dict) else {}
+    if ts is None and not req and not tags: return _never
+    def refuses(v) -> bool:
+        if ts is not None and type(v) not in ts: return True
+        if type(v) is not dict: return False
+        return any(k not in v for k in req) or any(type(x := v.get(k)) is str and x != c for k, c in tags.items())
+    return refuses
 
 def _any_of(tests: tuple):
     if len(tests) == 2:
@@ -397,22 +520,55 @@ def _any_of(tests: tuple):
     return lambda v: any(t(v) for t in tests)
 
 def _string_rule(s: dict):
-    "A string schema's length bounds and allowed values (a frozenset, or None for any), or None when it says more than these"
-    lo, hi = s.get('minLength', 0), s.get('maxLength')
+    """A string schema's length bounds, allowed values (a frozenset, or None for any) and pattern (its compiled `search`,
+    or None), or None when it says more than these"""
+    lo, hi, find = s.get('minLength', 0), s.get('maxLength'), None
     if not _count(lo) or (hi is not None and not _count(hi)): return None
+    if 'pattern' in s:
+        if (plain := _plain_pattern(s['pattern'])) is None: return None
+        find, longest = plain
+        hi = longest if hi is None else min(hi, longest)  # (longer: the validator, with its own limits)
     vs = s['enum'] if 'enum' in s else [s['const']] if 'const' in s else None
     if vs is not None:
         if not isinstance(vs, list) or not all(type(x) is str for x in vs) or 'enum' in s and 'const' in s: return None
-        vs = frozenset(x for x in vs if lo <= len(x) and (hi is None or len(x) <= hi))
-    return lo, hi, vs
+        vs = frozenset(x for x in vs if lo <= len(x) and (hi is None or len(x) <= hi) and (find is None or find(x)))
+    return lo, hi, vs, find
+
+# A pattern the quick tests run themselves: `^`, then literals, escaped punctuation, `\d`, `\w` and classes of literals
+# and ranges (none negated), each maybe repeated (`*`, `+`, `?`, `{n}`, `{n,m}`), then `$` maybe. These mean the same in
+# ECMA 262 and Python's `re` once `$` is `\Z` and `\d`, `\w` are ASCII, and after `^` a search is linear with one
+# unbounded repeat, quadratic with two: `^#[0-9A-Fa-f]{6}$`, `^[A-Za-z0-9_]+$`, `^\d+:\d+$`. Anything else, or a string
+# longer than `_PATTERN_LONGEST` allows for its repeats: the validator
+# (no escaped backslash: a `\` is always an escape, so a repeat's `*`, `+` is one not after a `\`)
+_PLAIN_ATOM = r'(?:[A-Za-z0-9 _#@:/,=!%&\'"<>~`;-]|\\[dw.\-_/+*?()\[\]{}^$| #@:,=!%&\'"<>~`;]|\[(?:[A-Za-z0-9 _.#@:/,=]|\\[dw.\-_/]|-(?!-))+\])'
+_PLAIN_PATTERN = rf'\^(?:{_PLAIN_ATOM}(?:[*+?]|\{{[0-9]{{1,4}}(?:,[0-9]{{0,4}})?\}})?)*\$?'  # (compiled by `re` on first use)
+_PATTERN_LONGEST = {0: 1000, 1: 1000, 2: 200}  # the longest string a quick test searches, by the pattern's unbounded repeats
+
+def _plain_pattern(p) -> tuple | None:
+    "`search` of pattern `p` and the longest string to search, when `p` is plain (see `_PLAIN_PATTERN`); else None"
+    if type(p) is not str or not re.fullmatch(_PLAIN_PATTERN, p): return None
+    if (longest := _PATTERN_LONGEST.get(len(re.findall(r'(?<!\\)(?:[*+]|\{[0-9]+,\})', p)))) is None: return None
+    try: return re.compile(p[:-1] + r'\Z' if p.endswith('$') and not p.endswith('\\$') else p, re.ASCII).search, longest
+    except re.error: return None
 
 def _quick_string(s: dict):
     if (rule := _string_rule(s)) is None: return None
-    lo, hi, vs = rule
-    if vs is not None: return (lambda v: type(v) is str and v in vs), frozenset((str,))
+    lo, hi, vs, find = rule
+    if vs is not None: return _one_of_strings(vs)
+    if find is not None: return (lambda v: type(v) is str and lo <= len(v) <= hi and find(v) is not None), frozenset((str,))
     if hi is None and not lo: return (lambda v: type(v) is str), frozenset((str,))
     if hi is None: return (lambda v: type(v) is str and len(v) >= lo), frozenset((str,))
     return (lambda v: type(v) is str and lo <= len(v) <= hi), frozenset((str,))
+
+_STR = frozenset((str,))
+_string_sets: dict = {}
+
+def _one_of_strings(vs: frozenset) -> tuple:
+    "The quick test of a string among `vs`, and its type; one per set of strings, shared by every schema that lists them"
+    if (q := _string_sets.get(vs)) is None:
+        q = (lambda v: type(v) is str and v in vs), _STR
+        if len(_string_sets) < 4096: _string_sets[vs] = q  # (when full, a new set's test is its schema's own)
+    return q
 
 def _quick_number(s: dict, ty: str):
     lo, hi, xlo, xhi = (s.get(k) for k in ('minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'))
@@ -442,7 +598,7 @@ def _scalar_type_only(s) -> frozenset | None:
 
 _type_sets: dict = {}  # a `type` keyword's value -> its scalar Python types (empty: not only scalars)
 
-def _quick_array(s: dict, depth: int):
+def _quick_array(s: dict, depth: int, root=None):
     lo, hi = s.get('minItems', 0), s.get('maxItems')
     if not _count(lo) or (hi is not None and not _count(hi)): return None
     items = s.get('items', True)
@@ -452,23 +608,23 @@ def _quick_array(s: dict, depth: int):
             for x in v:
                 if type(x) not in ts: return False
             return True
-    elif (q := _quick(items, depth + 1)) is not None:
+    elif (q := _quick(items, depth + 1, root)) is not None:
         item = q[0]
         def ok(v) -> bool: return type(v) is list and all(map(item, v))
     else: return None
     if not lo and hi is None: return ok, frozenset((list,))
     return (lambda v: ok(v) and lo <= len(v) and (hi is None or len(v) <= hi)), frozenset((list,))
 
-def _quick_object(s: dict, depth: int):
+def _quick_object(s: dict, depth: int, root=None):
     props, req, add = s.get('properties', {}), s.get('required', []), s.get('additionalProperties', True)
     if not isinstance(props, dict) or not isinstance(req, list) or not all(type(k) is str for k in req): return None
     tests, plain = {}, {}  # plain: properties that need only their type, tested without a call
     for k, ps in props.items():
         if (ts := _scalar_type_only(ps)) is not None: plain[k] = ts; continue
-        if (q := _quick(ps, depth + 1)) is None: return None
+        if (q := _quick(ps, depth + 1, root)) is None: return None
         tests[k] = q[0]
     if add is False: other = _never
-    elif (q := _quick(add, depth + 1)) is None: return None
+    elif (q := _quick(add, depth + 1, root)) is None: return None
     else: other = q[0]
     ptypes, get, req = plain.get, tests.get, tuple(req)
     def test(v) -> bool:
@@ -497,7 +653,7 @@ def _root_is_quick(s: dict) -> bool:
 
 _ANY_JSON = frozenset((str, int, float, bool, _NoneType, list, dict))  # the types a JSON value has in Python
 
-def _arg_test(s) -> tuple[frozenset, Callable | None]:
+def _arg_test(s, root=None) -> tuple[frozenset, Callable | None]:
     """How an argument is tested quickly against its schema `s`: the Python types it may have, and a test for a value of
     one of them (None: the type is all there is to test), made of closures: nothing is compiled per argument"""
     if s is True or isinstance(s, dict) and not (s.keys() & _ASSERTING): return _ANY_JSON, is_json
@@ -506,7 +662,7 @@ def _arg_test(s) -> tuple[frozenset, Callable | None]:
     if ks and ks <= {'type', 'enum'} and s.get('type', 'string') == 'string' and isinstance(vs := s.get('enum'), list) and vs \
             and all(type(x) is str for x in vs):
         return frozenset((str,)), frozenset(vs).__contains__  # a string enum: a set lookup, in C
-    if (q := _quick(s)) is None: return _NOTHING, None  # no quick test: the validator decides
+    if (q := _quick(s, 0, root)) is None: return _NOTHING, None  # no quick test: the validator decides
     return q[1] or _ANY_JSON, q[0]
 
 _INLINE_PROPS = 8  # an object with more properties than this is tested by its quick test's function, not inline
@@ -549,14 +705,14 @@ class _Inline:
             self.add(ind, f'_type({v}) not in _SC and not _is_json({v})'); return True
         if not isinstance(s, dict) or depth > _QUICK_DEPTH: return False
         if (ts := _exact(s)): return self.types(ts, v, ind)
-        ty, rest = s.get('type'), s.keys() & _ASSERTING - {'type'}
+        ty, rest = s.get('type'), s.keys() & _ASSERTING - {'type'} - _any_names(s)
         if isinstance(ty, list) and not rest and ty and all(isinstance(t, str) and t in _JSON_TYPES for t in ty):
             self.add(ind, f'_type({v}) not in {self.const(frozenset(x for t in ty for x in _JSON_TYPES[t]))} or not _is_json({v})'); return True
         if ty is None:
             if rest == {'enum'} and isinstance(s['enum'], list) and s['enum'] and all(type(x) is str for x in s['enum']):
                 self.add(ind, f'_type({v}) is not _str or {v} not in {self.const(frozenset(s["enum"]))}'); return True
             return False
-        if ty == 'string' and rest <= {'enum', 'const', 'minLength', 'maxLength'}: return self.string(s, v, ind)
+        if ty == 'string' and rest <= {'enum', 'const', 'minLength', 'maxLength', 'pattern'}: return self.string(s, v, ind)
         if ty in ('integer', 'number') and rest <= {'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'}: return self.number(s, ty, v, ind)
         if ty == 'array' and rest <= {'items', 'minItems', 'maxItems'}: return self.array(s, v, ind, depth)
         if ty == 'object' and rest <= {'properties', 'required', 'additionalProperties'}: return self.object(s, v, ind, depth)
@@ -569,10 +725,11 @@ class _Inline:
 
     def string(self, s: dict, v: str, ind: int) -> bool:
         if (rule := _string_rule(s)) is None: return False
-        lo, hi, vs = rule
+        lo, hi, vs, find = rule
         if vs is not None: self.add(ind, f'_type({v}) is not _str or {v} not in {self.const(vs)}'); return True
         self.add(ind, ' or '.join([f'_type({v}) is not _str', *([f'_len({v}) < {self.const(lo)}'] if lo else []),
-                                   *([f'_len({v}) > {self.const(hi)}'] if hi is not None else [])]))
+                                   *([f'_len({v}) > {self.const(hi)}'] if hi is not None else []),
+                                   *([f'{self.const(find)}({v}) is None'] if find is not None else [])]))
         return True
 
     def number(self, s: dict, ty: str, v: str, ind: int) -> bool:
@@ -680,13 +837,27 @@ class _F(Exception):
 
 # --- callables ----------------------------------------------------------------------------------------
 
-_UNSET = object()  # what a generated function gets for an argument its caller left out
+class _Unset:
+    "The type of `_UNSET` alone: the loop of quick tests lets it through an optional argument's type test, and no caller's value"
+    __slots__ = ()
+
+_UNSET = _Unset()  # what a generated function gets for an argument its caller left out
+_LATER = frozenset((_Unset,))  # an optional argument's types before its quick test is made: only "not given" passes
 _or_unset_sets: dict = {}
+
+_shared_tuples: dict = {}
+
+def _shared(t: tuple) -> tuple:
+    "`t`, or the equal tuple another tool keeps (types of arguments: the few hundred shapes of a thousand tools)"
+    if (u := _shared_tuples.get(t)) is None:
+        u = t
+        if len(_shared_tuples) < 4096: _shared_tuples[t] = t  # (when full, new shapes are kept by their tools alone)
+    return u
 
 def _or_unset(ts: frozenset) -> frozenset:
     "`ts` and `type(_UNSET)`: the types an optional argument may have in the loop of quick tests (one set shared per `ts`)"
     if (u := _or_unset_sets.get(ts)) is None:
-        u = ts | {object}
+        u = ts | {_Unset}
         if len(_or_unset_sets) < 256: _or_unset_sets[ts] = u  # (sets of Python types: a few dozen at most)
     return u
 _COUNTED = 1000  # the most problems a bad call's check finds: the error counts them, and shows the first `MAX_SHOWN`
@@ -714,13 +885,17 @@ class _Checked:
     need is made when a call needs it: on the first call the quick test of each argument (see `_arg_test`), tried in a
     loop (`quick`); once the tool is called again and again, code of its own with the tests written out (`_inline_code`,
     compiled once per shape and shared); the validator, when a call fails a quick test."""
-    __slots__ = ('name', 'schema', 'disp', 'check', 'parts', 'renamed', 'optional', 'validator', 'fn', 'types', 'tests', 'calls', 'nullable')
+    __slots__ = ('disp', 'check', 'parts', 'renamed', 'optional', 'validator', 'fn', 'types', 'tests', 'calls', 'nullable',
+                 '__weakref__')
 
     def __init__(self, parts: _Parts, disp, check: bool):
-        self.name, self.schema, self.disp, self.check, self.parts, self.validator, self.fn = parts.name, parts.schema, disp, check, parts, None, None
+        self.disp, self.check, self.parts, self.validator, self.fn = disp, check, parts, None, None
         self.renamed = self.optional = self.types = self.tests = None  # made on the first call that needs them
         self.calls = 0
-        self.nullable: dict = {}  # optional property -> whether its schema takes null, found on the first null it gets
+        self.nullable: dict | None = None  # optional property -> whether its schema takes null, found on the first null it gets
+
+    name = property(lambda self: self.parts.name)  # (from its parts, not a slot of its own: a thousand tools keep one less each)
+    schema = property(lambda self: self.parts.schema)
 
     def _names(self):
         p = self.parts
@@ -736,6 +911,7 @@ class _Checked:
 
     def takes_null(self, k: str) -> bool:
         "Whether optional property `k`'s own schema takes null: asked with `{k: null}` alone, so no other key's problem counts"
+        if self.nullable is None: self.nullable = {}
         if (v := self.nullable.get(k)) is None:
             from ._jsonschema import key_path
             at = key_path('', k)
@@ -760,19 +936,43 @@ class _Checked:
         if self.check and not _root_is_quick(self.schema):  # a root that says more than its properties: the checked way
             fn.__globals__['_slow_args'] = self.checked
             return self.checked(extra, *args)
-        p = self.parts
-        tests = [_arg_test(ps) if self.check else (_ANY_JSON, is_json) for ps in p.schemas]  # unchecked: only what isn't JSON is converted
-        # an argument without a quick test (a `$ref`, a pattern, a `oneOf`) is checked alone by the validator: not the checked way
-        for i, (orig, (ts, _)) in enumerate(zip(p.origs, tests)):
-            if ts is _NOTHING and (c := self.validator_of().property_check(orig)) is not None: tests[i] = (_ANY_JSON, c)
-        self.types = [ts if i < p.nreq else _or_unset(ts) for i, (ts, _) in enumerate(tests)]
-        self.tests = [c for _, c in tests]
+        # an optional argument's test is made when it is first given: most calls leave most of them out
+        n = len(self.parts.schemas)
+        self.types, self.tests = (_LATER,) * n, (None,) * n
+        self._make(range(self.parts.nreq))
         fn.__globals__['_slow_args'] = self.quick
         return self.quick(extra, *args)
+
+    def _make(self, idx):
+        "The quick tests of the arguments at `idx`, in their places (tuples: tools of one shape share their types')"
+        types, tests = list(self.types), list(self.tests)
+        for i in idx:
+            ps = self.parts.schemas[i]
+            ts, c = _arg_test(ps, self.schema) if self.check else (_ANY_JSON, is_json)  # unchecked: only what isn't JSON is converted
+            # an argument without a quick test (a `$ref`, a pattern, a `oneOf`) is checked alone by the validator: not the checked
+            # way. The validator is compiled when such an argument is first given (most calls leave it out; it is most of the memory)
+            if ts is _NOTHING and self.check and isinstance(ps, (dict, bool)): ts, c = _ANY_JSON, self._alone(i)
+            types[i], tests[i] = ts if i < self.parts.nreq else _or_unset(ts), c
+        self.types, self.tests = _shared(tuple(types)), tuple(tests) if any(c is not None for c in tests) else _shared(tuple(tests))
+
+    def _made(self, args: tuple) -> bool:
+        "Whether an optional argument given in `args` for the first time had its quick test made now"
+        later = [i for i in range(self.parts.nreq, len(args)) if args[i] is not _UNSET and self.types[i] is _LATER]
+        if later: self._make(later)
+        return bool(later)
+
+    def _alone(self, i: int):
+        "The validator's check of argument `i` alone, compiled when first needed (it then stands in its test's place)"
+        made, me = [], weakref.ref(self)  # (a weak reference: the tool keeps no cycle, so dropping it frees it at once)
+        def check(v) -> bool:
+            if not made: made.append(me().validator_of().property_check(me().parts.origs[i]))
+            return made[0](v)
+        return check
 
     def inline(self, fn):
         "Give tool `fn` code of its own, its quick tests written out (see `_Inline`)"
         g, p = fn.__globals__, self.parts
+        if _LATER in self.types: self._make([i for i in range(p.nreq, len(p.schemas)) if self.types[i] is _LATER])
         g.update(_INLINE_GLOBALS, _disp=self.disp, _name=self.name, _slow_args=self.checked)
         schemas = p.schemas if self.check else [True] * len(p.schemas)  # unchecked: only what isn't plain JSON is converted
         alone = {i: c for i, ((ts, c), s) in enumerate(zip(zip(self.types, self.tests), schemas)) if _quick(s) is None and c is not None}
@@ -782,11 +982,15 @@ class _Checked:
         "A call tried against the quick tests in a loop, before the tool has code of its own; the checked way when one fails"
         self.calls += 1
         if self.calls >= _HOT and (fn := self.fn()) is not None: self.inline(fn)  # called often: worth its code (this call ends here)
-        if not extra:
-            for v, ts, c in zip(args, self.types, self.tests):  # an optional argument's types take `_UNSET`, a required one's don't
-                if type(v) not in ts or c is not None and v is not _UNSET and not c(v): break
-            else: return self.disp(self.name, **{orig: v for orig, v in zip(self.parts.origs, args) if v is not _UNSET})
+        if not extra and (self._passes(args) or self._made(args) and self._passes(args)):
+            return self.disp(self.name, **{orig: v for orig, v in zip(self.parts.origs, args) if v is not _UNSET})
         return self.checked(extra, *args)
+
+    def _passes(self, args: tuple) -> bool:
+        "Whether every argument passes its quick test"
+        for v, ts, c in zip(args, self.types, self.tests):  # an optional argument's types take `_UNSET`, a required one's don't
+            if type(v) not in ts or c is not None and v is not _UNSET and not c(v): return False
+        return True
 
     def checked(self, extra: dict, *args):
         "The checked way, from the tool's arguments in its parameters' order (`_UNSET` for one not given)"
@@ -853,7 +1057,7 @@ def mk_tool(
     fn = types.FunctionType(_named_code(_first_code(n, is_async), parts), g, None, (_UNSET,) * nreq or None)
     fn.__kwdefaults__ = dict.fromkeys(pynms[nreq:], _UNSET) or None
     fn.__signature__, fn.__doc__, fn.__name__, fn.__qualname__ = sig, parts.desc, name, name
-    fn.__annotations__ = {py: p.annotation for py, p in zip(pynms, sig.parameters.values())}
+    fn.__annotations__ = dict(zip(pynms, parts.annos))
     fn.__tool_schema__ = {'name': name, 'description': parts.desc, 'input_schema': s}  # what `get_schema` gives back
     checked.fn = weakref.ref(fn)
     return fn

@@ -115,3 +115,98 @@ def test_an_argument_without_a_quick_test_is_checked_alone_not_the_checked_way(m
     for bad in ({'item': {'sku': 'ab'}, 'key': 'k1'}, {'item': {'sku': 'AB'}, 'key': 'x'}, {'item': {}, 'key': 'k1'}):
         with pytest.raises(ToolInputError): fn(**bad)
     assert len(walked) == 3  # a bad call goes the checked way, which says what is wrong
+
+
+# --- the quick tests of a tool's first calls: lazily made, and sound on every shape they take ------------------------
+
+def _tree(depth: int, leaf) -> dict: return {'v': leaf} if depth == 0 else {'v': depth, 'kids': [_tree(depth - 1, leaf)]}
+
+DEFS = {'Pt': {'type': 'object', 'properties': {'x': {'type': 'number'}}, 'required': ['x']},
+        'Node': {'type': 'object', 'properties': {'v': {'type': 'integer'}, 'kids': {'type': 'array', 'items': {'$ref': '#/$defs/Node'}}},
+                 'required': ['v']},
+        'A': {'$ref': '#/$defs/B'}, 'B': {'$ref': '#/$defs/A'},
+        'Page': {'type': 'object', 'properties': {'type': {'const': 'page'}, 'id': {'type': 'string'}}, 'required': ['type', 'id']}}
+# (no null among the values: an optional argument's null whose schema takes none means "not given", a rule of its own)
+QUICK_CASES = {  # the shapes given quick tests for issue 22's memory (no validator compiled for a valid first call)
+    'local $ref': ({'$ref': '#/$defs/Pt'}, [{'x': 1}, {'x': 'a'}, {}, []]),
+    'keys named as strings': ({'type': 'object', 'propertyNames': {'type': 'string'}, 'additionalProperties': {'type': 'integer'}},
+                              [{'a': 1}, {'a': 'x'}, {}, []]),
+    'string const': ({'const': 'on'}, ['on', 'off', 1, ['on']]),
+    'number const': ({'type': 'number', 'const': 1}, [1, 1.0, 2, True, '1']),
+    'tagged oneOf': ({'oneOf': [{'$ref': '#/$defs/Page'}, {'type': 'object', 'properties': {'type': {'enum': ['db']}, 'id': {'type': 'string'}},
+                                                           'required': ['type']}]},
+                     [{'type': 'page', 'id': 'a'}, {'type': 'db'}, {'type': 'page'}, {'type': 'x'}, {}, 'page']),
+    'plain pattern': ({'type': 'string', 'pattern': '^#[0-9A-Fa-f]{6}$'}, ['#a0B1c2', '#a0B1c2\n', '#a0B1c', 'x#a0B1c2', '#٠١٢٣٤٥', 5]),
+    'two repeats': ({'type': 'string', 'pattern': '^\\d+:\\d+$', 'maxLength': 9}, ['16:9', '16:', '1:2\n', '١:٢', '1' * 8 + ':1', 'a:1']),
+    'boolean const': ({'type': 'boolean', 'const': True}, [True, False, 1]),
+    'pointer $ref': ({'type': 'array', 'items': {'$ref': '#/$defs/Pt/properties/x'}}, [[1, 2.5], ['a'], [None], 'x']),
+    'recursive $ref': ({'$ref': '#/$defs/Node'}, [_tree(30, 1), _tree(30, 'x'), _tree(3, 1), {'kids': []}]),  # (deeper than made at once)
+    'overlapping oneOf': ({'oneOf': [{'type': 'object', 'properties': {'page_id': {'type': 'string'}}, 'required': ['page_id']},
+                                     {'$ref': '#/$defs/Page'}, {'type': 'object', 'properties': {'type': {'const': 'ws'}}, 'required': ['type']},
+                                     {'type': 'string', 'pattern': '(a|b)+c'}, {'type': 'integer'}]},
+                          [{'page_id': 'a'}, {'page_id': 'a', 'type': 'ws'}, {'type': 'ws'}, {'type': 'page', 'id': 'x'},
+                           {'type': 'page', 'id': 'x', 'page_id': 'y'}, {'type': 'other'}, {}, 'abc', 'x', 1, 1.0, 1.5, True]),
+    'refs naming each other': ({'type': 'array', 'items': {'$ref': '#/$defs/A'}}, [[1], [], 'x']),
+}
+
+def _quick_tool(s) -> dict:
+    return {'name': 't', 'inputSchema': {'type': 'object', '$defs': DEFS, 'required': ['r'], 'properties': {'r': {'type': 'integer'}, 'v': s}}}
+
+@pytest.mark.parametrize('case', QUICK_CASES)
+def test_new_quick_tests_answer_valid_first_calls_and_agree_with_the_validator(case):
+    "A valid call is answered by the quick tests (no validator compiled), a bad one refused, first and once the tool has its code"
+    from funccall._jsonschema import compile_schema  # (the checked way's judge)
+    s, values = QUICK_CASES[case]
+    tool = _quick_tool(s)
+    quick = inverse._quick(s, 0, tool['inputSchema'])[0]
+    for v in values:
+        valid = compile_schema(tool['inputSchema']).is_valid({'r': 1, 'v': v})
+        fresh = mk_tool(disp, tool)
+        assert valid or not quick(v), v
+        if valid:  # the validator is compiled just when the quick test can't say yes (a branch without one: 'abc')
+            assert fresh(1, v=v) == {'r': 1, 'v': v} and (_checked(fresh).validator is None) == quick(v), v
+        else:
+            with pytest.raises(ToolInputError): fresh(1, v=v)
+        warm = mk_tool(disp, tool)
+        for _ in range(inverse._HOT + 1): warm(1)
+        if valid: assert warm(1, v=v) == {'r': 1, 'v': v}, v  # the tool's own code
+        else:
+            with pytest.raises(ToolInputError): warm(1, v=v)
+
+@pytest.mark.filterwarnings('ignore')  # (corpus schemas the validators say they read in part)
+def test_quick_tests_never_pass_what_the_corpus_schemas_refuse():
+    "Every corpus property with a quick test: a value it passes is one `jsonschema` accepts (a quick test may only say yes surely)"
+    import jsonschema
+    from corpus import load_corpus
+    from funccall._jsonschema import compile_schema
+    odd = [None, 0, 1, 1.5, -1, '', 'x', 'page', True, [], ['x'], [1], {}, {'type': 'page'}, {'x': 1}, {'a': None}, [{}]]
+    tested = 0
+    for _, t in load_corpus():
+        root = t['inputSchema']
+        try: check = jsonschema.validators.validator_for(root)(root)
+        except Exception: continue  # noqa: BLE001 - a schema jsonschema can't read: nothing to compare with
+        for k, ps in (root.get('properties') or {}).items():
+            if (q := inverse._quick(ps, 0, root)) is None: continue
+            for v in [*odd, *(x for x in (ps.get('enum') or [])[:2] if isinstance(ps, dict)), *([ps['default']] if isinstance(ps, dict) and 'default' in ps else [])]:
+                if q[0](v):
+                    tested += 1
+                    # the root with what it says of its properties alone (their refs may point anywhere in it), none required
+                    sub = {d: root[d] for d in ('$defs', 'definitions', '$schema', 'properties', 'type', '$id') if d in root}
+                    assert check.evolve(schema=sub).is_valid({k: v}), (t['name'], k, v)
+                    assert compile_schema(sub).is_valid({k: v}), (t['name'], k, v)  # and funccall's own validator
+    assert tested > 5000
+
+def test_an_optional_arguments_quick_test_is_made_when_it_is_first_given():
+    fn = mk_tool(disp, TOOL)
+    assert fn(q='x', n=2) == {'q': 'x', 'n': 2}
+    c = _checked(fn)
+    assert all(ts is inverse._LATER for ts in c.types[2:]) and c.validator is None  # left out: nothing made for them
+    assert fn(q='x', n=2, sort='asc') == {'q': 'x', 'n': 2, 'sort': 'asc'} and c.validator is None
+    assert c.types[c.parts.origs.index('sort')] is not inverse._LATER
+    with pytest.raises(ToolInputError, match=r"argument 'tags\[0\]'"): fn(q='x', n=2, tags=[1])
+
+def test_an_object_that_is_no_json_value_is_never_sent_for_an_optional_argument():
+    "(`_UNSET`, what the loop of quick tests lets through for an argument not given, has a type of its own)"
+    fn = mk_tool(disp, TOOL)
+    for _ in range(inverse._HOT + 1):
+        with pytest.raises(ToolInputError, match="argument 'sort'"): fn(q='x', n=2, sort=object())
