@@ -506,7 +506,7 @@ class _Object(_Part):
         if self.hi is not None and len(v) > self.hi: out.append(Problem(path, f"has {_n(len(v), 'key')}; allows at most {self.hi}"))
         for k in self.req:
             if k not in v: out.append(_new(Problem, (path, f"missing required key {k!r}")))
-        for k, needs in self.dep_req.items():
+        for k, needs in self.dep_req.items() if self.dep_req else ():
             if k in v:
                 for n in needs:
                     if n not in v: out.append(Problem(path, f"has key {k!r}, so it needs key {n!r} too"))
@@ -622,9 +622,11 @@ class _Array(_Part):
     def errs(self, v, path, out, limit):
         if self.lo and len(v) < self.lo: out.append(Problem(path, f"has {_n(len(v), 'item')}; needs at least {self.lo}"))
         if self.hi is not None and len(v) > self.hi: out.append(Problem(path, f"has {_n(len(v), 'item')}; allows at most {self.hi}"))
+        prefix, items = self.prefix, self.items
+        n = len(prefix)
         for i, x in enumerate(v):
             if len(out) >= limit: return
-            s = self.prefix[i] if i < len(self.prefix) else self.items
+            s = prefix[i] if i < n else items
             if s is not None and not s.ok(x):
                 if s.schema is False: out.append(Problem(path, f"has {_n(len(v), 'item')}; allows at most {len(self.prefix)}")); break
                 s.errs(x, f'{path}[{i}]', out, limit)
