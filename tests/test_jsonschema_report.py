@@ -24,6 +24,8 @@ def _bad_values(s: dict) -> list:
     # nested objects: each property an object of wrong values for its own properties
     out.append({k: {kk: _wrong(xx) for kk, xx in x['properties'].items()} for k, x in props.items()
                 if isinstance(x, dict) and isinstance(x.get('properties'), dict)})
+    # arrays: an item of the wrong type among right-looking ones
+    out.append({k: [_wrong(x['items']), 'x', 1] for k, x in props.items() if isinstance(x, dict) and isinstance(x.get('items'), dict)})
     return out
 
 def _schemas() -> list:
