@@ -5,7 +5,7 @@
 The case is a realistic tool's arguments: ten parameters (four scalars, an array of integers, an array of strings
 with a default, a free-form object, an object with two properties, a string enum, a date-time string). Timed:
 compiling the schema, checking a valid argument dict (`is_valid`), an invalid one, and every problem of an invalid
-one as text (what a model reads back): funccall's `problems`, jsonschema's and jsonschema-rs's `iter_errors`, and
+one as text (what a model reads back): funccall's `problems` (and a built tool's `ToolInputError` text), jsonschema's and jsonschema-rs's `iter_errors`, and
 pydantic-core's `ValidationError` text for a TypedDict of the same rules (strict, extra keys forbidden), which is the
 target. Then the corpus of real MCP tools (`tests/data/mcp_corpus/`): each tool's arguments with one property given a
 value of a type its schema forbids (a number for text, else text), every problem as text, funccall beside jsonschema-rs (pydantic has no validator
@@ -25,6 +25,7 @@ from jsonschema import Draft202012Validator
 from pydantic import ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import Annotated, NotRequired, TypedDict
 
+from funccall import ToolInputError, mk_tool
 from funccall._jsonschema import compile_schema
 from _timing import cpu_us
 
@@ -93,6 +94,12 @@ def corpus_reports() -> tuple[float, float, int]:
     theirs = sum(_us(lambda v=v, b=b: '\n'.join(str(e) for e in v.iter_errors(b)), 50, 5) for _, v, b in cases)
     return ours / 1e6, theirs / 1e6, len(cases)
 
+def refusal_text(tool) -> str:
+    "What a built tool's refusal of BAD tells the model: `ToolInputError`'s text"
+    try: tool(**BAD)
+    except ToolInputError as e: return str(e)
+    raise AssertionError('BAD was accepted')
+
 def main():
     ours, js, rs = compile_schema(SCHEMA), Draft202012Validator(SCHEMA), jsonschema_rs.validator_for(SCHEMA, validate_formats=False)
     fast = _valid(fastjsonschema.compile({**SCHEMA, '$schema': 'http://json-schema.org/draft-07/schema#'}))
@@ -118,6 +125,10 @@ def main():
     a, e = rows[3][1], rows[3][5]
     print(f"\nevery problem as text: funccall / pydantic-core {a / e:.2f} (target <= 1: {'yes' if a <= e else 'NO'}); "
           f"/ jsonschema-rs {a / rows[3][3]:.2f}")
+    tool = mk_tool(lambda name, **kw: kw, {'name': 'search', 'description': 'Search', 'input_schema': SCHEMA})
+    refused, pyd = _us(lambda: refusal_text(tool), 3_000), _us(lambda: pyd_text(BAD), 3_000)
+    print(f"a built tool's refusal of the same arguments (the ToolInputError text): funccall {refused:.2f} µs, pydantic-core "
+          f"{pyd:.2f} µs, ratio {refused / pyd:.2f}")
     ours_c, rs_c, n = corpus_reports()
     print(f"corpus, {n} tools with one argument wrong, every problem as text: funccall {ours_c * 1e3:.2f} ms, jsonschema-rs "
           f"{rs_c * 1e3:.2f} ms, ratio {ours_c / rs_c:.2f}")

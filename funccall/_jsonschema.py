@@ -19,6 +19,8 @@ where. `is_valid`, the path every good call takes, is one generated Python funct
 (type, enum, const, numbers, lengths, patterns, items, properties, required, additionalProperties, `$ref`) inlined
 six levels deep and anything else a call into the tree; generating it costs a few hundred µs once, on the first call.
 The JSON Schema Test Suite runs through both paths, and a test checks that they agree.
+A report (`problems`) walks the tree; from the second report of an object with a few properties on, generated code
+finds which of its keys fail (the walk then reports only those, in the value's order, as it would have found them).
 
 Drafts: 2020-12 unless the schema's `$schema` (or `draft=`) says draft 4, 6 or 7, which get draft 7's rules (`$ref`
 ignores its siblings, `items` as a list with `additionalItems`, `dependencies`, `definitions`). 2019-09 is read as
@@ -57,6 +59,8 @@ from urllib.parse import unquote, urldefrag, urljoin
 from ._expect import expected
 from ._inputs import Problem, short
 from ._warnings import SchemaWarning, caller_level
+
+_new = tuple.__new__  # `_new(Problem, (path, message))`: a Problem without `Problem(...)`'s Python-level `__new__` (reports make many)
 
 try: from re import _parser as _sre  # the stdlib's own regex parser, to measure a pattern's backtracking risk
 except ImportError: import sre_parse as _sre  # Python 3.10
@@ -260,16 +264,16 @@ class _Node:
         if self._words is None: self._words = expected(self.schema, self.comp.resolve_schema)
         return self._words
 
-    def errs(self, v, path: str, out: list, limit: int):
-        "Append what is wrong with `v` (which fails `ok`) to `out`"
+    def errs(self, v, path: str, out: list, limit: int) -> bool | None:
+        "Append what is wrong with `v` (which fails `ok`) to `out`; True when that is `v` as a whole, nothing below it failing"
         if self.pending: self.pending()
         n = len(out)
         t = type(v)
         if t is not dict and t is not list and not isinstance(v, (dict, list, tuple)):  # a scalar fails as a whole: one problem
             if self._oneofs is None: self._oneofs = [p for p in self.parts if isinstance(p, _OneOf)]
             many = next((p for p in self._oneofs if not p.ok(v) and p.matches(v) > 1), None) if self._oneofs else None
-            out.append(Problem(path, many.too_many(v) if many else f"expected {self.words}, got {short(v)}"))
-            return
+            out.append(_new(Problem, (path, many.too_many(v) if many else f"expected {self._words or self.words}, got {short(v)}")))
+            return True
         for p in self.parts:
             if len(out) >= limit: return
             tp = type(p)
@@ -279,7 +283,9 @@ class _Node:
             elif not p.ok(v):
                 p.errs(v, path, out, limit)
                 if tp is _Type: return  # the wrong kind of value: the rest would only repeat it
-        if len(out) == n: out.append(Problem(path, f"expected {self.words}, got {short(v)}"))
+        if len(out) == n:
+            out.append(_new(Problem, (path, f"expected {self._words or self.words}, got {short(v)}")))
+            return True
 
     def evp(self, v):
         "Keys of object `v` this (passing) schema evaluated: a set, or _ALL"
@@ -302,7 +308,7 @@ class _Node:
 class _Part:
     "One keyword (or group of keywords) of a schema"
     ok = staticmethod(_true)
-    def errs(self, v, path, out, limit): out.append(Problem(path, f"expected {self.node.words}, got {short(v)}"))
+    def errs(self, v, path, out, limit): out.append(_new(Problem, (path, f"expected {self.node.words}, got {short(v)}")))
     def evp(self, v): return set()
     def evi(self, v): return set()
 
@@ -316,7 +322,7 @@ class _Type(_Part):
         self.node, self.names, fs = node, names, [_TYPES[t] for t in names]
         if 'integer' in names and 'number' in names: fs.remove(_is_int)
         self.ok = fs[0] if len(fs) == 1 else lambda v: any(f(v) for f in fs)
-    def errs(self, v, path, out, limit): out.append(Problem(path, f"expected {self.node.words}, got {short(v)}"))
+    def errs(self, v, path, out, limit): out.append(_new(Problem, (path, f"expected {self.node.words}, got {short(v)}")))
 
 class _Enum(_Part):
     def __init__(self, node, values: list):
@@ -499,22 +505,30 @@ class _Object(_Part):
         if self.lo and len(v) < self.lo: out.append(Problem(path, f"has {_n(len(v), 'key')}; needs at least {self.lo}"))
         if self.hi is not None and len(v) > self.hi: out.append(Problem(path, f"has {_n(len(v), 'key')}; allows at most {self.hi}"))
         for k in self.req:
-            if k not in v: out.append(Problem(path, f"missing required key {k!r}"))
-        for k, needs in self.dep_req.items():
+            if k not in v: out.append(_new(Problem, (path, f"missing required key {k!r}")))
+        for k, needs in self.dep_req.items() if self.dep_req else ():
             if k in v:
                 for n in needs:
                     if n not in v: out.append(Problem(path, f"has key {k!r}, so it needs key {n!r} too"))
         if self.lean:  # properties, required, additionalProperties: one lookup per key, the rest only for what fails
             get, extra = self.props.get, self.extra
-            for k, x in v.items():
+            if (bad := self.failing(v)) is not None:
+                if len(bad) < 2:  # none, or one: no need to find it among the others
+                    if bad: self.report(bad[0], v[bad[0]], path, out, limit)
+                    return
+                left = len(bad)
+                for k, x in v.items():
+                    if k in bad:
+                        if len(out) >= limit: return
+                        self.report(k, x, path, out, limit)
+                        if (left := left - 1) == 0: return
+                return
+            for k, x in v.items():  # no generated code (yet): each key asked here, in the order reported
                 if (s := get(k)) is None:
                     if extra is None or extra.ok(x): continue
-                    if len(out) >= limit: return
-                    if extra.schema is False: out.append(Problem(path, _unexpected(k, self.props)))
-                    else: extra.errs(x, key_path(path, k), out, limit)
-                elif not s.ok(x):
-                    if len(out) >= limit: return
-                    s.errs(x, key_path(path, k), out, limit)
+                elif s.ok(x): continue
+                if len(out) >= limit: return
+                self.report(k, x, path, out, limit)
             return
         for k, x in v.items():
             if len(out) >= limit: return
@@ -534,6 +548,27 @@ class _Object(_Part):
         for k, s in self.dep_schemas.items():
             if len(out) >= limit: return
             if k in v and not s.ok(v): s.errs(v, path, out, limit)
+
+    def report(self, k, x, path: str, out: list, limit: int):
+        "Append what is wrong with key `k`'s value `x`, which fails `properties` or `additionalProperties` (lean objects)"
+        if (s := self.props.get(k)) is not None: s.errs(x, key_path(path, k), out, limit)
+        elif self.extra.schema is False: out.append(_new(Problem, (path, _unexpected(k, self.props))))
+        else: self.extra.errs(x, key_path(path, k), out, limit)
+
+    _failing, _reports = None, 0  # the generated finder of failing keys (lean objects), made on the second report
+
+    def failing(self, v: dict):
+        """The keys of `v` whose values fail `properties` or `additionalProperties` (a lean object's), found by generated
+        code from the object's second report on; None before, or when the stack runs out (the walk then asks key by key,
+        in order, and stops where it stopped before)"""
+        if (f := self._failing) is None:
+            self._reports += 1
+            # a one-off refusal compiles nothing, nor does an object of a few properties: asking each costs no more
+            if self._reports < 2 or len(self.props) < _FINDER: return None
+            f = self._failing = _failing_keys(self)
+        try: bad = f(v)
+        except RecursionError: return None
+        return set(bad) if bad is not None and len(bad) > 8 else bad
 
     def evp(self, v):
         if self.extra is not None: return _ALL
@@ -587,9 +622,11 @@ class _Array(_Part):
     def errs(self, v, path, out, limit):
         if self.lo and len(v) < self.lo: out.append(Problem(path, f"has {_n(len(v), 'item')}; needs at least {self.lo}"))
         if self.hi is not None and len(v) > self.hi: out.append(Problem(path, f"has {_n(len(v), 'item')}; allows at most {self.hi}"))
+        prefix, items = self.prefix, self.items
+        n = len(prefix)
         for i, x in enumerate(v):
             if len(out) >= limit: return
-            s = self.prefix[i] if i < len(self.prefix) else self.items
+            s = prefix[i] if i < n else items
             if s is not None and not s.ok(x):
                 if s.schema is False: out.append(Problem(path, f"has {_n(len(v), 'item')}; allows at most {len(self.prefix)}")); break
                 s.errs(x, f'{path}[{i}]', out, limit)
@@ -1025,6 +1062,36 @@ def _generate(n: _Node):
     exec(compile(src, '<funccall._jsonschema check>', 'exec'), g.ns)
     return g.ns['is_valid']
 
+_FINDER = 4  # the fewest properties of an object whose failing keys generated code finds
+
+def _none(v): return None
+
+def _failing_keys(p: _Object):
+    """One Python function listing the keys of a dict that fail lean object `p`'s `properties` (those of a plain type
+    tested inline, the others by a generated check each) or its `additionalProperties`: what `_Object.errs` reports"""
+    g, body = _Gen(), []
+    for k, s in p.props.items():
+        if s.pending: s.pending()
+        if s.ok is _true: continue
+        y = g.name('x')
+        if (c := g.cond(s, y)) is None:  # more than a type: a function of its own, its checks written out
+            f = g.name('_p')
+            g.out(0, f'def {f}({y}):')
+            g.node(s, y, 1, 1)
+            g.out(1, 'return True')
+            c = f'{f}({y})'
+        body += [f'    {y} = x0.get({k!r}, _M)', f'    if {y} is not _M and not ({c}): b.append({k!r})']
+    if (x := p.extra) is not None:
+        if x.pending: x.pending()
+        if x.ok is not _true:
+            known = g.const(frozenset(p.props))
+            body.append(f'    if not {known}.issuperset(x0): b += [k for k in x0 if k not in {known}]' if x.schema is False else
+                        f'    if not {known}.issuperset(x0): b += [k for k, x in x0.items() if k not in {known} and not {g.const(x.ok)}(x)]')
+    src = '\n'.join([*g.lines, 'def failing(x0):', '    b = []', *body, '    return b'])
+    try: exec(compile(src, '<funccall._jsonschema report>', 'exec'), g.ns)  # as in `_generate`: only names it made go in
+    except (RecursionError, SyntaxError, MemoryError): return _none  # past the generator's limits: the walk asks each key
+    return g.ns['failing']
+
 # --- the public face ---------------------------------------------------------------------------------------
 
 _TOO_DEEP = 'is nested too deeply to check (more levels than the interpreter can follow)'
@@ -1093,11 +1160,11 @@ class Validator:
             n = self._root()
             if self.is_valid(v): return []  # the generated check first: a valid value costs no walk
             out = []
-            n.errs(v, path, out, limit)
+            whole = n.errs(v, path, out, limit)
             # the walk reports only what fails, but for the value as a whole when nothing below it did: then the generated
             # check may have said False for running out of stack, which the tree tells apart (raising RecursionError)
-            if len(out) == 1 and out[0].path == path and n.ok(v): return []
-            return out[:limit]
+            if whole and len(out) == 1 and n.ok(v): return []
+            return out if len(out) <= limit else out[:limit]
         except RecursionError: return [Problem(path, _TOO_DEEP)]
 
     def __repr__(self): return f"Validator({self.expected})"

@@ -921,13 +921,13 @@ class _Checked:
     def not_given(self, kw: dict) -> dict:
         """`kw` without the nulls that mean "not given": every optional property's whose schema takes no null, however many
         (where the schema takes null, null is a value: it is sent, as `call_func` passes `None` to an annotation that takes it)"""
+        if None not in kw.values(): return kw  # (no null at all: the usual call, refused or not)
         drop = [k for k in self.optional if k in kw and kw[k] is None and not self.takes_null(k)]
         return {a: v for a, v in kw.items() if a not in drop} if drop else kw
 
     def problems(self, kw: dict) -> list:
         "Every problem with `kw`, up to `_COUNTED` (the error counts them); the generated check first: most calls are valid"
-        v = self.validator_of()
-        return [] if v.is_valid(kw) else v.problems(kw, '', _COUNTED)
+        return self.validator_of().problems(kw, '', _COUNTED)
 
     def first(self, extra: dict, *args):
         "The tool's first call: its quick tests made and tried (its shape's code taken at once when made already)"
@@ -1004,7 +1004,7 @@ class _Checked:
             else: kw[k] = v  # a property by its own name ('approval-policy'), or an extra key: the schema decides
         bad = []
         for k, v in kw.items():
-            if not is_json(v):
+            if type(v) not in _SCALAR_TYPES and not is_json(v):  # (a scalar of an exact JSON type is JSON: no call to ask)
                 try: kw[k] = jsonable(v)
                 except (TypeError, ValueError, RecursionError) as e:
                     bad.append(k)
@@ -1023,7 +1023,7 @@ class _Checked:
                     for at in nulls[:_ONE_BY_ONE]:
                         kw2 = _without_nulls(kw, {at}, '')
                         if set(found2 := self.problems(kw2)) < set(found): kw, found = kw2, found2
-            problems += [p for p in found if not any(f"key {k!r}" in p.message and not p.path for k in bad)]
+            problems += [p for p in found if not any(f"key {k!r}" in p.message and not p.path for k in bad)] if bad else found
         if problems: raise ToolInputError.of(self.name, problems, len(problems) >= _COUNTED)
         return self.disp(self.name, **kw)
 

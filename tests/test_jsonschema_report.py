@@ -1,0 +1,58 @@
+"""The report of a bad value (`Validator.problems`) is the same whichever way it is found: the walk that asks each key's
+check in turn (every object's first report), or the generated code that finds an object's failing keys (from its
+second report on), over the real tool schemas of the corpus (`tests/data/mcp_corpus/`) given wrong arguments."""
+import warnings
+
+import pytest
+from corpus import load_corpus
+
+import funccall._jsonschema as js
+from funccall._jsonschema import compile_schema
+
+def _wrong(s):
+    "A value of a type property schema `s` doesn't ask for: the mistakes models make (a number for text, text for the rest)"
+    t = s.get('type') if isinstance(s, dict) else None
+    return 12345 if t == 'string' or (isinstance(t, list) and 'string' in t) else 'wrong'
+
+def _bad_values(s: dict) -> list:
+    "Wrong arguments for root schema `s`: nothing at all, one property wrong, every property wrong plus a key no one asked for"
+    props = s.get('properties') if isinstance(s.get('properties'), dict) else {}
+    out = [{}, {'zz_unknown': [1, {'a': None}]}]
+    out += [{k: _wrong(x)} for k, x in props.items()]
+    every = {k: _wrong(x) for k, x in props.items()}
+    out += [{**every, 'zz_unknown': 1}, dict(reversed([*every.items(), ('zz_unknown', 1)]))]
+    # nested objects: each property an object of wrong values for its own properties
+    out.append({k: {kk: _wrong(xx) for kk, xx in x['properties'].items()} for k, x in props.items()
+                if isinstance(x, dict) and isinstance(x.get('properties'), dict)})
+    # arrays: an item of the wrong type among right-looking ones
+    out.append({k: [_wrong(x['items']), 'x', 1] for k, x in props.items() if isinstance(x, dict) and isinstance(x.get('items'), dict)})
+    return out
+
+def _schemas() -> list:
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        return [(f"{server}/{t['name']}", t['inputSchema']) for server, t in load_corpus() if isinstance(t.get('inputSchema'), dict)]
+
+def _reports(s: dict, values: list, limit: int) -> list:
+    "Each value's problems, from one validator of `s` (so each object's second and later reports may use generated code)"
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        v = compile_schema(s)
+        return [v.problems(x, limit=limit) for x in values]
+
+@pytest.mark.parametrize('limit', [10, 2])
+def test_generated_finder_reports_what_the_walk_reports(monkeypatch, limit):
+    cases = [(nm, s, _bad_values(s)) for nm, s in _schemas()]
+    monkeypatch.setattr(js, '_FINDER', 10**9)  # no generated finder: every report by the walk, key by key
+    walked = [_reports(s, values * 2, limit) for _, s, values in cases]
+    monkeypatch.setattr(js, '_FINDER', 1)  # every object of a property or more, from its second report on
+    made = 0
+    for (nm, s, values), want in zip(cases, walked):
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            v = compile_schema(s)
+            got = [v.problems(x, limit=limit) for x in values * 2]  # the second round: generated code where it was made
+        assert got == want, nm
+        assert [bool(p) for p in got] == [not v.is_valid(x) for x in values * 2], nm
+        made += any(isinstance(p, js._Object) and p._failing not in (None, js._none) for n in v._comp.memo.values() for p in n.parts)
+    assert made > 500  # the generated finder really ran, on most of the corpus's tools
