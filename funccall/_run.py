@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from ._types import is_callable_object
 
-__all__ = ['is_async', 'loop_running', 'run_sync', 'to_thread', 'call_tool', 'set_max_workers', 'WorkersExhausted']
+__all__ = ['is_async', 'loop_running', 'run_sync', 'to_thread', 'in_threads', 'call_tool', 'set_max_workers', 'WorkersExhausted']
 
 def is_async(
     f,  # a tool, hook or middleware
@@ -231,3 +231,24 @@ async def to_thread(
     except asyncio.CancelledError:
         _workers.abandon(job)
         raise
+
+def in_threads(
+    fns: list,   # sync callables of no arguments
+    limit: int,  # at most this many run at once
+):               # yields (index, the `concurrent.futures.Future` of its outcome), as each ends
+    """Run sync callables in worker threads from sync code, each in a copy of the caller's context, and yield their
+    outcomes as they end: no event loop, and a finished call wakes the caller once, not a loop's selector. A job the pool
+    can't start ends at once with `WorkersExhausted`"""
+    done = queue.SimpleQueue()
+    todo = iter(enumerate(fns))
+    def start() -> bool:
+        if (nxt := next(todo, None)) is None: return False
+        i, fn = nxt
+        ctx = contextvars.copy_context()
+        _workers.submit(lambda: ctx.run(fn)).fut.add_done_callback(lambda f: done.put((i, f)))
+        return True
+    running = sum(start() for _ in range(min(max(1, limit), len(fns))))
+    while running:
+        i, f = done.get()
+        running += start() - 1
+        yield i, f

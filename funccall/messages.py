@@ -28,7 +28,7 @@ from typing import Iterable, NamedTuple
 
 from . import content
 from ._json import jsonable
-from ._run import run_sync
+from ._run import loop_running, run_sync
 from .providers import provider_name
 from .tools import Toolbox, ToolResult, as_toolbox, to_text
 
@@ -276,7 +276,8 @@ def run_tool_calls(
     calls, p = _calls(response, provider, others)
     searched, callers = _native(toolbox, response, provider)
     if not calls: return ToolMessages(searched, provider=p)
-    res = run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls')
+    if loop_running(): run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls')  # raises
+    res = toolbox.batch(calls, injected=injected)
     return _with_native(_answer(calls, res, p), searched, callers)
 
 async def run_tool_calls_async(
