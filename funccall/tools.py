@@ -15,7 +15,7 @@ name, call expressions, and batches of calls run concurrently.
 """
 from __future__ import annotations
 
-import inspect, json, os, re, reprlib, time, warnings
+import contextlib, inspect, json, os, re, reprlib, time, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -838,11 +838,13 @@ class Toolbox(ToolHolder):
     ) -> list[ToolResult]:           # one result per call, in order
         "Run many tool calls concurrently: async tools awaited, sync tools in threads; one failure never loses the others"
         import asyncio  # (imported when first needed: not by `import funccall`)
-        sem = asyncio.Semaphore(max_concurrency or self.max_concurrency)
+        calls, limit = list(calls), max_concurrency or self.max_concurrency
+        sem = asyncio.Semaphore(limit) if len(calls) > limit else contextlib.nullcontext()  # (all at once: nobody waits for a slot)
         timeout = self.timeout if timeout is None else timeout
         async def one(c) -> ToolResult:
             name, args, call_id = (*c, None)[:3]
             async with sem:
+                if timeout is None: return await self.acall(name, args, call_id, injected)  # what `wait_for` does without a deadline
                 try: return await asyncio.wait_for(self.acall(name, args, call_id, injected), timeout)
                 except asyncio.TimeoutError:  # a sync tool's thread can't be stopped: it finishes in the background
                     e = ToolTimeout(f"tool {name!r} did not finish within {timeout:g} s")
