@@ -176,9 +176,11 @@ def _gemini_response(r: ToolResult) -> dict:
     if r.call_id and not r.call_id.startswith(_made): d = {'id': r.call_id, **d}  # the API never saw a made-up id
     return d
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})  # values that hold no media (`content.parts` of them is None)
+
 def _parts(r: ToolResult) -> list | None:
     "The result's text and media parts, when it holds media (and succeeded)"
-    return content.parts(r.value, to_text) if r.ok else None
+    return content.parts(r.value, to_text) if r.ok and type(r.value) not in _PLAIN else None
 
 def _chat(rs: list, kinds: dict) -> list[dict]:
     # Chat Completions takes only text in a tool message: media follow, after all the tool messages, in one user message

@@ -39,6 +39,7 @@ class ToolTimeout(TimeoutError):
     "A tool did not finish within its `timeout` (or a batch's): the call's result is a failure of kind 'timeout'"
 
 _encode = json.JSONEncoder(ensure_ascii=False).encode  # `json.dumps(..., ensure_ascii=False)` makes an encoder per call
+_NUMBERS = frozenset({int, float, bool, type(None)})
 
 def to_text(
     v,                      # a tool's result
@@ -46,6 +47,7 @@ def to_text(
 ) -> str:                   # what the model reads
     "A tool result as text for the model: strings as they are, data as JSON, anything else as its `str`"
     if isinstance(v, str): s = v
+    elif type(v) in _NUMBERS: s = _encode(v)  # (what `jsonable` leaves as it is, and holds no media)
     elif (ps := content.parts(v, to_text)) is not None: s = content.text_of(ps)
     else:
         try: s = _encode(jsonable(v))
