@@ -239,16 +239,21 @@ def in_threads(
     """Run sync callables in worker threads from sync code, each in a copy of the caller's context, and yield their
     outcomes as they end: no event loop, and a finished call wakes the caller once, not a loop's selector. A job the pool
     can't start ends at once with `WorkersExhausted`"""
-    done = queue.SimpleQueue()
-    todo = iter(enumerate(fns))
+    done, todo, jobs = queue.SimpleQueue(), iter(enumerate(fns)), {}
     def start() -> bool:
         if (nxt := next(todo, None)) is None: return False
         i, fn = nxt
         ctx = contextvars.copy_context()
-        _workers.submit(lambda: ctx.run(fn)).fut.add_done_callback(lambda f: done.put((i, f)))
+        jobs[i] = job = _workers.submit(lambda: ctx.run(fn))
+        job.fut.add_done_callback(lambda f: done.put((i, f)))
         return True
-    running = sum(start() for _ in range(min(max(1, limit), len(fns))))
-    while running:
-        i, f = done.get()
-        running += start() - 1
-        yield i, f
+    try:
+        running = sum(start() for _ in range(min(max(1, limit), len(fns))))
+        while running:
+            i, f = done.get()
+            del jobs[i]
+            running += start() - 1
+            yield i, f
+    finally:  # the caller stopped waiting (interrupted, or it raised): as a cancelled `to_thread`, each call left gives its slot back
+        for job in jobs.values():
+            if not job.fut.cancel(): _workers.abandon(job)

@@ -148,3 +148,23 @@ def test_a_call_the_pool_cannot_start_fails_as_in_abatch():
     finally:
         release.set()
         set_max_workers(size)
+
+def test_a_batch_left_early_gives_its_calls_slots_back():
+    size, release = _workers.size, threading.Event()
+    set_max_workers(2)
+    try:
+        def leave() -> int:
+            "Leaves the program"
+            raise SystemExit(3)
+        def stuck() -> str:
+            "Waits for the test"
+            release.wait(30)
+            return 'late'
+        with pytest.raises(SystemExit): Toolbox([leave, stuck]).batch([('stuck', {}), ('leave', {})])
+        deadline = time.monotonic() + 10
+        while _workers.running and time.monotonic() < deadline: time.sleep(0.01)
+        assert _workers.running == 0  # the stuck call's slot is free, though its thread runs on, as after a timeout
+        assert [r.value for r in Toolbox([add]).batch([('add', {'a': 1, 'b': 2})] * 2)] == [3, 3]
+    finally:
+        release.set()
+        set_max_workers(size)
