@@ -168,3 +168,12 @@ def test_a_batch_left_early_gives_its_calls_slots_back():
     finally:
         release.set()
         set_max_workers(size)
+
+def test_a_sync_tool_raising_stopiteration_fails_its_call_and_hangs_nothing():
+    def stop() -> int:
+        "Raises StopIteration, which no asyncio future can hold"
+        raise StopIteration('none left')
+    tb = Toolbox([stop, add])
+    async def main(): return await asyncio.wait_for(tb.abatch([('stop', {}), ('add', {'a': 1, 'b': 2})]), 10)
+    for rs in (tb.batch([('stop', {}), ('add', {'a': 1, 'b': 2})]), asyncio.run(main())):
+        assert rs[0].failure == 'tool' and 'StopIteration' in rs[0].error and rs[1].value == 3
