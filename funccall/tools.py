@@ -861,7 +861,7 @@ class Toolbox(ToolHolder):
         timeout: float=None,         # seconds per call; default: the toolbox's
         injected: dict=None,         # values for injected parameters, for these calls
     ) -> list[ToolResult]:           # one result per call, in order
-        "`abatch` from sync code"
+        "`abatch` from sync code (sync tools with nothing around them run each call whole in a worker thread, without a loop)"
         calls = list(calls)
         if (self.timeout if timeout is None else timeout) is None and not loop_running():
             if len(calls) == 1:  # one call, no deadline, from sync code: nothing to run beside it, so no loop or thread either
