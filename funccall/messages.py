@@ -278,8 +278,8 @@ def run_tool_calls(
     calls, p = _calls(response, provider, others)
     searched, callers = _native(toolbox, response, provider)
     if not calls: return ToolMessages(searched, provider=p)
-    if loop_running(): run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls')  # raises
-    res = toolbox.batch(calls, injected=injected)
+    if len(calls) > 1 and not loop_running(): res = toolbox.batch(calls, injected=injected)  # (without a loop, when its tools allow)
+    else: res = run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls')  # (not `batch`'s inline call)
     return _with_native(_answer(calls, res, p), searched, callers)
 
 async def run_tool_calls_async(

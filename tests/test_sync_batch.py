@@ -177,3 +177,15 @@ def test_a_sync_tool_raising_stopiteration_fails_its_call_and_hangs_nothing():
     async def main(): return await asyncio.wait_for(tb.abatch([('stop', {}), ('add', {'a': 1, 'b': 2})]), 10)
     for rs in (tb.batch([('stop', {}), ('add', {'a': 1, 'b': 2})]), asyncio.run(main())):
         assert rs[0].failure == 'tool' and 'StopIteration' in rs[0].error and rs[1].value == 3
+
+def test_run_tool_calls_of_one_call_runs_it_as_abatch_does():
+    def where() -> int:
+        "The thread that runs the tool"
+        return threading.get_ident()
+    resp = {'role': 'assistant', 'tool_calls': [{'id': 'c0', 'type': 'function', 'function': {'name': 'where', 'arguments': '{}'}},
+                                                {'id': 'c1', 'type': 'function', 'function': {'name': 'deferred', 'arguments': '{"v": 2}'}}]}
+    tb = Toolbox([where, deferred])
+    for calls in (resp['tool_calls'][:1], resp['tool_calls'][1:], resp['tool_calls']):
+        msgs = run_tool_calls(tb, {**resp, 'tool_calls': calls})
+        assert all(r.ok for r in msgs.results) and all(r.value != threading.get_ident() for r in msgs.results)  # in a worker thread
+        assert [r.value for r in msgs.results if r.name == 'deferred'] in ([], [4])  # a coroutine handed back is awaited
