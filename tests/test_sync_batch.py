@@ -189,3 +189,20 @@ def test_run_tool_calls_of_one_call_runs_it_as_abatch_does():
         msgs = run_tool_calls(tb, {**resp, 'tool_calls': calls})
         assert all(r.ok for r in msgs.results) and all(r.value != threading.get_ident() for r in msgs.results)  # in a worker thread
         assert [r.value for r in msgs.results if r.name == 'deferred'] in ([], [4])  # a coroutine handed back is awaited
+
+def test_built_tools_called_at_once_in_many_threads_answer_as_one_at_a_time():
+    "Coercion and a built tool's first calls (counted, then its own code made) now run in worker threads side by side"
+    from funccall import mk_tool
+    def disp(name, /, **kw): return kw
+    schema = {'type': 'object', 'required': ['q', 'n'], 'properties': {
+        'q': {'type': 'string'}, 'n': {'type': 'integer', 'minimum': 1}, 'tags': {'type': 'array', 'items': {'type': 'string'}},
+        'sort': {'enum': ['asc', 'desc']}, 'point': {'type': 'object', 'properties': {'x': {'type': 'number'}}, 'required': ['x']}}}
+    args = [{'q': 'x', 'n': 2}, {'q': 'x', 'n': '3', 'sort': 'asc'}, {'q': 'x', 'n': 0}, {'q': 'x', 'n': 2, 'tags': ['a', 'b']},
+            {'q': 'x', 'n': 2, 'point': {'x': 1.5}}, {'q': 1, 'n': 2}, {'q': 'x', 'n': 2, 'sort': 'up'}, {'q': 'x', 'n': 2, 'point': {}}]
+    def answers(rs): return [(r.status, r.value, r.error) for r in rs]
+    calls = [(f'find{i % 4}', a) for i, a in enumerate(args * 2)]
+    one_by_one = Toolbox([mk_tool(disp, {'name': f'find{i}', 'inputSchema': schema}) for i in range(4)])
+    expected = answers(one_by_one.call(*c) for c in calls)
+    tb = Toolbox([mk_tool(disp, {'name': f'find{i}', 'inputSchema': schema}) for i in range(4)], max_concurrency=16)
+    for _ in range(40):  # past the calls after which each tool gets code of its own
+        assert answers(tb._in_threads(calls, None, None)) == expected
