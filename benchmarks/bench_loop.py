@@ -138,5 +138,6 @@ def main():
     print(f"  run_tool_calls / openai-agents: {r_agents:.2f} (target <= 1: {'yes' if r_agents <= 1 else 'NO'}); "
           f"/ to_thread + gather: {r_plain:.2f} (target <= 1.2: {'yes' if r_plain <= 1.2 else 'NO'}); "
           f"sync / async: {r_sync:.2f} (target <= 1.1: {'yes' if r_sync <= 1.1 else 'NO'})")
+    print(f"  run_tool_calls_async / openai-agents: {ratio('turn_async', 'agents'):.2f}; / to_thread + gather: {ratio('turn_async', 'plain'):.2f}")
 
 if __name__ == '__main__': main()

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from ._types import is_callable_object
 
-__all__ = ['is_async', 'loop_running', 'run_sync', 'to_thread', 'call_tool', 'set_max_workers', 'WorkersExhausted']
+__all__ = ['is_async', 'loop_running', 'run_sync', 'to_thread', 'in_threads', 'call_tool', 'set_max_workers', 'WorkersExhausted']
 
 def is_async(
     f,  # a tool, hook or middleware
@@ -224,10 +224,49 @@ async def to_thread(
     **kw,          # its keyword arguments
 ) -> Any:          # what it returned
     "Run sync `f` in a worker thread and await it, so it never blocks the event loop; cancelling the await frees its slot"
-    ctx = contextvars.copy_context()
-    job = _workers.submit(lambda: ctx.run(f, *args, **kw))
     import asyncio
-    try: return await asyncio.wrap_future(job.fut)
+    loop, ctx = asyncio.get_running_loop(), contextvars.copy_context()
+    done = loop.create_future()  # (not `asyncio.wrap_future`: its two-way chain costs a sixth of a turn's handoffs)
+    job = _workers.submit(lambda: ctx.run(f, *args, **kw))
+    job.fut.add_done_callback(lambda cf: None if loop.is_closed() else loop.call_soon_threadsafe(_hand_back, cf, done))
+    try: return await done
     except asyncio.CancelledError:
         _workers.abandon(job)
         raise
+
+def _hand_back(cf, done) -> None:
+    "A worker's outcome to the awaiting loop's future (on the loop), unless its caller stopped waiting"
+    if done.cancelled(): return
+    if cf.cancelled(): done.cancel()
+    elif type(e := cf.exception()) is StopIteration:  # a future can't hold one: it is the `RuntimeError` a coroutine makes of it
+        err = RuntimeError(f'{type(e).__name__} raised in a worker thread: {e}')
+        err.__cause__ = e
+        done.set_exception(err)
+    elif e is not None: done.set_exception(e)
+    else: done.set_result(cf.result())
+
+def in_threads(
+    fns: list,   # sync callables of no arguments
+    limit: int,  # at most this many run at once
+):               # yields (index, the `concurrent.futures.Future` of its outcome), as each ends
+    """Run sync callables in worker threads from sync code, each in a copy of the caller's context, and yield their
+    outcomes as they end: no event loop, and a finished call wakes the caller once, not a loop's selector. A job the pool
+    can't start ends at once with `WorkersExhausted`"""
+    done, todo, jobs = queue.SimpleQueue(), iter(enumerate(fns)), {}
+    def start() -> bool:
+        if (nxt := next(todo, None)) is None: return False
+        i, fn = nxt
+        ctx = contextvars.copy_context()
+        jobs[i] = job = _workers.submit(lambda: ctx.run(fn))
+        job.fut.add_done_callback(lambda f: done.put((i, f)))
+        return True
+    try:
+        running = sum(start() for _ in range(min(max(1, limit), len(fns))))
+        while running:
+            i, f = done.get()
+            del jobs[i]
+            running += start() - 1
+            yield i, f
+    finally:  # the caller stopped waiting (interrupted, or it raised): as a cancelled `to_thread`, each call left gives its slot back
+        for job in jobs.values():
+            if not job.fut.cancel(): _workers.abandon(job)

@@ -28,7 +28,7 @@ from typing import Iterable, NamedTuple
 
 from . import content
 from ._json import jsonable
-from ._run import run_sync
+from ._run import loop_running, run_sync
 from .providers import provider_name
 from .tools import Toolbox, ToolResult, as_toolbox, to_text
 
@@ -176,9 +176,11 @@ def _gemini_response(r: ToolResult) -> dict:
     if r.call_id and not r.call_id.startswith(_made): d = {'id': r.call_id, **d}  # the API never saw a made-up id
     return d
 
+_PLAIN = frozenset({str, int, float, bool, type(None)})  # values that hold no media (`content.parts` of them is None)
+
 def _parts(r: ToolResult) -> list | None:
     "The result's text and media parts, when it holds media (and succeeded)"
-    return content.parts(r.value, to_text) if r.ok else None
+    return content.parts(r.value, to_text) if r.ok and type(r.value) not in _PLAIN else None
 
 def _chat(rs: list, kinds: dict) -> list[dict]:
     # Chat Completions takes only text in a tool message: media follow, after all the tool messages, in one user message
@@ -276,7 +278,8 @@ def run_tool_calls(
     calls, p = _calls(response, provider, others)
     searched, callers = _native(toolbox, response, provider)
     if not calls: return ToolMessages(searched, provider=p)
-    res = run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls')
+    if len(calls) > 1 and not loop_running(): res = toolbox.batch(calls, injected=injected)  # (without a loop, when its tools allow)
+    else: res = run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls')  # (not `batch`'s inline call)
     return _with_native(_answer(calls, res, p), searched, callers)
 
 async def run_tool_calls_async(

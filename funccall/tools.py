@@ -15,7 +15,7 @@ name, call expressions, and batches of calls run concurrently.
 """
 from __future__ import annotations
 
-import inspect, json, os, re, reprlib, time, warnings
+import contextlib, inspect, json, os, re, reprlib, time, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -25,7 +25,7 @@ from ._json import jsonable
 from ._ns import ToolHolder, public_methods
 from ._types import empty, is_callable_object, signature
 from ._inputs import ToolInputError, read_arguments
-from ._run import call_tool, loop_running, to_thread, is_async, run_sync
+from ._run import WorkersExhausted, call_tool, in_threads, loop_running, to_thread, is_async, run_sync
 from .call import ToolNotFound, coerce_inputs, error_text
 from .expr import ExprError, parse_calls
 from .schema import SchemaError, get_schema
@@ -39,6 +39,7 @@ class ToolTimeout(TimeoutError):
     "A tool did not finish within its `timeout` (or a batch's): the call's result is a failure of kind 'timeout'"
 
 _encode = json.JSONEncoder(ensure_ascii=False).encode  # `json.dumps(..., ensure_ascii=False)` makes an encoder per call
+_NUMBERS = frozenset({int, float, bool, type(None)})
 
 def to_text(
     v,                      # a tool's result
@@ -46,6 +47,7 @@ def to_text(
 ) -> str:                   # what the model reads
     "A tool result as text for the model: strings as they are, data as JSON, anything else as its `str`"
     if isinstance(v, str): s = v
+    elif type(v) in _NUMBERS: s = _encode(v)  # (what `jsonable` leaves as it is, and holds no media)
     elif (ps := content.parts(v, to_text)) is not None: s = content.text_of(ps)
     else:
         try: s = _encode(jsonable(v))
@@ -433,6 +435,9 @@ class Tool:
     async def _call(self, kw: dict, inline: bool):
         "The function itself: awaited when async; a sync one right here (`inline`) or in a worker thread"
         if self.is_async: return await self.fn(**kw)
+        if inline == _THREAD:  # a sync batch's worker thread: what a sync callable hands back to await is settled here, as `abatch` does
+            res = call_tool(self.fn, (), kw)
+            return run_sync(_settle(res)) if type(res) not in _SETTLED and (inspect.isawaitable(res) or inspect.isasyncgen(res)) else res
         if inline: return call_tool(self.fn, (), kw)
         res = await to_thread(call_tool, self.fn, (), kw)
         return await res if inspect.isawaitable(res) else res  # a sync callable that hands back a coroutine
@@ -442,6 +447,13 @@ class Tool:
         async def call(new_args=None): return await self._call(kw if new_args is None else self._kwargs(new_args, inj), inline)
         for mw in reversed(self.middleware): call = _wrap(self, args, mw, call, inline)
         return call
+
+    def _threadable(self) -> bool:
+        """Whether a sync batch may run a call of this tool whole in one worker thread, without an event loop: a sync tool
+        with nothing around it that `abatch` runs on the caller's thread (hooks, confirmation, the cache) or on a loop
+        (a timeout, retries, middleware)"""
+        return not (self.is_async or self._async_hooks or self.timeout or self.retries or self.middleware or self._cache
+                    or self.pre_hook is not None or self.post_hook is not None or (self.requires_confirmation and self.confirm is not None))
 
     def _exec(self, args, injected, call_id, opts: _Opts=_OPTS, approved: bool | None=None) -> ToolResult:
         "The pipeline from sync code: without an event loop when nothing in it can suspend"
@@ -493,6 +505,14 @@ def _shadow(fn, inject: tuple, name: str):
     return shadow
 
 async def _maybe_await(v): return await v if inspect.isawaitable(v) else v
+
+_THREAD = 'thread'  # `inline` for a call run whole in a sync batch's worker thread (`Toolbox._in_threads`)
+_SETTLED = frozenset({int, float, str, bool, type(None), list, dict, tuple})  # never awaitable (`isawaitable` costs ~0.4 µs)
+
+async def _settle(v):
+    "What a sync callable handed back, awaited, and an async generator's items gathered (as the loop's own `_attempt` does)"
+    if inspect.isawaitable(v): v = await v
+    return [x async for x in v] if inspect.isasyncgen(v) else v
 
 def _drive(coro):
     "The value of a coroutine that never suspends, without an event loop: the path of sync tools with sync hooks"
@@ -787,6 +807,30 @@ class Toolbox(ToolHolder):
         done = iter(await self.abatch(ok, injected=injected))
         return [self._expr_failure(c) if isinstance(c, ExprError) else next(done) for c in calls]
 
+    def _in_threads(self, calls: list, max_concurrency: int | None, injected) -> list[ToolResult] | None:
+        """A sync batch of tools that run whole in worker threads (`Tool._threadable`), each call's pipeline in its thread,
+        driven without an event loop, at most `max_concurrency` at once; None when a call needs `abatch` (or a missing
+        injected value is to be raised as it raises it)"""
+        inj, todo = self._injected(injected), []
+        for c in calls:
+            name, args, call_id = (*c, None)[:3]
+            if (t := self._tool(name)) is not None and not t._threadable(): return None
+            if t is not None and t.inject and any(k not in inj for k in t.inject): return None
+            todo.append((t, name, args, call_id))
+        res = [self._not_found(nm, args, cid) if t is None else None for t, nm, args, cid in todo]
+        for r in res:
+            if r is not None: self._seen(r)  # ended first, as in `abatch`
+        ran = [i for i, r in enumerate(res) if r is None]
+        opts = self._opts
+        def job(t, args, call_id): return lambda: _drive(t._run(args, inj, call_id, t.confirm, _THREAD, opts))
+        for j, f in in_threads([job(*(todo[i][k] for k in (0, 2, 3))) for i in ran], max_concurrency or self.max_concurrency):
+            t, name, args, call_id = todo[ran[j]]
+            if (e := f.exception()) is None: res[ran[j]] = self._seen(f.result())
+            elif isinstance(e, WorkersExhausted):  # it never began: run as `abatch` runs it (failing there, if still no thread is free)
+                res[ran[j]] = run_sync(self.acall(name, args, call_id, injected))
+            else: raise e  # escaped the pipeline (a `BaseException` of the tool's), as it escapes `abatch`
+        return res
+
     async def abatch(
         self,
         calls,                       # (name, args) pairs, or (name, args, call_id) triples
@@ -796,11 +840,13 @@ class Toolbox(ToolHolder):
     ) -> list[ToolResult]:           # one result per call, in order
         "Run many tool calls concurrently: async tools awaited, sync tools in threads; one failure never loses the others"
         import asyncio  # (imported when first needed: not by `import funccall`)
-        sem = asyncio.Semaphore(max_concurrency or self.max_concurrency)
+        calls, limit = list(calls), max_concurrency or self.max_concurrency
+        sem = asyncio.Semaphore(limit) if len(calls) > limit else contextlib.nullcontext()  # (all at once: nobody waits for a slot)
         timeout = self.timeout if timeout is None else timeout
         async def one(c) -> ToolResult:
             name, args, call_id = (*c, None)[:3]
             async with sem:
+                if timeout is None: return await self.acall(name, args, call_id, injected)  # what `wait_for` does without a deadline
                 try: return await asyncio.wait_for(self.acall(name, args, call_id, injected), timeout)
                 except asyncio.TimeoutError:  # a sync tool's thread can't be stopped: it finishes in the background
                     e = ToolTimeout(f"tool {name!r} did not finish within {timeout:g} s")
@@ -815,12 +861,13 @@ class Toolbox(ToolHolder):
         timeout: float=None,         # seconds per call; default: the toolbox's
         injected: dict=None,         # values for injected parameters, for these calls
     ) -> list[ToolResult]:           # one result per call, in order
-        "`abatch` from sync code"
+        "`abatch` from sync code (sync tools with nothing around them run each call whole in a worker thread, without a loop)"
         calls = list(calls)
-        # one call, no deadline, from sync code: nothing to run beside it, so no loop or thread either
-        if len(calls) == 1 and (self.timeout if timeout is None else timeout) is None and not loop_running():
-            name, args, call_id = (*calls[0], None)[:3]
-            return [self.call(name, args, call_id, injected)]
+        if (self.timeout if timeout is None else timeout) is None and not loop_running():
+            if len(calls) == 1:  # one call, no deadline, from sync code: nothing to run beside it, so no loop or thread either
+                name, args, call_id = (*calls[0], None)[:3]
+                return [self.call(name, args, call_id, injected)]
+            if (res := self._in_threads(calls, max_concurrency, injected)) is not None: return res
         return run_sync(self.abatch(calls, max_concurrency, timeout, injected), 'await toolbox.abatch(...)', 'A batch')
 
 def as_toolbox(
