@@ -13,6 +13,12 @@ settings.load_profile('funccall')
 # (`FUNCCALL_EXAMPLES=0.2`): the same properties on every version, the long search once
 _SHARE = float(os.environ.get('FUNCCALL_EXAMPLES', '1'))
 
+def untraced_env() -> dict:
+    """This process's environment without coverage's variables: a child Python started with it is not measured (CI's
+    3.11 run measures every child), for a test of what the child itself imports or does under a trace function"""
+    return {k: v for k, v in os.environ.items() if not k.startswith('COVERAGE')}
+
+
 def examples(n: int) -> int:
     "`n` examples for a property test, times the share of them this run asks for (at least 2)"
     return max(2, round(n * _SHARE))

@@ -16,6 +16,7 @@ import threading
 import time
 
 import pytest
+from conftest import untraced_env
 
 from funccall import Toolbox, call_func_async, python
 from funccall._run import WorkersExhausted, _workers, set_max_workers, to_thread
@@ -353,7 +354,7 @@ def test_the_timeout_holds_under_coverage(tmp_path):
     script.write_text(COVERED)
     r = subprocess.run([sys.executable, '-m', 'coverage', 'run', '--branch', f'--data-file={tmp_path / "cov"}', str(script)],
                        capture_output=True, text=True, timeout=60, cwd=tmp_path,
-                       env={k: v for k, v in os.environ.items() if not k.startswith('COVERAGE_')})  # its own measurement, not CI's
+                       env=untraced_env())  # its own measurement, not CI's
     assert r.returncode == 0, r.stderr
     out = __import__('json').loads(r.stdout.splitlines()[-1])
     assert out['secs'] < 1.5 and 'inside a blocking call' in out['text'], out

@@ -1,16 +1,16 @@
 """funccall's worker pool and its threads' event loops survive what a process does around them: an exception raised
 into a pool thread from outside (as a `python` tool's late timeout can be), and a fork from another thread. Either way
 the next sync tools still run and none waits forever."""
-import os, subprocess, sys, textwrap
+import subprocess, sys, textwrap
 
 import pytest
+from conftest import untraced_env
 
 
 def _run_script(script: str) -> list:
     """Run `script` in a Python process of its own (what it leaves pending in its threads ends with it), untraced: on
     Python 3.11 a thread under a trace function (coverage's) spins while another thread's exception is pending"""
-    env = {k: v for k, v in os.environ.items() if not k.startswith('COVERAGE')}
-    try: p = subprocess.run([sys.executable, '-c', textwrap.dedent(script)], capture_output=True, text=True, timeout=30, env=env)
+    try: p = subprocess.run([sys.executable, '-c', textwrap.dedent(script)], capture_output=True, text=True, timeout=30, env=untraced_env())
     except subprocess.TimeoutExpired: pytest.fail('a call waited forever')
     assert p.returncode == 0, p.stderr
     return p.stdout.split()

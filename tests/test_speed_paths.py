@@ -10,6 +10,7 @@ import threading
 import time
 
 import pytest
+from conftest import untraced_env
 
 from funccall import Tool, Toolbox, ToolInputError, mk_tool
 from funccall import inverse
@@ -98,8 +99,10 @@ def test_the_pool_runs_many_jobs_and_counts_them_back():
 
 def test_import_funccall_leaves_asyncio_unloaded():
     # (not `subprocess`: Python 3.10's `uuid` imports it, through `platform`)
+    # (untraced: coverage, measuring every child in CI, imports `hashlib` itself)
     code = "import sys, funccall; print(sorted(m for m in ('asyncio', 'concurrent.futures', 'ctypes', 'hashlib', 'tempfile') if m in sys.modules))"
-    assert subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.strip() == '[]'
+    p = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True, env=untraced_env())
+    assert p.stdout.strip() == '[]'
 
 def test_an_argument_without_a_quick_test_is_checked_alone_not_the_checked_way(monkeypatch):
     tool = {'name': 'put', 'inputSchema': {'type': 'object', 'required': ['item', 'key'], '$defs': {'Item': {
