@@ -448,16 +448,20 @@ class Tool:
         for mw in reversed(self.middleware): call = _wrap(self, args, mw, call, inline)
         return call
 
+    def _never_suspends(self) -> bool:
+        "Whether the pipeline can't suspend (a sync tool, no async hook, no timeout or retries): driven without an event loop"
+        return not (self.is_async or self._async_hooks or self.timeout or self.retries)
+
     def _threadable(self) -> bool:
-        """Whether a sync batch may run a call of this tool whole in one worker thread, without an event loop: a sync tool
-        with nothing around it that `abatch` runs on the caller's thread (hooks, confirmation, the cache) or on a loop
-        (a timeout, retries, middleware)"""
-        return not (self.is_async or self._async_hooks or self.timeout or self.retries or self.middleware or self._cache
-                    or self.pre_hook is not None or self.post_hook is not None or (self.requires_confirmation and self.confirm is not None))
+        """Whether a sync batch may run a call of this tool whole in one worker thread, without an event loop: a pipeline
+        that never suspends, with nothing around it that `abatch` runs on the caller's thread (hooks, confirmation, the
+        cache) or on a loop (middleware)"""
+        return self._never_suspends() and not (self.middleware or self._cache or self.pre_hook is not None or self.post_hook is not None
+                                               or (self.requires_confirmation and self.confirm is not None))
 
     def _exec(self, args, injected, call_id, opts: _Opts=_OPTS, approved: bool | None=None) -> ToolResult:
         "The pipeline from sync code: without an event loop when nothing in it can suspend"
-        if not (self.is_async or self._async_hooks or self.timeout or self.retries):
+        if self._never_suspends():
             return _drive(self._run(args, injected, call_id, self.confirm, True, opts, approved))
         what = f"Tool {self.name!r} (async, with async hooks, a timeout or retries)"
         try: return run_sync(self._run(args, injected, call_id, self.confirm, False, opts, approved), 'await tool.aexecute(...)', what)
