@@ -1066,31 +1066,166 @@ _FINDER = 4  # the fewest properties of an object whose failing keys generated c
 
 def _none(v): return None
 
+def _whole(n: _Node) -> bool:
+    """Does `n` (failing) report one problem, the value as a whole? So `_Node.errs` does for a scalar, and for a container
+    when `n` asks for scalars only or has no keyword that looks inside one (a `oneOf` may say "matches too many" instead)"""
+    if n.pending: n.pending()
+    if any(isinstance(p, _OneOf) for p in n.parts): return False
+    kinds = next((p.names for p in n.parts if isinstance(p, _Type)), None)
+    return (kinds is not None and 'object' not in kinds and 'array' not in kinds) or all(type(p) in (_Type, _Enum, _Number, _String) for p in n.parts)
+
+_REPORT_DEPTH, _REPORT_LINES = 6, 600  # beyond these, a node's report is the walk's (`_Node.errs`): the source stays small
+
+class _Report(_Gen):
+    """Python source for reports: a function per node doing what `_Node.errs` does (the same problems, in the same order,
+    stopping at the same `limit`) for the common keywords (type, enum, numbers, strings, plain arrays, lean objects,
+    `$ref`), the walk's own `errs` called for the rest; and the finder of an object's failing keys (`_failing_keys`)"""
+    def __init__(self):
+        super().__init__()
+        self.defs, self.tail, self.fns, self.tests, self.depth = [], [], {}, {}, 0
+        self.ns.update(_new=_new, Problem=Problem, short=short, key_path=key_path, _unexpected=_unexpected, _n=_n, enumerate=enumerate)
+
+    def function(self, head: str, write):
+        "Write function `head` with the lines `write()` writes, apart from the function being written"
+        outer, self.lines = self.lines, []
+        write()
+        self.defs += [f'def {head}:', *self.lines]
+        self.lines = outer
+
+    def test(self, n: _Node, x: str) -> str:
+        "An expression: does `x` satisfy `n`? (its checks written out in a function of their own unless it is a plain type)"
+        if (c := self.cond(n, x)) is not None: return c
+        if (f := self.tests.get(n)) is None:
+            f = self.tests[n] = self.name('_p')
+            self.function(f'{f}(x)', lambda: (self.node(n, 'x', 1, 1), self.out(1, 'return True')))
+        return f'{f}({x})'
+
+    def failing(self, p: _Object, x: str, ind: int):
+        "Lines leaving in `b` the keys of dict `x` that fail lean object `p`'s `properties` or `additionalProperties`"
+        self.out(ind, 'b = []')
+        for k, s in p.props.items():
+            if s.pending: s.pending()
+            if s.ok is _true: continue
+            y = self.name('x')
+            self.out(ind, f'{y} = {x}.get({k!r}, _M)')
+            self.out(ind, f'if {y} is not _M and not ({self.test(s, y)}): b.append({k!r})')
+        if (e := p.extra) is not None:
+            if e.pending: e.pending()
+            if e.ok is not _true:
+                known = self.const(frozenset(p.props))
+                self.out(ind, f'if not {known}.issuperset({x}): b += [k for k in {x} if k not in {known}]' if e.schema is False else
+                         f'if not {known}.issuperset({x}): b += [k for k, y in {x}.items() if k not in {known} and not {self.const(e.ok)}(y)]')
+
+    def whole(self, n: _Node, x: str, path: str, ind: int):
+        "The line reporting `x` as a whole for node `n`: `expected <words>, got <x>`"
+        self.out(ind, f"out.append(_new(Problem, ({path}, {self.const(f'expected {n.words}, got ')} + short({x}))))")
+
+    def report(self, n: _Node, x: str, path: str, ind: int):
+        "Lines reporting `x`, which fails `n`, at `path`: as `n.errs(x, path, out, limit)` would"
+        if _whole(n): return self.whole(n, x, path, ind)
+        self.out(ind, f'{self.fn(n)}({x}, {path}, out, limit)')
+
+    def fn(self, n: _Node) -> str:
+        "The name of the function reporting node `n`'s problems, `(x, path, out, limit)` as `n.errs`, written on first need"
+        if (f := self.fns.get(n)) is not None: return f
+        if self.depth >= _REPORT_DEPTH or len(self.defs) > _REPORT_LINES or any(isinstance(p, _OneOf) for p in n.parts):
+            f = self.fns[n] = self.const(n.errs)
+            return f
+        f = self.fns[n] = self.name('_r')
+        self.depth += 1
+        self.function(f'{f}(x, path, out, limit)', lambda: self.body(n))
+        self.depth -= 1
+        return f
+
+    def body(self, n: _Node):
+        "`_Node.errs` for `n` (without `oneOf`) written out: a scalar as a whole, else each keyword's problems in turn"
+        self.out(1, 'if type(x) is not dict and type(x) is not list and not isinstance(x, (dict, list, tuple)):')
+        self.whole(n, 'x', 'path', 2)
+        self.out(2, 'return True')
+        self.out(1, 'n0 = len(out)')
+        for p in n.parts:  # (the walk asks `limit` before each keyword; one that can't fail a container is left out)
+            if isinstance(p, (_Number, _String, _Any)): continue
+            self.out(1, 'if len(out) >= limit: return')
+            if isinstance(p, _Type):
+                self.out(1, f"if not ({' or '.join(_COND[t].format(x='x') for t in p.names)}):")
+                self.whole(n, 'x', 'path', 2)
+                self.out(2, 'return')
+            elif isinstance(p, _Enum):
+                if p.strings: self.whole(n, 'x', 'path', 1)  # a container is never one of the strings
+                else:
+                    self.out(1, f'if _key(x) not in {self.const(p.keys)}:')
+                    self.whole(n, 'x', 'path', 2)
+            elif isinstance(p, _Object) and p.lean and len(p.props) + len(p.req) <= 100:
+                self.out(1, 'if isinstance(x, dict):')
+                self.object_report(p, 2)
+            elif isinstance(p, _Object): self.out(1, f'if isinstance(x, dict): {self.const(p.errs)}(x, path, out, limit)')
+            elif isinstance(p, _Array) and not (p.prefix or p.unique or p.contains is not None or p.items is not None and p.items.schema is False):
+                self.out(1, 'if type(x) is not dict:')
+                self.array_report(p, 2)
+            elif isinstance(p, _Array): self.out(1, f'if type(x) is not dict: {self.const(p.errs)}(x, path, out, limit)')
+            elif isinstance(p, _Ref):
+                self.out(1, f'if not ({self.test(p.target, "x")}):')
+                self.report(p.target, 'x', 'path', 2)
+            else: self.out(1, f'if not {self.const(p.ok)}(x): {self.const(p.errs)}(x, path, out, limit)')
+        self.out(1, 'if len(out) == n0:')
+        self.whole(n, 'x', 'path', 2)
+        self.out(2, 'return True')
+
+    def array_report(self, p: _Array, ind: int):
+        "`_Array.errs` for an array of `minItems`, `maxItems` and `items` only"
+        has = "out.append(_new(Problem, (path, 'has ' + _n(len(x), 'item') + "
+        if p.lo: self.out(ind, f"if len(x) < {p.lo}: {has}'; needs at least {p.lo}')))")
+        if p.hi is not None: self.out(ind, f"if len(x) > {p.hi}: {has}'; allows at most {p.hi}')))")
+        if p.items is None or p.items.ok is _true: return
+        self.out(ind, 'for i, y in enumerate(x):')
+        self.out(ind + 1, 'if len(out) >= limit: return')
+        self.out(ind + 1, f'if not ({self.test(p.items, "y")}):')
+        self.report(p.items, 'y', "f'{path}[{i}]'", ind + 2)
+
+    def object_report(self, p: _Object, ind: int):
+        "`_Object.errs` for a lean object: the missing keys, then each failing key's problems in the value's order"
+        for k in p.req: self.out(ind, f'if {k!r} not in x: out.append(_new(Problem, (path, {self.const(f"missing required key {k!r}")})))')
+        self.failing(p, 'x', ind)
+        self.out(ind, 'if b:')
+        self.out(ind + 1, 'if len(b) > 8: b = set(b)')
+        self.out(ind + 1, 'for k, y in ((b[0], x[b[0]]),) if len(b) == 1 else x.items():')
+        self.out(ind + 2, 'if k in b:')
+        self.out(ind + 3, 'if len(out) >= limit: return')
+        # each property's report: the words for a value wrong as a whole, else the function reporting it
+        table, entries = self.name('_R'), []
+        for k, s in p.props.items():
+            if s.ok is not _true: entries.append(f"{k!r}: {self.const(f'expected {s.words}, got ') if _whole(s) else self.fn(s)}")
+        self.tail.append(f"{table} = {{{', '.join(entries)}}}")
+        self.out(ind + 3, f'r = {table}.get(k)')
+        if (e := p.extra) is not None and e.ok is not _true:
+            self.out(ind + 3, 'if r is None:')
+            if e.schema is False: self.out(ind + 4, f'out.append(_new(Problem, (path, _unexpected(k, {self.const(list(p.props))}))))')
+            else: self.report(e, 'y', 'key_path(path, k)', ind + 4)
+            self.out(ind + 3, 'elif type(r) is str: out.append(_new(Problem, (key_path(path, k), r + short(y))))')
+        else: self.out(ind + 3, 'if type(r) is str: out.append(_new(Problem, (key_path(path, k), r + short(y))))')
+        self.out(ind + 3, 'else: r(y, key_path(path, k), out, limit)')
+
+def _exec(g: _Report, name: str):
+    "Function `name` of the source `g` wrote, or None when it is past the generator's limits"
+    src = '\n'.join([*g.defs, *g.tail])
+    # as in `_generate`: the source holds only names it made and repr()s of property names
+    try: exec(compile(src, '<funccall._jsonschema report>', 'exec'), g.ns)
+    except (RecursionError, SyntaxError, MemoryError): return None
+    return g.ns[name]
+
 def _failing_keys(p: _Object):
     """One Python function listing the keys of a dict that fail lean object `p`'s `properties` (those of a plain type
     tested inline, the others by a generated check each) or its `additionalProperties`: what `_Object.errs` reports"""
-    g, body = _Gen(), []
-    for k, s in p.props.items():
-        if s.pending: s.pending()
-        if s.ok is _true: continue
-        y = g.name('x')
-        if (c := g.cond(s, y)) is None:  # more than a type: a function of its own, its checks written out
-            f = g.name('_p')
-            g.out(0, f'def {f}({y}):')
-            g.node(s, y, 1, 1)
-            g.out(1, 'return True')
-            c = f'{f}({y})'
-        body += [f'    {y} = x0.get({k!r}, _M)', f'    if {y} is not _M and not ({c}): b.append({k!r})']
-    if (x := p.extra) is not None:
-        if x.pending: x.pending()
-        if x.ok is not _true:
-            known = g.const(frozenset(p.props))
-            body.append(f'    if not {known}.issuperset(x0): b += [k for k in x0 if k not in {known}]' if x.schema is False else
-                        f'    if not {known}.issuperset(x0): b += [k for k, x in x0.items() if k not in {known} and not {g.const(x.ok)}(x)]')
-    src = '\n'.join([*g.lines, 'def failing(x0):', '    b = []', *body, '    return b'])
-    try: exec(compile(src, '<funccall._jsonschema report>', 'exec'), g.ns)  # as in `_generate`: only names it made go in
-    except (RecursionError, SyntaxError, MemoryError): return _none  # past the generator's limits: the walk asks each key
-    return g.ns['failing']
+    g = _Report()
+    g.function('failing(x0)', lambda: (g.failing(p, 'x0', 1), g.out(1, 'return b')))
+    return _exec(g, 'failing') or _none  # past the generator's limits: the walk asks each key
+
+def _reporter(n: _Node):
+    "One Python function reporting what `n.errs` reports, for `Validator.problems` from its second report on"
+    g = _Report()
+    try: f = g.fn(n)
+    except RecursionError: return n.errs
+    return _exec(g, f) or n.errs
 
 # --- the public face ---------------------------------------------------------------------------------------
 
@@ -1098,11 +1233,12 @@ _TOO_DEEP = 'is nested too deeply to check (more levels than the interpreter can
 
 class Validator:
     "A compiled JSON Schema: `is_valid(v)` and `problems(v)`"
-    __slots__ = ('is_valid', 'schema', '_comp', '_node', '_fast')
+    __slots__ = ('is_valid', 'schema', '_comp', '_node', '_fast', '_report', '_reports')
 
     def __init__(self, comp: _Compiler, schema):
         self.schema, self._comp, self._node, self._fast = schema, comp, None, None
         self.is_valid = self._first  # the generated check replaces it on first use
+        self._report, self._reports = None, 0  # the generated report, made on the second report (a one-off refusal makes none)
 
     def _root(self) -> _Node:
         "The compiled tree (built on first need)"
@@ -1160,7 +1296,11 @@ class Validator:
             n = self._root()
             if self.is_valid(v): return []  # the generated check first: a valid value costs no walk
             out = []
-            whole = n.errs(v, path, out, limit)
+            if (report := self._report) is None:
+                self._reports += 1
+                report = n.errs if self._reports < 2 else _reporter(n)
+                if self._reports >= 2: self._report = report  # (the walk's, when the generator can't write one)
+            whole = report(v, path, out, limit)
             # the walk reports only what fails, but for the value as a whole when nothing below it did: then the generated
             # check may have said False for running out of stack, which the tree tells apart (raising RecursionError)
             if whole and len(out) == 1 and n.ok(v): return []

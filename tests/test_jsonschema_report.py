@@ -1,6 +1,6 @@
 """The report of a bad value (`Validator.problems`) is the same whichever way it is found: the walk that asks each key's
 check in turn (every object's first report), or the generated code that finds an object's failing keys (from its
-second report on), over the real tool schemas of the corpus (`tests/data/mcp_corpus/`) given wrong arguments."""
+second report on), or the generated code that reports for the whole schema (a validator's second report on), over the real tool schemas of the corpus (`tests/data/mcp_corpus/`) given wrong arguments."""
 import warnings
 
 import pytest
@@ -40,9 +40,14 @@ def _reports(s: dict, values: list, limit: int) -> list:
         v = compile_schema(s)
         return [v.problems(x, limit=limit) for x in values]
 
+def _walk_only(n): return n.errs  # (for `_reporter`: no generated report, every report by the walk)
+
+def _generated(v) -> bool: return getattr(v._report, '__code__', None) is not None and v._report.__code__.co_filename == '<funccall._jsonschema report>'
+
 @pytest.mark.parametrize('limit', [10, 2])
 def test_generated_finder_reports_what_the_walk_reports(monkeypatch, limit):
     cases = [(nm, s, _bad_values(s)) for nm, s in _schemas()]
+    monkeypatch.setattr(js, '_reporter', _walk_only)
     monkeypatch.setattr(js, '_FINDER', 10**9)  # no generated finder: every report by the walk, key by key
     walked = [_reports(s, values * 2, limit) for _, s, values in cases]
     monkeypatch.setattr(js, '_FINDER', 1)  # every object of a property or more, from its second report on
@@ -56,3 +61,21 @@ def test_generated_finder_reports_what_the_walk_reports(monkeypatch, limit):
         assert [bool(p) for p in got] == [not v.is_valid(x) for x in values * 2], nm
         made += any(isinstance(p, js._Object) and p._failing not in (None, js._none) for n in v._comp.memo.values() for p in n.parts)
     assert made > 500  # the generated finder really ran, on most of the corpus's tools
+
+@pytest.mark.parametrize('limit', [10, 2, 1])
+def test_generated_report_reports_what_the_walk_reports(monkeypatch, limit):
+    "From a validator's second report on, generated code reports (`_reporter`): the same problems, in the same order"
+    cases = [(nm, s, _bad_values(s)) for nm, s in _schemas()]
+    monkeypatch.setattr(js, '_reporter', _walk_only)
+    monkeypatch.setattr(js, '_FINDER', 10**9)
+    walked = [_reports(s, values * 2, limit) for _, s, values in cases]
+    monkeypatch.undo()
+    made = 0
+    for (nm, s, values), want in zip(cases, walked):
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            v = compile_schema(s)
+            got = [v.problems(x, limit=limit) for x in values * 2]
+        assert got == want, nm
+        made += _generated(v)
+    assert made > 1000  # generated reports really ran, on most of the corpus's tools
