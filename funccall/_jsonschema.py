@@ -584,9 +584,12 @@ def _n(k, word): return f"{k} {word}{'' if k == 1 else 's'}"
 
 def _unexpected(k, allowed) -> str:
     "Words for key `k` that no keyword allows; `allowed` the keys that would be"
+    return f"unexpected key {short(k, 40)}{_allowed(allowed)}"
+
+def _allowed(allowed) -> str:
+    "The end of `_unexpected`'s words: which keys are allowed"
     allowed = list(allowed)
-    shown = ', '.join(allowed[:12]) + (', ...' if len(allowed) > 12 else '')
-    return f"unexpected key {short(k, 40)}; allowed keys: {shown}" if allowed else f"unexpected key {short(k, 40)}; no keys are allowed"
+    return f"; allowed keys: {', '.join(allowed[:12])}{', ...' if len(allowed) > 12 else ''}" if allowed else '; no keys are allowed'
 
 class _Array(_Part):
     "The array keywords together"
@@ -958,6 +961,8 @@ _GUARD = {'number': 'isinstance({x}, (int, float)) and not isinstance({x}, bool)
           'array': 'isinstance({x}, (list, tuple))', 'object': 'isinstance({x}, dict)'}
 _INLINE_DEPTH, _INLINE_LINES = 6, 400  # beyond these, a part is called rather than inlined: the source stays small
 
+def _sure(kind: str, types) -> bool: return bool(types) and all(t == kind or (kind == 'number' and t == 'integer') for t in types)
+
 class _Gen:
     "Python source for `is_valid`: the common keywords inlined into one function, any other part called as compiled"
     def __init__(self):
@@ -980,19 +985,34 @@ class _Gen:
         self.inlining.pop()
 
     def cond(self, n: _Node, x: str) -> str | None:
-        "An expression for a node of only a type and/or a string enum, else None"
+        "An expression for a node of only a type, a string enum, and number or string bounds, else None"
         if n.pending: n.pending()
         if n.ok is _true: return 'True'
-        cs = []
+        cs, types = [], next((p.names for p in n.parts if isinstance(p, _Type)), ())
         for p in n.parts:
             if isinstance(p, _Type): cs.append(f"({' or '.join(_COND[t].format(x=x) for t in p.names)})")
             elif isinstance(p, _Enum) and p.strings: cs.append(f'(isinstance({x}, str) and {x} in {self.const(p.keys)})')
+            elif isinstance(p, _Number):  # (what `part` writes, as one expression)
+                fails = [f'{x} {op} {self.const(v)}' for v, op in ((p.lo, '<'), (p.lo_x, '<='), (p.hi, '>'), (p.hi_x, '>=')) if v is not None]
+                if p.mult is not None: fails.append(f'not _multiple({x}, {self.const(p.mult)})')
+                cs.append(self.bounded('number', x, types, fails))
+            elif isinstance(p, _String):
+                fails = [f'len({x}) < {self.const(p.lo)}'] if p.lo else []
+                if p.hi is not None: fails.append(f'len({x}) > {self.const(p.hi)}')
+                if p.rx is not None: fails.append(f'{self.const(p.rx.search)}({x}) is None')
+                cs.append(self.bounded('string', x, types, fails))
             else: return None
         return ' and '.join(cs) if cs else 'True'
 
+    def bounded(self, kind: str, x: str, types, fails: list) -> str:
+        "An expression: `x` is not of `kind`, or fails none of `fails` (the guard left out where the type made sure)"
+        ok = f"not ({' or '.join(fails)})"
+        if _sure(kind, types): return f'({ok})'
+        return f'(not ({_GUARD[kind].format(x=x)}) or {ok})'
+
     def guarded(self, kind: str, x: str, ind: int, types) -> int:
         "Open `if <x is of kind>:` unless the type keyword already made sure; the indent to continue at"
-        if types and all(t == kind or (kind == 'number' and t == 'integer') for t in types): return ind
+        if _sure(kind, types): return ind
         self.out(ind, f'if {_GUARD[kind].format(x=x)}:')
         return ind + 1
 
@@ -1074,6 +1094,7 @@ def _whole(n: _Node) -> bool:
     kinds = next((p.names for p in n.parts if isinstance(p, _Type)), None)
     return (kinds is not None and 'object' not in kinds and 'array' not in kinds) or all(type(p) in (_Type, _Enum, _Number, _String) for p in n.parts)
 
+_CHAIN = 16  # the most properties of an object whose report tells its keys apart by `if k == ...` (beyond, a lookup)
 _REPORT_DEPTH, _REPORT_LINES = 6, 600  # beyond these, a node's report is the walk's (`_Node.errs`): the source stays small
 
 class _Report(_Gen):
@@ -1083,7 +1104,7 @@ class _Report(_Gen):
     def __init__(self):
         super().__init__()
         self.defs, self.tail, self.fns, self.tests, self.depth = [], [], {}, {}, 0
-        self.ns.update(_new=_new, Problem=Problem, short=short, key_path=key_path, _unexpected=_unexpected, _n=_n, enumerate=enumerate)
+        self.ns.update(_new=_new, Problem=Problem, short=short, key_path=key_path, _n=_n, enumerate=enumerate)
 
     def function(self, head: str, write):
         "Write function `head` with the lines `write()` writes, apart from the function being written"
@@ -1138,31 +1159,36 @@ class _Report(_Gen):
         return f
 
     def body(self, n: _Node):
-        "`_Node.errs` for `n` (without `oneOf`) written out: a scalar as a whole, else each keyword's problems in turn"
-        self.out(1, 'if type(x) is not dict and type(x) is not list and not isinstance(x, (dict, list, tuple)):')
-        self.whole(n, 'x', 'path', 2)
-        self.out(2, 'return True')
+        """`_Node.errs` for `n` (without `oneOf`) written out: a scalar or a value of the wrong type as a whole, else each
+        keyword's problems in turn. (The walk also stops before each keyword once `out` holds `limit` problems; here only
+        loops do, so the work stays bounded: whatever the walk would have left out lies past `limit`, and `problems` cuts
+        it off.)"""
+        types = next((p.names for p in n.parts if isinstance(p, _Type)), ())
+        if types:
+            self.out(1, f"if not ({' or '.join(_COND[t].format(x='x') for t in types)}):")
+            self.whole(n, 'x', 'path', 2)
+            self.out(2, 'return True if not isinstance(x, (dict, list, tuple)) else None')
+        if not types or not {'object', 'array'}.issuperset(types):
+            self.out(1, 'if not isinstance(x, (dict, list, tuple)):')
+            self.whole(n, 'x', 'path', 2)
+            self.out(2, 'return True')
         self.out(1, 'n0 = len(out)')
-        for p in n.parts:  # (the walk asks `limit` before each keyword; one that can't fail a container is left out)
-            if isinstance(p, (_Number, _String, _Any)): continue
-            self.out(1, 'if len(out) >= limit: return')
-            if isinstance(p, _Type):
-                self.out(1, f"if not ({' or '.join(_COND[t].format(x='x') for t in p.names)}):")
-                self.whole(n, 'x', 'path', 2)
-                self.out(2, 'return')
-            elif isinstance(p, _Enum):
+        for p in n.parts:
+            if isinstance(p, (_Type, _Number, _String, _Any)): continue  # (a container passes the last three)
+            if isinstance(p, _Enum):
                 if p.strings: self.whole(n, 'x', 'path', 1)  # a container is never one of the strings
                 else:
                     self.out(1, f'if _key(x) not in {self.const(p.keys)}:')
                     self.whole(n, 'x', 'path', 2)
-            elif isinstance(p, _Object) and p.lean and len(p.props) + len(p.req) <= 100:
-                self.out(1, 'if isinstance(x, dict):')
-                self.object_report(p, 2)
-            elif isinstance(p, _Object): self.out(1, f'if isinstance(x, dict): {self.const(p.errs)}(x, path, out, limit)')
-            elif isinstance(p, _Array) and not (p.prefix or p.unique or p.contains is not None or p.items is not None and p.items.schema is False):
-                self.out(1, 'if type(x) is not dict:')
-                self.array_report(p, 2)
-            elif isinstance(p, _Array): self.out(1, f'if type(x) is not dict: {self.const(p.errs)}(x, path, out, limit)')
+            elif isinstance(p, _Object):
+                i = self.guarded('object', 'x', 1, types)
+                if p.lean and len(p.props) + len(p.req) <= 100: self.object_report(p, i)
+                else: self.out(i, f'{self.const(p.errs)}(x, path, out, limit)')
+            elif isinstance(p, _Array):
+                i = 1 if _sure('array', types) else (self.out(1, 'if type(x) is not dict:') or 2)  # (as the walk asks)
+                if not (p.prefix or p.unique or p.contains is not None or p.items is not None and p.items.schema is False):
+                    self.array_report(p, i)
+                else: self.out(i, f'{self.const(p.errs)}(x, path, out, limit)')
             elif isinstance(p, _Ref):
                 self.out(1, f'if not ({self.test(p.target, "x")}):')
                 self.report(p.target, 'x', 'path', 2)
@@ -1178,32 +1204,60 @@ class _Report(_Gen):
         if p.hi is not None: self.out(ind, f"if len(x) > {p.hi}: {has}'; allows at most {p.hi}')))")
         if p.items is None or p.items.ok is _true: return
         self.out(ind, 'for i, y in enumerate(x):')
-        self.out(ind + 1, 'if len(out) >= limit: return')
         self.out(ind + 1, f'if not ({self.test(p.items, "y")}):')
+        self.out(ind + 2, 'if len(out) >= limit: return')
         self.report(p.items, 'y', "f'{path}[{i}]'", ind + 2)
 
     def object_report(self, p: _Object, ind: int):
-        "`_Object.errs` for a lean object: the missing keys, then each failing key's problems in the value's order"
+        """`_Object.errs` for a lean object: the missing keys, then each failing key's problems in the value's order; the
+        keys of a few properties are told apart by a chain of `if k == ...`, else found first (`failing`)"""
         for k in p.req: self.out(ind, f'if {k!r} not in x: out.append(_new(Problem, (path, {self.const(f"missing required key {k!r}")})))')
-        self.failing(p, 'x', ind)
-        self.out(ind, 'if b:')
-        self.out(ind + 1, 'if len(b) > 8: b = set(b)')
-        self.out(ind + 1, 'for k, y in ((b[0], x[b[0]]),) if len(b) == 1 else x.items():')
-        self.out(ind + 2, 'if k in b:')
-        self.out(ind + 3, 'if len(out) >= limit: return')
-        # each property's report: the words for a value wrong as a whole, else the function reporting it
-        table, entries = self.name('_R'), []
-        for k, s in p.props.items():
-            if s.ok is not _true: entries.append(f"{k!r}: {self.const(f'expected {s.words}, got ') if _whole(s) else self.fn(s)}")
-        self.tail.append(f"{table} = {{{', '.join(entries)}}}")
-        self.out(ind + 3, f'r = {table}.get(k)')
-        if (e := p.extra) is not None and e.ok is not _true:
-            self.out(ind + 3, 'if r is None:')
-            if e.schema is False: self.out(ind + 4, f'out.append(_new(Problem, (path, _unexpected(k, {self.const(list(p.props))}))))')
-            else: self.report(e, 'y', 'key_path(path, k)', ind + 4)
-            self.out(ind + 3, 'elif type(r) is str: out.append(_new(Problem, (key_path(path, k), r + short(y))))')
-        else: self.out(ind + 3, 'if type(r) is str: out.append(_new(Problem, (key_path(path, k), r + short(y))))')
-        self.out(ind + 3, 'else: r(y, key_path(path, k), out, limit)')
+        props = {k: s for k, s in p.props.items() if s.ok is not _true}
+        e = p.extra if p.extra is not None and p.extra.ok is not _true else None
+        if len(p.props) > _CHAIN:
+            self.failing(p, 'x', ind)
+            self.out(ind, 'if b:')
+            self.out(ind + 1, 'if len(b) > 1: b = set(b)')
+            self.out(ind + 1, 'for k, y in ((b[0], x[b[0]]),) if len(b) == 1 else x.items():')
+            self.out(ind + 2, 'if k in b:')
+            self.out(ind + 3, 'if len(out) >= limit: return')
+            # each property's path (`key_path` of '' and of any other path, known now) and report: the words for a value
+            # wrong as a whole, else the function reporting it
+            table, entries = self.name('_R'), []
+            for k, s in props.items():
+                r = self.const(f'expected {s.words}, got ') if _whole(s) else self.fn(s)
+                entries.append(f"{k!r}: ({self.const(key_path('', k))}, {self.const(key_path('_', k)[1:])}, {r})")
+            self.tail.append(f"{table} = {{{', '.join(entries)}}}")
+            self.out(ind + 3, f'r = {table}.get(k)')
+            if e is not None:
+                self.out(ind + 3, 'if r is None:')
+                self.extra_report(p, e, ind + 4, False)
+                self.out(ind + 3, 'else:')
+                ind += 1
+            self.out(ind + 3, 'alone, after, r = r')
+            self.out(ind + 3, 'if type(r) is str: out.append(_new(Problem, (path + after if path else alone, r + short(y))))')
+            self.out(ind + 3, 'else: r(y, path + after if path else alone, out, limit)')
+            return
+        if not props and e is None: return
+        self.out(ind, 'for k, y in x.items():')
+        for j, (k, s) in enumerate(p.props.items()):
+            self.out(ind + 1, f"{'if' if j == 0 else 'elif'} k == {k!r}:")
+            if s.ok is _true: self.out(ind + 2, 'pass'); continue
+            self.out(ind + 2, f'if not ({self.test(s, "y")}):')
+            self.out(ind + 3, 'if len(out) >= limit: return')
+            self.report(s, 'y', f"(path + {key_path('_', k)[1:]!r} if path else {key_path('', k)!r})", ind + 3)
+        if e is None: return
+        if p.props: self.out(ind + 1, 'else:')
+        self.extra_report(p, e, ind + 1 + bool(p.props), True)
+
+    def extra_report(self, p: _Object, e: _Node, ind: int, test: bool):
+        "Lines reporting key `k` of value `y`, a key no property names, when it fails `additionalProperties` (`e`)"
+        if test and e.schema is not False:
+            self.out(ind, f'if not ({self.test(e, "y")}):')
+            ind += 1
+        if test: self.out(ind, 'if len(out) >= limit: return')
+        if e.schema is False: self.out(ind, f"out.append(_new(Problem, (path, 'unexpected key ' + short(k, 40) + {self.const(_allowed(p.props))})))")
+        else: self.report(e, 'y', 'key_path(path, k)', ind)
 
 def _exec(g: _Report, name: str):
     "Function `name` of the source `g` wrote, or None when it is past the generator's limits"
