@@ -1,7 +1,8 @@
 """The report of a bad value (`Validator.problems`) is the same whichever way it is found: the walk that asks each key's
 check in turn (every object's first report), or the generated code that finds an object's failing keys (from its
 second report on), or the generated code that reports for the whole schema (a validator's second report on), over the real tool schemas of the corpus (`tests/data/mcp_corpus/`) given wrong arguments."""
-import warnings
+import json, warnings
+from pathlib import Path
 
 import pytest
 from corpus import load_corpus
@@ -79,3 +80,53 @@ def test_generated_report_reports_what_the_walk_reports(monkeypatch, limit):
         assert got == want, nm
         made += _generated(v)
     assert made > 1000  # generated reports really ran, on most of the corpus's tools
+
+SUITE = Path(__file__).parent / 'data' / 'json-schema-test-suite'
+
+def _suite() -> list:
+    "Every group of the JSON Schema Test Suite: its name, schema, draft and values"
+    return [(f"{folder}/{f.name}: {g['description']}", g['schema'], draft, [t['data'] for t in g['tests']])
+            for folder, draft in (('draft2020-12', '2020-12'), ('draft7', 'draft7')) for f in sorted((SUITE / folder).glob('*.json'))
+            for g in json.loads(f.read_text())]
+
+def _suite_reports(schema, draft: str, values: list, limit: int) -> tuple:
+    "Each value's problems, twice over, from one validator; and whether it generated its report"
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        v = compile_schema(schema, draft=draft)
+        return [v.problems(x, limit=limit) for x in values * 2], _generated(v)
+
+@pytest.mark.parametrize('limit', [10, 1])
+def test_generated_report_on_the_test_suite(monkeypatch, limit):
+    "Every keyword, recursive and anchored refs, boolean schemas, drafts 7 and 2020-12: generated reports are the walk's"
+    cases = _suite()
+    with monkeypatch.context() as m:
+        m.setattr(js, '_reporter', _walk_only)
+        walked = [_suite_reports(s, d, values, limit)[0] for _, s, d, values in cases]
+    made = 0
+    for (nm, s, d, values), want in zip(cases, walked):
+        got, generated = _suite_reports(s, d, values, limit)
+        assert got == want, nm
+        made += generated
+    assert made > 450  # (a group whose values are all valid reports nothing: its validator generates no report)
+
+def _deep(levels: int, leaf):
+    v = leaf
+    for _ in range(levels): v = {'kids': [v]}
+    return v
+
+@pytest.mark.parametrize('levels', [3, 60, 5000])
+def test_generated_report_of_deep_values(monkeypatch, levels):
+    "A recursive schema, values nested deeper and deeper: the same problems, or the same 'too deep' (never a RecursionError)"
+    s = {'$ref': '#/$defs/t', '$defs': {'t': {'type': 'object', 'properties': {'kids': {'type': 'array', 'items': {'$ref': '#/$defs/t'}},
+                                                                              'n': {'type': 'integer'}}, 'additionalProperties': False}}}
+    values = [_deep(levels, {'n': 'x'}), _deep(levels, {'m': 1}), _deep(levels, 5)]
+    with monkeypatch.context() as m:
+        m.setattr(js, '_reporter', _walk_only)
+        want = [compile_schema(s).problems(x) for x in values]
+    v = compile_schema(s)
+    v.problems(values[0])
+    got = [v.problems(x) for x in values]
+    assert _generated(v)
+    if levels < 1000: assert got == want and all(p and p[0].message != js._TOO_DEEP for p in got)
+    else: assert all(p == [js.Problem('', js._TOO_DEEP)] for p in got + want)  # too deep for either: said so, by both
