@@ -1094,6 +1094,14 @@ def _whole(n: _Node) -> bool:
     kinds = next((p.names for p in n.parts if isinstance(p, _Type)), None)
     return (kinds is not None and 'object' not in kinds and 'array' not in kinds) or all(type(p) in (_Type, _Enum, _Number, _String) for p in n.parts)
 
+def _exact(n: _Node) -> bool:
+    """Does the report written out for `n` (`_Report.body`) say nothing of a valid value, and something of any other? So
+    it is when `n` asks for objects and/or arrays only (a scalar is then of the wrong type) and has no `oneOf`: each of
+    its keywords' report is written to report what fails it, and only that"""
+    if n.pending: n.pending()
+    types = next((p.names for p in n.parts if isinstance(p, _Type)), ())
+    return bool(types) and {'object', 'array'}.issuperset(types) and not any(isinstance(p, _OneOf) for p in n.parts)
+
 _CHAIN = 16  # the most properties of an object whose report tells its keys apart by `if k == ...` (beyond, a lookup)
 _REPORT_DEPTH, _REPORT_LINES = 6, 600  # beyond these, a node's report is the walk's (`_Node.errs`): the source stays small
 
@@ -1103,7 +1111,7 @@ class _Report(_Gen):
     `$ref`), the walk's own `errs` called for the rest; and the finder of an object's failing keys (`_failing_keys`)"""
     def __init__(self):
         super().__init__()
-        self.defs, self.tail, self.fns, self.tests, self.depth = [], [], {}, {}, 0
+        self.defs, self.tail, self.fns, self.tests, self.depth, self.written = [], [], {}, {}, 0, set()
         self.ns.update(_new=_new, Problem=Problem, short=short, key_path=key_path, _n=_n, enumerate=enumerate)
 
     def function(self, head: str, write):
@@ -1146,6 +1154,16 @@ class _Report(_Gen):
         if _whole(n): return self.whole(n, x, path, ind)
         self.out(ind, f'{self.fn(n)}({x}, {path}, out, limit)')
 
+    def check(self, n: _Node, x: str, path: str, ind: int, limited: bool = False):
+        """Lines reporting `x` at `path` if it fails `n` (`limited`: returning first when `out` is full); a node whose
+        written-out report says nothing of a valid value (`_exact`) is asked at once, with no test first"""
+        if not _whole(n) and _exact(n) and self.fn(n) in self.written:
+            if limited: self.out(ind, 'if len(out) >= limit: return')
+            return self.out(ind, f'{self.fn(n)}({x}, {path}, out, limit)')
+        self.out(ind, f'if not ({self.test(n, x)}):')
+        if limited: self.out(ind + 1, 'if len(out) >= limit: return')
+        self.report(n, x, path, ind + 1)
+
     def fn(self, n: _Node) -> str:
         "The name of the function reporting node `n`'s problems, `(x, path, out, limit)` as `n.errs`, written on first need"
         if (f := self.fns.get(n)) is not None: return f
@@ -1153,6 +1171,7 @@ class _Report(_Gen):
             f = self.fns[n] = self.const(n.errs)
             return f
         f = self.fns[n] = self.name('_r')
+        self.written.add(f)
         self.depth += 1
         self.function(f'{f}(x, path, out, limit)', lambda: self.body(n))
         self.depth -= 1
@@ -1172,7 +1191,7 @@ class _Report(_Gen):
             self.out(1, 'if not isinstance(x, (dict, list, tuple)):')
             self.whole(n, 'x', 'path', 2)
             self.out(2, 'return True')
-        self.out(1, 'n0 = len(out)')
+        if not _exact(n): self.out(1, 'n0 = len(out)')
         for p in n.parts:
             if isinstance(p, (_Type, _Number, _String, _Any)): continue  # (a container passes the last three)
             if isinstance(p, _Enum):
@@ -1189,10 +1208,9 @@ class _Report(_Gen):
                 if not (p.prefix or p.unique or p.contains is not None or p.items is not None and p.items.schema is False):
                     self.array_report(p, i)
                 else: self.out(i, f'{self.const(p.errs)}(x, path, out, limit)')
-            elif isinstance(p, _Ref):
-                self.out(1, f'if not ({self.test(p.target, "x")}):')
-                self.report(p.target, 'x', 'path', 2)
+            elif isinstance(p, _Ref): self.check(p.target, 'x', 'path', 1)
             else: self.out(1, f'if not {self.const(p.ok)}(x): {self.const(p.errs)}(x, path, out, limit)')
+        if _exact(n): return  # every keyword reports what fails it: nothing reported, nothing wrong (see `_exact`)
         self.out(1, 'if len(out) == n0:')
         self.whole(n, 'x', 'path', 2)
         self.out(2, 'return True')
@@ -1204,9 +1222,7 @@ class _Report(_Gen):
         if p.hi is not None: self.out(ind, f"if len(x) > {p.hi}: {has}'; allows at most {p.hi}')))")
         if p.items is None or p.items.ok is _true: return
         self.out(ind, 'for i, y in enumerate(x):')
-        self.out(ind + 1, f'if not ({self.test(p.items, "y")}):')
-        self.out(ind + 2, 'if len(out) >= limit: return')
-        self.report(p.items, 'y', "f'{path}[{i}]'", ind + 2)
+        self.check(p.items, 'y', "f'{path}[{i}]'", ind + 1, limited=True)
 
     def object_report(self, p: _Object, ind: int):
         """`_Object.errs` for a lean object: the missing keys, then each failing key's problems in the value's order; the
@@ -1243,20 +1259,17 @@ class _Report(_Gen):
         for j, (k, s) in enumerate(p.props.items()):
             self.out(ind + 1, f"{'if' if j == 0 else 'elif'} k == {k!r}:")
             if s.ok is _true: self.out(ind + 2, 'pass'); continue
-            self.out(ind + 2, f'if not ({self.test(s, "y")}):')
-            self.out(ind + 3, 'if len(out) >= limit: return')
-            self.report(s, 'y', f"(path + {key_path('_', k)[1:]!r} if path else {key_path('', k)!r})", ind + 3)
+            self.check(s, 'y', f"(path + {key_path('_', k)[1:]!r} if path else {key_path('', k)!r})", ind + 2, limited=True)
         if e is None: return
         if p.props: self.out(ind + 1, 'else:')
         self.extra_report(p, e, ind + 1 + bool(p.props), True)
 
     def extra_report(self, p: _Object, e: _Node, ind: int, test: bool):
         "Lines reporting key `k` of value `y`, a key no property names, when it fails `additionalProperties` (`e`)"
-        if test and e.schema is not False:
-            self.out(ind, f'if not ({self.test(e, "y")}):')
-            ind += 1
-        if test: self.out(ind, 'if len(out) >= limit: return')
-        if e.schema is False: self.out(ind, f"out.append(_new(Problem, (path, 'unexpected key ' + short(k, 40) + {self.const(_allowed(p.props))})))")
+        if e.schema is False:
+            if test: self.out(ind, 'if len(out) >= limit: return')
+            self.out(ind, f"out.append(_new(Problem, (path, 'unexpected key ' + short(k, 40) + {self.const(_allowed(p.props))})))")
+        elif test: self.check(e, 'y', 'key_path(path, k)', ind, limited=True)
         else: self.report(e, 'y', 'key_path(path, k)', ind)
 
 def _exec(g: _Report, name: str):
