@@ -22,6 +22,9 @@ def _bad_values(s: dict) -> list:
     out += [{k: _wrong(x)} for k, x in props.items()]
     every = {k: _wrong(x) for k, x in props.items()}
     out += [{**every, 'zz_unknown': 1}, dict(reversed([*every.items(), ('zz_unknown', 1)]))]
+    # null everywhere, valid where the schema takes it (`type: ['object', 'null']`), beside a key no one asked for
+    out.append({**{k: None for k in props}, 'zz_unknown': 1})
+    out.append({k: {kk: None for kk in x['properties']} for k, x in props.items() if isinstance(x, dict) and isinstance(x.get('properties'), dict)})
     # nested objects: each property an object of wrong values for its own properties
     out.append({k: {kk: _wrong(xx) for kk, xx in x['properties'].items()} for k, x in props.items()
                 if isinstance(x, dict) and isinstance(x.get('properties'), dict)})
@@ -130,3 +133,16 @@ def test_generated_report_of_deep_values(monkeypatch, levels):
     assert _generated(v)
     if levels < 1000: assert got == want and all(p and p[0].message != js._TOO_DEEP for p in got)
     else: assert all(p == [js.Problem('', js._TOO_DEEP)] for p in got + want)  # too deep for either: said so, by both
+
+def test_generated_report_of_nullable_containers(monkeypatch):
+    "An object or array that may be null: a valid null says nothing, a wrong scalar says what was expected"
+    s = {'type': 'object', 'properties': {'o': {'type': ['object', 'null'], 'properties': {'a': {'type': 'integer'}}, 'required': ['a']},
+                                          'l': {'type': ['array', 'null'], 'items': {'type': 'integer'}}, 'n': {'type': 'integer'}}}
+    values = [{'o': None, 'l': None, 'n': 'x'}, {'o': {'a': 'x'}, 'l': [1, 'x'], 'n': 1}, {'o': 5, 'l': 'x'}, {'o': {}, 'l': [], 'n': None}]
+    with monkeypatch.context() as m:
+        m.setattr(js, '_reporter', _walk_only)
+        want = [compile_schema(s).problems(x) for x in values]
+    v = compile_schema(s)
+    got = [v.problems(x) for x in values * 2][len(values):]
+    assert _generated(v) and got == want
+    assert want[0] == [js.Problem('n', "expected an integer, got 'x'")]
