@@ -1360,17 +1360,16 @@ class Validator:
     ) -> list[Problem]:  # what is wrong with `v`, where; empty when it is valid
         "Everything wrong with `v` (up to `limit`), each with its path: `items[2].sku: expected a string, got 5`"
         try:
-            n = self._root()
             if self.is_valid(v): return []  # the generated check first: a valid value costs no walk
             out = []
             if (report := self._report) is None:
                 self._reports += 1
-                report = n.errs if self._reports < 2 else _reporter(n)
+                report = self._root().errs if self._reports < 2 else _reporter(self._root())
                 if self._reports >= 2: self._report = report  # (the walk's, when the generator can't write one)
             whole = report(v, path, out, limit)
             # the walk reports only what fails, but for the value as a whole when nothing below it did: then the generated
             # check may have said False for running out of stack, which the tree tells apart (raising RecursionError)
-            if whole and len(out) == 1 and n.ok(v): return []
+            if whole and len(out) == 1 and self._root().ok(v): return []
             return out if len(out) <= limit else out[:limit]
         except RecursionError: return [Problem(path, _TOO_DEEP)]
 
