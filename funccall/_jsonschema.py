@@ -19,8 +19,11 @@ where. `is_valid`, the path every good call takes, is one generated Python funct
 (type, enum, const, numbers, lengths, patterns, items, properties, required, additionalProperties, `$ref`) inlined
 six levels deep and anything else a call into the tree; generating it costs a few hundred µs once, on the first call.
 The JSON Schema Test Suite runs through both paths, and a test checks that they agree.
-A report (`problems`) walks the tree; from the second report of an object with a few properties on, generated code
-finds which of its keys fail (the walk then reports only those, in the value's order, as it would have found them).
+A report (`problems`) walks the tree the first time. From a validator's second report on, generated code reports: a
+function per schema node that writes out what the walk does for the common keywords (the same problems, in the same
+order, in the same words, stopping at the same `limit`) and calls the walk's own code for any other; the corpus and
+the JSON Schema Test Suite run through both, and a test checks that they report alike. Inside the walk, from the
+second report of an object with a few properties on, generated code finds which of its keys fail.
 
 Drafts: 2020-12 unless the schema's `$schema` (or `draft=`) says draft 4, 6 or 7, which get draft 7's rules (`$ref`
 ignores its siblings, `items` as a list with `additionalItems`, `dependencies`, `definitions`). 2019-09 is read as
@@ -1125,6 +1128,7 @@ class _Report(_Gen):
         "An expression: does `x` satisfy `n`? (its checks written out in a function of their own unless it is a plain type)"
         if (c := self.cond(n, x)) is not None: return c
         if (f := self.tests.get(n)) is None:
+            if len(self.defs) > _REPORT_LINES: return f'{self.const(n.ok)}({x})'  # (the source stays small: the tree's check)
             f = self.tests[n] = self.name('_p')
             self.function(f'{f}(x)', lambda: (self.node(n, 'x', 1, 1), self.out(1, 'return True')))
         return f'{f}({x})'

@@ -66,14 +66,19 @@ def test_generated_finder_reports_what_the_walk_reports(monkeypatch, limit):
         made += any(isinstance(p, js._Object) and p._failing not in (None, js._none) for n in v._comp.memo.values() for p in n.parts)
     assert made > 500  # the generated finder really ran, on most of the corpus's tools
 
-@pytest.mark.parametrize('limit', [10, 2, 1])
-def test_generated_report_reports_what_the_walk_reports(monkeypatch, limit):
+# the generator's limits as they are; every object's keys found first (no `if k == ...` chain); the source cut short
+# almost at once (the walk's report, and the tree's checks, called from the generated code)
+SMALL = {'_CHAIN': 0, '_REPORT_LINES': 12, '_REPORT_DEPTH': 1}
+
+@pytest.mark.parametrize('limit,settings', [(10, {}), (2, {}), (1, {}), (10, {'_CHAIN': 0}), (10, SMALL), (2, SMALL)])
+def test_generated_report_reports_what_the_walk_reports(monkeypatch, limit, settings):
     "From a validator's second report on, generated code reports (`_reporter`): the same problems, in the same order"
     cases = [(nm, s, _bad_values(s)) for nm, s in _schemas()]
     monkeypatch.setattr(js, '_reporter', _walk_only)
     monkeypatch.setattr(js, '_FINDER', 10**9)
     walked = [_reports(s, values * 2, limit) for _, s, values in cases]
     monkeypatch.undo()
+    for k, x in settings.items(): monkeypatch.setattr(js, k, x)
     made = 0
     for (nm, s, values), want in zip(cases, walked):
         with warnings.catch_warnings():
