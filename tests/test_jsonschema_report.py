@@ -5,7 +5,10 @@ import json, warnings
 from pathlib import Path
 
 import pytest
+from conftest import examples
 from corpus import load_corpus
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import funccall._jsonschema as js
 from funccall._jsonschema import compile_schema
@@ -151,3 +154,30 @@ def test_generated_report_of_nullable_containers(monkeypatch):
     got = [v.problems(x) for x in values * 2][len(values):]
     assert _generated(v) and got == want
     assert want[0] == [js.Problem('n', "expected an integer, got 'x'")]
+
+# keywords mixed as the suite's schemas seldom mix them: no `type`, several kinds at once, recursion without a type
+MIXED = [{'items': {'type': 'integer'}, 'properties': {'a': {'type': 'string'}}, 'required': ['b']},
+         {'type': ['object', 'array', 'null'], 'items': {'type': 'string'}, 'minItems': 2,
+          'properties': {'a': {'type': 'integer', 'minimum': 2}}, 'additionalProperties': {'type': 'boolean'}},
+         {'enum': [[1], {'a': 1}, 3, 'x'], 'items': {'enum': [1, 'foo']}},
+         {'properties': {'a': {'$ref': '#'}, 'b': {'type': 'array', 'items': {'$ref': '#'}, 'maxItems': 2}}, 'additionalProperties': False},
+         {'anyOf': [{'type': 'string'}, {'type': 'array', 'items': {'type': 'integer'}}], 'properties': {'foo': {'type': 'integer'}}},
+         {'type': 'object', 'properties': {'a': {'type': ['array', 'null'], 'items': {'type': 'object', 'required': ['foo']}},
+                                           'b': {'not': {'type': 'string'}}}, 'required': ['a', 'b']}]
+_CASES = _suite() + [('mixed', s, '2020-12', []) for s in MIXED]
+_values = st.recursive(st.none() | st.booleans() | st.integers(-3, 12) | st.sampled_from([0.5, 1.0, -1.5, 1e15]) |
+                       st.sampled_from(['', 'a', 'foo', 'bar', 'baz', 'aaa', '1', '\u00e9']),
+                       lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.sampled_from(['a', 'b', 'c', 'foo', 'bar', 'x1']), kids, max_size=4),
+                       max_leaves=10)
+
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(range(len(_CASES))) | st.sampled_from(range(len(_CASES) - len(MIXED), len(_CASES))),
+       st.lists(_values, min_size=2, max_size=4), st.sampled_from([10, 1]))
+def test_generated_report_of_any_value(i, values, limit):
+    "Any JSON value against the suite's schemas: a validator's later (generated) reports are its first (walked) ones"
+    _, s, draft, _ = _CASES[i]
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        walked = [compile_schema(s, draft=draft).problems(x, limit=limit) for x in values]  # a validator's first report: the walk's
+        v = compile_schema(s, draft=draft)
+        assert [v.problems(x, limit=limit) for x in values * 2] == walked * 2
