@@ -19,8 +19,11 @@ where. `is_valid`, the path every good call takes, is one generated Python funct
 (type, enum, const, numbers, lengths, patterns, items, properties, required, additionalProperties, `$ref`) inlined
 six levels deep and anything else a call into the tree; generating it costs a few hundred µs once, on the first call.
 The JSON Schema Test Suite runs through both paths, and a test checks that they agree.
-A report (`problems`) walks the tree; from the second report of an object with a few properties on, generated code
-finds which of its keys fail (the walk then reports only those, in the value's order, as it would have found them).
+A report (`problems`) walks the tree the first time. From a validator's second report on, generated code reports: a
+function per schema node that writes out what the walk does for the common keywords (the same problems, in the same
+order, in the same words, stopping at the same `limit`) and calls the walk's own code for any other; the corpus and
+the JSON Schema Test Suite run through both, and a test checks that they report alike. Inside the walk, from the
+second report of an object with a few properties on, generated code finds which of its keys fail.
 
 Drafts: 2020-12 unless the schema's `$schema` (or `draft=`) says draft 4, 6 or 7, which get draft 7's rules (`$ref`
 ignores its siblings, `items` as a list with `additionalItems`, `dependencies`, `definitions`). 2019-09 is read as
@@ -584,9 +587,12 @@ def _n(k, word): return f"{k} {word}{'' if k == 1 else 's'}"
 
 def _unexpected(k, allowed) -> str:
     "Words for key `k` that no keyword allows; `allowed` the keys that would be"
+    return f"unexpected key {short(k, 40)}{_allowed(allowed)}"
+
+def _allowed(allowed) -> str:
+    "The end of `_unexpected`'s words: which keys are allowed"
     allowed = list(allowed)
-    shown = ', '.join(allowed[:12]) + (', ...' if len(allowed) > 12 else '')
-    return f"unexpected key {short(k, 40)}; allowed keys: {shown}" if allowed else f"unexpected key {short(k, 40)}; no keys are allowed"
+    return f"; allowed keys: {', '.join(allowed[:12])}{', ...' if len(allowed) > 12 else ''}" if allowed else '; no keys are allowed'
 
 class _Array(_Part):
     "The array keywords together"
@@ -958,6 +964,8 @@ _GUARD = {'number': 'isinstance({x}, (int, float)) and not isinstance({x}, bool)
           'array': 'isinstance({x}, (list, tuple))', 'object': 'isinstance({x}, dict)'}
 _INLINE_DEPTH, _INLINE_LINES = 6, 400  # beyond these, a part is called rather than inlined: the source stays small
 
+def _sure(kind: str, types) -> bool: return bool(types) and all(t == kind or (kind == 'number' and t == 'integer') for t in types)
+
 class _Gen:
     "Python source for `is_valid`: the common keywords inlined into one function, any other part called as compiled"
     def __init__(self):
@@ -980,19 +988,34 @@ class _Gen:
         self.inlining.pop()
 
     def cond(self, n: _Node, x: str) -> str | None:
-        "An expression for a node of only a type and/or a string enum, else None"
+        "An expression for a node of only a type, a string enum, and number or string bounds, else None"
         if n.pending: n.pending()
         if n.ok is _true: return 'True'
-        cs = []
+        cs, types = [], next((p.names for p in n.parts if isinstance(p, _Type)), ())
         for p in n.parts:
             if isinstance(p, _Type): cs.append(f"({' or '.join(_COND[t].format(x=x) for t in p.names)})")
             elif isinstance(p, _Enum) and p.strings: cs.append(f'(isinstance({x}, str) and {x} in {self.const(p.keys)})')
+            elif isinstance(p, _Number):  # (what `part` writes, as one expression)
+                fails = [f'{x} {op} {self.const(v)}' for v, op in ((p.lo, '<'), (p.lo_x, '<='), (p.hi, '>'), (p.hi_x, '>=')) if v is not None]
+                if p.mult is not None: fails.append(f'not _multiple({x}, {self.const(p.mult)})')
+                cs.append(self.bounded('number', x, types, fails))
+            elif isinstance(p, _String):
+                fails = [f'len({x}) < {self.const(p.lo)}'] if p.lo else []
+                if p.hi is not None: fails.append(f'len({x}) > {self.const(p.hi)}')
+                if p.rx is not None: fails.append(f'{self.const(p.rx.search)}({x}) is None')
+                cs.append(self.bounded('string', x, types, fails))
             else: return None
         return ' and '.join(cs) if cs else 'True'
 
+    def bounded(self, kind: str, x: str, types, fails: list) -> str:
+        "An expression: `x` is not of `kind`, or fails none of `fails` (the guard left out where the type made sure)"
+        ok = f"not ({' or '.join(fails)})"
+        if _sure(kind, types): return f'({ok})'
+        return f'(not ({_GUARD[kind].format(x=x)}) or {ok})'
+
     def guarded(self, kind: str, x: str, ind: int, types) -> int:
         "Open `if <x is of kind>:` unless the type keyword already made sure; the indent to continue at"
-        if types and all(t == kind or (kind == 'number' and t == 'integer') for t in types): return ind
+        if _sure(kind, types): return ind
         self.out(ind, f'if {_GUARD[kind].format(x=x)}:')
         return ind + 1
 
@@ -1066,31 +1089,214 @@ _FINDER = 4  # the fewest properties of an object whose failing keys generated c
 
 def _none(v): return None
 
+def _whole(n: _Node) -> bool:
+    """Does `n` (failing) report one problem, the value as a whole? So `_Node.errs` does for a scalar, and for a container
+    when `n` asks for scalars only or has no keyword that looks inside one (a `oneOf` may say "matches too many" instead)"""
+    if n.pending: n.pending()
+    if any(isinstance(p, _OneOf) for p in n.parts): return False
+    kinds = next((p.names for p in n.parts if isinstance(p, _Type)), None)
+    return (kinds is not None and 'object' not in kinds and 'array' not in kinds) or all(type(p) in (_Type, _Enum, _Number, _String) for p in n.parts)
+
+def _exact(n: _Node) -> bool:
+    """Does the report written out for `n` (`_Report.body`) say nothing of a valid value, and something of any other? So
+    it is when `n` asks for objects and/or arrays only (a scalar is then of the wrong type) and has no `oneOf`: each of
+    its keywords' report is written to report what fails it, and only that"""
+    if n.pending: n.pending()
+    types = next((p.names for p in n.parts if isinstance(p, _Type)), ())
+    return bool(types) and {'object', 'array'}.issuperset(types) and not any(isinstance(p, _OneOf) for p in n.parts)
+
+_CHAIN = 16  # the most properties of an object whose report tells its keys apart by `if k == ...` (beyond, a lookup)
+_REPORT_DEPTH, _REPORT_LINES = 6, 600  # beyond these, a node's report is the walk's (`_Node.errs`): the source stays small
+
+class _Report(_Gen):
+    """Python source for reports: a function per node doing what `_Node.errs` does (the same problems, in the same order,
+    stopping at the same `limit`) for the common keywords (type, enum, numbers, strings, plain arrays, lean objects,
+    `$ref`), the walk's own `errs` called for the rest; and the finder of an object's failing keys (`_failing_keys`)"""
+    def __init__(self):
+        super().__init__()
+        self.defs, self.tail, self.fns, self.tests, self.depth, self.written = [], [], {}, {}, 0, set()
+        self.ns.update(_new=_new, Problem=Problem, short=short, key_path=key_path, _n=_n, enumerate=enumerate)
+
+    def function(self, head: str, write):
+        "Write function `head` with the lines `write()` writes, apart from the function being written"
+        outer, self.lines = self.lines, []
+        write()
+        self.defs += [f'def {head}:', *self.lines]
+        self.lines = outer
+
+    def test(self, n: _Node, x: str) -> str:
+        "An expression: does `x` satisfy `n`? (its checks written out in a function of their own unless it is a plain type)"
+        if (c := self.cond(n, x)) is not None: return c
+        if (f := self.tests.get(n)) is None:
+            if len(self.defs) > _REPORT_LINES: return f'{self.const(n.ok)}({x})'  # (the source stays small: the tree's check)
+            f = self.tests[n] = self.name('_p')
+            self.function(f'{f}(x)', lambda: (self.node(n, 'x', 1, 1), self.out(1, 'return True')))
+        return f'{f}({x})'
+
+    def failing(self, p: _Object, x: str, ind: int):
+        "Lines leaving in `b` the keys of dict `x` that fail lean object `p`'s `properties` or `additionalProperties`"
+        self.out(ind, 'b = []')
+        for k, s in p.props.items():
+            if s.pending: s.pending()
+            if s.ok is _true: continue
+            y = self.name('x')
+            self.out(ind, f'{y} = {x}.get({k!r}, _M)')
+            self.out(ind, f'if {y} is not _M and not ({self.test(s, y)}): b.append({k!r})')
+        if (e := p.extra) is not None:
+            if e.pending: e.pending()
+            if e.ok is not _true:
+                known = self.const(frozenset(p.props))
+                self.out(ind, f'if not {known}.issuperset({x}): b += [k for k in {x} if k not in {known}]' if e.schema is False else
+                         f'if not {known}.issuperset({x}): b += [k for k, y in {x}.items() if k not in {known} and not {self.const(e.ok)}(y)]')
+
+    def whole(self, n: _Node, x: str, path: str, ind: int):
+        "The line reporting `x` as a whole for node `n`: `expected <words>, got <x>`"
+        self.out(ind, f"out.append(_new(Problem, ({path}, {self.const(f'expected {n.words}, got ')} + short({x}))))")
+
+    def report(self, n: _Node, x: str, path: str, ind: int):
+        "Lines reporting `x`, which fails `n`, at `path`: as `n.errs(x, path, out, limit)` would"
+        if _whole(n): return self.whole(n, x, path, ind)
+        self.out(ind, f'{self.fn(n)}({x}, {path}, out, limit)')
+
+    def check(self, n: _Node, x: str, path: str, ind: int, limited: bool = False):
+        """Lines reporting `x` at `path` if it fails `n` (`limited`: returning first when `out` is full); a node whose
+        written-out report says nothing of a valid value (`_exact`) is asked at once, with no test first"""
+        if not _whole(n) and _exact(n) and self.fn(n) in self.written:
+            if limited: self.out(ind, 'if len(out) >= limit: return')
+            return self.out(ind, f'{self.fn(n)}({x}, {path}, out, limit)')
+        self.out(ind, f'if not ({self.test(n, x)}):')
+        if limited: self.out(ind + 1, 'if len(out) >= limit: return')
+        self.report(n, x, path, ind + 1)
+
+    def fn(self, n: _Node) -> str:
+        "The name of the function reporting node `n`'s problems, `(x, path, out, limit)` as `n.errs`, written on first need"
+        if (f := self.fns.get(n)) is not None: return f
+        if self.depth >= _REPORT_DEPTH or len(self.defs) > _REPORT_LINES or any(isinstance(p, _OneOf) for p in n.parts):
+            f = self.fns[n] = self.const(n.errs)
+            return f
+        f = self.fns[n] = self.name('_r')
+        self.written.add(f)
+        self.depth += 1
+        self.function(f'{f}(x, path, out, limit)', lambda: self.body(n))
+        self.depth -= 1
+        return f
+
+    def body(self, n: _Node):
+        """`_Node.errs` for `n` (without `oneOf`) written out: a scalar or a value of the wrong type as a whole, else each
+        keyword's problems in turn. (The walk also stops before each keyword once `out` holds `limit` problems; here only
+        loops do, so the work stays bounded: whatever the walk would have left out lies past `limit`, and `problems` cuts
+        it off.)"""
+        types = next((p.names for p in n.parts if isinstance(p, _Type)), ())
+        if types:
+            self.out(1, f"if not ({' or '.join(_COND[t].format(x='x') for t in types)}):")
+            self.whole(n, 'x', 'path', 2)
+            self.out(2, 'return True if not isinstance(x, (dict, list, tuple)) else None')
+        if not types or not {'object', 'array'}.issuperset(types):
+            self.out(1, 'if not isinstance(x, (dict, list, tuple)):')
+            self.whole(n, 'x', 'path', 2)
+            self.out(2, 'return True')
+        if not _exact(n): self.out(1, 'n0 = len(out)')
+        for p in n.parts:
+            if isinstance(p, (_Type, _Number, _String, _Any)): continue  # (a container passes the last three)
+            if isinstance(p, _Enum):
+                if p.strings: self.whole(n, 'x', 'path', 1)  # a container is never one of the strings
+                else:
+                    self.out(1, f'if _key(x) not in {self.const(p.keys)}:')
+                    self.whole(n, 'x', 'path', 2)
+            elif isinstance(p, _Object):
+                i = self.guarded('object', 'x', 1, types)
+                if p.lean and len(p.props) + len(p.req) <= 100: self.object_report(p, i)
+                else: self.out(i, f'{self.const(p.errs)}(x, path, out, limit)')
+            elif isinstance(p, _Array):
+                i = 1 if _sure('array', types) else (self.out(1, 'if type(x) is not dict:') or 2)  # (as the walk asks)
+                if not (p.prefix or p.unique or p.contains is not None or p.items is not None and p.items.schema is False):
+                    self.array_report(p, i)
+                else: self.out(i, f'{self.const(p.errs)}(x, path, out, limit)')
+            elif isinstance(p, _Ref): self.check(p.target, 'x', 'path', 1)
+            else: self.out(1, f'if not {self.const(p.ok)}(x): {self.const(p.errs)}(x, path, out, limit)')
+        if _exact(n): return  # every keyword reports what fails it: nothing reported, nothing wrong (see `_exact`)
+        self.out(1, 'if len(out) == n0:')
+        self.whole(n, 'x', 'path', 2)
+        self.out(2, 'return True')
+
+    def array_report(self, p: _Array, ind: int):
+        "`_Array.errs` for an array of `minItems`, `maxItems` and `items` only"
+        has = "out.append(_new(Problem, (path, 'has ' + _n(len(x), 'item') + "
+        if p.lo: self.out(ind, f"if len(x) < {p.lo}: {has}'; needs at least {p.lo}')))")
+        if p.hi is not None: self.out(ind, f"if len(x) > {p.hi}: {has}'; allows at most {p.hi}')))")
+        if p.items is None or p.items.ok is _true: return
+        self.out(ind, 'for i, y in enumerate(x):')
+        self.check(p.items, 'y', "f'{path}[{i}]'", ind + 1, limited=True)
+
+    def object_report(self, p: _Object, ind: int):
+        """`_Object.errs` for a lean object: the missing keys, then each failing key's problems in the value's order; the
+        keys of a few properties are told apart by a chain of `if k == ...`, else found first (`failing`)"""
+        for k in p.req: self.out(ind, f'if {k!r} not in x: out.append(_new(Problem, (path, {self.const(f"missing required key {k!r}")})))')
+        props = {k: s for k, s in p.props.items() if s.ok is not _true}
+        e = p.extra if p.extra is not None and p.extra.ok is not _true else None
+        if len(p.props) > _CHAIN:
+            self.failing(p, 'x', ind)
+            self.out(ind, 'if b:')
+            self.out(ind + 1, 'if len(b) > 1: b = set(b)')
+            self.out(ind + 1, 'for k, y in ((b[0], x[b[0]]),) if len(b) == 1 else x.items():')
+            self.out(ind + 2, 'if k in b:')
+            self.out(ind + 3, 'if len(out) >= limit: return')
+            # each property's path (`key_path` of '' and of any other path, known now) and report: the words for a value
+            # wrong as a whole, else the function reporting it
+            table, entries = self.name('_R'), []
+            for k, s in props.items():
+                r = self.const(f'expected {s.words}, got ') if _whole(s) else self.fn(s)
+                entries.append(f"{k!r}: ({self.const(key_path('', k))}, {self.const(key_path('_', k)[1:])}, {r})")
+            self.tail.append(f"{table} = {{{', '.join(entries)}}}")
+            self.out(ind + 3, f'r = {table}.get(k)')
+            if e is not None:
+                self.out(ind + 3, 'if r is None:')
+                self.extra_report(p, e, ind + 4, False)
+                self.out(ind + 3, 'else:')
+                ind += 1
+            self.out(ind + 3, 'alone, after, r = r')
+            self.out(ind + 3, 'if type(r) is str: out.append(_new(Problem, (path + after if path else alone, r + short(y))))')
+            self.out(ind + 3, 'else: r(y, path + after if path else alone, out, limit)')
+            return
+        if not props and e is None: return
+        self.out(ind, 'for k, y in x.items():')
+        for j, (k, s) in enumerate(p.props.items()):
+            self.out(ind + 1, f"{'if' if j == 0 else 'elif'} k == {k!r}:")
+            if s.ok is _true: self.out(ind + 2, 'pass'); continue
+            self.check(s, 'y', f"(path + {key_path('_', k)[1:]!r} if path else {key_path('', k)!r})", ind + 2, limited=True)
+        if e is None: return
+        if p.props: self.out(ind + 1, 'else:')
+        self.extra_report(p, e, ind + 1 + bool(p.props), True)
+
+    def extra_report(self, p: _Object, e: _Node, ind: int, test: bool):
+        "Lines reporting key `k` of value `y`, a key no property names, when it fails `additionalProperties` (`e`)"
+        if e.schema is False:
+            if test: self.out(ind, 'if len(out) >= limit: return')
+            self.out(ind, f"out.append(_new(Problem, (path, 'unexpected key ' + short(k, 40) + {self.const(_allowed(p.props))})))")
+        elif test: self.check(e, 'y', 'key_path(path, k)', ind, limited=True)
+        else: self.report(e, 'y', 'key_path(path, k)', ind)
+
+def _exec(g: _Report, name: str):
+    "Function `name` of the source `g` wrote, or None when it is past the generator's limits"
+    src = '\n'.join([*g.defs, *g.tail])
+    # as in `_generate`: the source holds only names it made and repr()s of property names
+    try: exec(compile(src, '<funccall._jsonschema report>', 'exec'), g.ns)
+    except (RecursionError, SyntaxError, MemoryError): return None
+    return g.ns[name]
+
 def _failing_keys(p: _Object):
     """One Python function listing the keys of a dict that fail lean object `p`'s `properties` (those of a plain type
     tested inline, the others by a generated check each) or its `additionalProperties`: what `_Object.errs` reports"""
-    g, body = _Gen(), []
-    for k, s in p.props.items():
-        if s.pending: s.pending()
-        if s.ok is _true: continue
-        y = g.name('x')
-        if (c := g.cond(s, y)) is None:  # more than a type: a function of its own, its checks written out
-            f = g.name('_p')
-            g.out(0, f'def {f}({y}):')
-            g.node(s, y, 1, 1)
-            g.out(1, 'return True')
-            c = f'{f}({y})'
-        body += [f'    {y} = x0.get({k!r}, _M)', f'    if {y} is not _M and not ({c}): b.append({k!r})']
-    if (x := p.extra) is not None:
-        if x.pending: x.pending()
-        if x.ok is not _true:
-            known = g.const(frozenset(p.props))
-            body.append(f'    if not {known}.issuperset(x0): b += [k for k in x0 if k not in {known}]' if x.schema is False else
-                        f'    if not {known}.issuperset(x0): b += [k for k, x in x0.items() if k not in {known} and not {g.const(x.ok)}(x)]')
-    src = '\n'.join([*g.lines, 'def failing(x0):', '    b = []', *body, '    return b'])
-    try: exec(compile(src, '<funccall._jsonschema report>', 'exec'), g.ns)  # as in `_generate`: only names it made go in
-    except (RecursionError, SyntaxError, MemoryError): return _none  # past the generator's limits: the walk asks each key
-    return g.ns['failing']
+    g = _Report()
+    g.function('failing(x0)', lambda: (g.failing(p, 'x0', 1), g.out(1, 'return b')))
+    return _exec(g, 'failing') or _none  # past the generator's limits: the walk asks each key
+
+def _reporter(n: _Node):
+    "One Python function reporting what `n.errs` reports, for `Validator.problems` from its second report on"
+    g = _Report()
+    try: f = g.fn(n)
+    except RecursionError: return n.errs
+    return _exec(g, f) or n.errs
 
 # --- the public face ---------------------------------------------------------------------------------------
 
@@ -1098,11 +1304,12 @@ _TOO_DEEP = 'is nested too deeply to check (more levels than the interpreter can
 
 class Validator:
     "A compiled JSON Schema: `is_valid(v)` and `problems(v)`"
-    __slots__ = ('is_valid', 'schema', '_comp', '_node', '_fast')
+    __slots__ = ('is_valid', 'schema', '_comp', '_node', '_fast', '_report', '_reports')
 
     def __init__(self, comp: _Compiler, schema):
         self.schema, self._comp, self._node, self._fast = schema, comp, None, None
         self.is_valid = self._first  # the generated check replaces it on first use
+        self._report, self._reports = None, 0  # the generated report, made on the second report (a one-off refusal makes none)
 
     def _root(self) -> _Node:
         "The compiled tree (built on first need)"
@@ -1157,13 +1364,16 @@ class Validator:
     ) -> list[Problem]:  # what is wrong with `v`, where; empty when it is valid
         "Everything wrong with `v` (up to `limit`), each with its path: `items[2].sku: expected a string, got 5`"
         try:
-            n = self._root()
             if self.is_valid(v): return []  # the generated check first: a valid value costs no walk
             out = []
-            whole = n.errs(v, path, out, limit)
+            if (report := self._report) is None:
+                self._reports += 1
+                report = self._root().errs if self._reports < 2 else _reporter(self._root())
+                if self._reports >= 2: self._report = report  # (the walk's, when the generator can't write one)
+            whole = report(v, path, out, limit)
             # the walk reports only what fails, but for the value as a whole when nothing below it did: then the generated
             # check may have said False for running out of stack, which the tree tells apart (raising RecursionError)
-            if whole and len(out) == 1 and n.ok(v): return []
+            if whole and len(out) == 1 and self._root().ok(v): return []
             return out if len(out) <= limit else out[:limit]
         except RecursionError: return [Problem(path, _TOO_DEEP)]
 
