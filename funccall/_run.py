@@ -20,7 +20,8 @@ from typing import Any, Callable
 
 from ._types import is_callable_object
 
-__all__ = ['is_async', 'loop_running', 'run_sync', 'to_thread', 'in_threads', 'call_tool', 'set_max_workers', 'WorkersExhausted']
+__all__ = ['is_async', 'loop_running', 'run_sync', 'to_thread', 'in_threads', 'in_threads_async', 'settle', 'stop_iteration', 'call_tool',
+           'set_max_workers', 'WorkersExhausted']
 
 def is_async(
     f,  # a tool, hook or middleware
@@ -234,16 +235,46 @@ async def to_thread(
         _workers.abandon(job)
         raise
 
+def stop_iteration(
+    e: StopIteration,  # raised by a sync tool in a worker thread
+) -> RuntimeError:     # what the caller gets instead
+    "A worker thread's `StopIteration` as the error its caller gets: a future can't hold one, nor a coroutine let it out"
+    err = RuntimeError(f'{type(e).__name__} raised in a worker thread: {e}')
+    err.__cause__ = e
+    return err
+
 def _hand_back(cf, done) -> None:
     "A worker's outcome to the awaiting loop's future (on the loop), unless its caller stopped waiting"
     if done.cancelled(): return
     if cf.cancelled(): done.cancel()
-    elif type(e := cf.exception()) is StopIteration:  # a future can't hold one: it is the `RuntimeError` a coroutine makes of it
-        err = RuntimeError(f'{type(e).__name__} raised in a worker thread: {e}')
-        err.__cause__ = e
-        done.set_exception(err)
+    elif type(e := cf.exception()) is StopIteration: done.set_exception(stop_iteration(e))
     elif e is not None: done.set_exception(e)
     else: done.set_result(cf.result())
+
+class _Jobs:
+    "Sync callables run in worker threads, at most `limit` at once, each in a copy of the caller's context; `ended(i, future)` hears of each"
+    def __init__(self, fns: list, limit: int, ended: Callable, loop=None):
+        self.todo, self.jobs, self.ended, self.loop = iter(enumerate(fns)), {}, ended, loop
+        self.running = sum(self.start() for _ in range(min(max(1, limit), len(fns))))
+
+    def start(self) -> bool:
+        if (nxt := next(self.todo, None)) is None: return False
+        i, fn = nxt
+        ctx = contextvars.copy_context()
+        ctx.run(_batch_loop.set, self.loop)
+        self.jobs[i] = job = _workers.submit(lambda: ctx.run(fn))
+        job.fut.add_done_callback(lambda f: self.ended(i, f))  # (at once, in this thread, for a job the pool can't start)
+        return True
+
+    def took(self, i: int) -> None:
+        "Job `i`'s outcome was taken: the next job starts in its slot"
+        del self.jobs[i]
+        self.running += self.start() - 1
+
+    def close(self) -> None:
+        "The caller stopped waiting (interrupted, or it raised): as a cancelled `to_thread`, each call left gives its slot back"
+        for job in self.jobs.values():
+            if not job.fut.cancel(): _workers.abandon(job)
 
 def in_threads(
     fns: list,   # sync callables of no arguments
@@ -252,21 +283,51 @@ def in_threads(
     """Run sync callables in worker threads from sync code, each in a copy of the caller's context, and yield their
     outcomes as they end: no event loop, and a finished call wakes the caller once, not a loop's selector. A job the pool
     can't start ends at once with `WorkersExhausted`"""
-    done, todo, jobs = queue.SimpleQueue(), iter(enumerate(fns)), {}
-    def start() -> bool:
-        if (nxt := next(todo, None)) is None: return False
-        i, fn = nxt
-        ctx = contextvars.copy_context()
-        jobs[i] = job = _workers.submit(lambda: ctx.run(fn))
-        job.fut.add_done_callback(lambda f: done.put((i, f)))
-        return True
+    done = queue.SimpleQueue()
+    jobs = _Jobs(fns, limit, lambda i, f: done.put((i, f)))
     try:
-        running = sum(start() for _ in range(min(max(1, limit), len(fns))))
-        while running:
+        while jobs.running:
             i, f = done.get()
-            del jobs[i]
-            running += start() - 1
+            jobs.took(i)
             yield i, f
-    finally:  # the caller stopped waiting (interrupted, or it raised): as a cancelled `to_thread`, each call left gives its slot back
-        for job in jobs.values():
-            if not job.fut.cancel(): _workers.abandon(job)
+    finally: jobs.close()
+
+async def in_threads_async(
+    fns: list,   # sync callables of no arguments
+    limit: int,  # at most this many run at once
+):               # yields (index, the `concurrent.futures.Future` of its outcome), as each ends
+    """`in_threads` for async code: the loop is woken once for the calls that ended while it was busy, not once per call
+    (each wake-up costs a turn of the loop's selector). An awaitable that a call hands back to `settle` is awaited on
+    this loop. Close it (`contextlib.aclosing`) when leaving early, so the calls left give their slots back at once"""
+    import asyncio
+    loop, lock, done, waiting = asyncio.get_running_loop(), threading.Lock(), collections.deque(), []
+    def ended(i, f):  # in the worker thread: the loop is woken only when it waits
+        with lock:
+            done.append((i, f))
+            w = waiting.pop() if waiting else None
+        if w is not None and not loop.is_closed(): loop.call_soon_threadsafe(_wake, w)
+    jobs = _Jobs(fns, limit, ended, loop)
+    try:
+        while jobs.running:
+            with lock:
+                if not done: waiting.append(w := loop.create_future())
+                else: w = None
+            if w is not None: await w
+            i, f = done.popleft()
+            jobs.took(i)
+            yield i, f
+    finally: jobs.close()
+
+def _wake(w) -> None:
+    if not w.done(): w.set_result(None)
+
+_batch_loop = contextvars.ContextVar('funccall_batch_loop', default=None)  # the loop awaiting an async batch's call, where it runs
+
+def settle(
+    aw,  # a coroutine a call in a batch's worker thread must await (what a sync tool handed back)
+) -> Any:  # its result
+    """Await `aw` from a batch's worker thread: on the loop that awaits the batch (`in_threads_async`), so what it holds of
+    that loop works as it would had the loop run the call; else (a sync batch) on this thread's own loop"""
+    if (loop := _batch_loop.get()) is None: return run_sync(aw)
+    import asyncio
+    return asyncio.run_coroutine_threadsafe(_await(aw), loop).result()
