@@ -92,13 +92,30 @@ class WorkersExhausted(RuntimeError):
     "Every worker thread is taken, most by tools that timed out and never returned: no new sync tool can start"
 
 class _Job:
-    __slots__ = ('fn', 'fut', 'counted')
-    def __init__(self, fn, fut): self.fn, self.fut, self.counted = fn, fut, False
+    """A call for a worker thread and its outcome, which `ended(job)` hears of in the thread that ends it (the worker's,
+    or the caller's for a job the pool can't start). Not a `concurrent.futures.Future`: its `Condition`, taken by each of
+    the six steps of a call's life, cost more than a batch's calls; a job has one listener, known before it is queued"""
+    __slots__ = ('fn', 'ended', 'counted', 'state', 'value', 'error')
+    def __init__(self, fn: Callable, ended: Callable):
+        self.fn, self.ended, self.counted, self.state, self.value, self.error = fn, ended, False, 'pending', None, None
 
     def run(self):
-        try: res = self.fn()
-        except BaseException as e: self.fut.set_exception(e)  # noqa: BLE001 - the awaiting caller re-raises it
-        else: self.fut.set_result(res)
+        try: self.value = self.fn()
+        except BaseException as e: self.error = e  # noqa: BLE001 - the awaiting caller re-raises it
+        self.end()
+
+    def end(self, error: BaseException | None=None):
+        "It ran (or, given `error`, could not start): its listener hears of it"
+        if error is not None: self.error = error
+        self.state = 'done'
+        try: self.ended(self)
+        except Exception: pass  # noqa: BLE001, S110 - a listener's failure (its loop closed meanwhile) must not end the worker thread
+
+    def exception(self) -> BaseException | None: return self.error
+
+    def result(self):
+        if self.error is not None: raise self.error
+        return self.value
 
 class _Workers:
     """A pool of daemon threads that counts calls, not threads: `size` calls run at once, a call that timed out
@@ -122,13 +139,24 @@ class _Workers:
             self.size, self.limit = size, 4 * size
             self._dispatch()
 
-    def submit(self, fn: Callable) -> _Job:
-        from concurrent.futures import Future
-        job = _Job(fn, Future())
+    def submit(
+        self,
+        fn: Callable,     # a sync callable of no arguments
+        ended: Callable,  # `ended(job)` when it has run, in the worker thread: `job.result()` is its outcome
+    ) -> _Job:
+        job = _Job(fn, ended)
         with self.lock:
             self.pending.append(job)
             self._dispatch()
         return job
+
+    def drop(self, job: _Job):
+        "The caller no longer waits for `job`: never started, if it waits for a slot still; else `abandon`ed"
+        with self.lock:
+            if job.state == 'pending':
+                job.state = 'dropped'
+                return
+        self.abandon(job)
 
     def abandon(self, job: _Job):
         "The caller stopped waiting for `job` (a timeout): its slot goes to the next call; its thread, if any, runs on"
@@ -142,9 +170,10 @@ class _Workers:
         "Start pending jobs while slots are free (holding `lock`)"
         while self.running < self.size and self.pending:
             job = self.pending.popleft()
-            if not job.fut.set_running_or_notify_cancel(): continue  # its caller gave up before it started
+            if job.state == 'dropped': continue  # its caller gave up before it started
+            job.state = 'running'
             if self.threads - self.idle >= self.limit:
-                job.fut.set_exception(WorkersExhausted(
+                job.end(WorkersExhausted(
                     f"funccall can't start this sync tool: all {self.limit} worker threads are busy, most with tools that "
                     f"timed out and never returned; fix those tools, or raise the limit with funccall.set_max_workers()"))
                 continue
@@ -193,7 +222,7 @@ class _Workers:
         no caller waits forever (waiting threads are always `idle` plus the jobs in `ready`)"""
         with self.lock:
             self.threads -= 1
-            if job is not None and not job.fut.done(): self._start(job)  # taken but never run: another thread runs it
+            if job is not None and job.state != 'done': self._start(job)  # taken but never run: another thread runs it
             elif job is not None and job.counted: job.counted, self.running = False, self.running - 1
             elif job is None and waiting:
                 if not self.idle: self._start(None)  # a job in `ready` was meant for it: a new thread takes it
@@ -228,8 +257,7 @@ async def to_thread(
     import asyncio
     loop, ctx = asyncio.get_running_loop(), contextvars.copy_context()
     done = loop.create_future()  # (not `asyncio.wrap_future`: its two-way chain costs a sixth of a turn's handoffs)
-    job = _workers.submit(lambda: ctx.run(f, *args, **kw))
-    job.fut.add_done_callback(lambda cf: None if loop.is_closed() else loop.call_soon_threadsafe(_hand_back, cf, done))
+    job = _workers.submit(lambda: ctx.run(f, *args, **kw), lambda j: loop.is_closed() or loop.call_soon_threadsafe(_hand_back, j, done))
     try: return await done
     except asyncio.CancelledError:
         _workers.abandon(job)
@@ -243,16 +271,15 @@ def stop_iteration(
     err.__cause__ = e
     return err
 
-def _hand_back(cf, done) -> None:
+def _hand_back(job: _Job, done) -> None:
     "A worker's outcome to the awaiting loop's future (on the loop), unless its caller stopped waiting"
     if done.cancelled(): return
-    if cf.cancelled(): done.cancel()
-    elif type(e := cf.exception()) is StopIteration: done.set_exception(stop_iteration(e))
+    if type(e := job.error) is StopIteration: done.set_exception(stop_iteration(e))
     elif e is not None: done.set_exception(e)
-    else: done.set_result(cf.result())
+    else: done.set_result(job.value)
 
 class _Jobs:
-    "Sync callables run in worker threads, at most `limit` at once, each in a copy of the caller's context; `ended(i, future)` hears of each"
+    "Sync callables run in worker threads, at most `limit` at once, each in a copy of the caller's context; `ended(i, job)` hears of each"
     def __init__(self, fns: list, limit: int, ended: Callable, loop=None):
         self.todo, self.jobs, self.ended, self.loop = iter(enumerate(fns)), {}, ended, loop
         self.running = sum(self.start() for _ in range(min(max(1, limit), len(fns))))
@@ -262,8 +289,7 @@ class _Jobs:
         i, fn = nxt
         ctx = contextvars.copy_context()
         ctx.run(_batch_loop.set, self.loop)
-        self.jobs[i] = job = _workers.submit(lambda: ctx.run(fn))
-        job.fut.add_done_callback(lambda f: self.ended(i, f))  # (at once, in this thread, for a job the pool can't start)
+        self.jobs[i] = _workers.submit(lambda: ctx.run(fn), lambda job: self.ended(i, job))  # (in this thread: one the pool can't start)
         return True
 
     def took(self, i: int) -> None:
@@ -273,13 +299,12 @@ class _Jobs:
 
     def close(self) -> None:
         "The caller stopped waiting (interrupted, or it raised): as a cancelled `to_thread`, each call left gives its slot back"
-        for job in self.jobs.values():
-            if not job.fut.cancel(): _workers.abandon(job)
+        for job in self.jobs.values(): _workers.drop(job)
 
 def in_threads(
     fns: list,   # sync callables of no arguments
     limit: int,  # at most this many run at once
-):               # yields (index, the `concurrent.futures.Future` of its outcome), as each ends
+):               # yields (index, its job: `.result()`, `.exception()`), as each ends
     """Run sync callables in worker threads from sync code, each in a copy of the caller's context, and yield their
     outcomes as they end: no event loop, and a finished call wakes the caller once, not a loop's selector. A job the pool
     can't start ends at once with `WorkersExhausted`"""
@@ -295,7 +320,7 @@ def in_threads(
 async def in_threads_async(
     fns: list,   # sync callables of no arguments
     limit: int,  # at most this many run at once
-):               # yields (index, the `concurrent.futures.Future` of its outcome), as each ends
+):               # yields (index, its job: `.result()`, `.exception()`), as each ends
     """`in_threads` for async code: the loop is woken once for the calls that ended while it was busy, not once per call
     (each wake-up costs a turn of the loop's selector). An awaitable that a call hands back to `settle` is awaited on
     this loop. Close it (`contextlib.aclosing`) when leaving early, so the calls left give their slots back at once"""

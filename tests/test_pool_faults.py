@@ -21,12 +21,14 @@ def test_pool_threads_hit_from_outside_while_idle_leave_no_call_waiting():
     # 3.11 one thread taking its own can leave another's pending unannounced, to land much later anywhere in that thread
     # (inside asyncio's wake-up of a loop, say). The test's own process must not keep such threads.
     out = _run_script('''
-        import ctypes, threading, time
+        import ctypes, queue, threading, time
         from funccall._run import _Workers
         pool = _Workers(4)
         def calls(n):
-            jobs = [pool.submit(lambda i=i: i * 2) for i in range(n)]
-            return [j.fut.result(timeout=10) for j in jobs]
+            ended = queue.SimpleQueue()
+            jobs = [pool.submit(lambda i=i: i * 2, ended.put) for i in range(n)]
+            for _ in jobs: ended.get(timeout=10)
+            return [j.result() for j in jobs]
         print(calls(4) == [0, 2, 4, 6])  # some threads now wait, idle, for work
         idle = [t for t in threading.enumerate() if t.name == 'funccall-tool']
         # as a `python` tool's late timeout would: delivered when each wakes with a job, taken and never run
