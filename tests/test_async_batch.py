@@ -5,6 +5,7 @@ each call's pipeline a task on the loop) answers it, keeps the batch's concurren
 `on_result` (on the loop's thread), awaits what a sync tool hands back on the caller's loop, gives the slots of calls
 left behind back, and leaves to the loop's way every tool with something around it and every batch with a deadline."""
 import asyncio
+import contextlib
 import contextvars
 import threading
 import time
@@ -69,16 +70,18 @@ def test_a_coroutine_a_sync_tool_hands_back_is_awaited_on_the_caller_s_loop():
     assert threaded == looped == [(True, 1), [True, True], 3]
 
 def test_at_most_max_concurrency_run_at_once():
-    running, peak, lock, gate = [0], [0], threading.Lock(), threading.Event()
+    active, sizes = set(), []
     def work(i: int) -> int:
         "Holds its slot a moment"
-        with lock: running[0] += 1; peak[0] = max(peak[0], running[0])
-        gate.wait(0.02)
-        with lock: running[0] -= 1
+        active.add(i)
+        sizes.append(len(active))
+        time.sleep(0.02)
+        active.discard(i)
         return i
-    tb = Toolbox([work], max_concurrency=3)
-    rs = asyncio.run(tb.abatch([('work', {'i': i}) for i in range(20)]))
-    assert [r.value for r in rs] == list(range(20)) and 1 < peak[0] <= 3
+    for tb, limit in ((Toolbox([work], max_concurrency=3), None), (Toolbox([work]), 3)):
+        sizes.clear()
+        rs = asyncio.run(tb.abatch([('work', {'i': i}) for i in range(20)], max_concurrency=limit))
+        assert [r.value for r in rs] == list(range(20)) and 1 < max(sizes) <= 3
 
 def test_the_loop_runs_on_while_the_calls_run():
     def slow(s: float) -> str:
@@ -156,38 +159,37 @@ def test_a_sync_tool_raising_stopiteration_fails_as_in_the_loop_s_way():
     assert [_seen(r) for r in threaded] == [_seen(r) for r in looped] == [_seen(r) for r in tb.batch(calls)]
     assert threaded[0].error == 'RuntimeError: StopIteration raised in a worker thread: none left' and threaded[1].value == 3
 
-def test_a_call_the_pool_cannot_start_fails_as_in_the_loop_s_way():
+@contextlib.contextmanager
+def _pool(n: int):
+    "The pool at `n` calls at once (threads in all: `4 * n`) for the block; the event it yields releases the calls it leaves stuck"
     size, release = _workers.size, threading.Event()
-    set_max_workers(1)  # one call at a time, four threads in all
-    try:
+    set_max_workers(n)
+    try: yield release
+    finally:
+        release.set()
+        set_max_workers(size)
+
+def test_a_call_the_pool_cannot_start_fails_as_in_the_loop_s_way():
+    with _pool(1) as release:
         async def main():
             for _ in range(4):  # each times out and keeps its thread (or finds them all kept: a slow tool of a test before)
                 with pytest.raises((asyncio.TimeoutError, WorkersExhausted)): await asyncio.wait_for(to_thread(release.wait, 30), 0.1)
             return await Toolbox([add, boom]).abatch([('add', {'a': 1, 'b': 2}), ('boom', {})])
         rs = asyncio.run(main())
         assert [r.failure for r in rs] == ['tool', 'tool'] and all('WorkersExhausted' in r.error for r in rs)
-    finally:
-        release.set()
-        set_max_workers(size)
 
 def test_a_batch_cancelled_gives_its_calls_slots_back():
-    size, release = _workers.size, threading.Event()
-    set_max_workers(2)
-    try:
+    with _pool(2) as release:
         def stuck() -> str:
             "Waits for the test"
-            release.wait(30)
-            return 'late'
+            return release.wait(30) and 'late'
         async def main():
             with pytest.raises(asyncio.TimeoutError): await asyncio.wait_for(Toolbox([stuck]).abatch([('stuck', {})] * 3), 0.1)
         asyncio.run(main())
         deadline = time.monotonic() + 10
         while _workers.running and time.monotonic() < deadline: time.sleep(0.01)
-        assert _workers.running == 0  # the stuck calls' slots are free, though their threads run on, as after a timeout
+        assert _workers.running == 0  # the stuck calls' slots are free (the third never started), their threads run on
         assert [r.value for r in asyncio.run(Toolbox([add]).abatch([('add', {'a': 1, 'b': 2})] * 2))] == [3, 3]
-    finally:
-        release.set()
-        set_max_workers(size)
 
 def test_run_tool_calls_async_answers_as_run_tool_calls():
     tb = _tools()
