@@ -860,7 +860,9 @@ class Toolbox(ToolHolder):
         timeout: float=None,         # seconds per call; default: the toolbox's
         injected: dict=None,         # the application's values for injected parameters, for these calls
     ) -> list[ToolResult]:           # one result per call, in order
-        "Run many tool calls concurrently: async tools awaited, sync tools in threads; one failure never loses the others"
+        """Run many tool calls concurrently: async tools awaited, sync tools in threads; one failure never loses the others.
+        Without a deadline, a batch of sync tools with nothing around them that needs the loop (`Tool._threadable`) runs
+        each call whole in its worker thread, and the loop only takes the results"""
         calls, limit = list(calls), max_concurrency or self.max_concurrency
         timeout = self.timeout if timeout is None else timeout
         if timeout is None and (res := await self._in_threads_async(calls, limit, injected)) is not None: return res
