@@ -150,21 +150,26 @@ class _Workers:
             self._dispatch()
         return job
 
-    def drop(self, job: _Job):
-        "The caller no longer waits for `job`: never started, if it waits for a slot still; else `abandon`ed"
+    def drop(self, jobs):
+        """The caller no longer waits for `jobs`: those waiting for a slot never start (all marked before any slot is
+        given back, so none takes one), the others are `abandon`ed"""
         with self.lock:
-            if job.state == 'pending':
-                job.state = 'dropped'
-                return
-        self.abandon(job)
+            for job in jobs:
+                if job.state == 'pending': job.state = 'dropped'
+            for job in jobs: self._uncount(job)
+            self._dispatch()
 
     def abandon(self, job: _Job):
         "The caller stopped waiting for `job` (a timeout): its slot goes to the next call; its thread, if any, runs on"
         with self.lock:
-            if job.counted:
-                job.counted = False
-                self.running -= 1
-                self._dispatch()
+            self._uncount(job)
+            self._dispatch()
+
+    def _uncount(self, job: _Job):
+        "`job` no longer holds a slot (holding `lock`)"
+        if job.counted:
+            job.counted = False
+            self.running -= 1
 
     def _dispatch(self):
         "Start pending jobs while slots are free (holding `lock`)"
@@ -192,9 +197,7 @@ class _Workers:
                 if job is not None:
                     job.run()
                     with self.lock:
-                        if job.counted:  # else its caller timed out and gave the slot back already
-                            job.counted = False
-                            self.running -= 1
+                        self._uncount(job)  # (unless its caller timed out and gave the slot back already)
                         job = None  # an idle thread holds no finished call's result
                         self.idle += 1
                         waiting = True
@@ -223,7 +226,7 @@ class _Workers:
         with self.lock:
             self.threads -= 1
             if job is not None and job.state != 'done': self._start(job)  # taken but never run: another thread runs it
-            elif job is not None and job.counted: job.counted, self.running = False, self.running - 1
+            elif job is not None: self._uncount(job)
             elif job is None and waiting:
                 if not self.idle: self._start(None)  # a job in `ready` was meant for it: a new thread takes it
                 else:
@@ -299,7 +302,7 @@ class _Jobs:
 
     def close(self) -> None:
         "The caller stopped waiting (interrupted, or it raised): as a cancelled `to_thread`, each call left gives its slot back"
-        for job in self.jobs.values(): _workers.drop(job)
+        _workers.drop(list(self.jobs.values()))
 
 def in_threads(
     fns: list,   # sync callables of no arguments

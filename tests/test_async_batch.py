@@ -180,15 +180,19 @@ def test_a_call_the_pool_cannot_start_fails_as_in_the_loop_s_way():
 
 def test_a_batch_cancelled_gives_its_calls_slots_back():
     with _pool(2) as release:
+        started = []
         def stuck() -> str:
             "Waits for the test"
+            started.append(1)
             return release.wait(30) and 'late'
         async def main():
             with pytest.raises(asyncio.TimeoutError): await asyncio.wait_for(Toolbox([stuck]).abatch([('stuck', {})] * 3), 0.1)
         asyncio.run(main())
         deadline = time.monotonic() + 10
         while _workers.running and time.monotonic() < deadline: time.sleep(0.01)
-        assert _workers.running == 0  # the stuck calls' slots are free (the third never started), their threads run on
+        assert _workers.running == 0  # the stuck calls' slots are free, their threads run on
+        time.sleep(0.2)
+        assert len(started) == 2  # the third, still waiting for a slot, never starts
         assert [r.value for r in asyncio.run(Toolbox([add]).abatch([('add', {'a': 1, 'b': 2})] * 2))] == [3, 3]
 
 def test_run_tool_calls_async_answers_as_run_tool_calls():
