@@ -260,7 +260,7 @@ async def to_thread(
     import asyncio
     loop, ctx = asyncio.get_running_loop(), contextvars.copy_context()
     done = loop.create_future()  # (not `asyncio.wrap_future`: its two-way chain costs a sixth of a turn's handoffs)
-    job = _workers.submit(lambda: ctx.run(f, *args, **kw), lambda j: loop.is_closed() or loop.call_soon_threadsafe(_hand_back, j, done))
+    job = _workers.submit(lambda: ctx.run(f, *args, **kw), lambda j: None if loop.is_closed() else loop.call_soon_threadsafe(_hand_back, j, done))
     try: return await done
     except asyncio.CancelledError:
         _workers.abandon(job)
@@ -291,7 +291,7 @@ class _Jobs:
         if (nxt := next(self.todo, None)) is None: return False
         i, fn = nxt
         ctx = contextvars.copy_context()
-        ctx.run(_batch_loop.set, self.loop)
+        ctx.run(_batch_loop.set, self.loop)  # (None from sync code, even inside an async batch's call: no loop awaits this one)
         self.jobs[i] = _workers.submit(lambda: ctx.run(fn), lambda job: self.ended(i, job))  # (in this thread: one the pool can't start)
         return True
 
@@ -301,7 +301,7 @@ class _Jobs:
         self.running += self.start() - 1
 
     def close(self) -> None:
-        "The caller stopped waiting (interrupted, or it raised): as a cancelled `to_thread`, each call left gives its slot back"
+        "The caller stopped waiting (interrupted, or it raised): the calls still waiting for a slot never start, the running ones give theirs back"
         _workers.drop(list(self.jobs.values()))
 
 def in_threads(
@@ -312,12 +312,12 @@ def in_threads(
     outcomes as they end: no event loop, and a finished call wakes the caller once, not a loop's selector. A job the pool
     can't start ends at once with `WorkersExhausted`"""
     done = queue.SimpleQueue()
-    jobs = _Jobs(fns, limit, lambda i, f: done.put((i, f)))
+    jobs = _Jobs(fns, limit, lambda i, job: done.put((i, job)))
     try:
         while jobs.running:
-            i, f = done.get()
+            i, job = done.get()
             jobs.took(i)
-            yield i, f
+            yield i, job
     finally: jobs.close()
 
 async def in_threads_async(
@@ -329,9 +329,9 @@ async def in_threads_async(
     this loop. Close it (`contextlib.aclosing`) when leaving early, so the calls left give their slots back at once"""
     import asyncio
     loop, lock, done, waiting = asyncio.get_running_loop(), threading.Lock(), collections.deque(), []
-    def ended(i, f):  # in the worker thread: the loop is woken only when it waits
+    def ended(i, job):  # in the worker thread: the loop is woken only when it waits
         with lock:
-            done.append((i, f))
+            done.append((i, job))
             w = waiting.pop() if waiting else None
         if w is not None and not loop.is_closed(): loop.call_soon_threadsafe(_wake, w)
     jobs = _Jobs(fns, limit, ended, loop)
@@ -341,9 +341,9 @@ async def in_threads_async(
                 if not done: waiting.append(w := loop.create_future())
                 else: w = None
             if w is not None: await w
-            i, f = done.popleft()
+            i, job = done.popleft()
             jobs.took(i)
-            yield i, f
+            yield i, job
     finally: jobs.close()
 
 def _wake(w) -> None:
