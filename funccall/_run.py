@@ -20,7 +20,8 @@ from typing import Any, Callable
 
 from ._types import is_callable_object
 
-__all__ = ['is_async', 'loop_running', 'run_sync', 'to_thread', 'in_threads', 'call_tool', 'set_max_workers', 'WorkersExhausted']
+__all__ = ['is_async', 'loop_running', 'run_sync', 'to_thread', 'in_threads', 'in_threads_async', 'settle', 'stop_iteration', 'call_tool',
+           'set_max_workers', 'WorkersExhausted']
 
 def is_async(
     f,  # a tool, hook or middleware
@@ -91,13 +92,30 @@ class WorkersExhausted(RuntimeError):
     "Every worker thread is taken, most by tools that timed out and never returned: no new sync tool can start"
 
 class _Job:
-    __slots__ = ('fn', 'fut', 'counted')
-    def __init__(self, fn, fut): self.fn, self.fut, self.counted = fn, fut, False
+    """A call for a worker thread and its outcome, which `ended(job)` hears of in the thread that ends it (the worker's,
+    or the caller's for a job the pool can't start). Not a `concurrent.futures.Future`: its `Condition`, taken by each of
+    the six steps of a call's life, cost more than a batch's calls; a job has one listener, known before it is queued"""
+    __slots__ = ('fn', 'ended', 'counted', 'state', 'value', 'error')
+    def __init__(self, fn: Callable, ended: Callable):
+        self.fn, self.ended, self.counted, self.state, self.value, self.error = fn, ended, False, 'pending', None, None
 
     def run(self):
-        try: res = self.fn()
-        except BaseException as e: self.fut.set_exception(e)  # noqa: BLE001 - the awaiting caller re-raises it
-        else: self.fut.set_result(res)
+        try: self.value = self.fn()
+        except BaseException as e: self.error = e  # noqa: BLE001 - the awaiting caller re-raises it
+        self.end()
+
+    def end(self, error: BaseException | None=None):
+        "It ran (or, given `error`, could not start): its listener hears of it"
+        if error is not None: self.error = error
+        self.state = 'done'
+        try: self.ended(self)
+        except Exception: pass  # noqa: BLE001, S110 - a listener's failure (its loop closed meanwhile) must not end the worker thread
+
+    def exception(self) -> BaseException | None: return self.error
+
+    def result(self):
+        if self.error is not None: raise self.error
+        return self.value
 
 class _Workers:
     """A pool of daemon threads that counts calls, not threads: `size` calls run at once, a call that timed out
@@ -121,29 +139,46 @@ class _Workers:
             self.size, self.limit = size, 4 * size
             self._dispatch()
 
-    def submit(self, fn: Callable) -> _Job:
-        from concurrent.futures import Future
-        job = _Job(fn, Future())
+    def submit(
+        self,
+        fn: Callable,     # a sync callable of no arguments
+        ended: Callable,  # `ended(job)` when it has run, in the worker thread: `job.result()` is its outcome
+    ) -> _Job:
+        job = _Job(fn, ended)
         with self.lock:
             self.pending.append(job)
             self._dispatch()
         return job
 
+    def drop(self, jobs):
+        """The caller no longer waits for `jobs`: those waiting for a slot never start (all marked before any slot is
+        given back, so none takes one), the others are `abandon`ed"""
+        with self.lock:
+            for job in jobs:
+                if job.state == 'pending': job.state = 'dropped'
+            for job in jobs: self._uncount(job)
+            self._dispatch()
+
     def abandon(self, job: _Job):
         "The caller stopped waiting for `job` (a timeout): its slot goes to the next call; its thread, if any, runs on"
         with self.lock:
-            if job.counted:
-                job.counted = False
-                self.running -= 1
-                self._dispatch()
+            self._uncount(job)
+            self._dispatch()
+
+    def _uncount(self, job: _Job):
+        "`job` no longer holds a slot (holding `lock`)"
+        if job.counted:
+            job.counted = False
+            self.running -= 1
 
     def _dispatch(self):
         "Start pending jobs while slots are free (holding `lock`)"
         while self.running < self.size and self.pending:
             job = self.pending.popleft()
-            if not job.fut.set_running_or_notify_cancel(): continue  # its caller gave up before it started
+            if job.state == 'dropped': continue  # its caller gave up before it started
+            job.state = 'running'
             if self.threads - self.idle >= self.limit:
-                job.fut.set_exception(WorkersExhausted(
+                job.end(WorkersExhausted(
                     f"funccall can't start this sync tool: all {self.limit} worker threads are busy, most with tools that "
                     f"timed out and never returned; fix those tools, or raise the limit with funccall.set_max_workers()"))
                 continue
@@ -162,9 +197,7 @@ class _Workers:
                 if job is not None:
                     job.run()
                     with self.lock:
-                        if job.counted:  # else its caller timed out and gave the slot back already
-                            job.counted = False
-                            self.running -= 1
+                        self._uncount(job)  # (unless its caller timed out and gave the slot back already)
                         job = None  # an idle thread holds no finished call's result
                         self.idle += 1
                         waiting = True
@@ -192,8 +225,8 @@ class _Workers:
         no caller waits forever (waiting threads are always `idle` plus the jobs in `ready`)"""
         with self.lock:
             self.threads -= 1
-            if job is not None and not job.fut.done(): self._start(job)  # taken but never run: another thread runs it
-            elif job is not None and job.counted: job.counted, self.running = False, self.running - 1
+            if job is not None and job.state != 'done': self._start(job)  # taken but never run: another thread runs it
+            elif job is not None: self._uncount(job)
             elif job is None and waiting:
                 if not self.idle: self._start(None)  # a job in `ready` was meant for it: a new thread takes it
                 else:
@@ -227,46 +260,102 @@ async def to_thread(
     import asyncio
     loop, ctx = asyncio.get_running_loop(), contextvars.copy_context()
     done = loop.create_future()  # (not `asyncio.wrap_future`: its two-way chain costs a sixth of a turn's handoffs)
-    job = _workers.submit(lambda: ctx.run(f, *args, **kw))
-    job.fut.add_done_callback(lambda cf: None if loop.is_closed() else loop.call_soon_threadsafe(_hand_back, cf, done))
+    job = _workers.submit(lambda: ctx.run(f, *args, **kw), lambda j: None if loop.is_closed() else loop.call_soon_threadsafe(_hand_back, j, done))
     try: return await done
     except asyncio.CancelledError:
         _workers.abandon(job)
         raise
 
-def _hand_back(cf, done) -> None:
+def stop_iteration(
+    e: StopIteration,  # raised by a sync tool in a worker thread
+) -> RuntimeError:     # what the caller gets instead
+    "A worker thread's `StopIteration` as the error its caller gets: a future can't hold one, nor a coroutine let it out"
+    err = RuntimeError(f'{type(e).__name__} raised in a worker thread: {e}')
+    err.__cause__ = e
+    return err
+
+def _hand_back(job: _Job, done) -> None:
     "A worker's outcome to the awaiting loop's future (on the loop), unless its caller stopped waiting"
     if done.cancelled(): return
-    if cf.cancelled(): done.cancel()
-    elif type(e := cf.exception()) is StopIteration:  # a future can't hold one: it is the `RuntimeError` a coroutine makes of it
-        err = RuntimeError(f'{type(e).__name__} raised in a worker thread: {e}')
-        err.__cause__ = e
-        done.set_exception(err)
+    if type(e := job.error) is StopIteration: done.set_exception(stop_iteration(e))
     elif e is not None: done.set_exception(e)
-    else: done.set_result(cf.result())
+    else: done.set_result(job.value)
+
+class _Jobs:
+    "Sync callables run in worker threads, at most `limit` at once, each in a copy of the caller's context; `ended(i, job)` hears of each"
+    def __init__(self, fns: list, limit: int, ended: Callable, loop=None):
+        self.todo, self.jobs, self.ended, self.loop = iter(enumerate(fns)), {}, ended, loop
+        self.running = sum(self.start() for _ in range(min(max(1, limit), len(fns))))
+
+    def start(self) -> bool:
+        if (nxt := next(self.todo, None)) is None: return False
+        i, fn = nxt
+        ctx = contextvars.copy_context()
+        ctx.run(_batch_loop.set, self.loop)  # (None from sync code, even inside an async batch's call: no loop awaits this one)
+        self.jobs[i] = _workers.submit(lambda: ctx.run(fn), lambda job: self.ended(i, job))  # (in this thread: one the pool can't start)
+        return True
+
+    def took(self, i: int) -> None:
+        "Job `i`'s outcome was taken: the next job starts in its slot"
+        del self.jobs[i]
+        self.running += self.start() - 1
+
+    def close(self) -> None:
+        "The caller stopped waiting (interrupted, or it raised): the calls still waiting for a slot never start, the running ones give theirs back"
+        _workers.drop(list(self.jobs.values()))
 
 def in_threads(
     fns: list,   # sync callables of no arguments
     limit: int,  # at most this many run at once
-):               # yields (index, the `concurrent.futures.Future` of its outcome), as each ends
+):               # yields (index, its job: `.result()`, `.exception()`), as each ends
     """Run sync callables in worker threads from sync code, each in a copy of the caller's context, and yield their
     outcomes as they end: no event loop, and a finished call wakes the caller once, not a loop's selector. A job the pool
     can't start ends at once with `WorkersExhausted`"""
-    done, todo, jobs = queue.SimpleQueue(), iter(enumerate(fns)), {}
-    def start() -> bool:
-        if (nxt := next(todo, None)) is None: return False
-        i, fn = nxt
-        ctx = contextvars.copy_context()
-        jobs[i] = job = _workers.submit(lambda: ctx.run(fn))
-        job.fut.add_done_callback(lambda f: done.put((i, f)))
-        return True
+    done = queue.SimpleQueue()
+    jobs = _Jobs(fns, limit, lambda i, job: done.put((i, job)))
     try:
-        running = sum(start() for _ in range(min(max(1, limit), len(fns))))
-        while running:
-            i, f = done.get()
-            del jobs[i]
-            running += start() - 1
-            yield i, f
-    finally:  # the caller stopped waiting (interrupted, or it raised): as a cancelled `to_thread`, each call left gives its slot back
-        for job in jobs.values():
-            if not job.fut.cancel(): _workers.abandon(job)
+        while jobs.running:
+            i, job = done.get()
+            jobs.took(i)
+            yield i, job
+    finally: jobs.close()
+
+async def in_threads_async(
+    fns: list,   # sync callables of no arguments
+    limit: int,  # at most this many run at once
+):               # yields (index, its job: `.result()`, `.exception()`), as each ends
+    """`in_threads` for async code: the loop is woken once for the calls that ended while it was busy, not once per call
+    (each wake-up costs a turn of the loop's selector). An awaitable that a call hands back to `settle` is awaited on
+    this loop. Close it (`contextlib.aclosing`) when leaving early, so the calls left give their slots back at once"""
+    import asyncio
+    loop, lock, done, waiting = asyncio.get_running_loop(), threading.Lock(), collections.deque(), []
+    def ended(i, job):  # in the worker thread: the loop is woken only when it waits
+        with lock:
+            done.append((i, job))
+            w = waiting.pop() if waiting else None
+        if w is not None and not loop.is_closed(): loop.call_soon_threadsafe(_wake, w)
+    jobs = _Jobs(fns, limit, ended, loop)
+    try:
+        while jobs.running:
+            with lock:
+                if not done: waiting.append(w := loop.create_future())
+                else: w = None
+            if w is not None: await w
+            i, job = done.popleft()
+            jobs.took(i)
+            yield i, job
+    finally: jobs.close()
+
+def _wake(w) -> None:
+    if not w.done(): w.set_result(None)
+
+_batch_loop = contextvars.ContextVar('funccall_batch_loop', default=None)  # the loop awaiting an async batch's call, where it runs
+
+def settle(
+    aw,  # a coroutine a call in a batch's worker thread must await (what a sync tool handed back)
+) -> Any:  # its result
+    """Await `aw` from a batch's worker thread: on the loop that awaits the batch (`in_threads_async`), so what it holds of
+    that loop works as it would had the loop run the call; else (a sync batch) on this thread's own loop"""
+    if (loop := _batch_loop.get()) is None: return run_sync(aw)
+    import asyncio
+    return asyncio.run_coroutine_threadsafe(_await(aw), loop).result()

@@ -276,7 +276,7 @@ def run_tool_calls(
         calls, results, p = run_stream(toolbox, response, provider, injected, others)
         return _with_native(_answer(calls, results, p), [], {}) if calls else ToolMessages(provider=p)
     calls, p = _calls(response, provider, others)
-    searched, callers = _native(toolbox, response, provider)
+    searched, callers = _native(toolbox, response, p)
     if not calls: return ToolMessages(searched, provider=p)
     if len(calls) > 1 and not loop_running(): res = toolbox.batch(calls, injected=injected)  # (without a loop, when its tools allow)
     else: res = run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls')  # (not `batch`'s inline call)
@@ -296,13 +296,14 @@ async def run_tool_calls_async(
         calls, results, p = await run_stream_async(toolbox, response, provider, injected, others)
         return _with_native(_answer(calls, results, p), [], {}) if calls else ToolMessages(provider=p)
     calls, p = _calls(response, provider, others)
-    searched, callers = _native(toolbox, response, provider)
+    searched, callers = _native(toolbox, response, p)
     if not calls: return ToolMessages(searched, provider=p)
     return _with_native(_answer(calls, await toolbox.abatch(calls, injected=injected), p), searched, callers)
 
-def _native(toolbox: Toolbox, response, provider) -> tuple[list, dict]:
-    "What a Responses output asks beyond function calls: client-run tool searches (answered here), callers of a program's calls"
-    if provider is not None and _provider(provider) != 'openai_responses': return [], {}
+def _native(toolbox: Toolbox, response, p: str | None) -> tuple[list, dict]:
+    """What a Responses output asks beyond function calls: client-run tool searches (answered here), callers of a program's
+    calls; `p` is the provider given or told from the shape (None: a list holding no function call, which may hold searches)"""
+    if p is not None and p != 'openai_responses': return [], {}
     items = list(response) if isinstance(response, (list, tuple)) else _get(response, 'output') if _has(response, 'output') else None
     if not items: return [], {}
     from .codemode import program_callers

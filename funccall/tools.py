@@ -25,7 +25,7 @@ from ._json import jsonable
 from ._ns import ToolHolder, public_methods
 from ._types import empty, is_callable_object, signature
 from ._inputs import ToolInputError, read_arguments
-from ._run import WorkersExhausted, call_tool, in_threads, loop_running, to_thread, is_async, run_sync
+from ._run import WorkersExhausted, call_tool, in_threads, in_threads_async, loop_running, settle, stop_iteration, to_thread, is_async, run_sync
 from .call import ToolNotFound, coerce_inputs, error_text
 from .expr import ExprError, parse_calls
 from .schema import SchemaError, get_schema
@@ -435,9 +435,10 @@ class Tool:
     async def _call(self, kw: dict, inline: bool):
         "The function itself: awaited when async; a sync one right here (`inline`) or in a worker thread"
         if self.is_async: return await self.fn(**kw)
-        if inline == _THREAD:  # a sync batch's worker thread: what a sync callable hands back to await is settled here, as `abatch` does
-            res = call_tool(self.fn, (), kw)
-            return run_sync(_settle(res)) if type(res) not in _SETTLED and (inspect.isawaitable(res) or inspect.isasyncgen(res)) else res
+        if inline == _THREAD:  # a batch's worker thread: what a sync callable hands back to await is settled, as the loop's way does
+            try: res = call_tool(self.fn, (), kw)
+            except StopIteration as e: raise stop_iteration(e) from e  # what the loop's way makes of it (a coroutine can't let it out)
+            return settle(_settle(res)) if type(res) not in _SETTLED and (inspect.isawaitable(res) or inspect.isasyncgen(res)) else res
         if inline: return call_tool(self.fn, (), kw)
         res = await to_thread(call_tool, self.fn, (), kw)
         return await res if inspect.isawaitable(res) else res  # a sync callable that hands back a coroutine
@@ -510,7 +511,7 @@ def _shadow(fn, inject: tuple, name: str):
 
 async def _maybe_await(v): return await v if inspect.isawaitable(v) else v
 
-_THREAD = 'thread'  # `inline` for a call run whole in a sync batch's worker thread (`Toolbox._in_threads`)
+_THREAD = 'thread'  # `inline` for a call run whole in a batch's worker thread (`Toolbox._thread_jobs`)
 _SETTLED = frozenset({int, float, str, bool, type(None), list, dict, tuple})  # never awaitable (`isawaitable` costs ~0.4 µs)
 
 async def _settle(v):
@@ -811,10 +812,11 @@ class Toolbox(ToolHolder):
         done = iter(await self.abatch(ok, injected=injected))
         return [self._expr_failure(c) if isinstance(c, ExprError) else next(done) for c in calls]
 
-    def _in_threads(self, calls: list, max_concurrency: int | None, injected) -> list[ToolResult] | None:
-        """A sync batch of tools that run whole in worker threads (`Tool._threadable`), each call's pipeline in its thread,
-        driven without an event loop, at most `max_concurrency` at once; None when a call needs `abatch` (or a missing
-        injected value is to be raised as it raises it)"""
+    def _thread_jobs(self, calls: list, injected):
+        """A batch of tools that run whole in worker threads (`Tool._threadable`), each call's pipeline in its thread, without
+        an event loop: (the results, the refused names' filled in and seen first, as in the loop's way; for each call to run,
+        its index, its call and its job); None when a call needs the loop's way (or a missing injected value is to be raised
+        as it raises it)"""
         inj, todo = self._injected(injected), []
         for c in calls:
             name, args, call_id = (*c, None)[:3]
@@ -823,16 +825,32 @@ class Toolbox(ToolHolder):
             todo.append((t, name, args, call_id))
         res = [self._not_found(nm, args, cid) if t is None else None for t, nm, args, cid in todo]
         for r in res:
-            if r is not None: self._seen(r)  # ended first, as in `abatch`
-        ran = [i for i, r in enumerate(res) if r is None]
+            if r is not None: self._seen(r)
         opts = self._opts
         def job(t, args, call_id): return lambda: _drive(t._run(args, inj, call_id, t.confirm, _THREAD, opts))
-        for j, f in in_threads([job(*(todo[i][k] for k in (0, 2, 3))) for i in ran], max_concurrency or self.max_concurrency):
-            t, name, args, call_id = todo[ran[j]]
-            if (e := f.exception()) is None: res[ran[j]] = self._seen(f.result())
-            elif isinstance(e, WorkersExhausted):  # it never began: run as `abatch` runs it (failing there, if still no thread is free)
-                res[ran[j]] = run_sync(self.acall(name, args, call_id, injected))
+        return res, [(i, todo[i][1:], job(todo[i][0], *todo[i][2:])) for i, r in enumerate(res) if r is None]
+
+    def _in_threads(self, calls: list, max_concurrency: int | None, injected) -> list[ToolResult] | None:
+        "`_thread_jobs` run from sync code, at most `max_concurrency` at once; None when a call needs `abatch`"
+        if (plan := self._thread_jobs(calls, injected)) is None: return None
+        res, jobs = plan
+        for j, f in in_threads([fn for _, _, fn in jobs], max_concurrency or self.max_concurrency):
+            i, c = jobs[j][:2]
+            if (e := f.exception()) is None: res[i] = self._seen(f.result())
+            elif isinstance(e, WorkersExhausted): res[i] = run_sync(self.acall(*c, injected))  # it never began: run as `abatch` runs it
             else: raise e  # escaped the pipeline (a `BaseException` of the tool's), as it escapes `abatch`
+        return res
+
+    async def _in_threads_async(self, calls: list, limit: int, injected) -> list[ToolResult] | None:
+        "`_thread_jobs` run from a loop, at most `limit` at once (a turn of sync tools: the loop only hands calls over); None for the loop's way"
+        if (plan := self._thread_jobs(calls, injected)) is None: return None
+        res, jobs = plan
+        async with contextlib.aclosing(in_threads_async([fn for _, _, fn in jobs], limit)) as ended:
+            async for j, f in ended:
+                i, c = jobs[j][:2]
+                if (e := f.exception()) is None: res[i] = self._seen(f.result())
+                elif isinstance(e, WorkersExhausted): res[i] = await self.acall(*c, injected)  # it never began: the loop's way fails it so
+                else: raise e  # escaped the pipeline (a `BaseException` of the tool's), as it escapes the loop's way
         return res
 
     async def abatch(
@@ -842,11 +860,18 @@ class Toolbox(ToolHolder):
         timeout: float=None,         # seconds per call; default: the toolbox's
         injected: dict=None,         # the application's values for injected parameters, for these calls
     ) -> list[ToolResult]:           # one result per call, in order
-        "Run many tool calls concurrently: async tools awaited, sync tools in threads; one failure never loses the others"
-        import asyncio  # (imported when first needed: not by `import funccall`)
+        """Run many tool calls concurrently: async tools awaited, sync tools in threads; one failure never loses the others.
+        Without a deadline, a batch of sync tools with nothing around them that needs the loop (`Tool._threadable`) runs
+        each call whole in its worker thread, and the loop only takes the results"""
         calls, limit = list(calls), max_concurrency or self.max_concurrency
-        sem = asyncio.Semaphore(limit) if len(calls) > limit else contextlib.nullcontext()  # (all at once: nobody waits for a slot)
         timeout = self.timeout if timeout is None else timeout
+        if timeout is None and (res := await self._in_threads_async(calls, limit, injected)) is not None: return res
+        return await self._gathered(calls, limit, timeout, injected)
+
+    async def _gathered(self, calls: list, limit: int, timeout: float | None, injected) -> list[ToolResult]:
+        "The loop's way of a batch: each call's pipeline a task on the loop, sync tools and sync middleware in worker threads"
+        import asyncio  # (imported when first needed: not by `import funccall`)
+        sem = asyncio.Semaphore(limit) if len(calls) > limit else contextlib.nullcontext()  # (all at once: nobody waits for a slot)
         async def one(c) -> ToolResult:
             name, args, call_id = (*c, None)[:3]
             async with sem:

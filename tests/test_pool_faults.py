@@ -24,9 +24,11 @@ def test_pool_threads_hit_from_outside_while_idle_leave_no_call_waiting():
         import ctypes, threading, time
         from funccall._run import _Workers
         pool = _Workers(4)
-        def calls(n):
-            jobs = [pool.submit(lambda i=i: i * 2) for i in range(n)]
-            return [j.fut.result(timeout=10) for j in jobs]
+        def calls(n):  # (each job's own state, not its listener: a TimeoutError landing late in a thread may skip a listener)
+            jobs = [pool.submit(lambda i=i: i * 2, lambda job: None) for i in range(n)]
+            deadline = time.monotonic() + 10
+            while any(j.state != 'done' for j in jobs) and time.monotonic() < deadline: time.sleep(0.001)
+            return [j.result() for j in jobs]
         print(calls(4) == [0, 2, 4, 6])  # some threads now wait, idle, for work
         idle = [t for t in threading.enumerate() if t.name == 'funccall-tool']
         # as a `python` tool's late timeout would: delivered when each wakes with a job, taken and never run
