@@ -118,7 +118,7 @@ class TypeCache:
     def __init__(self, make): self.make, self.plain, self.ordered = make, {}, {}
 
     def __call__(self, t):
-        if type(t) is _literal_alias: return self._ordered(_literal_key(t), t)
+        if type(t) in _ordered_types: return self._ordered(_ordered_key(t), t)  # (never among the plain keys)
         try: return self.plain[t]
         except KeyError: pass
         except TypeError: return self.make(t)  # unhashable, e.g. `Annotated[int, {'a': 1}]`
@@ -146,11 +146,16 @@ _MAX_CACHE = 4096  # entries per cache: they hold annotations strongly, and clas
 
 def _ordered_key(t):
     "`t` with the order of its arguments, recursively: `Union[None, X]` and `Optional[X]` even print alike"
-    if type(t) is _literal_alias: return _literal_key(t)
+    ty = type(t)
+    if ty is type: return t  # a class: no arguments
+    if ty is _literal_alias: return _literal_key(t)
+    # a union is its members in order (`Union[a, b]` and `a | b` alike): not hashed itself, which makes a set of them in Python
+    if ty in _ordered_types: return typing.Union, tuple([_ordered_key(a) for a in t.__args__])
     args = get_args(t)
-    return (t, tuple(_ordered_key(a) for a in args)) if args else t
+    return (t, tuple([_ordered_key(a) for a in args])) if args else t
 
 _literal_alias = type(typing.Literal[0])
+_ordered_types = frozenset((_literal_alias, type(typing.Union[int, str]), types.UnionType))  # whose order always matters
 
 def _literal_key(t) -> tuple:
     """A `Literal`'s key: its values, each with its type (`Literal[1]` is not `Literal[True]`), in order. Hashing the
@@ -177,7 +182,7 @@ def on_types_changed(clear) -> None:
 
 def kind(t) -> TypeInfo:
     "Classify annotation `t` into a `TypeInfo` whose `kind` is a tag from `KINDS`"
-    if type(t) is _literal_alias: return _kinds(t)  # (never among the plain keys: its order matters)
+    if type(t) in _ordered_types: return _kinds(t)  # a union or Literal: never among the plain keys
     try: return _kinds.plain[t]  # the common case, inlined: `kind` runs for every annotation of every schema
     except (KeyError, TypeError): return _kinds(t)
 
@@ -261,8 +266,8 @@ def own_annotations(
 def _has_fwd(a) -> bool:
     "Whether annotation `a` holds a string or `ForwardRef` anywhere"
     t = type(a)
-    if t is type: return False
-    if t is types.GenericAlias: args = a.__args__  # `list[X]`: what `get_args` gives, read at once (it runs for every annotation)
+    if t is type or t is _literal_alias: return False  # (a Literal's strings are its values, not names to resolve)
+    if t is types.GenericAlias or t in _ordered_types: args = a.__args__  # `list[X]`, a union: what `get_args` gives, read at once
     else:
         if isinstance(a, (str, typing.ForwardRef)): return True
         o = get_origin(a)

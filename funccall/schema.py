@@ -28,8 +28,8 @@ _formats = {UUID: {'format': 'uuid'}, dt.datetime: {'format': 'date-time'}, dt.d
 
 def _enum_schema(values: list) -> dict:
     "`enum` with a `type` when all values share one"
-    tys = list(dict.fromkeys(_json_types.get(type(v)) for v in values))
-    return {'type': tys[0], 'enum': values} if len(tys) == 1 and tys[0] else {'enum': values}
+    tys = {_json_types.get(type(v)) for v in values}
+    return {'type': ty, 'enum': values} if len(tys) == 1 and (ty := tys.pop()) else {'enum': values}
 
 def _unique(ss: list) -> list:
     res = []
