@@ -89,15 +89,23 @@ _line_str_re = re.compile(_sq.replace(r'\\]', r'\\\n]') + '|' + _dq.replace(r'\\
 _hash_re = re.compile(r'#[^\n]*')
 _parens_re = re.compile(r'[()]')  # brackets inside the parentheses are balanced, so parentheses alone find the end
 
+def _closing(code: str) -> int:
+    "Where the parentheses opened by the first '(' in `code` close (just after the ')'), or -1"
+    depth, i = 0, code.find('(')
+    while i >= 0:
+        depth += 1 if code[i] == '(' else -1
+        if depth == 0: return i + 1
+        m = _parens_re.search(code, i + 1)
+        i = m.start() if m else -1
+    return -1
+
 def _fast_locs(lines: list[str], first: int, names: list) -> dict | None:
     "Line -> parameter name, read off the signature's text by regex; `None` where that could be ambiguous"
     for size in (8, 200):
-        code = _hash_re.sub('', _line_str_re.sub('""', ''.join(lines[first:first + size])))  # strings first: '#' may be in one
-        depth, end = 0, -1
-        for m in _parens_re.finditer(code):
-            depth += 1 if m[0] == '(' else -1
-            if depth == 0: end = m.end(); break
-        if end >= 0: break
+        code = ''.join(lines[first:first + size])
+        if "'" in code or '"' in code: code = _line_str_re.sub('""', code)  # strings first: '#' may be in one
+        if '#' in code: code = _hash_re.sub('', code)
+        if (end := _closing(code)) >= 0: break
     else: return None
     want, found = set(names), {}
     for m in _cand_re.finditer(code, 0, end):
@@ -273,7 +281,8 @@ def _comments(obj, own: dict | None, fields) -> dict:
 def func_docs(f) -> Docs:
     "Descriptions of the parameters and return value of function `f` (a plain function, not a bound method); not cached: `get_schema` is"
     dps, dret, desc = _docstring_params(doc_text(f))
-    cms = dict(_comments(f, _fn_comments(f), [nm for nm, _, _ in _code_params(f) if nm not in dps] if not dps else ()))
+    own = _fn_comments(f)  # (the names a warning would give are read only when it may be given)
+    cms = dict(_comments(f, own, [nm for nm, _, _ in _code_params(f)] if own is None and not dps else ()))
     return Docs(cms, dps, cms.pop('return', None), desc, dret)
 
 def _own_classes(cls) -> list:

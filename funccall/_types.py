@@ -118,14 +118,17 @@ class TypeCache:
     def __init__(self, make): self.make, self.plain, self.ordered = make, {}, {}
 
     def __call__(self, t):
+        if type(t) in _ordered_types: return self._ordered(_ordered_key(t), t)  # (never among the plain keys)
         try: return self.plain[t]
         except KeyError: pass
         except TypeError: return self.make(t)  # unhashable, e.g. `Annotated[int, {'a': 1}]`
-        if _order_matters(t):
-            k = _ordered_key(t)
-            try: return self.ordered[k]
-            except KeyError: return self._put(self.ordered, k, self.make(t))
+        if _order_matters(t): return self._ordered(_ordered_key(t), t)
         return self._put(self.plain, t, self.make(t))
+
+    def _ordered(self, k, t):
+        try: v = self.ordered.get(k, _absent)
+        except TypeError: return self.make(t)  # a Literal of an unhashable value
+        return self._put(self.ordered, k, self.make(t)) if v is _absent else v
 
     def _put(self, d: dict, k, v):
         "`d[k] = v`, first dropping the older half of the fuller dict when the cache is full: bounded, and what is in use comes back at once"
@@ -138,12 +141,27 @@ class TypeCache:
     def __len__(self): return len(self.plain) + len(self.ordered)
     def clear(self): self.plain.clear(); self.ordered.clear()
 
+_absent = object()
 _MAX_CACHE = 4096  # entries per cache: they hold annotations strongly, and classes made at run time (`mk_tool`) come and go
 
 def _ordered_key(t):
     "`t` with the order of its arguments, recursively: `Union[None, X]` and `Optional[X]` even print alike"
+    ty = type(t)
+    if ty is type: return t  # a class: no arguments
+    if ty is _literal_alias: return _literal_key(t)
+    # a union is its members in order (`Union[a, b]` and `a | b` alike): not hashed itself, which makes a set of them in Python
+    if ty in _ordered_types: return typing.Union, tuple([_ordered_key(a) for a in t.__args__])
     args = get_args(t)
-    return (t, tuple(_ordered_key(a) for a in args)) if args else t
+    return (t, tuple([_ordered_key(a) for a in args])) if args else t
+
+_literal_alias = type(typing.Literal[0])
+_ordered_types = frozenset((_literal_alias, type(typing.Union[int, str]), types.UnionType))  # whose order always matters
+
+def _literal_key(t) -> tuple:
+    """A `Literal`'s key: its values, each with its type (`Literal[1]` is not `Literal[True]`), in order. Hashing the
+    `Literal` itself makes a set of them in Python each time, three times the cost; a key is made once per schema"""
+    args = t.__args__
+    return _literal_alias, tuple(zip(map(type, args), args))
 
 def _order_matters(t) -> bool:
     o = get_origin(t)
@@ -164,6 +182,7 @@ def on_types_changed(clear) -> None:
 
 def kind(t) -> TypeInfo:
     "Classify annotation `t` into a `TypeInfo` whose `kind` is a tag from `KINDS`"
+    if type(t) in _ordered_types: return _kinds(t)  # a union or Literal: never among the plain keys
     try: return _kinds.plain[t]  # the common case, inlined: `kind` runs for every annotation of every schema
     except (KeyError, TypeError): return _kinds(t)
 
@@ -246,16 +265,24 @@ def own_annotations(
 
 def _has_fwd(a) -> bool:
     "Whether annotation `a` holds a string or `ForwardRef` anywhere"
-    if type(a) is type: return False
-    if isinstance(a, (str, typing.ForwardRef)): return True
-    o = get_origin(a)
-    if o is None or o in _literals: return False  # a Literal's strings are its values, not names to resolve
-    return any(_has_fwd(x) for x in get_args(a))
+    t = type(a)
+    if t is type or t is _literal_alias: return False  # (a Literal's strings are its values, not names to resolve)
+    if t is types.GenericAlias or t in _ordered_types: args = a.__args__  # `list[X]`, a union: what `get_args` gives, read at once
+    else:
+        if isinstance(a, (str, typing.ForwardRef)): return True
+        o = get_origin(a)
+        if o is None or o in _literals: return False  # a Literal's strings are its values, not names to resolve
+        args = get_args(a)
+    for x in args:
+        if _has_fwd(x): return True
+    return False
 
 def _hints(obj, where: str) -> dict:
     "Annotations of function or class `obj`, forward references resolved (only when there are any)"
     annos = own_annotations(obj, {})
-    if not any(_has_fwd(a) for a in annos.values()): return annos
+    for a in annos.values():
+        if _has_fwd(a): break
+    else: return annos
     try:
         # 3.10's `get_type_hints` also makes a parameter with a `None` default `Optional`: read a function's as later versions do
         if sys.version_info < (3, 11) and not issubclass(type(obj), type): return _resolve_nested(obj, annos)

@@ -797,16 +797,15 @@ def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict)
                  '    try:', '        if extra: raise _F',
                  *([f"        if {' or '.join(conds)}: raise _F"] if conds else []), *body,
                  '    except _F:', f"        return {aw}_slow_args(extra{''.join(f', a{i}' for i in range(n))})"]
-    # the usual calls (every argument given, or just the required ones) pass their arguments on as keywords: no dict of
-    # ours to build and unpack, a third of the tool's cost; one giving some of the optional ones sends a dict of those
+    # every call passes its arguments on as keywords: no dict of ours to build and unpack, a third of the tool's cost.
+    # Every argument given, or just the required ones: written out here; some of the optional ones: by a small function
+    # of its own per subset (`_Given`), found by which optional arguments are left out
     call = [f', _K{i}=a{i}' for i in range(n)]
     if nreq < n:
-        given = ', '.join(f"'_K{i}': a{i}" for i in range(nreq))
-        src.lines += [f"    if {' or '.join(f'a{i} is _U' for i in range(nreq, n))}:",
-                      f"        if {' and '.join(f'a{i} is _U' for i in range(nreq, n))}:",
-                      f"            return {aw}_disp(_name{''.join(call[:nreq])})",
-                      f'        kw = {{{given}}}', *(f"        if a{i} is not _U: kw['_K{i}'] = a{i}" for i in range(nreq, n)),
-                      f'        return {aw}_disp(_name, **kw)']
+        unset = [f'a{i} is _U' for i in range(nreq, n)]
+        src.lines += [f"    if {' or '.join(unset)}:", f"        if {' and '.join(unset)}:",
+                      f"            return {aw}_disp(_name{''.join(call[:nreq])})"]
+        if n - nreq > 1: src.lines.append(f"        return {aw}_given[{', '.join(unset)}]({', '.join(f'a{i}' for i in range(n))})")
     src.lines.append(f"    return {aw}_disp(_name{''.join(call)})")
     text = '\n'.join(src.lines)
     if (code := _inline_codes.get(text)) is None:
@@ -825,6 +824,35 @@ def _with_names(code: types.CodeType, origs: list) -> types.CodeType:
         if type(c) is tuple and c and all(type(x) is str and x in names for x in c): return tuple(names[x] for x in c)
         return c
     return code.replace(co_consts=tuple(map(named, code.co_consts)))
+
+class _Given(dict):
+    """One tool's calls that give some of its optional arguments: which of them are left out (a tuple, True for each one
+    not given) -> a function of the tool's arguments that sends the given ones as keywords, made on first need. A tool
+    keeps `_GIVEN_MAX` of them; a call giving another subset after that sends its arguments as a dict (`send`)"""
+    __slots__ = ('checked',)
+
+    def __init__(self, checked: _Checked):
+        super().__init__()
+        self.checked = checked
+
+    def __missing__(self, unset: tuple):
+        if len(self) >= _GIVEN_MAX: return self.checked.send
+        c, p = self.checked, self.checked.parts
+        fn = self[unset] = types.FunctionType(_with_names(_given_code(len(p.origs), p.nreq, unset), p.origs),
+                                              {'_disp': c.disp, '_name': c.name})
+        return fn
+
+_GIVEN_MAX = 64
+
+@functools.lru_cache(maxsize=256)
+def _given_code(n: int, nreq: int, unset: tuple) -> types.CodeType:
+    "The code that sends the required arguments and the optional ones not `unset` (of `n`, `nreq` required) as keywords"
+    given = [i for i in range(n) if i < nreq or not unset[i - nreq]]
+    text = (f"def send({', '.join(f'a{i}' for i in range(n))}):\n"
+            f"    return _disp(_name{''.join(f', _K{i}=a{i}' for i in given)})")
+    ns = {}
+    exec(compile(text, '<funccall tool>', 'exec'), ns)  # noqa: S102 - made here: numbered names only
+    return ns['send'].__code__
 
 # tools of one shape (the same tests on the same positions) share one compiled code: each tool has its constants in its own
 # globals, and its property names in its own copy of the code (`_with_names`). The 1,340 tools of the corpus have 560 shapes:
@@ -973,7 +1001,7 @@ class _Checked:
         "Give tool `fn` code of its own, its quick tests written out (see `_Inline`)"
         g, p = fn.__globals__, self.parts
         if _LATER in self.types: self._make([i for i in range(p.nreq, len(p.schemas)) if self.types[i] is _LATER])
-        g.update(_INLINE_GLOBALS, _disp=self.disp, _name=self.name, _slow_args=self.checked)
+        g.update(_INLINE_GLOBALS, _disp=self.disp, _name=self.name, _slow_args=self.checked, _given=_Given(self))
         schemas = p.schemas if self.check else [True] * len(p.schemas)  # unchecked: only what isn't plain JSON is converted
         alone = {i: c for i, ((ts, c), s) in enumerate(zip(zip(self.types, self.tests), schemas)) if _quick(s) is None and c is not None}
         fn.__code__ = _named_code(_with_names(_inline_code(schemas, p.nreq, g, iscoroutinefunction(fn), alone), p.origs), p)
@@ -982,9 +1010,12 @@ class _Checked:
         "A call tried against the quick tests in a loop, before the tool has code of its own; the checked way when one fails"
         self.calls += 1
         if self.calls >= _HOT and (fn := self.fn()) is not None: self.inline(fn)  # called often: worth its code (this call ends here)
-        if not extra and (self._passes(args) or self._made(args) and self._passes(args)):
-            return self.disp(self.name, **{orig: v for orig, v in zip(self.parts.origs, args) if v is not _UNSET})
+        if not extra and (self._passes(args) or self._made(args) and self._passes(args)): return self.send(*args)
         return self.checked(extra, *args)
+
+    def send(self, *args):
+        "Dispatch a call that passed its tests, from the tool's arguments in its parameters' order (`_UNSET` for one not given)"
+        return self.disp(self.name, **{orig: v for orig, v in zip(self.parts.origs, args) if v is not _UNSET})
 
     def _passes(self, args: tuple) -> bool:
         "Whether every argument passes its quick test"

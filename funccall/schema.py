@@ -28,8 +28,8 @@ _formats = {UUID: {'format': 'uuid'}, dt.datetime: {'format': 'date-time'}, dt.d
 
 def _enum_schema(values: list) -> dict:
     "`enum` with a `type` when all values share one"
-    tys = list(dict.fromkeys(_json_types.get(type(v)) for v in values))
-    return {'type': tys[0], 'enum': values} if len(tys) == 1 and tys[0] else {'enum': values}
+    tys = {_json_types.get(type(v)) for v in values}
+    return {'type': ty, 'enum': values} if len(tys) == 1 and (ty := tys.pop()) else {'enum': values}
 
 def _unique(ss: list) -> list:
     res = []
@@ -148,8 +148,9 @@ def _dict_schema(w, info):
     if not info.args: return {'type': 'object'}
     k, v = info.args
     s = {'type': 'object', 'additionalProperties': w.schema(v)}
-    kk = kind(k).kind
-    if kk == 'scalar' and kind(k).args[0] is int: s['propertyNames'] = {'pattern': r'^-?[0-9]+$'}
+    ki = kind(k)
+    kk = ki.kind
+    if kk == 'scalar' and ki.args[0] is int: s['propertyNames'] = {'pattern': r'^-?[0-9]+$'}
     elif kk in ('literal', 'enum'): s['propertyNames'] = {'enum': [str(x) for x in w.schema(k)['enum']]}
     return s
 
@@ -306,8 +307,8 @@ def get_schema(
                 pname: _copy(src['input_schema'])}
     key, how = _cache_key(f)
     opts = (how, pname, evalable, skip_hidden, name, description)
-    try: per_fn = _cache[key]
-    except (KeyError, TypeError): per_fn = None
+    try: per_fn = _cache.get(key)  # (not `[key]`: a first schema raises and catches no `KeyError`)
+    except TypeError: per_fn = None  # not weakly referenceable
     ver = _version(key)
     if per_fn is not None and (entry := per_fn.get(opts)) is not None and _same(entry[0], ver): return _thaw(entry[1])
     s = _tool_schema(f, pname, evalable, skip_hidden, name, description)

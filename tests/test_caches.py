@@ -119,3 +119,15 @@ def test_the_type_caches_are_bounded_on_their_own_and_keep_union_order():
     assert len(_types._kinds) <= BOUND
     assert kind(Union[int, str]).args == (int, str) and kind(Union[str, int]).args == (str, int)  # still apart after eviction
     assert kind(Literal['v0']).args == ('v0',)  # an evicted annotation comes back at once
+
+def test_a_literal_is_keyed_by_its_values_their_types_and_order():
+    "A Literal's cache key is its values with their types, in order: what `typing` tells apart stays apart, even once cached"
+    from typing import Optional
+    from funccall import kind
+    for _ in range(2):  # made, then found
+        assert [kind(t).args for t in (Literal[1], Literal[True], Literal[1.0], Literal['a', 'b'], Literal['b', 'a'])] == \
+            [(1,), (True,), (1.0,), ('a', 'b'), ('b', 'a')]
+        assert type(kind(Literal[True]).args[0]) is bool and type(kind(Literal[1.0]).args[0]) is float
+        assert kind(Optional[Literal[0]]).args == (Literal[0], type(None)) and kind(Literal[False]).args == (False,)
+    odd = Literal[[1]]  # a value no set holds: made each time, as any unhashable annotation
+    assert kind(odd).args == ([1],) and kind(odd).kind == 'literal'

@@ -136,3 +136,21 @@ def test_no_source_anywhere_warns_once_per_schema():
     with pytest.warns(SchemaWarning, match=r"made: no source found to read the `# comments` of a, b"):
         s = get_schema(ns['made'])
     assert s['input_schema']['properties']['a'] == {'description': '', 'type': 'integer'}
+
+def test_the_fast_reader_of_signatures_agrees_with_parsing_them():
+    "Where the regex reader of a signature answers, it finds each parameter on the line `ast` does: every function of real modules"
+    import inspect
+    from funccall import _docs, _types, inverse, schema, tools
+    import argparse, json, logging, textwrap
+    answered = 0
+    for mod in (argparse, json, logging, textwrap, _docs, schema, inverse, tools, sys.modules[__name__]):
+        fns = [f for _, f in inspect.getmembers(mod, inspect.isfunction)]
+        fns += [f for _, c in inspect.getmembers(mod, inspect.isclass) for _, f in inspect.getmembers(c, inspect.isfunction)]
+        for f in fns:
+            code, lines = f.__code__, _docs._source_lines(f)
+            first = code.co_firstlineno - 1
+            while first < len(lines) and not _docs._defline_re.match(lines[first]): first += 1
+            if first >= len(lines) or _docs._defline_re.match(lines[first])[1] != code.co_name: continue
+            fast = _docs._fast_locs(lines, first, [nm for nm, _, _ in _types._code_params(f)])
+            if fast is not None: answered += 1; assert fast == _docs._ast_locs(lines, first, code.co_name), f.__qualname__
+    assert answered > 500

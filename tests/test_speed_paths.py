@@ -50,6 +50,30 @@ def test_every_subset_of_optional_arguments_is_sent_as_given_and_bad_calls_refus
     for bad in BAD:
         with pytest.raises((ToolInputError, TypeError)): fn(**bad)
 
+NAMED = {'name': 'put', 'inputSchema': {'type': 'object', 'required': ['key'], 'properties': {
+    'key': {'type': 'string'}, 'approval-policy': {'enum': ['never', 'always']}, 'class': {'type': 'integer'},
+    'a0': {'type': 'array', 'items': {'type': 'number'}}, 'kw': {'type': 'boolean'}}}}
+NAMED_OPTIONAL = {'approval-policy': 'never', 'class': 3, 'a0': [1.5], 'kw': False}
+
+@pytest.mark.parametrize('is_async', [False, True], ids=['sync', 'async'])
+def test_a_hot_tool_sends_each_subset_of_optional_arguments_by_their_own_names(monkeypatch, is_async):
+    "Its own code sends some of the optional arguments by a function per subset: names that are no identifier, or that its code uses"
+    monkeypatch.setattr(inverse, '_GIVEN_MAX', 5)  # more subsets than a tool keeps: the rest are sent as a dict
+    async def adisp(name, /, **kw): return kw
+    fn = mk_tool(adisp if is_async else disp, NAMED)
+    def call(**kw): return asyncio.run(fn(**kw)) if is_async else fn(**kw)
+    for _ in range(inverse._HOT + 1): call(key='k')
+    assert fn.__code__.co_filename == '<funccall tool>'  # its own code
+    for _round in range(2):  # the second time round, each subset's function is found made
+        for k in range(len(NAMED_OPTIONAL) + 1):
+            for keys in itertools.combinations(NAMED_OPTIONAL, k):
+                args = {'key': 'k', **{key: NAMED_OPTIONAL[key] for key in keys}}
+                py = {{'approval-policy': 'approval_policy', 'class': 'class_'}.get(key, key): v for key, v in args.items()}
+                got = call(**py)
+                assert got == args and all(got[key] is args[key] for key in args)
+    assert len(fn.__globals__['_given']) == 5
+    with pytest.raises(ToolInputError, match="argument 'class'"): call(key='k', class_='3', kw=True)
+
 def test_shapes_share_code_and_a_full_cache_drops_only_its_oldest(monkeypatch):
     monkeypatch.setattr(inverse, '_inline_codes', {})
     monkeypatch.setattr(inverse, '_INLINE_CODES_MAX', 3)
