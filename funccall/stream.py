@@ -24,6 +24,7 @@ model sends after the closing brace (it shouldn't) doesn't change the call, thou
 from __future__ import annotations
 
 import copy, io, re, threading  # (asyncio: imported where first needed, not by `import funccall`)
+from collections.abc import AsyncIterable, Iterator
 
 from ._jsonstream import JsonStream
 from ._run import run_sync
@@ -386,7 +387,9 @@ def is_stream(
     o,  # what `run_tool_calls` was given
 ) -> bool:  # whether it is a stream of events rather than a response
     "Whether `o` is a stream of events: an iterator or async iterable (an SDK's stream), or a list of events"
-    if isinstance(o, _Watched) or hasattr(o, '__aiter__') or hasattr(o, '__next__'): return True
+    # asked of the type, as `for` and `async for` do (and cached per type): `hasattr` on an SDK's pydantic response costs
+    # microseconds a missing name, through its `__getattr__`
+    if isinstance(o, (_Watched, Iterator, AsyncIterable)): return True
     return isinstance(o, (list, tuple)) and len(o) > 0 and _event_provider(o[0]) is not None
 
 _END = object()
