@@ -280,7 +280,11 @@ def _enum_coerce(info):
             m = plain.get(v, _MISSING)
             return pick(v) if m is _MISSING else m
         return v if isinstance(v, t) else pick(v)
-    f.texts = lambda xs: list(map(plain.__getitem__, xs))  # a list of strings, looked up at once, in C (see `_list_coerce`)
+    get = plain.__getitem__
+    def texts(xs: list) -> list:  # a list of strings, looked up at once, in C (see `_list_coerce`)
+        if countOf(map(type, xs), str) != len(xs): raise TypeError('not all text')  # (a `str` subclass is no JSON string)
+        return list(map(get, xs))
+    f.texts = texts
     return f
 
 _json_kinds = {  # the JSON types each kind takes without a repair
@@ -343,11 +347,12 @@ def _list_coerce(info):
         return f
     item = coercer(info.args[0])
     exact = exact_type(info.args[0])
-    texts = getattr(item, 'texts', None)  # how a kind made from text (an enum, a date) reads a whole list of strings at once
+    # how a kind made from text (an enum, a date) reads a whole list at once: what `item` makes of each, or an exception
+    texts = getattr(item, 'texts', None)
     def f(v):
-        if texts is not None and type(v) is list and v and type(v[0]) is str and countOf(map(type, v), str) == len(v):
+        if texts is not None and type(v) is list and v and type(v[0]) is str:
             try: return texts(v)
-            except Exception: pass  # noqa: BLE001, S110 - some text is not a valid item: the checked way says which and why
+            except Exception: pass  # noqa: BLE001, S110 - some item is not valid text: the checked way says which and why
         if exact is not None and type(v) is list and countOf(map(type, v), exact) == len(v): return v[:]  # nothing to convert
         lst, one = _as_list(v, t)
         if one:  # a single value for a one-item list, if it is one
@@ -429,11 +434,16 @@ _shapes = {dt.datetime: (re.compile(r'^\d{4}-\d\d-\d\d[T ]\d\d:\d\d'), 'a valid 
 
 _short_formats = (dt.datetime, dt.date, dt.time, UUID)  # text of a few dozen characters: longer text is not parsed at all
 
+def _own_date_parser(t) -> bool:
+    "Whether `t` reads text with `date.fromisoformat` itself, which takes only text and refuses more than 10 characters unread"
+    return next((k for k in t.__mro__ if 'fromisoformat' in k.__dict__), None) is dt.date
+
 def _format_coerce(info):
     t, base = info.t, info.args[0]
     parse = _parsers[base](t) if base in _parsers else t
     shape, what = _shapes.get(base, (None, None))
-    limit = 100 if base in _short_formats else None
+    checked = not (base is dt.date and _own_date_parser(t))  # whether the text's type and length need checking before `parse`
+    limit = 100 if base in _short_formats and checked else None
     def f(v):
         if isinstance(v, t) and not (base is dt.date and isinstance(v, dt.datetime)): return v
         if base is Decimal and isinstance(v, (int, float)) and not isinstance(v, bool): v = str(v)
@@ -443,7 +453,7 @@ def _format_coerce(info):
             if shape is not None and shape.match(v): raise Mismatch(t, v, f"{short(v)} is not {what}: {str(e)[:200]}") from None
             raise Mismatch(t, v) from None
     def texts(xs: list) -> list:  # a list of strings, read at once (see `_list_coerce`)
-        if limit and xs and max(map(len, xs)) > limit: raise ValueError('too long')
+        if checked and (countOf(map(type, xs), str) != len(xs) or limit and max(map(len, xs)) > limit): raise ValueError('not all short text')
         return list(map(parse, xs))  # (a loop in C)
     f.texts = texts
     return f

@@ -54,7 +54,7 @@ class _Plan:
         # has no such type (or positional-only parameters need placing): then every call goes to `bind`
         fast = {p.name: t for p in ps if (t := self._fast_type(p)) is not None}
         self.fast = None if self.posonly or not self.required <= fast.keys() else fast
-        self.all_given = _all_given_test(fast) if self.fast is not None and len(fast) == self.n else None
+        self.all_given = None if self.posonly else _all_given(self.params)
         canon: dict = {}
         for nm in self.params: canon.setdefault(_canon(nm), []).append(nm)
         self.canon = {k: v[0] for k, v in canon.items() if len(v) == 1}
@@ -121,30 +121,43 @@ class _Plan:
             args = [kw.pop(nm) if nm in kw else self.params[nm][1] for nm in self.posonly[:last + 1]]
         return args, kw
 
-# A call that gives every parameter, each of exactly its type, is the common one: a test made for the plan's parameters
-# checks that in a few steps (a loop over the arguments takes twice as long). Its code is shared by every plan with as
-# many parameters of each sort; their names and types are the function's defaults.
-_ALL_GIVEN_MAX = 16  # more parameters than this: the loop in `_prepare` checks them
-_all_given_code: dict = {}  # (parameters of an exact type, parameters taking any value) -> code
-_ALL_GIVEN_GLOBALS = {'__builtins__': builtins}
+# A call that names every parameter is the common one: a function made for the plan's parameters takes it in a few
+# steps (a loop over the arguments takes twice as long). Its code is shared by every plan with as many parameters of
+# each sort; their names, types and coercers are the function's defaults.
+_ALL_GIVEN_MAX = 16  # more parameters than this: `bind`'s loop takes them
+_all_given_code: dict = {}  # (parameters with a coercer, parameters taking any value) -> code
+_ALL_GIVEN_GLOBALS = {'__builtins__': builtins, 'Mismatch': Mismatch}
 
 class _Absent:
     "What `d.get` gives for a missing argument in the test: its type is no parameter's"
 
-def _all_given_test(fast: dict) -> Callable[[dict], bool] | None:
-    "A test that a dict of arguments gives every parameter of `fast` and nothing else, each of exactly its type (or not null)"
-    if not 0 < len(fast) <= _ALL_GIVEN_MAX: return None
-    exact, anything = [(k, t) for k, t in fast.items() if t is not _ANY], [k for k, t in fast.items() if t is _ANY]
-    code = _all_given_code.get((len(exact), len(anything)))
-    if code is None:
-        tests = ([f'type(d.get(k{i}, _U)) is t{i}' for i in range(len(exact))] +
-                 [f'd.get(a{i}) is not None' for i in range(len(anything))])  # null means "use the default": `bind`'s work
-        names = [f'k{i}=None, t{i}=None' for i in range(len(exact))] + [f'a{i}=None' for i in range(len(anything))]
-        src = f"def all_given(d, {', '.join(names)}, _U=None):\n    return len(d) == {len(fast)} and {' and '.join(tests)}\n"
-        made: dict = {}
-        exec(compile(src, '<funccall call plan>', 'exec'), _ALL_GIVEN_GLOBALS, made)  # noqa: S102 - only numbered names in it
-        code = _all_given_code[(len(exact), len(anything))] = made['all_given'].__code__
-    return FunctionType(code, _ALL_GIVEN_GLOBALS, 'all_given', (*(x for kt in exact for x in kt), *anything, _Absent()))
+def _all_given(params: dict) -> Callable[[dict], Any] | None:
+    """A function taking a dict of arguments that names every parameter in `params` (`_Plan.params`) and nothing else:
+    the dict itself when each value has exactly its type, else a new dict with each coerced, or `(name, Mismatch)` for
+    one that doesn't fit; None for any other dict, or a null (it may mean "use the default"): `bind`'s work"""
+    if not 0 < len(params) <= _ALL_GIVEN_MAX: return None
+    typed = [(k, exact, c) for k, (c, _, _, exact) in params.items() if c is not _identity]  # `exact` None: no type skips `c`
+    anything = [k for k, (c, *_) in params.items() if c is _identity]
+    code = _all_given_code.get((len(typed), len(anything)))
+    if code is None: code = _all_given_code[(len(typed), len(anything))] = _all_given_source(len(typed), len(anything))
+    return FunctionType(code, _ALL_GIVEN_GLOBALS, 'all_given', (*(x for ktc in typed for x in ktc), *anything, _Absent()))
+
+def _all_given_source(n: int, m: int):
+    "The code of `_all_given` for `n` parameters with a coercer and `m` taking any value"
+    typed, rn, rm = [f'k{i}=None, t{i}=None, c{i}=None' for i in range(n)], range(n), range(m)
+    exact = [f'type(x{i}) is t{i}' for i in rn] + [f'd.get(a{i}) is not None' for i in rm]
+    lines = [f"def all_given(d, {', '.join(typed + [f'a{i}=None' for i in rm])}, _U=None):",
+             f'    if len(d) != {n + m}: return None', *[f'    x{i} = d.get(k{i}, _U)' for i in rn],
+             f"    if {' and '.join(exact)}: return d"]
+    if n:
+        lines += [f"    if {' or '.join([f'x{i} is _U or x{i} is None' for i in rn] + [f'd.get(a{i}) is None' for i in rm])}: return None",
+                  '    try:', *[f'        if type(x{i}) is not t{i}: k = k{i}; x{i} = c{i}(x{i})' for i in rn],
+                  '    except Mismatch as e: return k, e', '    except RecursionError: return None',
+                  f"    return {{**d, {', '.join(f'k{i}: x{i}' for i in rn)}}}"]
+    else: lines.append('    return None')
+    made: dict = {}
+    exec(compile('\n'.join(lines) + '\n', '<funccall call plan>', 'exec'), _ALL_GIVEN_GLOBALS, made)  # noqa: S102 - only numbered names in it
+    return made['all_given'].__code__
 
 def _add(bad: tuple | None, problems: list, cut: bool = False) -> tuple:
     "Problems found so far, and whether there are more than can be shown: `(problems, more)`"
@@ -192,8 +205,13 @@ def _prepare(fc_name, fc_inputs, ns) -> tuple:
         hit = _plans.get(id(f))
         if hit is not None and hit[0]() is f:
             plan = hit[1]
-            if type(fc_inputs) is not dict: return f, plan, plan.bind(_inputs(fc_inputs, fc_name), fc_name)
-            if (given := plan.all_given) is not None and given(fc_inputs): return f, plan, ((), fc_inputs)
+            if type(fc_inputs) is not dict:  # JSON text: read, then the same ways as a dict
+                fc_inputs = _inputs(fc_inputs, fc_name)
+                if type(fc_inputs) is not dict: return f, plan, plan.bind(fc_inputs, fc_name)
+            if (given := plan.all_given) is not None:
+                kw = given(fc_inputs)
+                if type(kw) is dict: return f, plan, ((), kw)
+                if kw is not None: return f, plan, plan._bind_carefully(fc_inputs, {}, fc_name, kw)  # (an argument, its problems)
             fast = plan.fast  # every argument already has exactly its annotated type, and none is missing: nothing to coerce
             if fast is None: return f, plan, plan.bind(fc_inputs, fc_name)
             for k, v in fc_inputs.items():
