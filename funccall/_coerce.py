@@ -19,7 +19,7 @@ import ast, base64, binascii, dataclasses, datetime as dt, json, re, sys
 from decimal import Decimal
 from keyword import iskeyword
 from uuid import UUID
-from operator import countOf
+from operator import countOf, itemgetter
 from types import FunctionType
 from typing import Any, Callable
 
@@ -280,10 +280,9 @@ def _enum_coerce(info):
             m = plain.get(v, _MISSING)
             return pick(v) if m is _MISSING else m
         return v if isinstance(v, t) else pick(v)
-    get = plain.__getitem__
     def texts(xs: list) -> list:  # a list of strings, looked up at once, in C (see `_list_coerce`)
         if countOf(map(type, xs), str) != len(xs): raise TypeError('not all text')  # (a `str` subclass is no JSON string)
-        return list(map(get, xs))
+        return list(itemgetter(*xs)(plain)) if len(xs) > 1 else [plain[x] for x in xs]  # (one item: itemgetter gives it bare)
     f.texts = texts
     return f
 

@@ -54,7 +54,8 @@ class _Plan:
         # has no such type (or positional-only parameters need placing): then every call goes to `bind`
         fast = {p.name: t for p in ps if (t := self._fast_type(p)) is not None}
         self.fast = None if self.posonly or not self.required <= fast.keys() else fast
-        self.all_given = None if self.posonly else _all_given(self.params)
+        by_position = _by_position(f, list(self.params))
+        self.all_given = _all_given(self.params, by_position) if by_position or not self.posonly else None
         canon: dict = {}
         for nm in self.params: canon.setdefault(_canon(nm), []).append(nm)
         self.canon = {k: v[0] for k, v in canon.items() if len(v) == 1}
@@ -122,42 +123,51 @@ class _Plan:
         return args, kw
 
 # A call that names every parameter is the common one: a function made for the plan's parameters takes it in a few
-# steps (a loop over the arguments takes twice as long). Its code is shared by every plan with as many parameters of
-# each sort; their names, types and coercers are the function's defaults.
+# steps (a loop over the arguments takes twice as long), and gives them by position where that binds the same (a call
+# by keyword costs a dict and a lookup per argument). Its code is shared by every plan with parameters of the same
+# sorts in the same order; their names, types and coercers are the function's defaults.
 _ALL_GIVEN_MAX = 16  # more parameters than this: `bind`'s loop takes them
-_all_given_code: dict = {}  # (parameters with a coercer, parameters taking any value) -> code
+_all_given_code: dict = {}  # (the parameters' sorts, by position) -> code
 _ALL_GIVEN_GLOBALS = {'__builtins__': builtins, 'Mismatch': Mismatch}
 
-class _Absent:
-    "What `d.get` gives for a missing argument in the test: its type is no parameter's"
-
-def _all_given(params: dict) -> Callable[[dict], Any] | None:
+def _all_given(params: dict, by_position: bool) -> Callable[[dict], Any] | None:
     """A function taking a dict of arguments that names every parameter in `params` (`_Plan.params`) and nothing else:
-    the dict itself when each value has exactly its type, else a new dict with each coerced, or `(name, Mismatch)` for
+    `(args, kw)` for the call, each value coerced unless it has exactly its type; a `Mismatch` (its `argument` set) for
     one that doesn't fit; None for any other dict, or a null (it may mean "use the default"): `bind`'s work"""
     if not 0 < len(params) <= _ALL_GIVEN_MAX: return None
-    typed = [(k, exact, c) for k, (c, _, _, exact) in params.items() if c is not _identity]  # `exact` None: no type skips `c`
-    anything = [k for k, (c, *_) in params.items() if c is _identity]
-    code = _all_given_code.get((len(typed), len(anything)))
-    if code is None: code = _all_given_code[(len(typed), len(anything))] = _all_given_source(len(typed), len(anything))
-    return FunctionType(code, _ALL_GIVEN_GLOBALS, 'all_given', (*(x for ktc in typed for x in ktc), *anything, _Absent()))
+    # each parameter's sort: `e` a type that needs no coercion (else coerced), `c` coerced, `a` any value as it is
+    sorts = ''.join('a' if c is _identity else 'c' if t is None else 'e' for c, _, _, t in params.values())
+    code = _all_given_code.get((sorts, by_position))
+    if code is None: code = _all_given_code[(sorts, by_position)] = _all_given_source(sorts, by_position)
+    defaults = [x for k, (c, _, _, t), s in zip(params, params.values(), sorts) for x in {'e': (k, t, c), 'c': (k, c), 'a': (k,)}[s]]
+    return FunctionType(code, _ALL_GIVEN_GLOBALS, 'all_given', tuple(defaults))
 
-def _all_given_source(n: int, m: int):
-    "The code of `_all_given` for `n` parameters with a coercer and `m` taking any value"
-    typed, rn, rm = [f'k{i}=None, t{i}=None, c{i}=None' for i in range(n)], range(n), range(m)
-    exact = [f'type(x{i}) is t{i}' for i in rn] + [f'd.get(a{i}) is not None' for i in rm]
-    lines = [f"def all_given(d, {', '.join(typed + [f'a{i}=None' for i in rm])}, _U=None):",
-             f'    if len(d) != {n + m}: return None', *[f'    x{i} = d.get(k{i}, _U)' for i in rn],
-             f"    if {' and '.join(exact)}: return d"]
-    if n:
-        lines += [f"    if {' or '.join([f'x{i} is _U or x{i} is None' for i in rn] + [f'd.get(a{i}) is None' for i in rm])}: return None",
-                  '    try:', *[f'        if type(x{i}) is not t{i}: k = k{i}; x{i} = c{i}(x{i})' for i in rn],
-                  '    except Mismatch as e: return k, e', '    except RecursionError: return None',
-                  f"    return {{**d, {', '.join(f'k{i}: x{i}' for i in rn)}}}"]
+def _all_given_source(sorts: str, by_position: bool):
+    "The code of `_all_given` for parameters of these sorts, in order"
+    n, vs = len(sorts), ', '.join(f'v{i}' for i in range(len(sorts)))
+    names = ', '.join({'e': f'k{i}=None, t{i}=None, c{i}=None', 'c': f'k{i}=None, c{i}=None', 'a': f'k{i}=None'}[s] for i, s in enumerate(sorts))
+    call = f"({vs}{',' if n == 1 else ''}), {{}}" if by_position else f"(), {{{', '.join(f'k{i}: v{i}' for i in range(n))}}}"
+    lines = [f'def all_given(d, {names}):', f'    if len(d) != {n}: return None',
+             f"    try: {'; '.join(f'v{i} = d[k{i}]' for i in range(n))}", '    except KeyError: return None']  # a name it doesn't take
+    if 'c' not in sorts:  # every value of exactly its type: nothing to coerce
+        test = ' and '.join(f'type(v{i}) is t{i}' if s == 'e' else f'v{i} is not None' for i, s in enumerate(sorts))
+        lines.append(f"    if {test}: return {call if by_position else '(), d'}")
+    if sorts.strip('a'):
+        lines += [f"    if {' or '.join(f'v{i} is None' for i in range(n))}: return None", '    try:',
+                  *[f'        if type(v{i}) is not t{i}: k = k{i}; v{i} = c{i}(v{i})' if s == 'e' else f'        k = k{i}; v{i} = c{i}(v{i})'
+                    for i, s in enumerate(sorts) if s != 'a'],
+                  '    except Mismatch as e:', '        e.argument = k  # where `_prepare` has `bind` report it, with every other problem', '        raise',
+                  '    except RecursionError: return None', f'    return {call}']
     else: lines.append('    return None')
     made: dict = {}
     exec(compile('\n'.join(lines) + '\n', '<funccall call plan>', 'exec'), _ALL_GIVEN_GLOBALS, made)  # noqa: S102 - only numbered names in it
     return made['all_given'].__code__
+
+def _by_position(f, names: list) -> bool:
+    "Whether `f(*values)` binds exactly as `f(**dict(zip(names, values)))`: a plain function whose own code takes `names` first to last"
+    if type(f) is not FunctionType: return False  # a wrapper, a method, a callable object: by keyword, as it says it takes them
+    code = f.__code__
+    return code.co_argcount == len(names) and code.co_varnames[:len(names)] == tuple(names)
 
 def _add(bad: tuple | None, problems: list, cut: bool = False) -> tuple:
     "Problems found so far, and whether there are more than can be shown: `(problems, more)`"
@@ -209,9 +219,9 @@ def _prepare(fc_name, fc_inputs, ns) -> tuple:
                 fc_inputs = _inputs(fc_inputs, fc_name)
                 if type(fc_inputs) is not dict: return f, plan, plan.bind(fc_inputs, fc_name)
             if (given := plan.all_given) is not None:
-                kw = given(fc_inputs)
-                if type(kw) is dict: return f, plan, ((), kw)
-                if kw is not None: return f, plan, plan._bind_carefully(fc_inputs, {}, fc_name, kw)  # (an argument, its problems)
+                try: args = given(fc_inputs)
+                except Mismatch as e: return f, plan, plan._bind_carefully(fc_inputs, {}, fc_name, (e.argument, e))
+                if args is not None: return f, plan, args
             fast = plan.fast  # every argument already has exactly its annotated type, and none is missing: nothing to coerce
             if fast is None: return f, plan, plan.bind(fc_inputs, fc_name)
             for k, v in fc_inputs.items():
