@@ -156,7 +156,8 @@ def _all_given_source(sorts: str, by_position: bool):
         lines += [f"    if {' or '.join(f'v{i} is None' for i in range(n))}: return None", '    try:',
                   *[f'        if type(v{i}) is not t{i}: k = k{i}; v{i} = c{i}(v{i})' if s == 'e' else f'        k = k{i}; v{i} = c{i}(v{i})'
                     for i, s in enumerate(sorts) if s != 'a'],
-                  '    except Mismatch as e:', '        e.argument = k  # where `_prepare` has `bind` report it, with every other problem', '        raise',
+                  '    except Mismatch as e:', '        e.argument = k  # `_prepare` has `bind` report it with every other problem',
+                  '        raise',
                   '    except RecursionError: return None', f'    return {call}']
     else: lines.append('    return None')
     made: dict = {}
