@@ -204,7 +204,7 @@ def _int(v):
     if type(v) is int: return v
     if isinstance(v, float) and v.is_integer(): return int(v)
     if isinstance(v, int) and not isinstance(v, bool): return v
-    if isinstance(v, str) and len(v) <= _NUM_TEXT and _int_re.match(v):
+    if isinstance(v, str) and len(v) <= _NUM_TEXT and (v.isascii() and v.isdigit() or _int_re.match(v)):  # (plain digits: no pattern)
         try: return int(v)
         except ValueError: pass  # over Python's limit on digits
     raise Mismatch(int, v)

@@ -254,3 +254,19 @@ def test_json_text_read_past_its_end_is_caught(monkeypatch):
     scan = funccall._inputs._scan
     monkeypatch.setattr(funccall._inputs, '_scan', lambda s, i: (scan(s, i)[0], len(s)))
     _fails(test_json_text_examples, '{"a": 1}x')
+
+# --- 4. plain digits for an integer read without the pattern ----------------------------------------------
+
+def _int_as_before(v: str):
+    "An integer from text, by the pattern alone (funccall before issue 22's shortcut)"
+    if len(v) <= funccall._coerce._NUM_TEXT and funccall._coerce._int_re.match(v):
+        try: return int(v)
+        except ValueError: pass
+    return Mismatch
+
+@settings(max_examples=examples(400), deadline=None)
+@given(st.text(alphabet='0123456789+- \t\n\u0661\u00b2\u2070_.e', max_size=8) | st.just('1' * 5_001))
+def test_text_for_an_integer_is_read_as_the_pattern_reads_it(v):
+    try: got = funccall._coerce._int(v)
+    except Mismatch: got = Mismatch
+    assert got == _int_as_before(v) and type(got) is type(_int_as_before(v))
