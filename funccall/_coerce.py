@@ -360,7 +360,7 @@ def _list_coerce(info):
         if item is _identity: return lst[:] if lst is v else lst
         out, bad = [], None
         for i, x in enumerate(lst):
-            try: out.append(item(x))
+            try: out.append(x if type(x) is exact else item(x))  # (a value of exactly its type: as it is, without a call)
             except Mismatch as e:
                 if (bad := _gather(bad, e.within(i))).full: break
         if bad is not None: raise bad
@@ -411,7 +411,7 @@ def _dict_coerce(info):
                 and countOf(map(type, v), kexact) == len(v)): return v.copy()  # nothing to convert
         out, bad = {}, None
         for k, x in _as_dict(v, t).items():
-            try: out[key(k)] = val(x)
+            try: out[k if type(k) is kexact else key(k)] = x if type(x) is vexact else val(x)  # (as the list's loop)
             except Mismatch as e:
                 if (bad := _gather(bad, e.within(k))).full: break
         if bad is not None: raise bad
