@@ -360,7 +360,7 @@ def _list_coerce(info):
         if item is _identity: return lst[:] if lst is v else lst
         out, bad = [], None
         for i, x in enumerate(lst):
-            try: out.append(x if type(x) is exact else item(x))  # (a value of exactly its type: as it is, without a call)
+            try: out.append(x if exact is not None and type(x) is exact else item(x))  # (exactly its type: as it is, without a call)
             except Mismatch as e:
                 if (bad := _gather(bad, e.within(i))).full: break
         if bad is not None: raise bad
