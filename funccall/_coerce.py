@@ -19,7 +19,7 @@ import ast, base64, binascii, dataclasses, datetime as dt, json, re, sys
 from decimal import Decimal
 from keyword import iskeyword
 from uuid import UUID
-from operator import countOf
+from operator import countOf, itemgetter
 from types import FunctionType
 from typing import Any, Callable
 
@@ -204,7 +204,7 @@ def _int(v):
     if type(v) is int: return v
     if isinstance(v, float) and v.is_integer(): return int(v)
     if isinstance(v, int) and not isinstance(v, bool): return v
-    if isinstance(v, str) and len(v) <= _NUM_TEXT and _int_re.match(v):
+    if isinstance(v, str) and len(v) <= _NUM_TEXT and (v.isascii() and v.isdigit() or _int_re.match(v)):  # (plain digits: no pattern)
         try: return int(v)
         except ValueError: pass  # over Python's limit on digits
     raise Mismatch(int, v)
@@ -280,7 +280,10 @@ def _enum_coerce(info):
             m = plain.get(v, _MISSING)
             return pick(v) if m is _MISSING else m
         return v if isinstance(v, t) else pick(v)
-    f.texts = lambda xs: list(map(plain.__getitem__, xs))  # a list of strings, looked up at once, in C (see `_list_coerce`)
+    def texts(xs: list) -> list:  # a list of strings, looked up at once, in C (see `_list_coerce`)
+        if countOf(map(type, xs), str) != len(xs): raise TypeError('not all text')  # (a `str` subclass is no JSON string)
+        return list(itemgetter(*xs)(plain)) if len(xs) > 1 else [plain[x] for x in xs]  # (one item: itemgetter gives it bare)
+    f.texts = texts
     return f
 
 _json_kinds = {  # the JSON types each kind takes without a repair
@@ -343,11 +346,12 @@ def _list_coerce(info):
         return f
     item = coercer(info.args[0])
     exact = exact_type(info.args[0])
-    texts = getattr(item, 'texts', None)  # how a kind made from text (an enum, a date) reads a whole list of strings at once
+    # how a kind made from text (an enum, a date) reads a whole list at once: what `item` makes of each, or an exception
+    texts = getattr(item, 'texts', None)
     def f(v):
-        if texts is not None and type(v) is list and v and type(v[0]) is str and countOf(map(type, v), str) == len(v):
+        if texts is not None and type(v) is list and v and type(v[0]) is str:
             try: return texts(v)
-            except Exception: pass  # noqa: BLE001, S110 - some text is not a valid item: the checked way says which and why
+            except Exception: pass  # noqa: BLE001, S110 - some item is not valid text: the checked way says which and why
         if exact is not None and type(v) is list and countOf(map(type, v), exact) == len(v): return v[:]  # nothing to convert
         lst, one = _as_list(v, t)
         if one:  # a single value for a one-item list, if it is one
@@ -356,7 +360,7 @@ def _list_coerce(info):
         if item is _identity: return lst[:] if lst is v else lst
         out, bad = [], None
         for i, x in enumerate(lst):
-            try: out.append(item(x))
+            try: out.append(x if exact is not None and type(x) is exact else item(x))  # (exactly its type: as it is, without a call)
             except Mismatch as e:
                 if (bad := _gather(bad, e.within(i))).full: break
         if bad is not None: raise bad
@@ -407,7 +411,7 @@ def _dict_coerce(info):
                 and countOf(map(type, v), kexact) == len(v)): return v.copy()  # nothing to convert
         out, bad = {}, None
         for k, x in _as_dict(v, t).items():
-            try: out[key(k)] = val(x)
+            try: out[k if type(k) is kexact else key(k)] = x if type(x) is vexact else val(x)  # (as the list's loop)
             except Mismatch as e:
                 if (bad := _gather(bad, e.within(k))).full: break
         if bad is not None: raise bad
@@ -429,11 +433,16 @@ _shapes = {dt.datetime: (re.compile(r'^\d{4}-\d\d-\d\d[T ]\d\d:\d\d'), 'a valid 
 
 _short_formats = (dt.datetime, dt.date, dt.time, UUID)  # text of a few dozen characters: longer text is not parsed at all
 
+def _own_date_parser(t) -> bool:
+    "Whether `t` reads text with `date.fromisoformat` itself, which takes only text and refuses more than 10 characters unread"
+    return next((k for k in t.__mro__ if 'fromisoformat' in k.__dict__), None) is dt.date
+
 def _format_coerce(info):
     t, base = info.t, info.args[0]
     parse = _parsers[base](t) if base in _parsers else t
     shape, what = _shapes.get(base, (None, None))
-    limit = 100 if base in _short_formats else None
+    checked = not (base is dt.date and _own_date_parser(t))  # whether the text's type and length need checking before `parse`
+    limit = 100 if base in _short_formats and checked else None
     def f(v):
         if isinstance(v, t) and not (base is dt.date and isinstance(v, dt.datetime)): return v
         if base is Decimal and isinstance(v, (int, float)) and not isinstance(v, bool): v = str(v)
@@ -443,7 +452,7 @@ def _format_coerce(info):
             if shape is not None and shape.match(v): raise Mismatch(t, v, f"{short(v)} is not {what}: {str(e)[:200]}") from None
             raise Mismatch(t, v) from None
     def texts(xs: list) -> list:  # a list of strings, read at once (see `_list_coerce`)
-        if limit and xs and max(map(len, xs)) > limit: raise ValueError('too long')
+        if checked and (countOf(map(type, xs), str) != len(xs) or limit and max(map(len, xs)) > limit): raise ValueError('not all short text')
         return list(map(parse, xs))  # (a loop in C)
     f.texts = texts
     return f

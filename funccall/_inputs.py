@@ -96,6 +96,16 @@ class ToolInputError(ValueError):
         return cls(problems_text(tool, problems, more), problems)
 
 _DECODE_ERRORS = (ValueError, RecursionError, MemoryError)  # bad JSON, nested too deeply, too large
+_scan = json.JSONDecoder().scan_once  # what `json.loads` runs in C, without its layers of Python around it
+
+def _loads(text: str):
+    "`json.loads(text)`; text that is one JSON object and nothing else (what models send) is read by the scanner at once"
+    if text[:1] == '{':
+        try: v, end = _scan(text, 0)  # a bad object raises here what `json.loads` raises: the same scanner at the same place,
+        except StopIteration: pass    # but for a value missing at the end, which `json.loads` words itself
+        else:
+            if end == len(text): return v
+    return json.loads(text)  # white space around, or any other value: `json.loads`'s own rules and errors
 
 def read_arguments(
     fc_inputs,          # the arguments as the model sent them: a dict, JSON text, or nothing
@@ -105,9 +115,9 @@ def read_arguments(
     the JSON text of a string holding the JSON text of the object (encoded twice): that is read too, as it can mean
     nothing else."""
     if isinstance(fc_inputs, dict): return fc_inputs
-    if fc_inputs is None or (isinstance(fc_inputs, str) and not fc_inputs.strip()): return {}
+    if fc_inputs is None or (isinstance(fc_inputs, str) and (not fc_inputs or fc_inputs.isspace())): return {}
     if isinstance(fc_inputs, str):
-        try: v = json.loads(fc_inputs)
+        try: v = _loads(fc_inputs)
         except _DECODE_ERRORS as e:
             why = e.args[0] if isinstance(e, ValueError) and e.args else 'nested too deeply or too large'
             raise ToolInputError.of(tool, [Problem('', f"the arguments are not valid JSON ({why}): {short(fc_inputs, 60)}")]) from None

@@ -54,7 +54,8 @@ class _Plan:
         # has no such type (or positional-only parameters need placing): then every call goes to `bind`
         fast = {p.name: t for p in ps if (t := self._fast_type(p)) is not None}
         self.fast = None if self.posonly or not self.required <= fast.keys() else fast
-        self.all_given = _all_given_test(fast) if self.fast is not None and len(fast) == self.n else None
+        by_position = _by_position(f, list(self.params))
+        self.all_given = _all_given(self.params, by_position) if by_position or not self.posonly else None
         canon: dict = {}
         for nm in self.params: canon.setdefault(_canon(nm), []).append(nm)
         self.canon = {k: v[0] for k, v in canon.items() if len(v) == 1}
@@ -121,30 +122,53 @@ class _Plan:
             args = [kw.pop(nm) if nm in kw else self.params[nm][1] for nm in self.posonly[:last + 1]]
         return args, kw
 
-# A call that gives every parameter, each of exactly its type, is the common one: a test made for the plan's parameters
-# checks that in a few steps (a loop over the arguments takes twice as long). Its code is shared by every plan with as
-# many parameters of each sort; their names and types are the function's defaults.
-_ALL_GIVEN_MAX = 16  # more parameters than this: the loop in `_prepare` checks them
-_all_given_code: dict = {}  # (parameters of an exact type, parameters taking any value) -> code
-_ALL_GIVEN_GLOBALS = {'__builtins__': builtins}
+# A call that names every parameter is the common one: a function made for the plan's parameters takes it in a few
+# steps (a loop over the arguments takes twice as long), and gives them by position where that binds the same (a call
+# by keyword costs a dict and a lookup per argument). Its code is shared by every plan with parameters of the same
+# sorts in the same order; their names, types and coercers are the function's defaults.
+_ALL_GIVEN_MAX = 16  # more parameters than this: `bind`'s loop takes them
+_all_given_code: dict = {}  # (the parameters' sorts, by position) -> code
+_ALL_GIVEN_GLOBALS = {'__builtins__': builtins, 'Mismatch': Mismatch}
 
-class _Absent:
-    "What `d.get` gives for a missing argument in the test: its type is no parameter's"
+def _all_given(params: dict, by_position: bool) -> Callable[[dict], Any] | None:
+    """A function taking a dict of arguments that names every parameter in `params` (`_Plan.params`) and nothing else:
+    `(args, kw)` for the call, each value coerced unless it has exactly its type; a `Mismatch` (its `argument` set) for
+    one that doesn't fit; None for any other dict, or a null (it may mean "use the default"): `bind`'s work"""
+    if not 0 < len(params) <= _ALL_GIVEN_MAX: return None
+    # each parameter's sort: `e` a type that needs no coercion (else coerced), `c` coerced, `a` any value as it is
+    sorts = ''.join('a' if c is _identity else 'c' if t is None else 'e' for c, _, _, t in params.values())
+    code = _all_given_code.get((sorts, by_position))
+    if code is None: code = _all_given_code[(sorts, by_position)] = _all_given_source(sorts, by_position)
+    defaults = [x for k, (c, _, _, t), s in zip(params, params.values(), sorts) for x in {'e': (k, t, c), 'c': (k, c), 'a': (k,)}[s]]
+    return FunctionType(code, _ALL_GIVEN_GLOBALS, 'all_given', tuple(defaults))
 
-def _all_given_test(fast: dict) -> Callable[[dict], bool] | None:
-    "A test that a dict of arguments gives every parameter of `fast` and nothing else, each of exactly its type (or not null)"
-    if not 0 < len(fast) <= _ALL_GIVEN_MAX: return None
-    exact, anything = [(k, t) for k, t in fast.items() if t is not _ANY], [k for k, t in fast.items() if t is _ANY]
-    code = _all_given_code.get((len(exact), len(anything)))
-    if code is None:
-        tests = ([f'type(d.get(k{i}, _U)) is t{i}' for i in range(len(exact))] +
-                 [f'd.get(a{i}) is not None' for i in range(len(anything))])  # null means "use the default": `bind`'s work
-        names = [f'k{i}=None, t{i}=None' for i in range(len(exact))] + [f'a{i}=None' for i in range(len(anything))]
-        src = f"def all_given(d, {', '.join(names)}, _U=None):\n    return len(d) == {len(fast)} and {' and '.join(tests)}\n"
-        made: dict = {}
-        exec(compile(src, '<funccall call plan>', 'exec'), _ALL_GIVEN_GLOBALS, made)  # noqa: S102 - only numbered names in it
-        code = _all_given_code[(len(exact), len(anything))] = made['all_given'].__code__
-    return FunctionType(code, _ALL_GIVEN_GLOBALS, 'all_given', (*(x for kt in exact for x in kt), *anything, _Absent()))
+def _all_given_source(sorts: str, by_position: bool):
+    "The code of `_all_given` for parameters of these sorts, in order"
+    n, vs = len(sorts), ', '.join(f'v{i}' for i in range(len(sorts)))
+    names = ', '.join({'e': f'k{i}=None, t{i}=None, c{i}=None', 'c': f'k{i}=None, c{i}=None', 'a': f'k{i}=None'}[s] for i, s in enumerate(sorts))
+    call = f"({vs}{',' if n == 1 else ''}), {{}}" if by_position else f"(), {{{', '.join(f'k{i}: v{i}' for i in range(n))}}}"
+    lines = [f'def all_given(d, {names}):', f'    if len(d) != {n}: return None',
+             f"    try: {'; '.join(f'v{i} = d[k{i}]' for i in range(n))}", '    except KeyError: return None']  # a name it doesn't take
+    if 'c' not in sorts:  # every value of exactly its type: nothing to coerce
+        test = ' and '.join(f'type(v{i}) is t{i}' if s == 'e' else f'v{i} is not None' for i, s in enumerate(sorts))
+        lines.append(f"    if {test}: return {call if by_position else '(), d'}")
+    if sorts.strip('a'):
+        lines += [f"    if {' or '.join(f'v{i} is None' for i in range(n))}: return None", '    try:',
+                  *[f'        if type(v{i}) is not t{i}: k = k{i}; v{i} = c{i}(v{i})' if s == 'e' else f'        k = k{i}; v{i} = c{i}(v{i})'
+                    for i, s in enumerate(sorts) if s != 'a'],
+                  '    except Mismatch as e:', '        e.argument = k  # `_prepare` has `bind` report it with every other problem',
+                  '        raise',
+                  '    except RecursionError: return None', f'    return {call}']
+    else: lines.append('    return None')
+    made: dict = {}
+    exec(compile('\n'.join(lines) + '\n', '<funccall call plan>', 'exec'), _ALL_GIVEN_GLOBALS, made)  # noqa: S102 - only numbered names in it
+    return made['all_given'].__code__
+
+def _by_position(f, names: list) -> bool:
+    "Whether `f(*values)` binds exactly as `f(**dict(zip(names, values)))`: a plain function whose own code takes `names` first to last"
+    if type(f) is not FunctionType: return False  # a wrapper, a method, a callable object: by keyword, as it says it takes them
+    code = f.__code__
+    return code.co_argcount == len(names) and code.co_varnames[:len(names)] == tuple(names)
 
 def _add(bad: tuple | None, problems: list, cut: bool = False) -> tuple:
     "Problems found so far, and whether there are more than can be shown: `(problems, more)`"
@@ -192,8 +216,13 @@ def _prepare(fc_name, fc_inputs, ns) -> tuple:
         hit = _plans.get(id(f))
         if hit is not None and hit[0]() is f:
             plan = hit[1]
-            if type(fc_inputs) is not dict: return f, plan, plan.bind(_inputs(fc_inputs, fc_name), fc_name)
-            if (given := plan.all_given) is not None and given(fc_inputs): return f, plan, ((), fc_inputs)
+            if type(fc_inputs) is not dict:  # JSON text: read, then the same ways as a dict
+                fc_inputs = _inputs(fc_inputs, fc_name)
+                if type(fc_inputs) is not dict: return f, plan, plan.bind(fc_inputs, fc_name)
+            if (given := plan.all_given) is not None:
+                try: args = given(fc_inputs)
+                except Mismatch as e: return f, plan, plan._bind_carefully(fc_inputs, {}, fc_name, (e.argument, e))
+                if args is not None: return f, plan, args
             fast = plan.fast  # every argument already has exactly its annotated type, and none is missing: nothing to coerce
             if fast is None: return f, plan, plan.bind(fc_inputs, fc_name)
             for k, v in fc_inputs.items():
