@@ -262,6 +262,10 @@ def _answer(calls: list, results: list, p: str) -> ToolMessages:
     done = [r for r in results if r.status != 'pending']
     return ToolMessages(tool_results(done, p, calls), results, p)
 
+def _streamed(calls: list, results: list, p: str | None) -> ToolMessages:
+    "The answers to a stream's calls (a stream carries no Responses-only items)"
+    return _with_native(_answer(calls, results, p), [], {}) if calls else ToolMessages(provider=p)
+
 def run_tool_calls(
     toolbox: Toolbox,      # the tools the model was offered: a `Toolbox`, or a list of functions and `Tool`s
     response,              # the model's response, as `tool_calls` takes it; or a stream of its events (see `funccall.stream`)
@@ -273,8 +277,7 @@ def run_tool_calls(
     from .stream import is_stream, run_stream
     toolbox = as_toolbox(toolbox)
     if is_stream(response):  # a stream of events: each call starts as soon as it is complete
-        calls, results, p = run_stream(toolbox, response, provider, injected, others)
-        return _with_native(_answer(calls, results, p), [], {}) if calls else ToolMessages(provider=p)
+        return _streamed(*run_stream(toolbox, response, provider, injected, others))
     calls, p = _calls(response, provider, others)
     searched, callers = _native(toolbox, response, p)
     if not calls: return ToolMessages(searched, provider=p)
@@ -293,8 +296,7 @@ async def run_tool_calls_async(
     from .stream import is_stream, run_stream_async
     toolbox = as_toolbox(toolbox)
     if is_stream(response):
-        calls, results, p = await run_stream_async(toolbox, response, provider, injected, others)
-        return _with_native(_answer(calls, results, p), [], {}) if calls else ToolMessages(provider=p)
+        return _streamed(*await run_stream_async(toolbox, response, provider, injected, others))
     calls, p = _calls(response, provider, others)
     searched, callers = _native(toolbox, response, p)
     if not calls: return ToolMessages(searched, provider=p)
