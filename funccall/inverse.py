@@ -1034,13 +1034,14 @@ class _Checked:
             if k in self.renamed and k in kw: problems.append(Problem(k, f"given twice, as {self.renamed[k]!r} and as {k!r}"))
             else: kw[k] = v  # a property by its own name ('approval-policy'), or an extra key: the schema decides
         bad = []
-        for k, v in kw.items():
-            if type(v) not in _SCALAR_TYPES and not is_json(v):  # (a scalar of an exact JSON type is JSON: no call to ask)
-                try: kw[k] = jsonable(v)
-                except (TypeError, ValueError, RecursionError) as e:
-                    bad.append(k)
-                    problems.append(Problem(k, str(e) if not isinstance(e, RecursionError) else "nested too deeply to send as JSON"))
-        for k in bad: del kw[k]
+        if not is_json(kw):  # (one walk of the whole: the usual call is JSON already, however many containers it holds)
+            for k, v in kw.items():
+                if type(v) not in _SCALAR_TYPES and not is_json(v):  # (a scalar of an exact JSON type is JSON: no call to ask)
+                    try: kw[k] = jsonable(v)
+                    except (TypeError, ValueError, RecursionError) as e:
+                        bad.append(k)
+                        problems.append(Problem(k, str(e) if not isinstance(e, RecursionError) else "nested too deeply to send as JSON"))
+            for k in bad: del kw[k]
         if self.check:
             kw = self.not_given(kw)
             found = self.problems(kw)
