@@ -1048,7 +1048,7 @@ class _Checked:
             # likewise inside objects: strict mode makes every key required and nullable, so a model sends null for "not given".
             # All at once when that clears their problems and raises none (the usual case, however many); else one key at a
             # time, kept only when it does: a required key's null stays reported
-            if nulls := [p.path for p in found if p.message.endswith('got null') and p.path]:
+            if nulls := [at for at, m in found if at and m.endswith('got null')]:
                 kw2 = _without_nulls(kw, set(nulls), '')
                 if set(found2 := self.problems(kw2)) < set(found): kw, found = kw2, found2
                 else:
