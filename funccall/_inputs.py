@@ -76,7 +76,7 @@ def problems_text(
     # how many there were, and that only some are shown: a model fixing ten of twelve must know two remain
     shown = f" (the first {MAX_SHOWN} shown)" if more or n > MAX_SHOWN else ''
     head = f"{who} got {'at least ' if more else ''}{n} bad arguments{shown}:"  # `more`: the search stopped, counting `n`
-    lines = [head] + [f"- {p}" for p in problems[:MAX_SHOWN]]
+    lines = [head, *[f"- {at}: {m}" if at else f"- {m}" for at, m in problems[:MAX_SHOWN]]]  # (`Problem.__str__`, written out)
     if more or n > MAX_SHOWN: lines.append('- ... and more' if more else f'- ... and {n - MAX_SHOWN} more')
     return '\n'.join(lines)
 

@@ -1034,20 +1034,21 @@ class _Checked:
             if k in self.renamed and k in kw: problems.append(Problem(k, f"given twice, as {self.renamed[k]!r} and as {k!r}"))
             else: kw[k] = v  # a property by its own name ('approval-policy'), or an extra key: the schema decides
         bad = []
-        for k, v in kw.items():
-            if type(v) not in _SCALAR_TYPES and not is_json(v):  # (a scalar of an exact JSON type is JSON: no call to ask)
-                try: kw[k] = jsonable(v)
-                except (TypeError, ValueError, RecursionError) as e:
-                    bad.append(k)
-                    problems.append(Problem(k, str(e) if not isinstance(e, RecursionError) else "nested too deeply to send as JSON"))
-        for k in bad: del kw[k]
+        if not is_json(kw):  # (one walk of the whole: the usual call is JSON already, however many containers it holds)
+            for k, v in kw.items():
+                if type(v) not in _SCALAR_TYPES and not is_json(v):  # (a scalar of an exact JSON type is JSON: no call to ask)
+                    try: kw[k] = jsonable(v)
+                    except (TypeError, ValueError, RecursionError) as e:
+                        bad.append(k)
+                        problems.append(Problem(k, str(e) if not isinstance(e, RecursionError) else "nested too deeply to send as JSON"))
+            for k in bad: del kw[k]
         if self.check:
             kw = self.not_given(kw)
             found = self.problems(kw)
             # likewise inside objects: strict mode makes every key required and nullable, so a model sends null for "not given".
             # All at once when that clears their problems and raises none (the usual case, however many); else one key at a
             # time, kept only when it does: a required key's null stays reported
-            if nulls := [p.path for p in found if p.message.endswith('got null') and p.path]:
+            if nulls := [at for at, m in found if at and m.endswith('got null')]:
                 kw2 = _without_nulls(kw, set(nulls), '')
                 if set(found2 := self.problems(kw2)) < set(found): kw, found = kw2, found2
                 else:

@@ -13,6 +13,7 @@ import pytest
 from conftest import untraced_env
 
 from funccall import Tool, Toolbox, ToolInputError, mk_tool
+from funccall._inputs import MAX_SHOWN, Problem, problems_text
 from funccall import inverse
 from funccall._run import _workers, run_sync, to_thread
 
@@ -237,3 +238,26 @@ def test_an_object_that_is_no_json_value_is_never_sent_for_an_optional_argument(
     fn = mk_tool(disp, TOOL)
     for _ in range(inverse._HOT + 1):
         with pytest.raises(ToolInputError, match="argument 'sort'"): fn(q='x', n=2, sort=object())
+
+def test_problems_text_writes_each_problem_as_its_own_text():
+    "(`problems_text` writes `Problem.__str__` out inline: every line must still read as the problem's own text)"
+    ps = [Problem('a', 'expected an integer, got 1.5'), Problem('', "unexpected key 'c'"), Problem('b[1]', 'missing (required)')]
+    for n in (2, 3, 10, 11, 12):
+        for more in (False, True):
+            given = (ps * 5)[:n]
+            lines = problems_text('t', given, more).splitlines()
+            assert lines[1:1 + min(n, MAX_SHOWN)] == [f'- {p}' for p in given[:MAX_SHOWN]]
+
+@pytest.mark.parametrize('hot', [False, True])
+def test_a_call_holding_values_that_are_no_json_sends_their_json_and_refuses_alike(hot):
+    "(the checked way asks `is_json` of the whole call once: a value that isn't JSON, among ones that are, is still converted)"
+    sent = []
+    fn = mk_tool(lambda name, /, **kw: sent.append(kw), TOOL)
+    if hot:
+        for _ in range(inverse._HOT + 1): fn(q='x', n=2)
+    fn(q='x', n=2, tags=('a', 'b'), point={'x': 1.5}, sort='asc')
+    assert sent[-1] == {'q': 'x', 'n': 2, 'tags': ['a', 'b'], 'point': {'x': 1.5}, 'sort': 'asc'} and type(sent[-1]['tags']) is list
+    for tags in (('a', 1), ['a', 1]):  # a tuple is refused as its list is
+        with pytest.raises(ToolInputError) as e: fn(q='x', n=0, tags=tags, point={'y': 1})
+        assert str(e.value) == ("Tool 'find' got 3 bad arguments:\n- n: expected an integer >= 1, got 0\n"
+                                "- tags[1]: expected a string, got 1\n- point: missing required key 'x'")
