@@ -792,21 +792,23 @@ def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict)
         if (cond := src.single()) is not None: conds.append(f'({cond})' if i < nreq else f'a{i} is not _U and ({cond})')
         else: body += src.lines if i < nreq else [f'        if a{i} is not _U:', *src.lines]
     # every test inside one `try`, each leaving by `raise _F` to the one call of the checked way (the text, and so its
-    # compiling, stays proportional to the tests, not to tests x parameters)
+    # compiling, stays proportional to the tests, not to tests x parameters), made after the `except` block: a refusal
+    # or the tool's own error raised inside it would carry `_F` as its context into the user's traceback
     src.lines = [f"{'async ' if is_async else ''}def tool({''.join(f'a{i}=_U, ' for i in range(n))}**extra):",
                  '    try:', '        if extra: raise _F',
                  *([f"        if {' or '.join(conds)}: raise _F"] if conds else []), *body,
-                 '    except _F:', f"        return {aw}_slow_args(extra{''.join(f', a{i}' for i in range(n))})"]
+                 '    except _F:', '        pass', '    else:']
     # every call passes its arguments on as keywords: no dict of ours to build and unpack, a third of the tool's cost.
     # Every argument given, or just the required ones: written out here; some of the optional ones: by a small function
     # of its own per subset (`_Given`), found by which optional arguments are left out
     call = [f', _K{i}=a{i}' for i in range(n)]
     if nreq < n:
         unset = [f'a{i} is _U' for i in range(nreq, n)]
-        src.lines += [f"    if {' or '.join(unset)}:", f"        if {' and '.join(unset)}:",
-                      f"            return {aw}_disp(_name{''.join(call[:nreq])})"]
-        if n - nreq > 1: src.lines.append(f"        return {aw}_given[{', '.join(unset)}]({', '.join(f'a{i}' for i in range(n))})")
-    src.lines.append(f"    return {aw}_disp(_name{''.join(call)})")
+        src.lines += [f"        if {' or '.join(unset)}:", f"            if {' and '.join(unset)}:",
+                      f"                return {aw}_disp(_name{''.join(call[:nreq])})"]
+        if n - nreq > 1: src.lines.append(f"            return {aw}_given[{', '.join(unset)}]({', '.join(f'a{i}' for i in range(n))})")
+    src.lines += [f"        return {aw}_disp(_name{''.join(call)})",
+                  f"    return {aw}_slow_args(extra{''.join(f', a{i}' for i in range(n))})"]
     text = '\n'.join(src.lines)
     if (code := _inline_codes.get(text)) is None:
         if len(_inline_codes) >= _INLINE_CODES_MAX: del _inline_codes[next(iter(_inline_codes))]  # bounded: the oldest shape goes

@@ -261,3 +261,20 @@ def test_a_call_holding_values_that_are_no_json_sends_their_json_and_refuses_ali
         with pytest.raises(ToolInputError) as e: fn(q='x', n=0, tags=tags, point={'y': 1})
         assert str(e.value) == ("Tool 'find' got 3 bad arguments:\n- n: expected an integer >= 1, got 0\n"
                                 "- tags[1]: expected a string, got 1\n- point: missing required key 'x'")
+
+@pytest.mark.parametrize('is_async', [False, True], ids=['sync', 'async'])
+def test_a_hot_tools_refusals_and_errors_carry_no_internal_exception(is_async):
+    """Its own code's tests leave by an internal exception to the checked way: what that way raises (a refusal, or the
+    dispatcher's own error) must not carry it as its context, which a user's traceback would show"""
+    def boom(name, /, **kw):
+        if kw.get('sort') == 'desc': raise ValueError('the dispatcher failed')
+        return kw
+    async def aboom(name, /, **kw): return boom(name, **kw)
+    fn = mk_tool(aboom if is_async else boom, TOOL)
+    def call(**kw): return asyncio.run(fn(**kw)) if is_async else fn(**kw)
+    for _ in range(inverse._HOT + 1): call(q='x', n=1)
+    assert fn.__code__.co_filename == '<funccall tool>'  # its own code
+    with pytest.raises(ToolInputError) as e: call(q='x', n=0)
+    assert e.value.__context__ is None and e.value.__cause__ is None
+    with pytest.raises(ValueError, match='the dispatcher failed') as e: call(q='x', n=1, sort='desc', extra=1)  # (the checked way)
+    assert e.value.__context__ is None
