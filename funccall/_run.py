@@ -18,6 +18,7 @@ from typing import Any, Callable
 # `asyncio` and `concurrent.futures` are imported when first needed: `import funccall` doesn't pay for them (a third of
 # its time), and no event loop can run before `asyncio` is imported
 
+from ._async_exc import drop_pending_exception
 from ._types import is_callable_object
 
 __all__ = ['is_async', 'loop_running', 'run_sync', 'to_thread', 'in_threads', 'in_threads_async', 'settle', 'stop_iteration', 'call_tool',
@@ -102,12 +103,15 @@ class _Job:
     def run(self):
         try: self.value = self.fn()
         except BaseException as e: self.error = e  # noqa: BLE001 - the awaiting caller re-raises it
-        self.end()
+        self.state = 'done'  # before its listener hears: an exception raised into the thread there can't make it run again
+        self._tell()
 
-    def end(self, error: BaseException | None=None):
-        "It ran (or, given `error`, could not start): its listener hears of it"
-        if error is not None: self.error = error
-        self.state = 'done'
+    def fail(self, error: BaseException):
+        "It could not start: its listener hears of `error`"
+        self.error, self.state = error, 'done'
+        self._tell()
+
+    def _tell(self):
         try: self.ended(self)
         except Exception: pass  # noqa: BLE001, S110 - a listener's failure (its loop closed meanwhile) must not end the worker thread
 
@@ -117,21 +121,35 @@ class _Job:
         if self.error is not None: raise self.error
         return self.value
 
+class _Worker:
+    "A worker thread of the pool, and the job it holds: taken, running, or just run (None while it waits for one)"
+    __slots__ = ('thread', 'job')
+    def __init__(self): self.thread, self.job = None, None
+
 class _Workers:
     """A pool of daemon threads that counts calls, not threads: `size` calls run at once, a call that timed out
     stops counting (`abandon`) while its thread runs on, and at most `limit` threads exist. A job goes to an idle thread
-    through a deque, and a `SimpleQueue` (in C: no `Condition` to notify and wait on) wakes it; the job stays in the deque
-    until a thread takes it under the lock, so an exception raised into a waking thread loses no job. The counts are
-    kept under one lock."""
+    through a deque, and a `SimpleQueue` (in C: no `Condition` to notify and wait on) wakes it. The counts are kept
+    under one lock.
+
+    An exception raised into a worker thread from outside (`PyThreadState_SetAsyncExc`: a timeout meant for code that
+    ended there) lands only where the thread's code calls something, jumps back, or enters a function; it never loses or
+    repeats a job. A job moves between the deques and a thread's record with no call in between; an exception raised
+    into a waiting thread is dropped; one landing anywhere else ends the thread, and `_lost` puts its job back if it
+    never ran and makes the counts again from the jobs and threads there are"""
     IDLE_SECS = 30.0  # an idle thread waits this long for work, then ends
 
     def __init__(self, size: int):
         self.lock = threading.Lock()
         self.pending = collections.deque()  # waiting for a slot
-        self.ready = collections.deque()    # given a slot, waiting for an idle thread to take it
-        self.wake = queue.SimpleQueue()     # one token per job put in `ready`: wakes a waiting thread
-        self.running = self.threads = self.idle = 0
+        self.ready = collections.deque()    # given a slot, waiting for a thread to take it
+        self.wake = queue.SimpleQueue()     # a token per job put in `ready` for an idle thread: wakes a waiting one
+        self.workers = set()                # every worker thread's record
+        self.running = self.idle = 0        # jobs holding a slot; waiting threads no job in `ready` is meant for
         self.resize(size)
+
+    @property
+    def threads(self) -> int: return len(self.workers)
 
     def resize(self, size: int):
         if type(size) is not int or size < 1: raise ValueError(f"max_workers must be a positive int, not {size!r}")
@@ -174,70 +192,82 @@ class _Workers:
     def _dispatch(self):
         "Start pending jobs while slots are free (holding `lock`)"
         while self.running < self.size and self.pending:
-            job = self.pending.popleft()
-            if job.state == 'dropped': continue  # its caller gave up before it started
-            job.state = 'running'
-            if self.threads - self.idle >= self.limit:
-                job.end(WorkersExhausted(
+            job = self.pending[0]
+            if job.state != 'pending':  # its caller gave up before it started (or it failed, below, and is left here)
+                del self.pending[0]
+                continue
+            if len(self.workers) - self.idle >= self.limit:
+                job.fail(WorkersExhausted(
                     f"funccall can't start this sync tool: all {self.limit} worker threads are busy, most with tools that "
                     f"timed out and never returned; fix those tools, or raise the limit with funccall.set_max_workers()"))
+                del self.pending[0]
                 continue
-            job.counted = True
+            job.state, job.counted = 'running', True
             self.running += 1
-            if self.idle:  # an idle thread takes it from the queue
+            self.ready += (job,)  # (`+=` and `del`, not calls: nothing raised into this thread from outside lands between)
+            del self.pending[0]
+            if self.idle:  # an idle thread takes it
                 self.idle -= 1
-                self.ready.append(job)
                 self.wake.put(None)
-            else: self._start(job)
+            else: self._start()  # a new one takes it
 
-    def _work(self, job: _Job | None):
-        waiting = False  # whether this thread waits for a job: counted in `idle`, or with a job queued for it
+    def _start(self):
+        "A new worker thread, which takes the next job in `ready` (holding `lock`)"
+        w = _Worker()
+        w.thread = threading.Thread(target=self._work, args=(w,), name='funccall-tool', daemon=True)
+        self.workers.add(w)
+        w.thread.start()
+
+    def _work(self, w: _Worker):
         try:
-            while True:
-                if job is not None:
-                    job.run()
-                    with self.lock:
-                        self._uncount(job)  # (unless its caller timed out and gave the slot back already)
-                        job = None  # an idle thread holds no finished call's result
-                        self.idle += 1
-                        waiting = True
-                        self._dispatch()
-                if (job := self._next()) is None: return  # idle too long: ended, counted out
-                waiting = False
+            while self._next(w):
+                w.job.run()
+                with self.lock:
+                    self._uncount(w.job)  # (unless its caller timed out and gave the slot back already)
+                    w.job = None  # an idle thread holds no finished call's result
+                    self.idle += 1
+                    self._dispatch()
         except BaseException:  # noqa: BLE001 - raised into this thread from outside (a timeout meant for code that ended here)
-            self._lost(job, waiting)
+            self._lost(w)
 
-    def _next(self) -> _Job | None:
-        "The next job for this waiting thread, or None when none came for `IDLE_SECS` (the thread is counted out then)"
+    def _next(self, w: _Worker) -> bool:
+        "Whether this thread took a job (`w.job`); False when none came for `IDLE_SECS` (the thread is counted out then)"
         while True:
             with self.lock:
-                if self.ready: return self.ready.popleft()  # (a token may be left: a thread it wakes finds no job, and waits again)
-            try: self.wake.get(timeout=self.IDLE_SECS)
+                if self._take(w): return True
+            try:
+                self.wake.get(timeout=self.IDLE_SECS)
+                drop_pending_exception()  # one pending for this thread, unannounced, would land later anywhere
             except queue.Empty:
                 with self.lock:  # a job put as it timed out is still taken; else it ends, counted out
-                    if self.ready: return self.ready.popleft()
+                    if self._take(w): return True
                     self.idle -= 1
-                    self.threads -= 1
-                    return None
+                    self.workers.discard(w)
+                    return False
+            except BaseException: pass  # noqa: BLE001, S110 - raised into this waiting thread, for code that ended here: dropped
 
-    def _lost(self, job: _Job | None, waiting: bool):
-        """A thread ended by an exception raised into it from outside: its counts are put right and its job goes on, so
-        no caller waits forever (waiting threads are always `idle` plus the jobs in `ready`)"""
+    def _take(self, w: _Worker) -> bool:
+        "Whether this thread took the next job in `ready` (holding `lock`)"
+        if not self.ready: return False
+        w.job = self.ready[0]  # (not `popleft()`: an exception raised in from outside could land after the call, and lose it)
+        del self.ready[0]
+        return True
+
+    def _lost(self, w: _Worker):
+        """A thread ended by an exception raised into it from outside, wherever it landed: its job goes on if it never
+        ran, and the counts are made again from the jobs and threads there are"""
         with self.lock:
-            self.threads -= 1
-            if job is not None and job.state != 'done': self._start(job)  # taken but never run: another thread runs it
-            elif job is not None: self._uncount(job)
-            elif job is None and waiting:
-                if not self.idle: self._start(None)  # a job in `ready` was meant for it: a new thread takes it
-                else:
-                    self.idle -= 1
-                    if self.ready: self.wake.put(None)  # it may have taken a job's token: another waiting thread takes the job
+            self.workers.discard(w)
+            if w.job is not None and w.job.state != 'done': self.ready.appendleft(w.job)  # taken, never run: another thread runs it
+            elif w.job is not None: self._uncount(w.job)
+            self.workers = {o for o in self.workers if o.thread.is_alive()}  # (one this thread was starting may never have)
+            self.running = sum(j.counted for j in self.ready) + sum(o.job.counted for o in self.workers if o.job is not None)
+            self.idle = sum(o.job is None for o in self.workers) - len(self.ready)
+            for _ in range(len(self.ready)): self.wake.put(None)  # (one may not have been put; a spare one wakes a thread that waits again)
+            while self.idle < 0:
+                self.idle += 1
+                self._start()
             self._dispatch()
-
-    def _start(self, job: _Job | None):
-        "A new worker thread, for `job` or, given None, for the next queued job (holding `lock`)"
-        self.threads += 1
-        threading.Thread(target=self._work, args=(job,), name='funccall-tool', daemon=True).start()
 
 def _default_size() -> int:
     v = os.environ.get('FUNCCALL_MAX_WORKERS', '')

@@ -22,6 +22,8 @@ from __future__ import annotations
 import ast, io, itertools, json, linecache, os, re, signal, sys, threading, time, traceback  # (ctypes, subprocess: when needed)
 from typing import Optional
 
+from ._async_exc import drop_pending_exception, raise_in_thread
+
 __all__ = ['python', 'python_isolated']
 
 # --- printed output, captured per thread -------------------------------------------------------------
@@ -127,11 +129,6 @@ class _Timeout(TimeoutError):
 _Timeout.__name__ = _Timeout.__qualname__ = 'TimeoutError'; _Timeout.__module__ = 'builtins'
 _own_files = {__file__, threading.__file__}
 
-def _set_async_exc(ident: int, exc) -> None:
-    "Raise `exc` in thread `ident` at its next Python instruction"
-    import ctypes
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(exc))
-
 def _in_code(frame, lv: _Level) -> bool:
     "Whether `frame` runs on behalf of `lv`'s code: the code itself, or something it called"
     while frame is not None and frame is not lv.frame:
@@ -142,7 +139,7 @@ def _in_code(frame, lv: _Level) -> bool:
 def _tracer(frame, event, arg):
     "While an expired call's code runs: raise its `TimeoutError` again at every line, so code that swallows it still stops"
     if event == 'line' and (lv := _expired_level()) is not None and lv.running and _in_code(frame, lv):
-        _set_async_exc(threading.get_ident(), _Timeout)  # (raising here would switch tracing off: it's raised at the next instruction)
+        raise_in_thread(threading.get_ident(), _Timeout)  # (raising here would switch tracing off: it's raised at the next instruction)
     return _tracer
 
 def _start_stopping(frame, lv: _Level) -> None:
@@ -160,25 +157,13 @@ def _stop_stopping() -> None:
         sys.settrace(_tls.prev_trace)
         _tls.tracing, _tls.prev_trace = False, None
 
-class _Flushed(BaseException):
-    "Raised in a thread by itself, to take the place of (and so discard) an exception pending for it"
-
-def _flush():
-    """A timeout still pending for this thread is replaced here and taken at once, so it never lands later (outside
-    `_guarded`, in the thread's clean-up or `threading.excepthook`): pending for a thread blocked in C, it may have
-    been unsignalled (`_unsignal`, or another thread taking its own), and waits there for any eval-breaker check"""
-    try:  # (it may land as soon as the call that raises it returns)
-        _set_async_exc(threading.get_ident(), _Flushed)  # (not `SetAsyncExc(NULL)`: on 3.11 it can leave the interpreter spinning)
-        for _ in range(1000): pass
-    except _Flushed: pass
-
 _TRACE_SPINS = sys.version_info[:2] == (3, 11)
 
 def _unsignal() -> None:
     """Python 3.11: clear the interpreter-wide "an exception is pending" flag that a timeout raised in code blocked in
     C leaves set: while it is set every thread with a trace or profile function (coverage, a debugger, a profiler)
     spins at its next call. The code's thread keeps its exception, signalled again when it next takes the GIL"""
-    _flush()  # taking an exception of its own clears the flag, not the other thread's exception
+    drop_pending_exception()  # taking an exception of its own clears the flag, not the other thread's exception
 
 def _guarded(code, glb, loc, lv: _Level, on_end=None) -> tuple:
     """Run `code` as call `lv` in this thread: ('res', value) or ('err', exception), and what it printed.
@@ -200,7 +185,7 @@ def _guarded(code, glb, loc, lv: _Level, on_end=None) -> tuple:
             if lv in levels: levels.remove(lv)
             lv.active = False
             _stop_stopping()
-            _flush()
+            drop_pending_exception()  # a timeout still pending for this thread never lands outside `_guarded` (its clean-up, `threading.excepthook`)
             _capture_end()
             break
         except BaseException as e:  # noqa: BLE001 - a timeout landing late; an enclosing call's must still stop its code
@@ -269,7 +254,7 @@ def _stop_report(timeout: float, lv: _Level) -> str:
 def _raise_timeout(lv: _Level, t: threading.Thread) -> None:
     with lv.lock:
         lv.expired = True  # code that hasn't started yet sees it and doesn't start
-        if lv.running: _set_async_exc(t.ident, _Timeout)
+        if lv.running: raise_in_thread(t.ident, _Timeout)
 
 class _Untraced:
     """The caller's trace and profile functions (a debugger, coverage, a profiler) off while it waits for its code:
@@ -319,8 +304,9 @@ def _can_use_alarm() -> bool:
 # --- in a process of its own ------------------------------------------------------------------------------
 
 _CHILD = r'''
-import ast, importlib.util, json, sys
-spec = importlib.util.spec_from_file_location('funccall_pytool', sys.argv[2])  # this module alone: not all of funccall
+import ast, importlib.util, json, os, sys, types
+pkg = types.ModuleType('funccall_isolated'); pkg.__path__ = [os.path.dirname(sys.argv[2])]; sys.modules[pkg.__name__] = pkg
+spec = importlib.util.spec_from_file_location('funccall_isolated.pytool', sys.argv[2])  # this module and what it imports: not all of funccall
 tool = importlib.util.module_from_spec(spec); spec.loader.exec_module(tool)
 code, out_path, python = sys.stdin.read(), sys.argv[1], tool.python
 res = python(code, glb={'__name__': '__main__'})
