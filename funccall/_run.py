@@ -96,22 +96,25 @@ class _Job:
     """A call for a worker thread and its outcome, which `ended(job)` hears of in the thread that ends it (the worker's,
     or the caller's for a job the pool can't start). Not a `concurrent.futures.Future`: its `Condition`, taken by each of
     the six steps of a call's life, cost more than a batch's calls; a job has one listener, known before it is queued"""
-    __slots__ = ('fn', 'ended', 'counted', 'state', 'value', 'error')
+    __slots__ = ('fn', 'ended', 'counted', 'state', 'told', 'value', 'error')
     def __init__(self, fn: Callable, ended: Callable):
-        self.fn, self.ended, self.counted, self.state, self.value, self.error = fn, ended, False, 'pending', None, None
+        self.fn, self.ended, self.counted, self.state, self.told, self.value, self.error = fn, ended, False, 'pending', False, None, None
 
     def run(self):
         try: self.value = self.fn()
         except BaseException as e: self.error = e  # noqa: BLE001 - the awaiting caller re-raises it
         self.state = 'done'  # before its listener hears: an exception raised into the thread there can't make it run again
-        self._tell()
+        self.tell()
 
     def fail(self, error: BaseException):
         "It could not start: its listener hears of `error`"
         self.error, self.state = error, 'done'
-        self._tell()
+        self.tell()
 
-    def _tell(self):
+    def tell(self):
+        "Its listener hears that it ended, once (again, by the pool, when an exception raised into the thread landed before)"
+        if self.told: return
+        self.told = True
         try: self.ended(self)
         except Exception: pass  # noqa: BLE001, S110 - a listener's failure (its loop closed meanwhile) must not end the worker thread
 
@@ -133,10 +136,11 @@ class _Workers:
     under one lock.
 
     An exception raised into a worker thread from outside (`PyThreadState_SetAsyncExc`: a timeout meant for code that
-    ended there) lands only where the thread's code calls something, jumps back, or enters a function; it never loses or
-    repeats a job. A job moves between the deques and a thread's record with no call in between; an exception raised
-    into a waiting thread is dropped; one landing anywhere else ends the thread, and `_lost` puts its job back if it
-    never ran and makes the counts again from the jobs and threads there are"""
+    ended there) lands only where the thread's code calls something, jumps back, or enters a function; landing in the
+    pool's own code, it never loses or repeats a job, nor its listener's hearing of it. A job moves between the deques
+    and a thread's record with no call in between; an exception raised into a waiting thread is dropped; one landing
+    anywhere else ends the thread, and `_lost` puts its job back if it never ran (or tells its listener if it did), and
+    makes the counts again from the jobs and threads there are. `tests/pool_landing.py` lands one at each such place"""
     IDLE_SECS = 30.0  # an idle thread waits this long for work, then ends
 
     def __init__(self, size: int):
@@ -195,6 +199,7 @@ class _Workers:
             job = self.pending[0]
             if job.state != 'pending':  # its caller gave up before it started (or it failed, below, and is left here)
                 del self.pending[0]
+                if job.state == 'done': job.tell()
                 continue
             if len(self.workers) - self.idle >= self.limit:
                 job.fail(WorkersExhausted(
@@ -259,7 +264,9 @@ class _Workers:
         with self.lock:
             self.workers.discard(w)
             if w.job is not None and w.job.state != 'done': self.ready.appendleft(w.job)  # taken, never run: another thread runs it
-            elif w.job is not None: self._uncount(w.job)
+            elif w.job is not None:
+                self._uncount(w.job)
+                w.job.tell()
             self.workers = {o for o in self.workers if o.thread.is_alive()}  # (one this thread was starting may never have)
             self.running = sum(j.counted for j in self.ready) + sum(o.job.counted for o in self.workers if o.job is not None)
             self.idle = sum(o.job is None for o in self.workers) - len(self.ready)

@@ -32,7 +32,7 @@ class Injector:
         "Before the instruction at `offset` of `frame` (pool code, in a worker thread) runs"
         names = POOL[frame.f_code]
         if frame not in self.prev:  # its entry, unless it is the thread's own start: no outside code has aimed at it yet
-            before = 'start' if frame.f_back is None or frame.f_back.f_code.co_name == 'run' else None
+            before = 'start' if frame.f_back is None or frame.f_back.f_code is threading.Thread.run.__code__ else None
         else: before = self.prev[frame]
         self.prev[frame] = offset
         if before == 'start' or offset == before: return
@@ -77,16 +77,19 @@ class Injector:
 def scenario(target: int) -> Injector:
     pool = _Workers(3)
     pool.IDLE_SECS = 10.0  # (longer than a batch waits: a job left in `ready` is not taken by a thread ending idle)
-    ran, lock = collections.Counter(), threading.Lock()
+    ran, told, lock = collections.Counter(), collections.Counter(), threading.Lock()
     def work(i):
         with lock: ran[i] += 1
         return i * 2
     def batch(ids):
-        jobs = {i: pool.submit(lambda i=i: work(i), lambda job: None) for i in ids}
+        def heard(job, i):
+            with lock: told[i] += 1
+        jobs = {i: pool.submit(lambda i=i: work(i), lambda job, i=i: heard(job, i)) for i in ids}
         deadline = time.monotonic() + 5
-        while any(j.state != 'done' for j in jobs.values()) and time.monotonic() < deadline: time.sleep(0.0005)
+        while any(told[i] == 0 for i in jobs) and time.monotonic() < deadline: time.sleep(0.0005)
         for i, j in jobs.items():
             assert j.state == 'done', f'landing point {target}: job {i} never ran'
+            assert told[i] == 1, f'landing point {target}: job {i} ended, and its caller heard of it {told[i]} times'
             if isinstance(j.error, Landed): assert ran[i] <= 1, f'landing point {target}: job {i} ran {ran[i]} times'
             else: assert (ran[i], j.error, j.value) == (1, None, 2 * i), f'landing point {target}: job {i}: {ran[i]} runs, {j.error!r}, {j.value!r}'
     with Injector(target) as inj:

@@ -43,10 +43,11 @@ def test_pool_threads_hit_from_outside_while_idle_leave_no_call_waiting():
     assert out == ['True'] * 5
 
 
-def test_an_exception_landing_anywhere_in_the_pool_loses_no_job_runs_none_twice_and_leaves_counts_right():
+def test_an_exception_landing_anywhere_in_the_pool_loses_no_job_runs_none_twice_and_tells_each_caller_once():
     # Landing late, an exception raised into a worker thread may meet the pool's own code at any place CPython checks for
     # one: in turn at each of them (some 200-400, by Python version), jobs before, during and after all run once, or
-    # end with that exception where it landed in their run; then no job is left waiting and the counts are right
+    # end with that exception where it landed in their run; each job's listener hears of it once; then no job is left
+    # waiting and the counts are right
     out = _run_script('''
         import runpy, sys
         runpy.run_path(sys.argv[1], run_name='__main__')
