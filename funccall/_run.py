@@ -103,7 +103,8 @@ class _Job:
     def run(self):
         try: self.value = self.fn()
         except BaseException as e: self.error = e  # noqa: BLE001 - the awaiting caller re-raises it
-        self.state = 'done'  # before its listener hears: an exception raised into the thread there can't make it run again
+        self.state = 'done'  # from here on an exception raised into the thread can't make it run again
+        drop_pending_exception()  # one still pending was meant for the call that ended: it must not cut its listener short
         self.tell()
 
     def fail(self, error: BaseException):
@@ -195,26 +196,30 @@ class _Workers:
 
     def _dispatch(self):
         "Start pending jobs while slots are free (holding `lock`)"
-        while self.running < self.size and self.pending:
-            job = self.pending[0]
-            if job.state != 'pending':  # its caller gave up before it started (or it failed, below, and is left here)
+        try:
+            while self.running < self.size and self.pending:
+                job = self.pending[0]
+                if job.state != 'pending':  # its caller gave up before it started (or it failed, below, and is left here)
+                    del self.pending[0]
+                    if job.state == 'done': job.tell()
+                    continue
+                if len(self.workers) - self.idle >= self.limit:
+                    job.fail(WorkersExhausted(
+                        f"funccall can't start this sync tool: all {self.limit} worker threads are busy, most with tools that "
+                        f"timed out and never returned; fix those tools, or raise the limit with funccall.set_max_workers()"))
+                    del self.pending[0]
+                    continue
+                job.state, job.counted = 'running', True
+                self.running += 1
+                self.ready += (job,)  # (`+=` and `del`, not calls: nothing raised into this thread from outside lands between)
                 del self.pending[0]
-                if job.state == 'done': job.tell()
-                continue
-            if len(self.workers) - self.idle >= self.limit:
-                job.fail(WorkersExhausted(
-                    f"funccall can't start this sync tool: all {self.limit} worker threads are busy, most with tools that "
-                    f"timed out and never returned; fix those tools, or raise the limit with funccall.set_max_workers()"))
-                del self.pending[0]
-                continue
-            job.state, job.counted = 'running', True
-            self.running += 1
-            self.ready += (job,)  # (`+=` and `del`, not calls: nothing raised into this thread from outside lands between)
-            del self.pending[0]
-            if self.idle:  # an idle thread takes it
-                self.idle -= 1
-                self.wake.put(None)
-            else: self._start()  # a new one takes it
+                if self.idle:  # an idle thread takes it
+                    self.idle -= 1
+                    self.wake.put(None)
+                else: self._start()  # a new one takes it
+        except BaseException:  # noqa: BLE001 - raised into this thread from outside: in a caller, a timeout meant for its code
+            self._recount()
+            raise
 
     def _start(self):
         "A new worker thread, which takes the next job in `ready` (holding `lock`)"
@@ -248,7 +253,8 @@ class _Workers:
                     if self._take(w): return True
                     self.idle -= 1
                     self.workers.discard(w)
-                    return False
+                drop_pending_exception()  # (not to land as the thread ends, printed by `threading.excepthook`)
+                return False
             except BaseException: pass  # noqa: BLE001, S110 - raised into this waiting thread, for code that ended here: dropped
 
     def _take(self, w: _Worker) -> bool:
@@ -260,21 +266,26 @@ class _Workers:
 
     def _lost(self, w: _Worker):
         """A thread ended by an exception raised into it from outside, wherever it landed: its job goes on if it never
-        ran, and the counts are made again from the jobs and threads there are"""
+        ran (or its listener hears of it, if it ran), and the counts are made again"""
         with self.lock:
             self.workers.discard(w)
             if w.job is not None and w.job.state != 'done': self.ready.appendleft(w.job)  # taken, never run: another thread runs it
             elif w.job is not None:
                 self._uncount(w.job)
                 w.job.tell()
-            self.workers = {o for o in self.workers if o.thread.is_alive()}  # (one this thread was starting may never have)
-            self.running = sum(j.counted for j in self.ready) + sum(o.job.counted for o in self.workers if o.job is not None)
-            self.idle = sum(o.job is None for o in self.workers) - len(self.ready)
-            for _ in range(len(self.ready)): self.wake.put(None)  # (one may not have been put; a spare one wakes a thread that waits again)
-            while self.idle < 0:
-                self.idle += 1
-                self._start()
+            self._recount()
             self._dispatch()
+
+    def _recount(self):
+        """The counts made again from the jobs and the threads there are, after an exception raised into a thread from
+        outside cut a step short (holding `lock`); a job in `ready` no waiting thread is meant for gets a new one"""
+        self.workers = {o for o in self.workers if o.thread.is_alive()}  # (one a thread was starting may never have)
+        self.running = sum(j.counted for j in self.ready) + sum(o.job.counted for o in self.workers if o.job is not None)
+        self.idle = sum(o.job is None for o in self.workers) - len(self.ready)
+        for _ in range(len(self.ready)): self.wake.put(None)  # (one may not have been put; a spare one wakes a thread that waits again)
+        while self.idle < 0:
+            self.idle += 1
+            self._start()
 
 def _default_size() -> int:
     v = os.environ.get('FUNCCALL_MAX_WORKERS', '')
