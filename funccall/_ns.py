@@ -3,8 +3,10 @@
 A name resolves only to what a schema could have advertised: a callable held in the namespace, or a public
 callable reached through public attributes of objects held in it (`calc.add`, `db.users.find`). Never a
 segment starting with `_`, never an attribute of a module, never a method of a builtin value
-(`calc.history.clear`), never a non-callable. Resolution reads attributes statically, so no property or
-`__getattr__` of the caller's objects runs while a name is looked up.
+(`calc.history.clear`), never a non-callable, never an attribute of a `Sealed` object (a `Tool`, `Toolbox` or
+`ToolGroup`: `transfer.fn` would skip the tool's confirmation and let the model write its injected values).
+A `ToolHolder`'s names are its tools' names only, run by the holder itself (`find_tool`). Resolution reads
+attributes statically, so no property or `__getattr__` of the caller's objects runs while a name is looked up.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from typing import Any
 
 from ._types import instance_dict, type_has
 
-__all__ = ['mk_ns', 'resolve_nm', 'public_methods', 'ToolNotFound', 'ToolHolder']
+__all__ = ['mk_ns', 'resolve_nm', 'find_tool', 'public_methods', 'ToolNotFound', 'Sealed', 'ToolHolder']
 
 class ToolNotFound(LookupError):
     "A tool name from the model that is not in the namespace"
@@ -23,10 +25,31 @@ class ToolNotFound(LookupError):
         avail = ', '.join(map(repr, self.available[:20])) + (', ...' if len(self.available) > 20 else '')
         super().__init__(f"Unknown tool {nm!r:.80}; available tools: {avail or 'none'}")
 
-class ToolHolder:
-    "What holds named tools (`Toolbox`, `ToolGroup`): `namespace()` gives them, under the names the model calls them by"
+class Sealed:
+    """What a model's name may name but never reach into (a `Tool`, `Toolbox`, `ToolGroup`): no attribute of it resolves.
+    A sealed callable (a `Tool`) runs its own pipeline: `call_func` calls its `execute`/`aexecute`, never its function"""
+    __slots__ = ()
+
+class ToolHolder(Sealed):
+    """What holds named tools (`Toolbox`, `ToolGroup`): `namespace()` gives them, under the names the model calls them by;
+    `call(name, args)` / `acall` run one through the holder's pipeline, a `ToolResult`"""
     tools: dict
     def namespace(self) -> dict: return dict(self.tools)
+
+def _sources(fs) -> list:
+    "What namespace `fs` merges, in order: `(names, holder)` pairs, `holder` the `ToolHolder` that runs those tools, or None"
+    res = []
+    for o in (fs if issubclass(type(fs), (list, tuple)) else [fs]):
+        if issubclass(type(o), abc.Mapping): res.append((o, None))
+        elif issubclass(type(o), ToolHolder): res.append((o.namespace(), o))
+        elif callable(o) and type(nm := _name(o)) is str: res.append(({nm: o}, None))
+        else: raise TypeError(f"mk_ns can't name a {_type_name(type(o))} object; put it in a dict under the name the model will use")
+    return res
+
+def _merged(sources: list) -> dict:
+    merged = {}
+    for names, _ in sources: merged.update(names)  # a later name wins
+    return merged
 
 def mk_ns(
     fs,  # a function, a mapping of names to callables, a `Toolbox` or `ToolGroup`, or a list mixing them
@@ -34,13 +57,20 @@ def mk_ns(
     "A namespace of callables: functions under their `__name__`, mappings and toolboxes' tools merged in"
     if type(fs) is dict or issubclass(type(fs), abc.Mapping): return fs
     if issubclass(type(fs), ToolHolder): return fs.namespace()
-    merged = {}
-    for o in (fs if issubclass(type(fs), (list, tuple)) else [fs]):
-        if issubclass(type(o), abc.Mapping): merged.update(o)
-        elif issubclass(type(o), ToolHolder): merged.update(o.namespace())
-        elif callable(o) and type(nm := _name(o)) is str: merged[nm] = o
-        else: raise TypeError(f"mk_ns can't name a {_type_name(type(o))} object; put it in a dict under the name the model will use")
-    return merged
+    return _merged(_sources(fs))
+
+def find_tool(
+    nm: str,  # a tool name as the model sent it
+    fs,       # the namespace, as `mk_ns` takes it
+):            # the `ToolHolder` that runs it, or the callable
+    """What runs tool `nm` of `fs`: the `ToolHolder` offering that name (the namespace itself, when it is one: its tools'
+    exact names only), else what `resolve_nm` finds in `mk_ns(fs)`; raises `ToolNotFound`"""
+    if fs is None: return resolve_nm(nm, {})
+    if issubclass(type(fs), ToolHolder): return fs
+    if type(fs) is dict or issubclass(type(fs), abc.Mapping): return resolve_nm(nm, fs)
+    srcs = _sources(fs)
+    if type(nm) is str and (h := next((h for names, h in reversed(srcs) if nm in names), None)) is not None: return h
+    return resolve_nm(nm, _merged(srcs))
 
 # Names read through the interpreter's own descriptors: a `__name__` property or `__getattr__` of the caller's never runs
 _type_name = type.__dict__['__name__'].__get__
@@ -58,8 +88,8 @@ def _name(o):
     except AttributeError: return None
     return v if type(v) is str else None
 
-# Values never traversed: a model must not reach `history.clear` on a list attribute, nor `os.system`
-_opaque = (types.ModuleType, str, bytes, bytearray, int, float, complex, bool, list, tuple, dict, set, frozenset, type(None),
+# Values never traversed: a model must not reach `history.clear` on a list attribute, nor `os.system`, nor `transfer.fn`
+_opaque = (Sealed, types.ModuleType, str, bytes, bytearray, int, float, complex, bool, list, tuple, dict, set, frozenset, type(None),
            range, memoryview, types.FunctionType, types.MethodType, types.BuiltinFunctionType, types.BuiltinMethodType)
 
 # Reading a class's MRO and dict through `type`'s own descriptors runs no code of the caller's metaclass

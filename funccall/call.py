@@ -4,6 +4,8 @@ A model's tool call is untrusted input. Names resolve only to what could have be
 inputs are checked and coerced against the annotations (`_coerce`), and every mistake in the call comes
 back as `ToolNotFound` (a `LookupError`) or `ToolInputError` (a `ValueError`) naming what was wrong, or, with
 `raise_on_err=False`, as a short message for the model. Nothing the model sends reaches outside the namespace.
+A `Tool`, or a name of a `Toolbox` or `ToolGroup`, runs through that tool's pipeline (confirmation, injected values,
+hooks, cache), never its bare function; `call_func` gives the tool's value whatever the namespace.
 """
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from typing import Any, Callable
 from ._coerce import Mismatch, _identity, coercer, exact_type, ready
 from ._inputs import MAX_SHOWN, Problem, ToolInputError, read_arguments as _inputs, short
 from ._run import call_tool, to_thread, is_async as _is_async, run_sync as _run_sync
-from ._ns import ToolNotFound, mk_ns, resolve_nm
+from ._ns import Sealed, ToolHolder, ToolNotFound, find_tool, mk_ns, resolve_nm
 from ._types import SchemaError, empty, is_callable_object, on_types_changed, signature
 
 __all__ = ['call_func', 'call_func_async', 'coerce_inputs', 'error_text', 'ToolInputError', 'ToolNotFound', 'mk_ns', 'resolve_nm']
@@ -205,12 +207,13 @@ def _plan(f, name: str) -> _Plan:
 # --- inputs and names -------------------------------------------------------------------------------
 
 def _resolve(fc_name, ns) -> tuple[Any, str]:
-    if isinstance(fc_name, str): return resolve_nm(fc_name, mk_ns(ns) if ns is not None else {}), fc_name
+    if isinstance(fc_name, str): return find_tool(fc_name, ns), fc_name
     if callable(fc_name): return fc_name, getattr(fc_name, '__name__', type(fc_name).__name__)
     raise ToolNotFound(repr(fc_name))
 
 def _prepare(fc_name, fc_inputs, ns) -> tuple:
-    "The tool, its plan and its coerced arguments `(args, kw)`; a plain function called before by name from a dict needs no lookups"
+    """The tool, its plan and its coerced arguments `(args, kw)`; a plain function called before by name from a dict needs no
+    lookups. What runs its own pipeline (a `Tool`, or the `ToolHolder` holding the tool) comes with no plan: `(f, None, name)`"""
     if type(ns) is dict and type(fc_name) is str and not '_' <= fc_name < '`':  # not private: sorts below '_' or from '`'
         f = ns.get(fc_name)
         hit = _plans.get(id(f))
@@ -231,8 +234,33 @@ def _prepare(fc_name, fc_inputs, ns) -> tuple:
             if len(fc_inputs) == plan.n or fc_inputs.keys() >= plan.required: return f, plan, ((), fc_inputs)
             return f, plan, plan.bind(fc_inputs, fc_name)
     f, nm = _resolve(fc_name, ns)
+    if issubclass(type(f), Sealed): return f, None, nm
     plan = _plan(f, nm)
     return f, plan, plan.bind(_inputs(fc_inputs, nm), nm)
+
+# --- tools that run their own pipeline --------------------------------------------------------------
+
+def _piped(f, nm: str, inputs):
+    "The `ToolResult` of running tool `nm` through its pipeline: `f` the `ToolHolder` holding it, or the `Tool` itself"
+    return f.call(nm, inputs) if issubclass(type(f), ToolHolder) else f.execute(inputs)
+
+async def _apiped(f, nm: str, inputs, in_thread: bool):
+    "`_piped` for async code (a holder runs its tools as it always does)"
+    return await f.acall(nm, inputs) if issubclass(type(f), ToolHolder) else await f.aexecute(inputs, in_thread=in_thread)
+
+def _unconfirmed(r) -> PermissionError:
+    "Why a call that needed the user's approval did not run"
+    if r.status == 'pending':
+        return PermissionError(f"Tool {r.name!r} needs the user's confirmation and has no `confirm` callback to ask: run it with "
+                               "`Toolbox.call`, whose pending result `Toolbox.resume` runs once the user approves")
+    return PermissionError(r.error)  # declined
+
+def _value(r, raise_on_err: bool):
+    "A pipeline's `ToolResult` as `call_func` answers: the value; else what failed, raised or as the model's message"
+    if r.ok: return r.value
+    e = r.exception if r.exception is not None else _unconfirmed(r)
+    if raise_on_err: raise e
+    return r.error if r.error is not None else error_text(e)
 
 # --- failures as text for the model -----------------------------------------------------------------
 
@@ -256,7 +284,8 @@ def error_text(
     frames: bool=True,   # follow the cause of a tool's own failure with the tool's frames (as `call_func` reports it)
 ) -> str:                # what the model reads
     "A failure as the model should read it: one line for a bad call (or a tool funccall can't describe), the cause and the tool's frames otherwise"
-    if isinstance(e, (ToolNotFound, ToolInputError, SchemaError)): return f"{type(e).__name__}: {e}"
+    if isinstance(e, ToolNotFound): return f"ToolNotFound: {e}"  # whatever found the name wrong (a call expression too)
+    if isinstance(e, (ToolInputError, SchemaError)): return f"{type(e).__name__}: {e}"
     if not frames: return traceback.format_exception_only(type(e), e)[-1].strip()
     return _err_text(e)
 
@@ -279,11 +308,15 @@ def call_func(
     ns=None,                  # the namespace the tools were advertised from: a dict, a list of functions, ...
     raise_on_err:bool=True,   # raise errors, or return them as a message for the model
 ):                            # the tool's result, or the error message
-    "Call the function `fc_name` with the given `fc_inputs` using namespace `ns`."
-    try: f, plan, (args, kw) = _prepare(fc_name, fc_inputs, ns)
+    """Call the function `fc_name` with the given `fc_inputs` using namespace `ns`. A `Tool` (or a tool of a `Toolbox` or
+    `ToolGroup`) runs through its pipeline and gives its value; a call awaiting or refused the user's approval is a
+    `PermissionError`"""
+    try: f, plan, bound = _prepare(fc_name, fc_inputs, ns)
     except (ToolNotFound, ToolInputError, SchemaError) as e:
         if raise_on_err: raise
         return error_text(e)
+    if plan is None: return _value(_piped(f, bound, fc_inputs), raise_on_err)
+    args, kw = bound
     try:
         res = f(*args, **kw)
         if plan.is_async: res = _run_sync(res)
@@ -299,11 +332,13 @@ async def call_func_async(
     raise_on_err:bool=True,   # raise errors, or return them as a message for the model
     in_thread:bool=True,      # run a sync tool in a worker thread, so it never blocks the event loop
 ):                            # the tool's result, or the error message
-    "Awaits the function `fc_name` with the given `fc_inputs` using namespace `ns`."
-    try: f, plan, (args, kw) = _prepare(fc_name, fc_inputs, ns)
+    "Awaits the function `fc_name` with the given `fc_inputs` using namespace `ns`, as `call_func` calls it"
+    try: f, plan, bound = _prepare(fc_name, fc_inputs, ns)
     except (ToolNotFound, ToolInputError, SchemaError) as e:
         if raise_on_err: raise
         return error_text(e)
+    if plan is None: return _value(await _apiped(f, bound, fc_inputs, in_thread), raise_on_err)
+    args, kw = bound
     try:
         if plan.is_async: res = await f(*args, **kw)
         elif in_thread: res = await to_thread(call_tool, f, args, kw)

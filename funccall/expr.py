@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from ._inputs import ToolInputError, short
+from ._ns import ToolNotFound
 
 __all__ = ['ExprError', 'ExprCall', 'parse_calls']
 
@@ -22,6 +23,12 @@ MAX_LEN = 100_000  # characters: a model's expression is a line or a few, not a 
 
 class ExprError(ToolInputError):
     "A call expression from the model that can't be run: bad syntax or something it may not contain"
+
+class _UnknownTool(ExprError, ToolNotFound):
+    "A call expression's tool that is not offered: the model's name is wrong (`ToolNotFound`), so the expression can't run (`ExprError`)"
+    def __init__(self, nm: str, available, message: str):
+        ToolNotFound.__init__(self, nm, available)  # `name` and `available`
+        ExprError.__init__(self, message)           # the message, saying where
 
 class ExprCall(NamedTuple):
     name: str       # the tool's name
@@ -47,8 +54,9 @@ class _Values:
         try: return self.src[self.starts[node.lineno - 1] + node.col_offset:self.starts[node.end_lineno - 1] + node.end_col_offset]
         except (AttributeError, IndexError, TypeError): return type(node).__name__
 
-    def fail(self, node, why: str):
-        raise ExprError(f"{why}: {self.segment(node)[:80]!r} (column {getattr(node, 'col_offset', 0) + 1})")
+    def where(self, node, why: str) -> str: return f"{why}: {self.segment(node)[:80]!r} (column {getattr(node, 'col_offset', 0) + 1})"
+
+    def fail(self, node, why: str): raise ExprError(self.where(node, why))
 
     def name(self, node, run: bool = True) -> Any:
         nm = _dotted(node)
@@ -131,12 +139,17 @@ def parse_calls(
         res.append(c)
     return res
 
+def _unknown(vals: _Values, node, tools) -> _UnknownTool:
+    "The error for a call of `node`, which names no tool: the tools' exact names (or `group.method` for `group-method`) only"
+    asked = _dotted(node) or vals.segment(node)
+    return _UnknownTool(asked, sorted(tools), vals.where(node, f"Unknown tool {short(asked, 80)}; the tools are {sorted(tools)[:20]}"))
+
 def _check(vals: _Values, node, tools):
     "The tool name of a top-level call, once its arguments are known to be safe to evaluate; else the `ExprError`"
     try:
         if not isinstance(node, ast.Call): vals.fail(node, "Expected a tool call like `name(arg=value)`")
         nm = _tool_name(_dotted(node.func), tools)
-        if nm is None: vals.fail(node.func, f"Unknown tool {_dotted(node.func) or vals.segment(node.func)!r}; the tools are {sorted(tools)[:20]}")
+        if nm is None: return _unknown(vals, node.func, tools)
         vals.arguments(node, run=False)
         return nm
     except ExprError as e: return e

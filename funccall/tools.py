@@ -22,7 +22,7 @@ from typing import Any, Callable, Literal
 
 from . import _trace, content, providers
 from ._json import jsonable
-from ._ns import ToolHolder, public_methods
+from ._ns import Sealed, ToolHolder, public_methods
 from ._types import empty, is_callable_object, signature
 from ._inputs import ToolInputError, read_arguments
 from ._run import WorkersExhausted, call_tool, in_threads, in_threads_async, loop_running, settle, stop_iteration, to_thread, is_async, run_sync
@@ -190,8 +190,8 @@ def _names(x) -> tuple:
     "Parameter names given as one name or several: `inject='user_id'` is `inject=('user_id',)`, never its letters"
     return (x,) if isinstance(x, str) else tuple(x)
 
-class Tool:
-    "One callable offered to a model, with what runs around each call"
+class Tool(Sealed):
+    "One callable offered to a model, with what runs around each call (sealed: a model's name never reaches its attributes)"
     def __init__(
         self,
         fn: Callable,                        # the function, method, async function or callable object
@@ -564,6 +564,8 @@ class ToolGroup(ToolHolder):
         **tool_kw,                  # passed on to each `Tool` (strict, hooks, caching...)
     ):
         if isinstance(obj, type): obj = obj()
+        if isinstance(obj, Sealed):  # its methods would hand the model the machinery: `execute` skips confirmation, `call` takes `injected`
+            raise TypeError(f"A ToolGroup of a {type(obj).__name__} would offer its own methods as tools; add the {type(obj).__name__} itself to a Toolbox")
         self.obj, self.prefix = obj, prefix or type(obj).__name__.lower()
         if not re.fullmatch(r'[a-zA-Z0-9_]+', self.prefix): raise ValueError(f"Group prefix {self.prefix!r} may use only letters, digits and _")
         ms = public_methods(obj)
@@ -578,6 +580,14 @@ class ToolGroup(ToolHolder):
             self.tools[f'{self.prefix}-{k}'] = Tool(m, name=f'{self.prefix}-{k}', inject=own, **tool_kw)
 
     def __repr__(self): return f"ToolGroup({self.prefix!r}, {list(self.tools)})"
+
+    def call(self, name: str, args=None, call_id: str=None, injected: dict=None) -> ToolResult:
+        "Run the group's tool `name` (its exact name only), as a `Toolbox` of this group runs it"
+        return Toolbox([self]).call(name, args, call_id, injected)
+
+    async def acall(self, name: str, args=None, call_id: str=None, injected: dict=None) -> ToolResult:
+        "`call` for async code"
+        return await Toolbox([self]).acall(name, args, call_id, injected)
 
 class Toolbox(ToolHolder):
     "Tools and tool groups offered to a model: their definitions, and running the calls it makes"
@@ -788,7 +798,7 @@ class Toolbox(ToolHolder):
         return res
 
     def _expr_failure(self, e: ExprError) -> ToolResult:
-        return self._seen(ToolResult('', {}, 'failure', error=error_text(e), failure='arguments', exception=e))
+        return self._seen(ToolResult('', {}, 'failure', error=error_text(e), failure=_kind(e), exception=e))  # an unknown tool: 'name'
 
     def call_expr(
         self,

@@ -54,14 +54,15 @@ def openai_response(name: str, arguments: str) -> dict:
 
 def test_call_func_takes_a_toolbox():
     box = Toolbox([silly_sum, ToolGroup(Calc())])
-    assert call_func('silly_sum', {'a': 2}, box) == '3'  # the tool's own pipeline: the text the model reads
-    assert call_func('calc-mul', {'a': 2, 'b': 5}, box) == '10'
+    assert call_func('silly_sum', {'a': 2}, box) == 3  # the tool's own pipeline, and its value, as from a list of functions
+    assert call_func('calc-mul', {'a': 2, 'b': 5}, box) == 10
+    assert box.call('silly_sum', {'a': 2}).text == '3'  # the text the model reads is `Toolbox.call`'s
     with pytest.raises(funccall.ToolNotFound, match="Unknown tool 'nope'; available tools: 'silly_sum', 'calc-mul'"):
         call_func('nope', {}, box)
-    assert asyncio.run(call_func_async('silly_sum', {'a': 4}, box)) == '5'
+    assert asyncio.run(call_func_async('silly_sum', {'a': 4}, box)) == 5
 
 def test_call_func_takes_a_tool_group_and_a_list_mixing_toolboxes_and_functions():
-    assert call_func('calc-mul', {'a': 3, 'b': 3}, ToolGroup(Calc())) == '9'
+    assert call_func('calc-mul', {'a': 3, 'b': 3}, ToolGroup(Calc())) == 9
     ns = [Toolbox([greet_tool := Tool(greet, inject='user_id')]), silly_sum]
     assert call_func('silly_sum', {'a': 1, 'b': 1}, ns) == 2  # the plain function: its value
     assert funccall.mk_ns(ns)['greet'] is greet_tool
@@ -78,7 +79,7 @@ def test_a_toolbox_finds_the_names_a_provider_knows_its_tools_by():
         return x
     box = Toolbox([Tool(dotted, name='my.tool')])
     [d] = box.definitions('openai', rename=True)
-    assert call_func(d['function']['name'], {'x': 4}, box) == '4'
+    assert call_func(d['function']['name'], {'x': 4}, box) == 4
 
 def test_run_tool_calls_takes_a_list_of_tools():
     out = run_tool_calls([silly_sum, Calc().mul], openai_response('mul', '{"a": 6, "b": 7}'))
