@@ -257,7 +257,7 @@ def _unconfirmed(r) -> PermissionError:
 
 def _value(r, raise_on_err: bool):
     "A pipeline's `ToolResult` as `call_func` answers: the value; else what failed, raised or as the model's message"
-    if r.ok: return r.value
+    if r.ok and r.exception is None: return r.value  # (a `StopRun` the tool raised is raised, as a function's is)
     e = r.exception if r.exception is not None else _unconfirmed(r)
     if raise_on_err: raise e
     return r.error if r.error is not None else error_text(e)
@@ -310,7 +310,7 @@ def call_func(
 ):                            # the tool's result, or the error message
     """Call the function `fc_name` with the given `fc_inputs` using namespace `ns`. A `Tool` (or a tool of a `Toolbox` or
     `ToolGroup`) runs through its pipeline and gives its value; a call awaiting or refused the user's approval is a
-    `PermissionError`"""
+    `PermissionError`; a missing injected value is the developer's mistake, raised (give a `Toolbox` its `injected=`)"""
     try: f, plan, bound = _prepare(fc_name, fc_inputs, ns)
     except (ToolNotFound, ToolInputError, SchemaError) as e:
         if raise_on_err: raise
@@ -330,7 +330,7 @@ async def call_func_async(
     fc_inputs,                # its arguments: a dict, or the JSON text of one
     ns=None,                  # the namespace the tools were advertised from
     raise_on_err:bool=True,   # raise errors, or return them as a message for the model
-    in_thread:bool=True,      # run a sync tool in a worker thread, so it never blocks the event loop
+    in_thread:bool=True,      # run a sync tool in a worker thread, so it never blocks the event loop (a toolbox's: as it runs them)
 ):                            # the tool's result, or the error message
     "Awaits the function `fc_name` with the given `fc_inputs` using namespace `ns`, as `call_func` calls it"
     try: f, plan, bound = _prepare(fc_name, fc_inputs, ns)

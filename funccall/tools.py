@@ -565,7 +565,8 @@ class ToolGroup(ToolHolder):
     ):
         if isinstance(obj, type): obj = obj()
         if isinstance(obj, Sealed):  # its methods would hand the model the machinery: `execute` skips confirmation, `call` takes `injected`
-            raise TypeError(f"A ToolGroup of a {type(obj).__name__} would offer its own methods as tools; add the {type(obj).__name__} itself to a Toolbox")
+            kind = type(obj).__name__
+            raise TypeError(f"A ToolGroup of a {kind} would offer the {kind}'s own methods as tools; add the {kind} itself to a Toolbox")
         self.obj, self.prefix = obj, prefix or type(obj).__name__.lower()
         if not re.fullmatch(r'[a-zA-Z0-9_]+', self.prefix): raise ValueError(f"Group prefix {self.prefix!r} may use only letters, digits and _")
         ms = public_methods(obj)
