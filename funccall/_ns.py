@@ -46,10 +46,13 @@ def _sources(fs) -> list:
         else: raise TypeError(f"mk_ns can't name a {_type_name(type(o))} object; put it in a dict under the name the model will use")
     return res
 
-def _merged(sources: list) -> dict:
-    merged = {}
-    for names, _ in sources: merged.update(names)  # a later name wins
-    return merged
+def _merged(fs, nm=None) -> tuple[dict, ToolHolder | None]:
+    "The namespace list `fs` makes (a later name wins), and the `ToolHolder` that runs tool `nm` in it, if one does"
+    merged, holder = {}, None
+    for names, h in _sources(fs):
+        merged.update(names)
+        if nm is not None and nm in names: holder = h  # (None again when a later function or mapping takes the name)
+    return merged, holder
 
 def mk_ns(
     fs,  # a function, a mapping of names to callables, a `Toolbox` or `ToolGroup`, or a list mixing them
@@ -57,7 +60,7 @@ def mk_ns(
     "A namespace of callables: functions under their `__name__`, mappings and toolboxes' tools merged in"
     if type(fs) is dict or issubclass(type(fs), abc.Mapping): return fs
     if issubclass(type(fs), ToolHolder): return fs.namespace()
-    return _merged(_sources(fs))
+    return _merged(fs)[0]
 
 def find_tool(
     nm: str,  # a tool name as the model sent it
@@ -68,9 +71,8 @@ def find_tool(
     if fs is None: return resolve_nm(nm, {})
     if issubclass(type(fs), ToolHolder): return fs
     if type(fs) is dict or issubclass(type(fs), abc.Mapping): return resolve_nm(nm, fs)
-    srcs = _sources(fs)
-    if type(nm) is str and (h := next((h for names, h in reversed(srcs) if nm in names), None)) is not None: return h
-    return resolve_nm(nm, _merged(srcs))
+    merged, holder = _merged(fs, nm if type(nm) is str else None)
+    return holder if holder is not None else resolve_nm(nm, merged)
 
 # Names read through the interpreter's own descriptors: a `__name__` property or `__getattr__` of the caller's never runs
 _type_name = type.__dict__['__name__'].__get__

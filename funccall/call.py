@@ -192,6 +192,7 @@ def _plan_key(f):
 
 def _plan(f, name: str) -> _Plan:
     key = _plan_key(f)
+    if issubclass(type(key), Sealed): return _Plan(f, name)  # never cached: `_prepare`'s fast path would call a `Tool` bare
     hit = _plans.get(id(key))
     if hit is not None and hit[0]() is key: return hit[1]  # one plan per function, whatever name it is called by
     plan = _Plan(f, name)

@@ -10,8 +10,8 @@ import asyncio
 
 import pytest
 
-from funccall import (ExprError, StopRun, Tool, ToolGroup, ToolNotFound, Toolbox, call_func, call_func_async, get_schema_nm, mk_ns,
-                      parse_calls, resolve_nm)
+from funccall import (ExprError, StopRun, Tool, ToolGroup, ToolNotFound, Toolbox, call_func, call_func_async, coerce_inputs, get_schema_nm,
+                      mk_ns, parse_calls, resolve_nm)
 from funccall._load import TargetError, load_target
 
 RAN = []  # every run of a raw function below
@@ -185,6 +185,14 @@ def test_a_call_needing_approval_without_anyone_to_ask_does_not_run(kind):
     with pytest.raises(PermissionError, match="needs the user's confirmation.*Toolbox.resume"): call_func(nm, {'to': 'bob', 'amount': 5}, ns)
     with pytest.raises(PermissionError): asyncio.run(call_func_async(nm, {'to': 'bob', 'amount': 5}, ns))
     assert call_func(nm, {'to': 'bob', 'amount': 5}, ns, raise_on_err=False).startswith("PermissionError: Tool 'transfer' needs")
+    assert RAN == []
+
+def test_a_tool_checked_before_is_still_called_through_its_pipeline():
+    "A plan kept for the tool (`coerce_inputs` made one) must not let `call_func`'s fast path call the `Tool` bare"
+    t = Tool(add, requires_confirmation=True)
+    assert coerce_inputs(t, {'a': '1', 'b': 2}) == {'a': 1, 'b': 2}
+    for _ in range(2):
+        with pytest.raises(PermissionError, match="needs the user's confirmation"): call_func('add', {'a': 1, 'b': 2}, {'add': t})
     assert RAN == []
 
 def test_a_declined_call_does_not_run():
