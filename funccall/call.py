@@ -208,7 +208,7 @@ def _plan(f, name: str) -> _Plan:
 # --- inputs and names -------------------------------------------------------------------------------
 
 def _resolve(fc_name, ns) -> tuple[Any, str]:
-    if isinstance(fc_name, str): return find_tool(fc_name, ns), fc_name
+    if type(fc_name) is str: return find_tool(fc_name, ns), fc_name  # (a `str` subclass could match any name: refused)
     if callable(fc_name): return fc_name, getattr(fc_name, '__name__', type(fc_name).__name__)
     raise ToolNotFound(repr(fc_name))
 
