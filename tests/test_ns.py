@@ -87,3 +87,25 @@ def test_mk_ns_methods_are_named_by_their_function():
         def add(self, a: int): return a + 1
     c = Calc()
     assert mk_ns([c.add]) == {'add': c.add}
+
+
+def test_a_module_namespace_offers_nothing_of_its_tools_toolboxes_and_groups():
+    "`call_func(name, args, globals())` in a module that builds a toolbox: `box.call` took the model's `injected`, `pay.fn` ran bare"
+    from funccall import Tool, ToolGroup, Toolbox
+    ran = []
+    def transfer(to: str, account: str) -> str:
+        "Move money"
+        ran.append(account)
+        return to
+    class Vault:
+        def wipe(self) -> str:
+            "Wipe"
+            ran.append('wipe')
+            return 'wiped'
+    pay = Tool(transfer, requires_confirmation=True, inject='account')
+    ns = {'pay': pay, 'box': Toolbox([pay], injected={'account': 'alice'}), 'vault': ToolGroup(Vault())}
+    for nm in ('box.call', 'box-call', 'box.add', 'box.resume', 'box.tools', 'box.batch', 'pay.fn', 'pay-fn', 'pay.execute',
+               'pay.aexecute', 'pay.confirm', 'pay.definition', 'vault.call', 'vault.obj.wipe', 'vault-obj-wipe', 'vault.wipe', 'vault-wipe'):
+        with pytest.raises(ToolNotFound) as ei: call_func(nm, {'name': 'transfer', 'args': {'to': 'm'}, 'injected': {'account': 'x'}}, ns)
+        assert ei.value.available == ['pay']  # the tool itself; no method of the machinery is offered
+    assert ran == []
