@@ -582,11 +582,23 @@ class ToolGroup(ToolHolder):
 
     def __repr__(self): return f"ToolGroup({self.prefix!r}, {list(self.tools)})"
 
-    def call(self, name: str, args=None, call_id: str=None, injected: dict=None) -> ToolResult:
-        "Run the group's tool `name` (its exact name only), as a `Toolbox` of this group runs it"
+    def call(
+        self,
+        name: str,             # the tool's name, as the model sent it: one of `tools`, exactly
+        args=None,             # its arguments: a dict or JSON text
+        call_id: str=None,     # the provider's id of this call, kept in the result
+        injected: dict=None,   # values for injected parameters, for this call
+    ) -> ToolResult:
+        "Run the group's tool `name` through its pipeline, as a `Toolbox` holding this group runs it"
         return Toolbox([self]).call(name, args, call_id, injected)
 
-    async def acall(self, name: str, args=None, call_id: str=None, injected: dict=None) -> ToolResult:
+    async def acall(
+        self,
+        name: str,             # the tool's name, as the model sent it
+        args=None,             # its arguments: a dict or JSON text
+        call_id: str=None,     # the provider's id of this call
+        injected: dict=None,   # values for injected parameters, for this call
+    ) -> ToolResult:
         "`call` for async code"
         return await Toolbox([self]).acall(name, args, call_id, injected)
 
