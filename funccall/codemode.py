@@ -172,9 +172,11 @@ def _schemas(box) -> list[tuple]:
     return [(py, json.loads(json.dumps({'name': t.name, 'input_schema': t.schema['input_schema']}, default=str)))
             for py, t, _ in _specs(box)]
 
-def _in_process(box, injected: dict, as_json: bool = False):
-    "Run a tool with a program's arguments through the toolbox; its value as it is, or (`as_json`) as JSON data"
+def _in_process(box, injected: dict, as_json: bool = False, deadline: float = None):
+    """Run a tool with a program's arguments through the toolbox; its value as it is, or (`as_json`) as JSON data.
+    Past the program's `deadline` (monotonic) no tool runs: a program that swallows its timeout calls none after it"""
     def call(name, /, **args):
+        if deadline is not None and time.monotonic() >= deadline: raise TimeoutError(f"the program's time is up: {name} did not run")
         r = box.call(name, args, injected=injected)
         if not r.ok: raise ToolCallError(_error(r))
         return _as_json(r.value) if as_json else r.value
@@ -199,7 +201,7 @@ def _result(printed: str, value) -> str:
 
 def _run_here(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:
     out: list = []
-    ns = {**namespace(out), **_functions(box, _in_process(box, injected))}
+    ns = {**namespace(out), **_functions(box, _in_process(box, injected, deadline=time.monotonic() + timeout))}
     v = python(code, glb=ns, timeout=timeout)
     if isinstance(v, str) and v.startswith(TB): raise CodeError(_result(''.join(out), v))
     return _result(''.join(out), v)

@@ -120,6 +120,18 @@ def test_in_process_code_tool_returns_at_the_deadline_from_the_main_thread():
     r, secs = _timed(Toolbox([_slow(0)]).code_tool(isolate=False, timeout=0.5), SWALLOW_DEL)
     assert secs < 1.5 and not r.ok and 'TimeoutError' in r.error
 
+@pytest.mark.parametrize('isolate', [False, 'monty'])
+def test_a_program_swallowing_its_timeout_calls_no_tool_after_the_deadline(isolate):
+    "The timeout landed inside the tool call, came back as a ToolCallError, was caught: the loop called tools for good"
+    slow, before = _slow(0.02), _python_threads()
+    code = 'n = 0\nwhile True:\n    try: n += slow(1)\n    except BaseException: pass'
+    r, secs = _timed(Toolbox([slow]).code_tool(isolate=isolate, timeout=1), code)
+    assert secs < 2 and not r.ok and 'TimeoutError' in r.error
+    n = len(slow.calls)
+    time.sleep(0.3)
+    assert n > 5 and len(slow.calls) == n  # no call after it returned
+    assert not _python_threads() - before  # and in process, the program's thread stopped
+
 def _ticking(run):
     "Run coroutine function `run` beside a ticker on the same loop: (its result, seconds it took, longest gap between ticks)"
     async def main():
