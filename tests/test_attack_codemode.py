@@ -74,6 +74,35 @@ def test_monty_printed_output_is_capped_and_the_cut_is_said():
     r = Toolbox([_slow(0)]).code_tool(isolate='monty').execute({'code': "for i in range(50_000): print('0123456789')\n'end'"})
     assert r.ok and len(r.text) < 100_100 and r.text.endswith('[... printed output cut at 100000 characters]\nend')
 
+def test_monty_program_sees_no_secret_no_network_and_is_memory_limited(monkeypatch):
+    import os
+    monkeypatch.setenv('FUNCCALL_TEST_SECRET', 'only the application has this')
+    tool = Toolbox([_slow(0)]).code_tool(isolate='monty', memory_mb=50)
+    r = tool.execute({'code': "import os\nos.getenv('FUNCCALL_TEST_SECRET')"})
+    assert 'only the application has this' not in (r.text if r.ok else r.error)
+    r = tool.execute({'code': 'import socket'})
+    assert not r.ok and 'ModuleNotFoundError' in r.error
+    r = tool.execute({'code': 'x = [0] * (200 * 2 ** 20)\nlen(x)'})  # 1.6 GB of list, under a 50 MB limit
+    assert not r.ok and 'MemoryError' in r.error
+    assert os.environ['FUNCCALL_TEST_SECRET'] == 'only the application has this'  # (it was there to be found)
+
+@pytest.mark.skipif(not sys.platform.startswith('linux'), reason='reads the worker process in /proc')
+def test_monty_worker_process_starts_with_an_empty_environment(monkeypatch):
+    "The worker is this process's child: while the program waits for a tool, the tool reads the worker's environment"
+    import os
+    monkeypatch.setenv('FUNCCALL_TEST_SECRET', 'only the application has this')
+    def workers() -> list:
+        "The environments of this process's monty workers"
+        found = []
+        for pid in filter(str.isdigit, os.listdir('/proc')):
+            try:
+                status, cmd = open(f'/proc/{pid}/status').read(), open(f'/proc/{pid}/cmdline', 'rb').read()
+                if f'PPid:\t{os.getpid()}\n' in status and b'monty' in cmd: found.append(open(f'/proc/{pid}/environ', 'rb').read().decode())
+            except OSError: continue
+        return found
+    r = Toolbox([workers]).code_tool(isolate='monty').execute({'code': 'workers()'})
+    assert r.ok and r.text == '[""]', r.text  # one worker, and not one variable of this process's environment
+
 # --- the default is the safest mode installed ---------------------------------------------------------------
 
 def test_default_mode_is_monty_when_installed():
