@@ -15,7 +15,8 @@ pydantic-monty is installed, else True. The application's own process is used on
 - `'monty'`: in pydantic-monty's sandbox (a subset of Python in Rust, run in a worker process: no file or network
   access, its own memory limit); tools are its external functions, run here. The deadline includes tool calls: the
   time is checked before each, each runs in a thread of its own for what is left of it (`_within`; one still running
-  at the deadline is abandoned, its thread running on), monty's own time limit stops the program's own work, and its
+  at the deadline is abandoned, its thread running on), a sleep waits here for what is left at most (`_sleep`: monty's
+  own sleeps are capped at 10 s only), monty's own time limit stops the program's own work, and its
   worker process is killed `_MONTY_GRACE` after the deadline whatever it does (`_Watchdog`): monty's clock stops
   while the host answers a call, so its limit alone never stops a loop over tool calls.
 - `True`: in a new Python process that sees nothing of the application (no globals, no objects), with an address-space
@@ -314,12 +315,24 @@ class _Watchdog:
         with self.lock: self.done = True
         self.timer.cancel()
 
+_SLEEPS = ('system.sleep', 'system.async_sleep')  # `time.sleep`, `asyncio.sleep`: a program driven call by call sleeps here
+
+def _sleep(snap, deadline: float):
+    "A program's sleep, waited here for at most what is left of the deadline"
+    secs = snap.args[0] if len(snap.args) == 1 and not snap.kwargs else None
+    if type(secs) not in (int, float) or not 0 <= secs < float('inf'):
+        return snap.resume({'exception': ValueError(f'sleep length must be a non-negative number, not {secs!r}')})
+    time.sleep(max(min(secs, deadline - time.monotonic()), 0))
+    if time.monotonic() >= deadline: raise _Late('asleep')
+    return snap.resume({'return_value': None})
+
 def _answer(snap, fns: dict, deadline: float):
-    "Resume a suspended program: a tool's call run here under what is left of the deadline, anything else as monty does"
+    "Resume a suspended program: a tool's call or a sleep under what is left of the deadline, anything else as monty does"
     from pydantic_monty import FunctionSnapshot
     if time.monotonic() >= deadline: raise _Late()
+    if isinstance(snap, FunctionSnapshot) and snap.is_os_function and snap.function_name in _SLEEPS: return _sleep(snap, deadline)
     if not isinstance(snap, FunctionSnapshot) or snap.is_os_function or (f := fns.get(snap.function_name)) is None:
-        return snap.resume_auto()  # a name it can't resolve, an `os` call: monty's own refusal
+        return snap.resume_auto()  # a name it can't resolve, any other `os` call: monty's own refusal
     try: v = _within(lambda: f(*snap.args, **snap.kwargs), deadline - time.monotonic(), snap.function_name)
     except _Late: raise
     except Exception as e: return snap.resume({'exception': e})  # noqa: BLE001 - the program reads it, as a ToolCallError

@@ -65,6 +65,17 @@ def test_monty_program_catching_the_timeout_after_tool_calls_is_killed():
     assert secs < 3, f'timeout=2 returned after {secs:.1f} s'
     assert not r.ok and 'TimeoutError' in r.error
 
+def test_monty_sleep_is_bounded_by_the_deadline():
+    "monty's sleeps don't count toward its own time limit (and were capped at 10 s only): one of 100 s ended after 10 s with timeout=1.5"
+    tool = Toolbox([_slow(0)]).code_tool(isolate='monty', timeout=1.5)
+    r, secs = _timed(tool, 'import time\ntime.sleep(100)')
+    assert secs < 2.5 and not r.ok and 'stopped after 1.5 s; asleep' in r.error
+    r, secs = _timed(tool, 'import asyncio\nasyncio.run(asyncio.sleep(100))')
+    assert secs < 2.5 and not r.ok and 'stopped after 1.5 s; asleep' in r.error
+    assert tool.execute({'code': 'import time\ntime.sleep(0.1)\n"awake"'}).text == 'awake'  # a short one still sleeps
+    r = tool.execute({'code': 'import time\ntime.sleep(-1)'})
+    assert not r.ok and 'ValueError' in r.error
+
 def test_monty_tool_errors_and_values_still_reach_the_program():
     code = "try:\n    slow('one')\nexcept ToolCallError as e:\n    print('caught', str(e).split(':')[0])\n[slow(i) for i in range(3)]"
     r = Toolbox([_slow(0)]).code_tool(isolate='monty', timeout=10).execute({'code': code})
