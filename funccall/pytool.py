@@ -4,6 +4,7 @@ How the timeout stops code: the code always runs in a thread of its own (a daemo
 from (the main thread, another thread, an event loop's thread), and the caller waits for it until the deadline. Then
 `TimeoutError` is raised in the code's thread at its next Python instruction, and again at every line it runs, so
 code that catches it (`except BaseException` in a loop, in a `__del__`) still stops. Nested calls keep their deadlines.
+(So the code never runs on the main thread: what only works there, `signal.signal`, fails in it.)
 
 What the deadline holds, and what it can't:
 - the caller gets its answer by the deadline plus `_GRACE` (0.3 s): the code's traceback, or a report that the code is
