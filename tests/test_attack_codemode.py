@@ -3,14 +3,16 @@
 Each test runs a program a hostile model could write and asserts the caller returned within the deadline plus one
 second, or, where this process can't stop the code (C code holding the GIL), that the documented behaviour is what
 happens: run in a child process the test kills."""
-import asyncio, subprocess, sys, textwrap, threading, time
+import asyncio, os, subprocess, sys, textwrap, threading, time
 
 import pytest
 
 from funccall import Toolbox, python
 from funccall.codemode import safest_mode
 
-pytest.importorskip('pydantic_monty', reason='the monty tests need pydantic-monty (a dev dependency)')
+try: import pydantic_monty  # noqa: F401
+except ImportError: pydantic_monty = None
+needs_monty = pytest.mark.skipif(pydantic_monty is None, reason='pydantic-monty is not installed (a dev dependency off Windows)')
 
 def _slow(secs: float):
     "A tool that takes `secs` and counts its calls (`.calls`)"
@@ -34,6 +36,7 @@ def _python_threads() -> set:
 
 # --- monty: the deadline includes tool calls ---------------------------------------------------------------------
 
+@needs_monty
 def test_monty_loop_over_tool_calls_stops_at_the_deadline():
     "monty's own clock stops while the host answers a call: this loop ran for good; now the run ends at the deadline"
     slow = _slow(0.02)
@@ -45,6 +48,7 @@ def test_monty_loop_over_tool_calls_stops_at_the_deadline():
     time.sleep(0.3)
     assert len(slow.calls) == n  # and nothing calls tools after the run returned
 
+@needs_monty
 def test_monty_slow_tool_is_bounded_by_what_is_left_of_the_deadline():
     release = threading.Event()
     def stuck() -> str:
@@ -58,6 +62,7 @@ def test_monty_slow_tool_is_bounded_by_what_is_left_of_the_deadline():
         assert r.error.startswith('CodeError: before\n')  # what it printed before is kept
     finally: release.set()
 
+@needs_monty
 def test_monty_program_catching_the_timeout_after_tool_calls_is_killed():
     "Tool calls use up the wall clock but not monty's: a loop that swallows its TimeoutError still ends at the deadline"
     code = 'for i in range(15): slow(i)\nwhile True:\n    try:\n        while True: pass\n    except BaseException: pass'
@@ -65,6 +70,7 @@ def test_monty_program_catching_the_timeout_after_tool_calls_is_killed():
     assert secs < 3, f'timeout=2 returned after {secs:.1f} s'
     assert not r.ok and 'TimeoutError' in r.error
 
+@needs_monty
 def test_monty_sleep_is_bounded_by_the_deadline():
     "monty's sleeps don't count toward its own time limit (and were capped at 10 s only): one of 100 s ended after 10 s with timeout=1.5"
     tool = Toolbox([_slow(0)]).code_tool(isolate='monty', timeout=1.5)
@@ -76,22 +82,25 @@ def test_monty_sleep_is_bounded_by_the_deadline():
     r = tool.execute({'code': 'import time\ntime.sleep(-1)'})
     assert not r.ok and 'ValueError' in r.error
 
+@needs_monty
 def test_monty_program_makes_at_most_1000_calls():
     slow = _slow(0)
     r = Toolbox([slow]).code_tool(isolate='monty').execute({'code': 'for i in range(1200): slow(i)'})
     assert not r.ok and 'suspension limit 1000 exceeded' in r.error and len(slow.calls) <= 1000
 
+@needs_monty
 def test_monty_tool_errors_and_values_still_reach_the_program():
     code = "try:\n    slow('one')\nexcept ToolCallError as e:\n    print('caught', str(e).split(':')[0])\n[slow(i) for i in range(3)]"
     r = Toolbox([_slow(0)]).code_tool(isolate='monty', timeout=10).execute({'code': code})
     assert r.ok and r.text == 'caught ToolInputError\n[0, 1, 2]'
 
+@needs_monty
 def test_monty_printed_output_is_capped_and_the_cut_is_said():
     r = Toolbox([_slow(0)]).code_tool(isolate='monty').execute({'code': "for i in range(50_000): print('0123456789')\n'end'"})
     assert r.ok and len(r.text) < 100_100 and r.text.endswith('[... printed output cut at 100000 characters]\nend')
 
+@needs_monty
 def test_monty_program_sees_no_secret_no_network_and_is_memory_limited(monkeypatch):
-    import os
     monkeypatch.setenv('FUNCCALL_TEST_SECRET', 'only the application has this')
     tool = Toolbox([_slow(0)]).code_tool(isolate='monty', memory_mb=50)
     r = tool.execute({'code': "import os\nos.getenv('FUNCCALL_TEST_SECRET')"})
@@ -102,10 +111,10 @@ def test_monty_program_sees_no_secret_no_network_and_is_memory_limited(monkeypat
     assert not r.ok and 'MemoryError' in r.error
     assert os.environ['FUNCCALL_TEST_SECRET'] == 'only the application has this'  # (it was there to be found)
 
+@needs_monty
 @pytest.mark.skipif(not sys.platform.startswith('linux'), reason='reads the worker process in /proc')
 def test_monty_worker_process_starts_with_an_empty_environment(monkeypatch):
     "The worker is this process's child: while the program waits for a tool, the tool reads the worker's environment"
-    import os
     monkeypatch.setenv('FUNCCALL_TEST_SECRET', 'only the application has this')
     def workers() -> list:
         "The environments of this process's monty workers"
@@ -121,6 +130,7 @@ def test_monty_worker_process_starts_with_an_empty_environment(monkeypatch):
 
 # --- the default is the safest mode installed ---------------------------------------------------------------
 
+@needs_monty
 def test_default_mode_is_monty_when_installed():
     tool = Toolbox([_slow(0)]).code_tool()
     assert safest_mode() == 'monty' and tool.fn.isolate == 'monty'
@@ -128,8 +138,8 @@ def test_default_mode_is_monty_when_installed():
     r = tool.execute({'code': "open('/etc/hostname').read()"})
     assert not r.ok and 'PermissionError' in r.error  # no file of the host
 
+@pytest.mark.skipif(os.name == 'nt', reason='isolate=True needs POSIX')
 def test_default_mode_without_monty_is_a_process_of_its_own(monkeypatch):
-    import os
     monkeypatch.setitem(sys.modules, 'pydantic_monty', None)  # `import pydantic_monty` now fails, as when not installed
     tool = Toolbox([_slow(0)]).code_tool()
     assert tool.fn.isolate is True
@@ -167,7 +177,7 @@ def test_in_process_code_tool_returns_at_the_deadline_from_the_main_thread():
     r, secs = _timed(Toolbox([_slow(0)]).code_tool(isolate=False, timeout=0.5), SWALLOW_DEL)
     assert secs < 1.5 and not r.ok and 'TimeoutError' in r.error
 
-@pytest.mark.parametrize('isolate', [False, 'monty'])
+@pytest.mark.parametrize('isolate', [False, pytest.param('monty', marks=needs_monty)])
 def test_a_program_swallowing_its_timeout_calls_no_tool_after_the_deadline(isolate):
     "The timeout landed inside the tool call, came back as a ToolCallError, was caught: the loop called tools for good"
     slow, before = _slow(0.02), _python_threads()
