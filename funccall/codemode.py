@@ -10,15 +10,23 @@ becomes an injected parameter of `run_code` itself, so each request supplies it 
 A failed call raises `ToolCallError` in the program, with the message the model would have read. The result is
 what the program printed, then its last expression's value.
 
-Where the program runs (`isolate=`):
-- `False`: in this process, like the `python` tool (`funccall.pytool`), with its deadline; tools return Python values.
-  Not a sandbox: the program can import anything.
+Where the program runs (`isolate=`); by default the safest place installed (`safest_mode`): 'monty' when
+pydantic-monty is installed, else True. The application's own process is used only when asked for (`isolate=False`).
+- `'monty'`: in pydantic-monty's sandbox (a subset of Python in Rust, run in a worker process: no file or network
+  access, its own memory limit); tools are its external functions, run here. The deadline includes tool calls: the
+  time is checked before each, each runs in a thread of its own for what is left of it (`_within`; one still running
+  at the deadline is abandoned, its thread running on), a sleep waits here for what is left at most (`_sleep`: monty's
+  own sleeps are capped at 10 s only), monty's own time limit stops the program's own work, and its
+  worker process is killed `_MONTY_GRACE` after the deadline whatever it does (`_Watchdog`): monty's clock stops
+  while the host answers a call, so its limit alone never stops a loop over tool calls.
 - `True`: in a new Python process that sees nothing of the application (no globals, no objects), with an address-space
   limit (`resource.setrlimit`, POSIX) and killed, its whole process group, at the deadline. The tools still run here,
   in the application's process: the program's calls come over a pipe, one JSON line each, and values go back as JSON.
   Not a sandbox either: the process may read files and the network as the user can.
-- `'monty'`: in pydantic-monty's sandbox (a subset of Python in Rust, no file or network access, its own memory and
-  time limits), when `pydantic-monty` is installed; tools are its external functions, run here.
+- `False`: in this process, like the `python` tool (`funccall.pytool`), with its deadline: the caller has its answer
+  0.3 s after it at most, except while the program runs C code that holds the GIL, which freezes the whole application
+  until it returns (for good, if it never does). Tools return Python values. Not a sandbox: the program can do all
+  the application can.
 
 `programmatic(definitions, provider)` renders tools for the providers' own code execution instead (Anthropic's
 `allowed_callers` with its code-execution tool, OpenAI's programmatic tool calling); the calls a program makes
@@ -26,7 +34,7 @@ there come back as ordinary tool calls, which `run_tool_calls` answers (to the p
 """
 from __future__ import annotations
 
-import inspect, json, keyword, os, re, select, signal, subprocess, sys, tempfile, time, typing
+import contextvars, inspect, json, keyword, os, queue, re, select, signal, subprocess, sys, tempfile, threading, time, typing
 from typing import Any, Literal, Union
 
 from ._codechild import COMMAND, TB, CodeError, ToolCallError, namespace
@@ -35,7 +43,7 @@ from .pytool import python
 from .schema import SchemaError, handle_type
 from .tools import Tool, to_text
 
-__all__ = ['code_api', 'code_tool', 'ToolCallError', 'CodeError', 'programmatic', 'program_callers']
+__all__ = ['code_api', 'code_tool', 'safest_mode', 'ToolCallError', 'CodeError', 'programmatic', 'program_callers']
 
 # --- the API as Python source ---------------------------------------------------------------------------
 
@@ -165,9 +173,11 @@ def _schemas(box) -> list[tuple]:
     return [(py, json.loads(json.dumps({'name': t.name, 'input_schema': t.schema['input_schema']}, default=str)))
             for py, t, _ in _specs(box)]
 
-def _in_process(box, injected: dict, as_json: bool = False):
-    "Run a tool with a program's arguments through the toolbox; its value as it is, or (`as_json`) as JSON data"
+def _in_process(box, injected: dict, as_json: bool = False, deadline: float = None):
+    """Run a tool with a program's arguments through the toolbox; its value as it is, or (`as_json`) as JSON data.
+    Past the program's `deadline` (monotonic) no tool runs: a program that swallows its timeout calls none after it"""
     def call(name, /, **args):
+        if deadline is not None and time.monotonic() >= deadline: raise TimeoutError(f"the program's time is up: {name} did not run")
         r = box.call(name, args, injected=injected)
         if not r.ok: raise ToolCallError(_error(r))
         return _as_json(r.value) if as_json else r.value
@@ -192,7 +202,7 @@ def _result(printed: str, value) -> str:
 
 def _run_here(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:
     out: list = []
-    ns = {**namespace(out), **_functions(box, _in_process(box, injected))}
+    ns = {**namespace(out), **_functions(box, _in_process(box, injected, deadline=time.monotonic() + timeout))}
     v = python(code, glb=ns, timeout=timeout)
     if isinstance(v, str) and v.startswith(TB): raise CodeError(_result(''.join(out), v))
     return _result(''.join(out), v)
@@ -265,32 +275,115 @@ def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict
 # --- in pydantic-monty's sandbox ----------------------------------------------------------------------------
 
 _MONTY_PRELUDE = 'ToolCallError = Exception\n'  # a host function's error reaches the sandbox as an `Exception`
+_MONTY_GRACE = 0.25  # seconds past the deadline before the sandbox's process is killed: its own TimeoutError comes first
+
+class _Late(Exception):
+    "The program's deadline passed; `what` says where it was (in a tool call, or between them)"
+    def __init__(self, what: str = 'its process was killed'): super().__init__(what); self.what = what
+
+def _stopped(timeout: float, what: str) -> str:
+    "The traceback a program stopped at its deadline reads as"
+    return f'{TB}\n  File "<code>", in <module>\n    (stopped after {timeout:g} s; {what})\nTimeoutError'
+
+def _within(fn, left: float, name: str):
+    """`fn()` in a thread of its own, waited for at most `left` seconds; `_Late` when it's still running then (a thread
+    can't be stopped: it runs on in the background, a daemon)"""
+    done, ctx = queue.SimpleQueue(), contextvars.copy_context()
+    def run():
+        try: done.put((True, ctx.run(fn)))
+        except BaseException as e: done.put((False, e))  # noqa: BLE001 - handed to the waiting caller
+    threading.Thread(target=run, name='funccall-code-call', daemon=True).start()
+    try: ok, v = done.get(timeout=max(left, 0))
+    except queue.Empty: raise _Late(f'in a call of {name}, which runs on in the background') from None
+    if not ok: raise v
+    return v
+
+class _Watchdog:
+    "Kills process `pid` (the sandbox's worker) at monotonic time `when`, unless the block ends first"
+    def __init__(self, pid: int | None, when: float):
+        self.pid, self.lock, self.done, self.fired = pid, threading.Lock(), False, False
+        self.timer = threading.Timer(max(when - time.monotonic(), 0), self.kill)
+        self.timer.daemon = True
+    def kill(self):
+        with self.lock:
+            if self.done or self.pid is None: return
+            self.done = self.fired = True
+            try: os.kill(self.pid, getattr(signal, 'SIGKILL', signal.SIGTERM))
+            except ProcessLookupError: pass
+    def __enter__(self): self.timer.start(); return self
+    def __exit__(self, *exc):  # (a program left suspended, its deadline passed in a tool call, ends with the pool)
+        with self.lock: self.done = True
+        self.timer.cancel()
+
+_SLEEPS = ('system.sleep', 'system.async_sleep')  # `time.sleep`, `asyncio.sleep`: a program driven call by call sleeps here
+
+def _sleep(snap, deadline: float):
+    "A program's sleep, waited here for at most what is left of the deadline"
+    secs = snap.args[0] if len(snap.args) == 1 and not snap.kwargs else None
+    if type(secs) not in (int, float) or not 0 <= secs < float('inf'):
+        return snap.resume({'exception': ValueError(f'sleep length must be a non-negative number, not {secs!r}')})
+    time.sleep(max(min(secs, deadline - time.monotonic()), 0))
+    if time.monotonic() >= deadline: raise _Late('asleep')
+    return snap.resume({'return_value': None})
+
+def _answer(snap, fns: dict, deadline: float):
+    "Resume a suspended program: a tool's call or a sleep under what is left of the deadline, anything else as monty does"
+    from pydantic_monty import FunctionSnapshot
+    if time.monotonic() >= deadline: raise _Late()
+    if isinstance(snap, FunctionSnapshot) and snap.is_os_function and snap.function_name in _SLEEPS: return _sleep(snap, deadline)
+    if not isinstance(snap, FunctionSnapshot) or snap.is_os_function or (f := fns.get(snap.function_name)) is None:
+        return snap.resume_auto()  # a name it can't resolve, any other `os` call: monty's own refusal
+    try: v = _within(lambda: f(*snap.args, **snap.kwargs), deadline - time.monotonic(), snap.function_name)
+    except _Late: raise
+    except Exception as e: return snap.resume({'exception': e})  # noqa: BLE001 - the program reads it, as a ToolCallError
+    return snap.resume({'return_value': v})
 
 def _run_monty(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:
-    try: from pydantic_monty import CollectString, Monty, MontyError
+    try: from pydantic_monty import Monty, MontyComplete, MontyError
     except ImportError: raise ImportError("isolate='monty' needs pydantic-monty: pip install pydantic-monty") from None
+    deadline = time.monotonic() + timeout
     fns = _functions(box, _in_process(box, injected, as_json=True))
-    out = CollectString()
-    limits = {'max_feed_duration_secs': float(timeout), 'max_memory': memory_mb * 2 ** 20}
+    out: list = []
+    keep = namespace(out)['print']  # printed output kept to `MAX_PRINTED`, as in the other modes, the model told of the cut
+    # monty's own limits: its clock runs only while the program does (not in tool calls), so the deadline is kept here too
+    limits = {'max_feed_duration_secs': float(timeout), 'max_memory': memory_mb << 20}
     try:
-        with Monty(request_timeout=timeout + 5) as pool, pool.checkout(limits=limits) as s:
-            v = s.feed_run(_MONTY_PRELUDE + code, external_lookup=fns, print_callback=out)
-    except MontyError as e: raise CodeError(_result(out.output, f"{TB}\n{e}")) from None
-    return _result(out.output, v)
+        with Monty(request_timeout=timeout + 1) as pool, pool.checkout(limits=limits) as s:
+            with _Watchdog(s.worker_pid, deadline + _MONTY_GRACE) as dog:
+                try:
+                    snap = s.feed_start(_MONTY_PRELUDE + code, external_lookup=fns, print_callback=lambda _, text: keep(text, end=''))
+                    while not isinstance(snap, MontyComplete): snap = _answer(snap, fns, deadline)
+                except MontyError as e:
+                    if dog.fired: raise _Late() from None
+                    raise CodeError(_result(''.join(out), f"{TB}\n{e}")) from None
+    except _Late as e: raise CodeError(_result(''.join(out), _stopped(timeout, e.what))) from None
+    return _result(''.join(out), snap.output)
 
 # --- the tool -------------------------------------------------------------------------------------------------
 
 _RUNNERS = {False: _run_here, True: _run_isolated, 'monty': _run_monty}
 
+def safest_mode() -> bool | str:
+    "The safest place installed to run a model's program: 'monty' when pydantic-monty imports, else True (a process of its own)"
+    try: import pydantic_monty  # noqa: F401
+    except ImportError: pass
+    else: return 'monty'
+    if os.name == 'nt':
+        raise NotImplementedError("code_tool: no sandbox here (pydantic-monty isn't installed, and isolate=True needs POSIX); "
+                                  "pip install pydantic-monty, or pass isolate=False to run the model's programs in this process")
+    return True
+
 def code_tool(
-    box,                        # a `Toolbox`: its tools are the program's functions
-    isolate: bool | str=False,  # False: in this process; True: in a process of its own; 'monty': in pydantic-monty's sandbox
-    timeout: float=30,          # seconds the program may run, its tool calls included
-    memory_mb: int=512,         # the address-space limit of the program's process (True), or monty's memory limit
-    text_input: bool=False,     # take the program as free-form text (an OpenAI custom tool): no JSON string to escape it in
-) -> Tool:                      # the `run_code(code)` tool, its description holding the API (`code_api`)
+    box,                       # a `Toolbox`: its tools are the program's functions
+    isolate: bool | str=None,  # None: the safest installed (`safest_mode`); 'monty': pydantic-monty's sandbox; True: a process
+                               #   of its own; False: this process (only when asked for: the program can do all the application can)
+    timeout: float=30,         # seconds the program may run, its tool calls included
+    memory_mb: int=512,        # the address-space limit of the program's process (True), or monty's memory limit
+    text_input: bool=False,    # take the program as free-form text (an OpenAI custom tool): no JSON string to escape it in
+) -> Tool:                     # the `run_code(code)` tool, its description holding the API (`code_api`)
     "A `run_code(code)` tool: the model's Python program runs with every tool of `box` bound as a function"
-    if isolate not in _RUNNERS: raise ValueError(f"isolate={isolate!r}: use False, True or 'monty'")
+    if isolate is None: isolate = safest_mode()
+    if isolate not in _RUNNERS: raise ValueError(f"isolate={isolate!r}: use None (the safest installed), 'monty', True or False")
     run = _RUNNERS[isolate]
     def run_code(
         code: str,  # a Python program; call the functions below, `print` what you need, end with an expression to return it
@@ -302,7 +395,7 @@ def code_tool(
     P = inspect.Parameter
     run_code.__signature__ = inspect.Signature([P('code', P.POSITIONAL_OR_KEYWORD, annotation=str),
                                                 *(P(k, P.KEYWORD_ONLY, annotation=Any) for k in own)])
-    run_code._funccall_code_tool = True
+    run_code._funccall_code_tool, run_code.isolate = True, isolate  # (where its programs run: `tool.fn.isolate`)
     desc = ("Run a Python program that calls these functions (each one a tool) and returns what it prints and the value of its "
             f"last expression. Use it to chain tool calls, loop over results and keep only what matters.\n\n```python\n{code_api(box)}```")
     return Tool(run_code, description=desc, inject=tuple(own), text_input=text_input)

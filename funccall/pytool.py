@@ -1,18 +1,25 @@
 """The `python` code tool: run code like a notebook cell, returning the last expression's value.
 
-How the timeout stops code:
-- on the main thread with no running event loop: `SIGALRM` (POSIX), which also interrupts blocking calls
-  such as `time.sleep`. Nested `python` calls and the caller's own `SIGALRM` timer each keep their deadline:
-  the timer is armed for the earliest, and the caller's timer and handler are restored afterwards;
-- elsewhere (another thread, inside a running event loop, or where there is no `SIGALRM`): the code runs in a
-  worker thread, and `TimeoutError` is raised inside it at its next Python instruction;
-- either way, code that catches the `TimeoutError` (even `except BaseException` in a loop) gets it again at
-  every line it runs, until it stops.
-Limits: code blocked inside one long C call (a `time.sleep(60)` off the main thread, a socket read, a long
-regular expression) can't be interrupted until that call returns. Off the main thread the caller gets a report
-at the deadline, saying honestly whether the code is still blocked or refused to stop, while it runs on in the
-background; on the main thread nothing else can run, so `python` returns when the call does. On Python 3.11
-other threads under a trace function pause while such a timeout is pending, up to that report (`_unsignal`).
+How the timeout stops code: the code always runs in a thread of its own (a daemon), wherever `python` is called
+from (the main thread, another thread, an event loop's thread), and the caller waits for it until the deadline. Then
+`TimeoutError` is raised in the code's thread at its next Python instruction, and again at every line it runs, so
+code that catches it (`except BaseException` in a loop, in a `__del__`) still stops. Nested calls keep their deadlines.
+(So the code never runs on the main thread: what only works there, `signal.signal`, fails in it.)
+
+What the deadline holds, and what it can't:
+- the caller gets its answer by the deadline plus `_GRACE` (0.3 s): the code's traceback, or a report that the code is
+  inside a blocking call or refused to stop, and then runs on in the background (a daemon: the program still exits);
+- code blocked in a C call that releases the GIL (`time.sleep`, a socket read) stops when that call returns; meanwhile
+  the caller, the application's event loop and its other threads run;
+- C code that holds the GIL (a backtracking regular expression, `collections.deque(itertools.count(), maxlen=0)`) can't
+  be stopped in this process: until it returns no other thread runs Python, the caller, the event loop and the rest of
+  the application included (for good, if it never returns). Only a process of its own stops it (`python_isolated`,
+  code mode's isolated modes);
+- called synchronously on an event loop's thread, `python` holds that loop until it returns (deadline + 0.3 s at
+  most); through `await toolbox.acall(...)` or an awaited `run_tool_calls`, a sync tool, it runs in a worker thread
+  and the loop runs on.
+On Python 3.11 other threads under a trace function pause while a timeout is pending for code blocked in C, up to the
+report (`_unsignal`).
 `python_isolated` runs the code in a fresh Python process instead, killed at the deadline: it always stops, but
 sees none of the caller's globals, and a value comes back as itself only when it is a Python literal (else as
 its `repr`). There is no sandbox either way: run untrusted code in a container.
@@ -165,7 +172,7 @@ def _unsignal() -> None:
     spins at its next call. The code's thread keeps its exception, signalled again when it next takes the GIL"""
     drop_pending_exception()  # taking an exception of its own clears the flag, not the other thread's exception
 
-def _guarded(code, glb, loc, lv: _Level, on_end=None) -> tuple:
+def _guarded(code, glb, loc, lv: _Level) -> tuple:
     """Run `code` as call `lv` in this thread: ('res', value) or ('err', exception), and what it printed.
     A timeout landing after the code finished (in this clean-up) is absorbed here, never reaching the caller's code."""
     levels, out = _levels(), None
@@ -181,7 +188,6 @@ def _guarded(code, glb, loc, lv: _Level, on_end=None) -> tuple:
                     out = ('res', _exec(code, glb, loc, lv))
                 except BaseException as e: out = ('err', e)  # noqa: BLE001 - reported to the caller as text, like any error in the code
             with lv.lock: lv.running = False  # from here on no one raises the timeout in this thread for `lv`
-            if on_end is not None: on_end()
             if lv in levels: levels.remove(lv)
             lv.active = False
             _stop_stopping()
@@ -200,49 +206,7 @@ def _outcome(out: tuple, printed: str, lv: _Level):
     if isinstance(v, KeyboardInterrupt) and not isinstance(v, _Timeout): raise v
     return _tb_text(v)
 
-# --- on the main thread: SIGALRM -------------------------------------------------------------------------
-
-def _deliver(handler, signum, frame):
-    "What the caller's own `SIGALRM` timer would have done, now that it is due"
-    if callable(handler): handler(signum, frame)
-    elif handler == signal.SIG_DFL:  # the default action: end the process, as it would have without us
-        signal.signal(signal.SIGALRM, signal.SIG_DFL)
-        signal.raise_signal(signal.SIGALRM)
-
-def _with_alarm(code, glb, loc, lv: _Level):
-    old_handler = signal.getsignal(signal.SIGALRM)
-    delay, interval = signal.setitimer(signal.ITIMER_REAL, 0)  # the caller's timer (an enclosing call's, say), paused
-    prev_due = [time.monotonic() + delay if delay > 0 else None]
-
-    def arm():
-        due = [t for t in (prev_due[0], None if lv.expired else lv.deadline) if t is not None]
-        signal.setitimer(signal.ITIMER_REAL, max(min(due) - time.monotonic(), 1e-6) if due else 0)
-
-    def handler(signum, frame):
-        now = time.monotonic()
-        if prev_due[0] is not None and now >= prev_due[0] - 1e-3:  # the caller's timer first: it may stop an enclosing call
-            prev_due[0] = now + interval if interval else None
-            arm()
-            _deliver(old_handler, signum, frame)
-        if not lv.expired and now >= lv.deadline - 1e-3:
-            lv.expired = True
-            arm()
-            raise _Timeout()
-        arm()
-
-    ended = []
-    def end():  # idempotent: restore the caller's handler and timer, minus the time spent
-        if ended: return
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        if old_handler is not None: signal.signal(signal.SIGALRM, old_handler)
-        if prev_due[0] is not None: signal.setitimer(signal.ITIMER_REAL, max(prev_due[0] - time.monotonic(), 1e-6), interval)
-        ended.append(True)
-
-    signal.signal(signal.SIGALRM, handler)
-    arm()
-    return _guarded(code, glb, loc, lv, on_end=end)
-
-# --- elsewhere: a worker thread -------------------------------------------------------------------------
+# --- in a thread of its own -------------------------------------------------------------------------
 
 _GRACE = 0.3  # seconds to keep raising the timeout before reporting the code as not stopped
 
@@ -294,12 +258,6 @@ def _in_thread(code, glb, loc, lv: _Level, timeout: float):
                 except BaseException: continue  # noqa: BLE001, S112 - the exception on its way out is still raised after this
     if 'out' not in box: return _stop_report(timeout, lv)
     return _outcome(*box['out'], lv)
-
-def _can_use_alarm() -> bool:
-    if not hasattr(signal, 'SIGALRM') or threading.current_thread() is not threading.main_thread(): return False
-    try: __import__('asyncio').get_running_loop()
-    except RuntimeError: return True
-    return False  # the loop owns signal handling here
 
 # --- in a process of its own ------------------------------------------------------------------------------
 
@@ -356,6 +314,4 @@ def python(
 ):
     "Executes python `code` with `timeout` and returning final expression (similar to IPython)."
     if glb is None: glb = _caller_globals()
-    lv = _Level(timeout)
-    if not _can_use_alarm(): return _in_thread(code, glb, loc, lv, timeout)
-    return _outcome(*_with_alarm(code, glb, loc, lv), lv)
+    return _in_thread(code, glb, loc, _Level(timeout), timeout)

@@ -665,9 +665,10 @@ class Toolbox(ToolHolder):
 
     def code_tool(
         self,
-        isolate: bool | str=False,  # False: in this process; True: in a subprocess; 'monty': in pydantic-monty's sandbox
+        isolate: bool | str=None,   # None: the safest installed ('monty', else True); 'monty': pydantic-monty's sandbox;
+                                    #   True: a process of its own; False: this process (only when asked for)
         timeout: float=30,          # seconds the code may run, its tool calls included
-        memory_mb: int=512,         # the subprocess's address-space limit (`isolate=True`)
+        memory_mb: int=512,         # the subprocess's address-space limit (`isolate=True`), or monty's memory limit
         text_input: bool=False,     # take the code as free-form text (an OpenAI custom tool), not inside JSON
     ) -> Tool:
         "A `run_code(code)` tool: the model's Python runs with every tool bound as a function, each call through this toolbox"

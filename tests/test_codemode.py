@@ -105,7 +105,7 @@ def test_pipeline_confirmation_and_cache(isolate):
     assert not r.ok and "ToolCallError: The user declined to run fail(reason='x')" in r.error  # confirmation asked, and refused
 
 def test_in_process_values_are_python_objects():
-    r = box3().code_tool().execute({'code': "p = add_points({'x': 1, 'y': 2}, {'x': 3, 'y': 4})\ntype(p).__name__"})
+    r = box3().code_tool(isolate=False).execute({'code': "p = add_points({'x': 1, 'y': 2}, {'x': 3, 'y': 4})\ntype(p).__name__"})
     assert r.text == 'Point'
 
 def test_isolated_program_is_stopped_at_its_deadline_and_its_process_is_gone():
@@ -121,7 +121,7 @@ def test_isolated_program_is_stopped_at_its_deadline_and_its_process_is_gone():
     with pytest.raises(ProcessLookupError): os.kill(pids[0], 0)  # killed and reaped
 
 def test_in_process_program_is_stopped_at_its_deadline():
-    r = box3().code_tool(timeout=1).execute({'code': 'while True: pass'})
+    r = box3().code_tool(isolate=False, timeout=1).execute({'code': 'while True: pass'})
     assert not r.ok and 'TimeoutError' in r.error
 
 def test_monty_program_is_stopped_at_its_deadline():
@@ -135,7 +135,7 @@ def test_isolated_program_is_memory_limited():
 def test_isolated_program_never_sees_the_application():
     code = "import sys\n[sorted(k for k in sys.modules if 'test_codemode' in k), 'APP_SECRET' in globals()]"
     assert box3().code_tool(isolate=True).execute({'code': code}).text == '[[], false]'
-    here = box3().code_tool().execute({'code': code}).text  # in process, the application's modules are there to import
+    here = box3().code_tool(isolate=False).execute({'code': code}).text  # in process, the application's modules are there to import
     assert 'test_codemode' in here
 
 def test_isolated_process_can_only_call_the_toolbox_tools():

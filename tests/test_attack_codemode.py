@@ -1,0 +1,276 @@
+"""Code mode and the in-process `python` tool attacked on their deadlines and their default (issue 28, items 2, 3, 5).
+
+Each test runs a program a hostile model could write and asserts the caller returned within the deadline plus one
+second, or, where this process can't stop the code (C code holding the GIL), that the documented behaviour is what
+happens: run in a child process the test kills."""
+import asyncio, os, subprocess, sys, textwrap, threading, time
+
+import pytest
+
+from funccall import Toolbox, python
+from funccall.codemode import safest_mode
+
+try: import pydantic_monty  # noqa: F401
+except ImportError: pydantic_monty = None
+needs_monty = pytest.mark.skipif(pydantic_monty is None, reason='pydantic-monty is not installed (a dev dependency off Windows)')
+
+def _slow(secs: float):
+    "A tool that takes `secs` and counts its calls (`.calls`)"
+    calls = []
+    def slow(x: int) -> int:
+        "Echo x, slowly"
+        calls.append(x)
+        time.sleep(secs)
+        return x
+    slow.calls = calls
+    return slow
+
+def _timed(tool, code: str):
+    start = time.monotonic()
+    r = tool.execute({'code': code})
+    return r, time.monotonic() - start
+
+def _python_threads() -> set:
+    running = sys._current_frames()
+    return {t for t in threading.enumerate() if t.name == 'funccall-python' and t.ident in running}
+
+# --- monty: the deadline includes tool calls ---------------------------------------------------------------------
+
+@needs_monty
+def test_monty_loop_over_tool_calls_stops_at_the_deadline():
+    "monty's own clock stops while the host answers a call: this loop ran for good; now the run ends at the deadline"
+    slow = _slow(0.02)
+    r, secs = _timed(Toolbox([slow]).code_tool(isolate='monty', timeout=2), 'n = 0\nwhile True:\n    n += slow(1)')
+    assert secs < 3, f'timeout=2 returned after {secs:.1f} s'
+    assert not r.ok and r.error.endswith('TimeoutError') and 'stopped after 2 s' in r.error
+    n = len(slow.calls)
+    assert n > 5  # it did loop over tool calls
+    time.sleep(0.3)
+    assert len(slow.calls) == n  # and nothing calls tools after the run returned
+
+@needs_monty
+def test_monty_slow_tool_is_bounded_by_what_is_left_of_the_deadline():
+    release = threading.Event()
+    def stuck() -> str:
+        "Wait for the test"
+        release.wait(30)
+        return 'late'
+    try:
+        r, secs = _timed(Toolbox([stuck]).code_tool(isolate='monty', timeout=1), "print('before')\nstuck()")
+        assert secs < 2, f'timeout=1 returned after {secs:.1f} s'
+        assert not r.ok and 'stopped after 1 s; in a call of stuck, which runs on in the background' in r.error
+        assert r.error.startswith('CodeError: before\n')  # what it printed before is kept
+    finally: release.set()
+
+@needs_monty
+def test_monty_program_catching_the_timeout_after_tool_calls_is_killed():
+    "Tool calls use up the wall clock but not monty's: a loop that swallows its TimeoutError still ends at the deadline"
+    code = 'for i in range(15): slow(i)\nwhile True:\n    try:\n        while True: pass\n    except BaseException: pass'
+    r, secs = _timed(Toolbox([_slow(0.05)]).code_tool(isolate='monty', timeout=2), code)
+    assert secs < 3, f'timeout=2 returned after {secs:.1f} s'
+    assert not r.ok and 'TimeoutError' in r.error
+
+@needs_monty
+def test_monty_sleep_is_bounded_by_the_deadline():
+    "monty's sleeps don't count toward its own time limit (and were capped at 10 s only): one of 100 s ended after 10 s with timeout=1.5"
+    tool = Toolbox([_slow(0)]).code_tool(isolate='monty', timeout=1.5)
+    r, secs = _timed(tool, 'import time\ntime.sleep(100)')
+    assert secs < 2.5 and not r.ok and 'stopped after 1.5 s; asleep' in r.error
+    r, secs = _timed(tool, 'import asyncio\nasyncio.run(asyncio.sleep(100))')
+    assert secs < 2.5 and not r.ok and 'stopped after 1.5 s; asleep' in r.error
+    assert tool.execute({'code': 'import time\ntime.sleep(0.1)\n"awake"'}).text == 'awake'  # a short one still sleeps
+    r = tool.execute({'code': 'import time\ntime.sleep(-1)'})
+    assert not r.ok and 'ValueError' in r.error
+
+@needs_monty
+def test_monty_program_makes_at_most_1000_calls():
+    slow = _slow(0)
+    r = Toolbox([slow]).code_tool(isolate='monty').execute({'code': 'for i in range(1200): slow(i)'})
+    assert not r.ok and 'suspension limit 1000 exceeded' in r.error and len(slow.calls) <= 1000
+
+@needs_monty
+def test_monty_tool_errors_and_values_still_reach_the_program():
+    code = "try:\n    slow('one')\nexcept ToolCallError as e:\n    print('caught', str(e).split(':')[0])\n[slow(i) for i in range(3)]"
+    r = Toolbox([_slow(0)]).code_tool(isolate='monty', timeout=10).execute({'code': code})
+    assert r.ok and r.text == 'caught ToolInputError\n[0, 1, 2]'
+
+@needs_monty
+def test_monty_printed_output_is_capped_and_the_cut_is_said():
+    r = Toolbox([_slow(0)]).code_tool(isolate='monty').execute({'code': "for i in range(50_000): print('0123456789')\n'end'"})
+    assert r.ok and len(r.text) < 100_100 and r.text.endswith('[... printed output cut at 100000 characters]\nend')
+
+@needs_monty
+def test_monty_program_sees_no_secret_no_network_and_is_memory_limited(monkeypatch):
+    monkeypatch.setenv('FUNCCALL_TEST_SECRET', 'only the application has this')
+    tool = Toolbox([_slow(0)]).code_tool(isolate='monty', memory_mb=50)
+    r = tool.execute({'code': "import os\nos.getenv('FUNCCALL_TEST_SECRET')"})
+    assert 'only the application has this' not in (r.text if r.ok else r.error)
+    r = tool.execute({'code': 'import socket'})
+    assert not r.ok and 'ModuleNotFoundError' in r.error
+    r = tool.execute({'code': 'x = [0] * (200 * 2 ** 20)\nlen(x)'})  # 1.6 GB of list, under a 50 MB limit
+    assert not r.ok and 'MemoryError' in r.error
+    assert os.environ['FUNCCALL_TEST_SECRET'] == 'only the application has this'  # (it was there to be found)
+
+@needs_monty
+@pytest.mark.skipif(not sys.platform.startswith('linux'), reason='reads the worker process in /proc')
+def test_monty_worker_process_starts_with_an_empty_environment(monkeypatch):
+    "The worker is this process's child: while the program waits for a tool, the tool reads the worker's environment"
+    monkeypatch.setenv('FUNCCALL_TEST_SECRET', 'only the application has this')
+    def workers() -> list:
+        "The environments of this process's monty workers"
+        found = []
+        for pid in filter(str.isdigit, os.listdir('/proc')):
+            try:
+                status, cmd = open(f'/proc/{pid}/status').read(), open(f'/proc/{pid}/cmdline', 'rb').read()
+                if f'PPid:\t{os.getpid()}\n' in status and b'monty' in cmd: found.append(open(f'/proc/{pid}/environ', 'rb').read().decode())
+            except OSError: continue
+        return found
+    r = Toolbox([workers]).code_tool(isolate='monty').execute({'code': 'workers()'})
+    assert r.ok and r.text == '[""]', r.text  # one worker, and not one variable of this process's environment
+
+# --- the default is the safest mode installed ---------------------------------------------------------------
+
+@needs_monty
+def test_default_mode_is_monty_when_installed():
+    tool = Toolbox([_slow(0)]).code_tool()
+    assert safest_mode() == 'monty' and tool.fn.isolate == 'monty'
+    assert tool.execute({'code': 'import sys\nsys.version'}).text.endswith('(Monty)')  # run by monty, not CPython
+    r = tool.execute({'code': "open('/etc/hostname').read()"})
+    assert not r.ok and 'PermissionError' in r.error  # no file of the host
+
+@pytest.mark.skipif(os.name == 'nt', reason='isolate=True needs POSIX')
+def test_default_mode_without_monty_is_a_process_of_its_own(monkeypatch):
+    monkeypatch.setitem(sys.modules, 'pydantic_monty', None)  # `import pydantic_monty` now fails, as when not installed
+    tool = Toolbox([_slow(0)]).code_tool()
+    assert tool.fn.isolate is True
+    r = tool.execute({'code': 'import os\nos.getpid()'})
+    assert r.ok and int(r.text) != os.getpid()
+
+def test_without_any_sandbox_the_default_refuses_rather_than_run_in_process(monkeypatch):
+    import funccall.codemode as cm
+    monkeypatch.setitem(sys.modules, 'pydantic_monty', None)
+    monkeypatch.setattr(cm.os, 'name', 'nt')  # (only for this call: no process isolation there)
+    with pytest.raises(NotImplementedError, match='isolate=False'): Toolbox([_slow(0)]).code_tool()
+
+def test_in_process_only_when_asked_for():
+    tool = Toolbox([_slow(0)]).code_tool(isolate=False)
+    assert tool.fn.isolate is False and tool.execute({'code': 'import threading\nthreading.current_thread().name'}).text == 'funccall-python'
+
+# --- in process: the caller returns, the event loop runs on ----------------------------------------------------
+
+SWALLOW_DEL = 'class D:\n    def __del__(self):\n        x = 1\nwhile True:\n    try: D()\n    except BaseException: pass\n'
+
+@pytest.mark.filterwarnings('ignore::pytest.PytestUnraisableExceptionWarning')  # the timeout landing in `__del__`: Python reports it as unraisable, as designed
+def test_a_loop_swallowing_the_timeout_around_del_returns_on_the_main_thread():
+    "The timeout lands in `__del__`, where Python ignores it, at every line: on the main thread this never returned"
+    assert threading.current_thread() is threading.main_thread()
+    before = _python_threads()
+    start = time.monotonic()
+    r = python(SWALLOW_DEL, glb={}, timeout=0.5)
+    assert time.monotonic() - start < 1.5 and r.rstrip().endswith('TimeoutError')
+    deadline = time.monotonic() + 2
+    while _python_threads() - before and time.monotonic() < deadline: time.sleep(0.05)
+    assert not _python_threads() - before  # stopped, not left burning a core
+
+@pytest.mark.filterwarnings('ignore::pytest.PytestUnraisableExceptionWarning')  # the timeout landing in `__del__`: Python reports it as unraisable, as designed
+def test_in_process_code_tool_returns_at_the_deadline_from_the_main_thread():
+    r, secs = _timed(Toolbox([_slow(0)]).code_tool(isolate=False, timeout=0.5), SWALLOW_DEL)
+    assert secs < 1.5 and not r.ok and 'TimeoutError' in r.error
+
+@pytest.mark.parametrize('isolate', [False, pytest.param('monty', marks=needs_monty)])
+def test_a_program_swallowing_its_timeout_calls_no_tool_after_the_deadline(isolate):
+    "The timeout landed inside the tool call, came back as a ToolCallError, was caught: the loop called tools for good"
+    slow, before = _slow(0.02), _python_threads()
+    code = 'n = 0\nwhile True:\n    try: n += slow(1)\n    except BaseException: pass'
+    r, secs = _timed(Toolbox([slow]).code_tool(isolate=isolate, timeout=1), code)
+    assert secs < 2 and not r.ok and 'TimeoutError' in r.error
+    n = len(slow.calls)
+    time.sleep(0.3)
+    assert n > 5 and len(slow.calls) == n  # no call after it returned
+    assert not _python_threads() - before  # and in process, the program's thread stopped
+
+def _ticking(run):
+    "Run coroutine function `run` beside a ticker on the same loop: (its result, seconds it took, longest gap between ticks)"
+    async def main():
+        ticks, stop = [], asyncio.Event()
+        async def ticker():
+            while True:
+                ticks.append(time.monotonic())
+                if stop.is_set(): break
+                await asyncio.sleep(0.01)
+        t = asyncio.ensure_future(ticker())
+        await asyncio.sleep(0.05)
+        start = time.monotonic()
+        res = await run()
+        secs = time.monotonic() - start
+        stop.set(); await t
+        return res, secs, max(b - a for a, b in zip(ticks, ticks[1:]))
+    return asyncio.run(main())
+
+@pytest.mark.parametrize('how', ['code_tool', 'python'])
+def test_the_event_loop_keeps_running_while_a_program_blocks_in_c_past_its_deadline(how):
+    "Awaited, a program blocked in a C call (one that lets the GIL go) holds neither the loop nor its caller past the deadline"
+    release = threading.Event()
+    def wait() -> str:
+        "Block until the test is done"
+        release.wait(30)
+        return 'released'
+    if how == 'code_tool': box, args = Toolbox([Toolbox([wait]).code_tool(isolate=False, timeout=1)]), {'code': 'wait()'}
+    else: box, args = Toolbox([python]), {'code': 'import time\ntime.sleep(2)', 'glb': {}, 'timeout': 1}
+    try: r, secs, gap = _ticking(lambda: box.acall(next(iter(box)).name, args))
+    finally: release.set()
+    assert secs < 2, f'timeout=1 returned after {secs:.1f} s'
+    assert 'TimeoutError' in (r.error or r.text) and 'inside a blocking call' in (r.error or r.text)
+    assert gap < 0.5, f'the event loop stood still for {gap:.2f} s'
+
+def test_called_synchronously_on_the_loop_thread_python_holds_the_loop_until_its_report():
+    "Documented: a sync call on the loop's thread holds the loop, until the deadline plus 0.3 s at most"
+    release = threading.Event()
+    async def run(): return python('release.wait(30)', glb={'release': release}, timeout=0.5)
+    try: r, secs, gap = _ticking(run)
+    finally: release.set()
+    assert secs < 1.5 and 'TimeoutError' in r
+    assert 0.4 < gap < 1.5  # held, and only until the report
+
+# --- in process: what can't be stopped, shown in a child process ------------------------------------------------
+
+GIL_HELD = textwrap.dedent('''
+    import sys, threading, time
+    from funccall import python
+    ticks = []
+    def tick():
+        while True: ticks.append(time.monotonic()); time.sleep(0.01)
+    threading.Thread(target=tick, daemon=True).start()
+    time.sleep(0.1)
+    start = time.monotonic()
+    print('start', flush=True)
+    r = python(sys.argv[1], glb={}, timeout=0.2)
+    secs = time.monotonic() - start
+    time.sleep(0.05)  # (a tick after it returned)
+    during = [t for t in ticks if t >= start - 0.05]
+    gap = max(b - a for a, b in zip(during, during[1:]))
+    print('returned', round(secs, 2), round(gap, 2), r.splitlines()[-1], flush=True)
+''')
+
+def test_c_code_holding_the_gil_freezes_every_thread_until_it_returns():
+    "Documented: a backtracking regex holds the GIL; no thread runs until it returns, and `python` returns only then"
+    code = "import re\nre.match(r'(a+)+$', 'a' * 24 + 'b')\nwhile True: pass"
+    p = subprocess.run([sys.executable, '-c', GIL_HELD, code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    _, secs, gap, last = p.stdout.split('\n')[1].split()
+    assert float(secs) > 0.2 + 1, f'returned after {secs} s: the regex did not hold it'  # past the deadline plus one second
+    assert float(gap) > 0.7 * float(secs)  # the other thread stood still the while
+    assert last == 'TimeoutError'  # and the code stopped once the C call returned, before its endless loop
+
+def test_c_code_that_never_returns_freezes_the_process_for_good():
+    "Documented: `deque(itertools.count(), maxlen=0)` never returns nor lets the GIL go: nothing in the process runs again"
+    code = 'import collections, itertools\ncollections.deque(itertools.count(), maxlen=0)'
+    p = subprocess.Popen([sys.executable, '-c', GIL_HELD, code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline().strip() == 'start'
+        time.sleep(2)  # the deadline (0.2 s), plus more than a second
+        assert p.poll() is None  # still stuck: `python` never returned
+    finally:
+        p.kill()
+        out = p.communicate()[0]
+    assert 'returned' not in out
