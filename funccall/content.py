@@ -37,7 +37,7 @@ class Content:
 
     def __init__(
         self,
-        data: bytes | str | os.PathLike,  # the bytes, a `data:` URL, or a `Path` to read now (as `from_path` does)
+        data: bytes | str | Path,  # the bytes, a `data:` URL, or a `Path` to read now (as `from_path` does)
         mime_type: str | None=None,  # e.g. 'image/png'; default: the data URL's, or from the path's suffix
         name: str | None=None,       # a file name to show (default: the path's)
     ):
@@ -52,10 +52,10 @@ class Content:
     @classmethod
     def from_path(
         cls,
-        path: str | os.PathLike,     # the file: relative to `root` when given
+        path: str | Path,            # the file: relative to `root` when given
         mime_type: str | None=None,  # default: from the path's suffix
         name: str | None=None,       # default: the path's file name
-        root: str | os.PathLike | None=None,  # a folder the file must be in, its real path (symlinks followed) included
+        root: str | Path | None=None,  # a folder the file must be in, its real path (symlinks followed) included
         max_bytes: int=MAX_BYTES,    # the most bytes to read; a larger file is refused
     ):
         """Read a file into a result now, in the tool, so a refusal is the tool's error. Only a regular file is read (not
