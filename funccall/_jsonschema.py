@@ -39,11 +39,13 @@ What is not (never a reason to refuse): `format`, `content*` (annotations, as 20
 Untrusted keyword values: a keyword whose value can't be right (`multipleOf: 0`, `minimum: '5'`, an unknown type
 name, a `pattern` Python can't compile or with a `\\p{..}` other than `L` and `Nd`) is not enforced and raises a `SchemaWarning` at compile
 time. Patterns are ECMA 262 read by Python's `re` (`\\d` and `\\w` are ASCII, `$` is the very end, `(?<name>`), searched,
-not anchored. `re` has no timeout, so a pattern that can backtrack exponentially (a repeat inside a repeat, like
-`(a+)+`, or overlapping alternatives under a repeat, like `(a|aa)*`) is not enforced either, with a warning: a call
-must never run for seconds. Backtracking can also be polynomial (`\\s+$` is quadratic, `a.*b.*c` cubic), so a string is
-searched only up to a length set by the pattern's shape (no limit for `^[a-z]+$`, 2,000 characters for two unbounded
-repeats or one in a pattern not anchored with `^`, 200 for three, 100 beyond); a longer string is not checked against it.
+not anchored. No pattern makes a check run long, whatever a server's schema holds (`_regex.py`): `re` has no timeout,
+so it searches a string only as long as a bound on its backtracking allows (no limit for `^[a-z]+$`, whose bound grows
+linearly; a few hundred characters for `\\s+$`; none for `(a+)+$` or `^(a?){28}a{28}$`), and a longer string goes to a
+pure-Python automaton (a lazily built DFA: linear time, at most `_regex.STEPS` steps, about 20 ms); a string it can't
+finish in that (over 25,000 characters, or a pattern whose states keep changing) is not checked against the pattern.
+A pattern no automaton can run (a backreference or lookaround) that `re` may search only strings under 100 characters
+with is not enforced at all, with a warning.
 A structural mistake (a list for `properties`, a string where a schema goes) is a
 `ValueError` naming `where` and the place as a JSON Pointer. A `$ref` that points nowhere in the document warns and
 accepts anything there.

@@ -117,7 +117,7 @@ def longest(
 
 _CHAR, _SPLIT, _AT, _MATCH = range(4)
 _ATOMS = (_sre.LITERAL, _sre.NOT_LITERAL, _sre.ANY, _sre.IN)
-_MAX_STATES = 5_000       # NFA states a pattern may expand to (`(a{100}){100}` would be 10,000)
+_MAX_STATES = 2_000       # NFA states a pattern may expand to (`(a{100}){100}` would be 10,000): building them stays ~20 ms
 _MAX_HELD = 200_000       # NFA states held in the cached DFA states of one pattern, before they are dropped
 _word = re.compile(r'\w').match
 
@@ -174,9 +174,12 @@ class Automaton:
 
     def _repeat(self, lo: int, hi: int, body, nxt: int, wraps: tuple) -> int:
         body = list(body)
-        if hi == _sre.MAXREPEAT:  # a loop: a split that enters the body, whose end comes back to it, or leaves
-            after = loop = self._add(_SPLIT, None, None)
-            self.prog[loop] = (_SPLIT, [self._seq(body, loop, wraps), nxt], None)
+        if hi == _sre.MAXREPEAT:  # a loop: a split that enters the body again or leaves, after the body (x+) or before it (x*)
+            loop = self._add(_SPLIT, None, None)
+            entry = self._seq(body, loop, wraps)
+            self.prog[loop] = (_SPLIT, [entry, nxt], None)
+            if lo: lo, after = lo - 1, entry  # x{2,} is x then x+: the body once, not twice, so nested repeats don't double
+            else: after = loop
         else:  # (x(x(x)?)?)?: each optional round may stop
             after = nxt
             for _ in range(hi - lo): after = self._add(_SPLIT, [self._seq(body, after, wraps), nxt], None)
