@@ -118,7 +118,8 @@ def longest(
 _CHAR, _SPLIT, _AT, _MATCH = range(4)
 _ATOMS = (_sre.LITERAL, _sre.NOT_LITERAL, _sre.ANY, _sre.IN)
 _MAX_STATES = 2_000       # NFA states a pattern may expand to (`(a{100}){100}` would be 10,000): building them stays ~20 ms
-_MAX_HELD = 200_000       # NFA states held in the cached DFA states of one pattern, before they are dropped
+_MAX_HELD = 20_000        # NFA states held in the cached DFA states of one pattern, before they are dropped
+_MAX_KNOWN = 4_096        # DFA steps cached for one pattern, before they are dropped: about a MB at most
 _word = re.compile(r'\w').match
 
 _B_EMPTY = re.search(r'\B', '') is not None  # `\B` in an empty string: no before Python 3.14, yes from it
@@ -237,6 +238,7 @@ class Automaton:
             key = (state, first, before, ch)
             if (r := known.get(key)) is None:
                 r, work = self._step(state, first, before, ch)
+                if len(known) >= _MAX_KNOWN: known.clear()  # (a search goes on from the state it holds)
                 known[key] = r
                 steps += work
             steps += 1

@@ -95,7 +95,8 @@ def _data_url(s: str, who: str, mime_type: str | None) -> tuple[bytes, str | Non
 
 # --- reading a file, as the developer allowed ------------------------------------------------------------------
 
-_OPEN = os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0) | getattr(os, 'O_BINARY', 0)  # non-blocking: opening a FIFO can't hang
+# non-blocking: opening a FIFO can't hang; no controlling terminal from a tty
+_OPEN = os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0) | getattr(os, 'O_NOCTTY', 0) | getattr(os, 'O_BINARY', 0)
 _NOFOLLOW = getattr(os, 'O_NOFOLLOW', 0)
 _DIR = os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0) | _NOFOLLOW
 _WALK = os.open in os.supports_dir_fd and _NOFOLLOW != 0  # step down from the root one folder at a time, never through a symlink
@@ -108,25 +109,29 @@ def _read(path, root, limit: int, who: str) -> bytes:
     except PathRefused: raise
     except (OSError, ValueError) as e: raise PathRefused(f"{who}: can't read {shown}: {getattr(e, 'strerror', None) or e}") from None
     try:
-        if not stat.S_ISREG((st := os.fstat(fd)).st_mode): raise PathRefused(f"{who}: {shown} is not a regular file")
+        _regular(st := os.fstat(fd), f"{who}: {shown}")
         if st.st_size > limit: raise PathRefused(f"{who}: {shown} is larger than {limit} bytes")
         return _read_upto(fd, limit, who, shown)
     finally: os.close(fd)
 
 def _open(path: str, root, where: str) -> int:
     "A file descriptor for `path`, checked to be under `root` (its real path) when given"
-    if root is None: return os.open(path, _OPEN)
+    if root is None:
+        _regular(os.stat(path), where)  # a device is not even opened (opening some does something); fstat checks again after
+        return os.open(path, _OPEN)
     top = os.path.realpath(root)
     real = os.path.realpath(os.path.join(top, path))
     if not _inside(real, top): raise PathRefused(f"{where} is outside the folder the tool reads from")
-    if not _WALK: return os.open(real, _OPEN | _NOFOLLOW)
-    return _open_under(top, os.path.relpath(real, top).split(os.sep))
+    if not _WALK:
+        _regular(os.stat(real), where)
+        return os.open(real, _OPEN | _NOFOLLOW)
+    return _open_under(top, os.path.relpath(real, top).split(os.sep), where)
 
 def _inside(real: str, top: str) -> bool:
     try: return os.path.commonpath([top, real]) == top
     except ValueError: return False  # another drive
 
-def _open_under(top: str, parts: list) -> int:
+def _open_under(top: str, parts: list, where: str) -> int:
     "Open `top/parts...` a folder at a time with O_NOFOLLOW: a folder swapped for a symlink since the check is refused"
     fd = os.open(top, _DIR)
     try:
@@ -134,8 +139,12 @@ def _open_under(top: str, parts: list) -> int:
             nxt = os.open(p, _DIR, dir_fd=fd)
             os.close(fd)
             fd = nxt
+        _regular(os.stat(parts[-1], dir_fd=fd, follow_symlinks=False), where)
         return os.open(parts[-1], _OPEN | _NOFOLLOW, dir_fd=fd)
     finally: os.close(fd)
+
+def _regular(st: os.stat_result, where: str):
+    if not stat.S_ISREG(st.st_mode): raise PathRefused(f"{where} is not a regular file")
 
 def _read_upto(fd: int, limit: int, who: str, shown: str) -> bytes:
     "At most `limit` bytes, reading no more than `limit + 1`: a file that grows, or says it's empty (/proc), stays bounded"

@@ -182,3 +182,11 @@ def test_the_validator_on_a_hostile_deep_value():
     deep = _deep(100_000)
     assert not v.is_valid(deep) and 'nested too deeply' in v.problems(deep)[0].message
     assert compile_schema({'type': 'array', 'uniqueItems': True}).problems([deep, deep])
+
+def test_the_automaton_cache_stays_bounded():
+    "Strings of ever new characters through one pattern: the cached steps and states are dropped at their caps"
+    from funccall import _regex
+    auto = Automaton.of(_sre.parse(r'^(\w|\d)+(x|xy)*!'))
+    for i in range(40):
+        auto.search(''.join(chr(0x4e00 + i * 1000 + k) for k in range(1000)) + '?')
+        assert len(auto.known) <= _regex._MAX_KNOWN and auto.held <= _regex._MAX_HELD + len(auto.prog)

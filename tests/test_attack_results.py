@@ -152,8 +152,24 @@ def test_a_file_that_grows_past_its_stat_is_cut_at_the_limit(tmp_path, monkeypat
 def test_a_folder_swapped_for_a_symlink_after_the_check_is_refused(site, monkeypatch):
     "The race: the path was checked when `sub/up` looked like a folder inside; at open it is a link out"
     monkeypatch.setattr(os.path, 'realpath', lambda p: os.path.normpath(os.path.abspath(p)))  # the check sees no link
+    n = _reads(monkeypatch)
     with pytest.raises(PathRefused, match="can't read"): File.from_path('sub/up/secret.png', root=site)
-    with pytest.raises(PathRefused, match="can't read"): File.from_path('to_secret.png', root=site)
+    with pytest.raises(PathRefused, match="not a regular file"): File.from_path('to_secret.png', root=site)
+    assert sum(n) == 0
+
+def test_a_fifo_swapped_in_after_the_stat_is_refused_on_the_open_descriptor(site, monkeypatch):
+    "The race the other way: `stat` saw a regular file, `open` meets a FIFO; opened non-blocking, fstat refuses it at once"
+    os.mkfifo(site / 'late.png')
+    real_stat, regular = os.stat, os.stat(site / 'sales.png')
+    monkeypatch.setattr(os, 'stat', lambda p, *a, **k: regular if str(p).endswith('late.png') else real_stat(p, *a, **k))
+    got = []
+    def attempt():
+        for read in (lambda: Image.from_path('late.png', root=site), lambda: Image(site / 'late.png')):
+            try: read()
+            except PathRefused as e: got.append(str(e))
+    th = threading.Thread(target=attempt, daemon=True)
+    th.start(); th.join(30)
+    assert not th.is_alive() and len(got) == 2 and all('not a regular file' in e for e in got)
 
 def test_mcp_content_of_a_refused_path_holds_no_secret(site):
     "The MCP server renders what the tool returned; a refused read returns nothing to render"
