@@ -16,7 +16,7 @@ Only a yes/no is asked (a schema's pattern matches or not), so greedy and lazy r
 """
 from __future__ import annotations
 
-import itertools, math, re
+import functools, itertools, math, re
 
 try: from re import _parser as _sre, _compiler as _sre_compile  # the stdlib's own regex parser and compiler
 except ImportError: import sre_compile as _sre_compile, sre_parse as _sre  # Python 3.10
@@ -105,6 +105,7 @@ def re_limit(
         else: hi = mid - 1
     return lo
 
+@functools.lru_cache(maxsize=1024)  # (tools built from the same server share their patterns)
 def longest(
     py: str,        # a pattern in Python's syntax
     flags: int = 0, # as `re.compile` takes them
