@@ -39,11 +39,13 @@ What is not (never a reason to refuse): `format`, `content*` (annotations, as 20
 Untrusted keyword values: a keyword whose value can't be right (`multipleOf: 0`, `minimum: '5'`, an unknown type
 name, a `pattern` Python can't compile or with a `\\p{..}` other than `L` and `Nd`) is not enforced and raises a `SchemaWarning` at compile
 time. Patterns are ECMA 262 read by Python's `re` (`\\d` and `\\w` are ASCII, `$` is the very end, `(?<name>`), searched,
-not anchored. `re` has no timeout, so a pattern that can backtrack exponentially (a repeat inside a repeat, like
-`(a+)+`, or overlapping alternatives under a repeat, like `(a|aa)*`) is not enforced either, with a warning: a call
-must never run for seconds. Backtracking can also be polynomial (`\\s+$` is quadratic, `a.*b.*c` cubic), so a string is
-searched only up to a length set by the pattern's shape (no limit for `^[a-z]+$`, 2,000 characters for two unbounded
-repeats or one in a pattern not anchored with `^`, 200 for three, 100 beyond); a longer string is not checked against it.
+not anchored. No pattern makes a check run long, whatever a server's schema holds (`_regex.py`): `re` has no timeout,
+so it searches a string only as long as a bound on its backtracking allows (no limit for `^[a-z]+$`, whose bound grows
+linearly; a few hundred characters for `\\s+$`; none for `(a+)+$` or `^(a?){28}a{28}$`), and a longer string goes to a
+pure-Python automaton (a lazily built DFA: linear time, at most `_regex.STEPS` steps, about 20 ms); a string it can't
+finish in that (over 25,000 characters, or a pattern whose states keep changing) is not checked against the pattern.
+A pattern no automaton can run (a backreference or lookaround) that `re` may search only strings under 100 characters
+with is not enforced at all, with a warning.
 A structural mistake (a list for `properties`, a string where a schema goes) is a
 `ValueError` naming `where` and the place as a JSON Pointer. A `$ref` that points nowhere in the document warns and
 accepts anything there.
@@ -60,12 +62,13 @@ from decimal import Context, Decimal, InvalidOperation, localcontext
 from urllib.parse import unquote, urldefrag, urljoin
 
 from ._expect import expected
+from ._regex import Automaton, re_limit
 from ._inputs import Problem, short
 from ._warnings import SchemaWarning, caller_level
 
 _new = tuple.__new__  # `_new(Problem, (path, message))`: a Problem without `Problem(...)`'s Python-level `__new__` (reports make many)
 
-try: from re import _parser as _sre  # the stdlib's own regex parser, to measure a pattern's backtracking risk
+try: from re import _parser as _sre  # the stdlib's own regex parser, to find a pattern's anchor
 except ImportError: import sre_parse as _sre  # Python 3.10
 
 __all__ = ['compile_schema', 'Validator', 'key_path']
@@ -149,72 +152,17 @@ def _translate(p: str) -> str:
         out.append(c); i += 1
     return ''.join(out)
 
-def _chars(op, av) -> list | None:
-    "The characters one parsed item matches, as (low, high) code point ranges; None when it isn't one plain character set"
-    if op is _sre.LITERAL: return [(av, av)]
-    if op is not _sre.IN: return None
-    out = []
-    for o, a in av:
-        if o is _sre.LITERAL: out.append((a, a))
-        elif o is _sre.RANGE: out.append(a)
-        elif o is _sre.CATEGORY and a is _sre.CATEGORY_DIGIT: out.append((48, 57))
-        else: return None  # a negation or a Unicode category: too wide to reason about
-    return out
-
-def _disjoint(a: list, b: list) -> bool: return all(x[1] < y[0] or y[1] < x[0] for x in a for y in b)
-
-def _repeat(op) -> bool: return op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT, getattr(_sre, 'POSSESSIVE_REPEAT', None))
-
-def _separated(items: list, i: int) -> bool:
-    """Is the repeat `items[i]` (inside another repeat) of one character set, with a required character elsewhere in the
-    same sequence that it can't match, as in `([a-z0-9]+-)*`? Then each round of the outer repeat is pinned down by that
-    character, and backtracking stays polynomial."""
-    body = list(items[i][1][2])
-    inner = _chars(*body[0]) if len(body) == 1 else None
-    if inner is None: return False
-    return any(j != i and (c := _chars(op, av)) is not None and _disjoint(inner, c) for j, (op, av) in enumerate(items))
-
-def _risky(items, under_repeat: bool = False) -> bool:
-    "Can this parsed pattern backtrack exponentially: a repeat inside a repeat, or overlapping alternatives under one?"
-    items = list(items)
-    for i, (op, av) in enumerate(items):
-        if _repeat(op):
-            if av[1] > 1 and under_repeat and not _separated(items, i): return True
-            if _risky(av[2], under_repeat or av[1] > 1): return True
-        elif op is _sre.SUBPATTERN:
-            if _risky(av[-1], under_repeat): return True
-        elif op is _sre.BRANCH:
-            alts = [list(x) for x in av[1]]
-            if under_repeat:  # alternatives under a repeat must start with different characters: (a|b)* is fine, (a|aa)* is not
-                firsts = [_chars(*x[0]) if x else None for x in alts]
-                if any(f is None for f in firsts) or any(not _disjoint(f, g) for k, f in enumerate(firsts) for g in firsts[k + 1:]): return True
-            if any(_risky(x, under_repeat) for x in alts): return True
-        elif op in (_sre.ASSERT, _sre.ASSERT_NOT):
-            if _risky(av[1], under_repeat): return True
-    return False
-
-def _degree(items, top: bool = True) -> int:
-    "How many unbounded repeats the parsed pattern has (one pinned by a separator inside another doesn't count)"
-    items, d = list(items), 0
-    for i, (op, av) in enumerate(items):
-        if _repeat(op):
-            d += av[1] == _sre.MAXREPEAT and (top or not _separated(items, i))
-            d += _degree(av[2], False)
-        elif op is _sre.SUBPATTERN: d += _degree(av[-1], top)
-        elif op is _sre.BRANCH: d += max((_degree(x, top) for x in av[1]), default=0)
-        elif op in (_sre.ASSERT, _sre.ASSERT_NOT): d += _degree(av[1], top)
-    return d
-
-# The longest string a pattern is searched in, by the degree of the polynomial its backtracking can take: a pattern
-# with one repeat (anchored) is linear; `\s+$` is quadratic (every start, then the repeat), `a.*b.*c` cubic.
-_LONGEST = {0: None, 1: None, 2: 2_000, 3: 200}
+_SHORT = 100  # a pattern `re` may search only strings shorter than this with, and no automaton can run, is not checked
 
 class _Pattern:
-    "A compiled pattern: `search(s)` is truthy when `s` matches, or is too long to search in bounded time"
+    """A compiled pattern: `search(s)` is None when `s` doesn't match, else truthy (a match, or a string too long to
+    search in bounded time). `re` searches up to `limit` characters (None: any), the automaton beyond"""
     __slots__ = ('search', 'limit')
-    def __init__(self, rx: re.Pattern, limit: int | None):
+    def __init__(self, rx: re.Pattern, limit: int | None, auto: Automaton | None = None):
         self.limit, find = limit, rx.search
-        self.search = find if limit is None else lambda s: True if len(s) > limit else find(s)
+        if limit is None: self.search = find
+        elif auto is None: self.search = lambda s: True if len(s) > limit else find(s)
+        else: self.search = lambda s: find(s) if len(s) <= limit else (None if auto.search(s) is False else True)
 
 def _regex(p: str) -> _Pattern:
     "Compiled ECMA pattern `p`; ValueError when it can't be checked safely"
@@ -223,11 +171,12 @@ def _regex(p: str) -> _Pattern:
     try: rx, parsed = re.compile(py), _sre.parse(py)
     except (re.error, RecursionError, OverflowError) as e:
         raise ValueError(f"pattern {short(p, 60)} is not checked: it doesn't compile ({e})") from None
-    if _risky(parsed):
+    try: limit = re_limit(parsed)
+    except RecursionError: limit = -1  # nested deeper than the parser went: the automaton, or nothing
+    auto = Automaton.of(parsed) if limit is not None else None
+    if limit is not None and limit < _SHORT and auto is None:  # a backreference or lookaround keeps it from the automaton
         raise ValueError(f"pattern {short(p, 60)} is not checked: it can take exponential time (a repeat inside a repeat)")
-    items = list(parsed)
-    anchored = bool(items) and items[0][0] is _sre.AT and items[0][1] in (_sre.AT_BEGINNING, _sre.AT_BEGINNING_STRING)
-    return _Pattern(rx, _LONGEST.get(_degree(items) + (not anchored), 100))
+    return _Pattern(rx, limit, auto)
 
 _regex_cache: dict = {}
 

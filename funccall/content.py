@@ -1,53 +1,161 @@
 """Rich tool results: images, audio and files, and the form each provider takes them in.
 
-A tool returns an `Image`, `Audio` or `File` (bytes or a path, with a MIME type), alone or in a list with text
-and other values. `messages.tool_results` writes it as each provider takes it: Anthropic `image`/`document`
+A tool returns an `Image`, `Audio` or `File` (bytes, or a file read when the code says so, with a MIME type), alone or
+in a list with text and other values. `messages.tool_results` writes it as each provider takes it: Anthropic `image`/`document`
 blocks in the `tool_result`, Responses `input_image`/`input_file` items in the `function_call_output`, Gemini
 `inline_data` parts of the function response, MCP image, audio and embedded-resource content. Chat Completions
 takes only text in a tool message: the text goes there, saying so, and the media follow in one user message.
 What a provider can't take at all (audio in a tool result, for most) is replaced by a line of text saying what was left out.
+
+Files are the developer's decision. A `str` is never a path (it is refused, unless a `data:` URL); a file is read only
+from a `pathlib.Path` or `Image.from_path(path, root=..., max_bytes=...)`, at once, in the tool: only a regular file
+(opened non-blocking, checked with `fstat` on the open descriptor: no FIFO, device or folder), at most `max_bytes`
+(reading no more than one byte past it), and with `root` only a file whose real path is inside that folder (opened a
+folder at a time with O_NOFOLLOW where the OS allows, so a symlink swapped in after the check is refused too).
 """
 from __future__ import annotations
 
-import base64, mimetypes
+import base64, binascii, mimetypes, os, stat
 from pathlib import Path
 from typing import Callable
 
-__all__ = ['Content', 'Image', 'Audio', 'File', 'parts']
+from ._inputs import short
+
+__all__ = ['Content', 'Image', 'Audio', 'File', 'PathRefused', 'MAX_BYTES', 'parts']
+
+MAX_BYTES = 32 * 2**20
+"The most bytes a result reads from a file unless `max_bytes=` says otherwise (32 MiB: Claude's limit for a PDF)"
+
+class PathRefused(ValueError):
+    "A file a result was asked to read is outside its folder, not a regular file, too large, or can't be read"
 
 class Content:
-    "Media in a tool result: `data` (bytes) or a `path` to read them from, and a MIME type (guessed from the path's suffix)"
+    """Media in a tool result: the bytes and a MIME type. Raw data is `bytes` (or a `data:` URL); a file is read only
+    when the code says so, with a `pathlib.Path` or `from_path`: a `str` is never taken for a path"""
     kind = 'file'
     default_mime = 'application/octet-stream'
 
     def __init__(
         self,
-        data: bytes | str | Path,  # the bytes, or a path to a file holding them (read when sent)
-        mime_type: str | None=None,  # e.g. 'image/png'; default: from the path's suffix
+        data: bytes | str | Path,  # the bytes, a `data:` URL, or a `Path` to read now (as `from_path` does)
+        mime_type: str | None=None,  # e.g. 'image/png'; default: the data URL's, or from the path's suffix
         name: str | None=None,       # a file name to show (default: the path's)
     ):
-        if isinstance(data, (bytes, bytearray, memoryview)): self._data, self.path = bytes(data), None
-        elif isinstance(data, (str, Path)): self._data, self.path = None, Path(data)
-        else: raise TypeError(f"{type(self).__name__} takes bytes or a path, not {type(data).__name__}")
+        self.path = None
+        if isinstance(data, (bytes, bytearray, memoryview)): self._data = bytes(data)
+        elif isinstance(data, str): self._data, mime_type = _data_url(data, type(self).__name__, mime_type)
+        elif isinstance(data, os.PathLike): self._data, self.path = _read(data, None, MAX_BYTES, type(self).__name__), Path(data)
+        else: raise TypeError(f"{type(self).__name__} takes bytes, a data URL or a pathlib.Path, not {type(data).__name__}")
         self.name = name or (self.path.name if self.path else None)
         self.mime_type = mime_type or (self.path and mimetypes.guess_type(self.path.name)[0]) or self.default_mime
 
+    @classmethod
+    def from_path(
+        cls,
+        path: str | Path,            # the file: relative to `root` when given
+        mime_type: str | None=None,  # default: from the path's suffix
+        name: str | None=None,       # default: the path's file name
+        root: str | Path | None=None,  # a folder the file must be in, its real path (symlinks followed) included
+        max_bytes: int=MAX_BYTES,    # the most bytes to read; a larger file is refused
+    ):
+        """Read a file into a result now, in the tool, so a refusal is the tool's error. Only a regular file is read (not
+        a FIFO, device or folder), at most `max_bytes` of it; with `root`, only one whose real path is inside `root`"""
+        c = cls(_read(path, root, max_bytes, cls.__name__), mime_type or _guess(path), name or Path(path).name)
+        c.path = Path(path)
+        return c
+
     @property
     def data(self) -> bytes:
-        "The bytes (read from `path` on each use, so a file changed since stays current)"
-        return self._data if self._data is not None else self.path.read_bytes()
+        "The bytes, as read when the result was made"
+        return self._data
 
-    def b64(self) -> str: return base64.b64encode(self.data).decode()
+    def b64(self) -> str: return base64.b64encode(self._data).decode()
     def data_url(self) -> str: return f'data:{self.mime_type};base64,{self.b64()}'
 
     def __repr__(self):
-        size = f'{len(self._data)} bytes' if self._data is not None else str(self.path)
-        return f"{type(self).__name__}({self.mime_type}, {size})"
+        where = f', {self.path}' if self.path else ''
+        return f"{type(self).__name__}({self.mime_type}, {len(self._data)} bytes{where})"
 
     def __str__(self): return f"[{self.kind} {self.name or ''}{' ' if self.name else ''}({self.mime_type})]"
 
     def __eq__(self, o): return type(o) is type(self) and (o.mime_type, o.data) == (self.mime_type, self.data)
     __hash__ = None
+
+def _guess(path) -> str | None: return mimetypes.guess_type(Path(path).name)[0]
+
+def _data_url(s: str, who: str, mime_type: str | None) -> tuple[bytes, str | None]:
+    "The bytes and MIME type of a `data:...;base64,...` URL; any other str is refused, so no str is read as a path"
+    head, sep, body = s.partition(',')
+    if not (s.startswith('data:') and sep and head.endswith(';base64')):
+        raise TypeError(f"{who} got the str {s[:60]!r}: a str is never read as a file. Pass bytes, a 'data:...;base64,' URL, "
+                        f"or, to read a file, pathlib.Path(...) or {who}.from_path(path, root=...)")
+    try: data = base64.b64decode(body, validate=True)
+    except (binascii.Error, ValueError): raise ValueError(f"{who}: the data URL's base64 is malformed") from None
+    return data, mime_type or head[5:-7] or None
+
+# --- reading a file, as the developer allowed ------------------------------------------------------------------
+
+# non-blocking: opening a FIFO can't hang; no controlling terminal from a tty
+_OPEN = os.O_RDONLY | getattr(os, 'O_NONBLOCK', 0) | getattr(os, 'O_NOCTTY', 0) | getattr(os, 'O_BINARY', 0)
+_NOFOLLOW = getattr(os, 'O_NOFOLLOW', 0)
+_DIR = os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0) | _NOFOLLOW
+_WALK = os.open in os.supports_dir_fd and _NOFOLLOW != 0  # step down from the root one folder at a time, never through a symlink
+
+def _read(path, root, limit: int, who: str) -> bytes:
+    "A regular file's bytes, at most `limit` of them; with `root`, from inside `root` only. PathRefused otherwise"
+    if not isinstance(path, (str, os.PathLike)): raise TypeError(f"{who}.from_path takes a str or a Path, not {type(path).__name__}")
+    shown = short(os.fspath(path), 120)
+    try: fd = _open(os.fspath(path), root, f"{who}: {shown}")
+    except PathRefused: raise
+    except (OSError, ValueError) as e: raise PathRefused(f"{who}: can't read {shown}: {getattr(e, 'strerror', None) or e}") from None
+    try:
+        _regular(st := os.fstat(fd), f"{who}: {shown}")
+        if st.st_size > limit: raise PathRefused(f"{who}: {shown} is larger than {limit} bytes")
+        return _read_upto(fd, limit, who, shown)
+    finally: os.close(fd)
+
+def _open(path: str, root, where: str) -> int:
+    "A file descriptor for `path`, checked to be under `root` (its real path) when given"
+    if root is None:
+        _regular(os.stat(path), where)  # a device is not even opened (opening some does something); fstat checks again after
+        return os.open(path, _OPEN)
+    top = os.path.realpath(root)
+    real = os.path.realpath(os.path.join(top, path))
+    if not _inside(real, top): raise PathRefused(f"{where} is outside the folder the tool reads from")
+    if not _WALK:
+        _regular(os.stat(real), where)
+        return os.open(real, _OPEN | _NOFOLLOW)
+    return _open_under(top, os.path.relpath(real, top).split(os.sep), where)
+
+def _inside(real: str, top: str) -> bool:
+    try: return os.path.commonpath([top, real]) == top
+    except ValueError: return False  # another drive
+
+def _open_under(top: str, parts: list, where: str) -> int:
+    "Open `top/parts...` a folder at a time with O_NOFOLLOW: a folder swapped for a symlink since the check is refused"
+    fd = os.open(top, _DIR)
+    try:
+        for p in parts[:-1]:
+            nxt = os.open(p, _DIR, dir_fd=fd)
+            os.close(fd)
+            fd = nxt
+        _regular(os.stat(parts[-1], dir_fd=fd, follow_symlinks=False), where)
+        return os.open(parts[-1], _OPEN | _NOFOLLOW, dir_fd=fd)
+    finally: os.close(fd)
+
+def _regular(st: os.stat_result, where: str):
+    if not stat.S_ISREG(st.st_mode): raise PathRefused(f"{where} is not a regular file")
+
+def _read_upto(fd: int, limit: int, who: str, shown: str) -> bytes:
+    "At most `limit` bytes, reading no more than `limit + 1`: a file that grows, or says it's empty (/proc), stays bounded"
+    chunks, n = [], 0
+    while n <= limit:
+        b = os.read(fd, min(1 << 20, limit + 1 - n))
+        if not b: break
+        chunks.append(b)
+        n += len(b)
+    if n > limit: raise PathRefused(f"{who}: {shown} is larger than {limit} bytes")
+    return b''.join(chunks)
 
 class Image(Content):
     "An image in a tool result (PNG, JPEG, GIF, WebP)"

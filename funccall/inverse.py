@@ -31,6 +31,7 @@ from urllib.parse import unquote
 
 from ._inputs import Problem, ToolInputError, short
 from ._json import is_json, jsonable
+from ._regex import longest as re_longest
 
 __all__ = ['mk_param', 'schema2sig', 'mk_tool', 'schema2anno', 'tool_parts']
 
@@ -548,7 +549,10 @@ def _plain_pattern(p) -> tuple | None:
     "`search` of pattern `p` and the longest string to search, when `p` is plain (see `_PLAIN_PATTERN`); else None"
     if type(p) is not str or not re.fullmatch(_PLAIN_PATTERN, p): return None
     if (longest := _PATTERN_LONGEST.get(len(re.findall(r'(?<!\\)(?:[*+]|\{[0-9]+,\})', p)))) is None: return None
-    try: return re.compile(p[:-1] + r'\Z' if p.endswith('$') and not p.endswith('\\$') else p, re.ASCII).search, longest
+    py = p[:-1] + r'\Z' if p.endswith('$') and not p.endswith('\\$') else p
+    if (bound := re_longest(py, re.ASCII)) is not None: longest = min(longest, bound)  # `^a?a?a?...`: its ways multiply
+    if longest < 0: return None
+    try: return re.compile(py, re.ASCII).search, longest
     except re.error: return None
 
 def _quick_string(s: dict):

@@ -305,27 +305,51 @@ def _by_path(box, paths: list) -> list:
         found += [nm for nm in names if nm not in found]
     return found
 
+_ARGS_DEPTH = 16      # the most levels a client search's arguments nest; a search needs two ({'paths': [...]})
+_ARGS_ITEMS = 10_000  # the most values in them
+
+def _too_nested(v) -> bool:
+    "Do `v`'s lists and dicts nest deeper than `_ARGS_DEPTH`, or hold more than `_ARGS_ITEMS` values? Asked level by level, never recursing"
+    level, seen, todo = 0, 0, [v]
+    while todo:
+        if level > _ARGS_DEPTH or (seen := seen + len(todo)) > _ARGS_ITEMS: return True
+        todo = [x for c in todo if isinstance(c, (dict, list, tuple)) for x in (c.values() if isinstance(c, dict) else c)]
+        level += 1
+    return False
+
+_BAD = object()  # arguments too deep or too large to search with
+
+def _search_args(args):
+    "A client search's arguments, JSON text read (text that isn't JSON is the query); `_BAD` when they nest too deep"
+    if isinstance(args, str):
+        try: args = json.loads(args)
+        except RecursionError: return _BAD  # nested deeper than the JSON reader recurses
+        except ValueError: return {'query': args}
+    return _BAD if _too_nested(args) else args
+
+def _found(box, args) -> list:
+    "The tools a client search's arguments ask for"
+    paths = args.get('paths') if isinstance(args, dict) else None
+    if isinstance(paths, list): return _by_path(box, paths)  # the shape of OpenAI's default client search: names to load
+    q = args.get('query') if isinstance(args, dict) else None
+    if not isinstance(q, str): q = ' '.join(map(str, args.values())) if isinstance(args, dict) else str(args or '')
+    return box.search(q)
+
 def client_searches(
     box,          # a `Toolbox`
     items: list,  # a Responses output's items (SDK objects or dicts)
 ) -> list[dict]:  # a `tool_search_output` item for each client-executed `tool_search_call`, with the tools found, loaded
-    "Answer OpenAI's client-executed tool searches with funccall's search"
+    """Answer OpenAI's client-executed tool searches with funccall's search. A search whose arguments nest deeper than
+    16 levels (or hold over 10,000 values) finds nothing: its output is `incomplete`, and the other searches still run"""
     out = []
     for it in items:
         get = (lambda k, it=it: it.get(k)) if isinstance(it, dict) else (lambda k, it=it: getattr(it, k, None))
         if get('type') != 'tool_search_call' or get('execution') != 'client': continue
-        args = get('arguments')
-        if isinstance(args, str):
-            try: args = json.loads(args)
-            except ValueError: args = {'query': args}
-        paths = args.get('paths') if isinstance(args, dict) else None
-        if isinstance(paths, list): found = _by_path(box, paths)  # the shape of OpenAI's default client search: names to load
-        else:
-            q = args.get('query') if isinstance(args, dict) else None
-            if not isinstance(q, str): q = ' '.join(map(str, args.values())) if isinstance(args, dict) else str(args or '')
-            found = box.search(q)
+        args = _search_args(get('arguments'))
+        found = [] if args is _BAD else _found(box, args)
         load(box, found)
         tools = [box.tools[nm] for nm in found]
-        out.append({'type': 'tool_search_output', 'call_id': get('call_id'), 'execution': 'client', 'status': 'completed',
+        out.append({'type': 'tool_search_output', 'call_id': get('call_id'), 'execution': 'client',
+                    'status': 'incomplete' if args is _BAD else 'completed',
                     'tools': _namespaced(box, tools, [t.definition('responses') for t in tools])})
     return out

@@ -664,8 +664,9 @@ def test_deep_nesting_builds_and_calls():
 
 
 def test_untrusted_keyword_values_never_hang():
-    "A catastrophic pattern or `multipleOf: 0` in a server's schema is not enforced (with a warning), and no call hangs"
-    tool = tool_of({'p': {'type': 'string', 'pattern': '^(a+)+$'}, 'm': {'type': 'number', 'multipleOf': 0}})
+    """A catastrophic pattern no automaton can run (a lookahead) or `multipleOf: 0` in a server's schema is not enforced
+    (with a warning), and no call hangs (the others are enforced in bounded time: test_attack_patterns.py)"""
+    tool = tool_of({'p': {'type': 'string', 'pattern': '^(?=(a+)+$)'}, 'm': {'type': 'number', 'multipleOf': 0}})
     fn = mk_tool(disp, tool)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter('always')

@@ -1,0 +1,192 @@
+"""Search and schemas under attack: a server's schema holds a catastrophic pattern, a model nests its arguments deep.
+
+Each test makes the attack and asserts its effect did not happen: no argument check runs long (measured in CPU time,
+with a generous margin for a loaded machine, and printed), no RecursionError escapes, and what can be checked still is.
+"""
+import json, random, re, time, warnings
+
+import pytest
+
+from funccall import ToolInputError, Toolbox, mk_tool, run_tool_calls
+from funccall._jsonschema import compile_schema
+from funccall._regex import STEPS, Automaton
+from funccall.search import client_searches, search_tool
+
+try: from re import _parser as _sre
+except ImportError: import sre_parse as _sre  # Python 3.10
+
+LIMIT = 1.0  # seconds of CPU a check may take here; the promise is 100 ms, the margin is for a loaded 2-core machine
+
+def disp(tool, /, **kw): return kw
+
+def mcp_tool(prop: dict) -> dict:
+    return {'name': 't', 'description': 'A tool', 'inputSchema': {'type': 'object', 'properties': {'s': prop}, 'required': ['s']}}
+
+def checked(fn, s: str) -> tuple[bool, float]:
+    "Whether the built tool took `s` (False: a ToolInputError), and the CPU seconds the call took"
+    t = time.process_time()
+    try: fn(s=s); ok = True
+    except ToolInputError: ok = False
+    return ok, time.process_time() - t
+
+# OWASP's ReDoS list and its kin, each with hostile strings that don't match (30 to 5,000 characters)
+EVIL = [
+    (r'^(a+)+$', 'a'), (r'([a-zA-Z]+)*$', 'a'), (r'(a|aa)+$', 'a'), (r'(a|a?)+$', 'a'), (r'(.*a){12}$', 'a'),
+    (r'^(a?){28}a{28}$', 'a'), ('^' + 'a?' * 28 + 'a' * 28 + '$', 'a'), (r'^(a{0,30}){30}b$', 'a'), ('^' + 'a{0,30}' * 10 + 'b$', 'a'),
+    (r'(x+x+)+y', 'x'), (r'^(([a-z])+.)+[A-Z]([a-z])+$', 'a'), (r'^(\w+\s?)*$', 'a'), (r'^([a-zA-Z0-9])(([\-.]|[_]+)?([a-zA-Z0-9]+))*(@){1}[a-z0-9]+[.]{1}(([a-z]{2,3})|([a-z]{2,3}[.]{1}[a-z]{2,3}))$', 'a'),
+    (r'^(\d+)+$', '1'), (r'(\d|\d\d)+z', '1'), (r'\s+$', ' '), (r'^(a|b|ab|ba)*c$', 'ab'), (r'(\w|\d)+!', '1'),
+    (r'^([a-z0-9]+([-.][a-z0-9]+)*)+$', 'a-'), (r'a.*b.*c.*d.*e', 'abcd'),
+]
+
+@pytest.mark.parametrize('pattern,unit', EVIL, ids=[p[:24] for p, _ in EVIL])
+def test_no_argument_check_runs_long_whatever_the_pattern(pattern, unit):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        fn = mk_tool(disp, mcp_tool({'type': 'string', 'pattern': pattern}))
+    worst = 0.0
+    for n in (30, 300, 5000):
+        ok, took = checked(fn, (unit * n)[:n] + '!')
+        worst = max(worst, took)
+        assert took < LIMIT, f'{pattern!r} on {n} characters took {took:.2f}s'
+    print(f'{pattern[:40]!r}: worst {worst * 1000:.1f} ms')
+
+def test_the_pattern_the_issue_found_is_enforced_fast():
+    "`^(a?){28}a{28}$` took over 5 s on 28 characters and was never checked; now it is checked, in milliseconds"
+    fn = mk_tool(disp, mcp_tool({'type': 'string', 'pattern': r'^(a?){28}a{28}$'}))
+    assert checked(fn, 'a' * 28)[0] and checked(fn, 'a' * 56)[0]
+    for s in ('a' * 27, 'a' * 57, 'a' * 28 + '!', 'a' * 5000):
+        ok, took = checked(fn, s)
+        assert not ok and took < LIMIT, (len(s), took)
+
+@pytest.mark.parametrize('pattern,good,bad', [
+    (r'^(a+)+$', 'a' * 5000, 'a' * 5000 + '!'),
+    (r'(a|aa)+$', 'b' + 'a' * 3000, 'a' * 3000 + 'b'),
+    (r'^(\w+\s?)*$', 'word ' * 1000, 'word ' * 1000 + '!'),
+    (r'^([a-z0-9]+([-.][a-z0-9]+)*)+$', 'a-b.' * 1000 + 'c', 'a-b.' * 1000 + '-'),
+    (r'\s+$', 'x' + ' ' * 10_000, ' ' * 10_000 + 'x'),
+])
+def test_catastrophic_patterns_are_still_enforced_on_long_strings(pattern, good, bad):
+    "The automaton answers where `re` can't be trusted to: the check is made, not skipped"
+    fn = mk_tool(disp, mcp_tool({'type': 'string', 'pattern': pattern}))
+    assert checked(fn, good) == (True, pytest.approx(0, abs=LIMIT))
+    assert checked(fn, bad) == (False, pytest.approx(0, abs=LIMIT))
+
+@pytest.mark.parametrize('pattern,good,bad', [
+    (r'^[a-z]+$', 'abc' * 100_000, 'abc' * 100_000 + '1'),
+    (r'^\d{3}-\d{4}$', '555-1234', '555-12345'),
+    (r'^[a-zA-Z0-9]+(-[a-zA-Z0-9]+)*$', 'my-nice-slug', 'my--slug'),
+    (r'^[^@\s]+@[^@\s]+\.[a-z]{2,}$', 'ada@example.org', 'ada@example'),
+    (r'^#[0-9A-Fa-f]{6}$', '#C0FFEE', '#C0FFEG'),
+    (r'\bcat\b', 'the cat sat', 'concatenate'),
+])
+def test_safe_patterns_are_still_enforced(pattern, good, bad):
+    fn = mk_tool(disp, mcp_tool({'type': 'string', 'pattern': pattern}))
+    assert checked(fn, good)[0] and not checked(fn, bad)[0]
+
+def test_hostile_keys_against_pattern_properties():
+    s = {'type': 'object', 'patternProperties': {r'^(a+)+$': {'type': 'integer'}}, 'additionalProperties': False}
+    v = compile_schema(s)
+    t = time.process_time()
+    assert not v.is_valid({'a' * 5000 + '!': 1}) and v.problems({'a' * 5000 + '!': 1})
+    assert v.is_valid({'a' * 5000: 1})
+    assert time.process_time() - t < LIMIT
+
+def test_a_string_too_long_for_the_automaton_is_let_through_not_searched():
+    "Past `STEPS` characters a catastrophic pattern gives up (documented) rather than run long"
+    v = compile_schema({'type': 'string', 'pattern': r'^(a+)+$'})
+    t = time.process_time()
+    assert v.is_valid('a' * (STEPS + 10) + '!')
+    assert time.process_time() - t < LIMIT
+
+# --- the automaton answers as `re` does -----------------------------------------------------------------------
+
+_ATOMS = ['a', 'b', '.', '[ab]', '[^a]', r'\d', r'\w', r'\s', r'\b', r'\B', '^', r'\Z', '(?i:A)', 'x', '(?s:.)', r'[^\W\d_]', r'\n']
+
+def _pattern(rnd, d=0) -> str:
+    r = rnd.random()
+    if d > 3 or r < 0.35: return rnd.choice(_ATOMS)
+    if r < 0.55: return _pattern(rnd, d + 1) + _pattern(rnd, d + 1)
+    if r < 0.7: return f'({_pattern(rnd, d + 1)}|{_pattern(rnd, d + 1)})'
+    return f"(?:{_pattern(rnd, d + 1)}){rnd.choice(['*', '+', '?', '{2}', '{1,3}', '{0,2}', '*?', '+?', '{2,}'])}"
+
+def test_the_automaton_agrees_with_re():
+    "Drawn patterns (anchors, word boundaries, classes, flags, nested repeats) and strings: the same yes or no"
+    rnd, n = random.Random(27), 0
+    for _ in range(600):
+        p = ('(?i)' if rnd.random() < 0.1 else '') + _pattern(rnd)
+        try: rx, auto = re.compile(p), Automaton.of(_sre.parse(p))
+        except re.error: continue
+        assert auto is not None, p
+        for _ in range(12):
+            s = ''.join(rnd.choice('ab1 xA_\n') for _ in range(rnd.randint(0, 8)))
+            assert auto.search(s) == (rx.search(s) is not None), (p, s)
+            n += 1
+    assert n > 5000
+
+def test_what_no_automaton_can_do_is_left_to_re_or_unchecked():
+    for p in (r'(a)\1', r'(?=a)a', r'(?<=a)b', r'(?>a+)b', r'a++b'):
+        try: parsed = _sre.parse(p)
+        except re.error: continue  # (atomic groups and possessive repeats: Python 3.11 on)
+        assert Automaton.of(parsed) is None, p
+
+# --- depth: no RecursionError from any nested input ---------------------------------------------------------------
+
+def _deep(n: int):
+    v = []
+    for _ in range(n): v = [v]
+    return v
+
+def _search_box():
+    def add(a: int, b: int) -> int:
+        "Add two numbers"
+        return a + b
+    def send_email(to: str, body: str) -> str:
+        "Send an email"
+        return 'sent'
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        return Toolbox([add, send_email])
+
+def _call(args) -> dict:
+    return {'type': 'tool_search_call', 'execution': 'client', 'call_id': 'c', 'arguments': args}
+
+looped = []
+looped.append(looped)
+
+@pytest.mark.parametrize('args', [
+    '[' * 100_000 + ']' * 100_000, '{"query": ' + '[' * 900 + ']' * 900 + '}', {'query': _deep(100_000)},
+    {'paths': [_deep(100_000)]}, {'x': _deep(100_000)}, _deep(100_000), looped, {'paths': [[0] * 1000] * 1000},
+], ids=['json-text', 'json-900', 'query', 'paths', 'other-key', 'bare', 'self-holding', 'wide'])
+def test_a_deeply_nested_client_search_is_its_own_error(args):
+    "That search finds nothing and says it is incomplete; the searches beside it in the same turn are answered"
+    box = _search_box()
+    out = client_searches(box, [_call(args), _call('{"query": "send an email"}')])
+    assert out[0]['status'] == 'incomplete' and out[0]['tools'] == []
+    assert out[1]['status'] == 'completed' and [t['name'] for t in out[1]['tools']][:1] == ['send_email']
+    assert box.loaded == ['send_email', *[nm for nm in box.loaded if nm != 'send_email']]
+
+def test_deep_search_tools_arguments_are_the_models_error():
+    box = _search_box()
+    search_tool(box)
+    r = box.call('search_tools', {'query': _deep(100_000)}, call_id='c1')
+    assert r.status == 'failure' and r.failure == 'arguments' and 'expected a string' in r.error
+    deep_text = '{"query": ' + '[' * 100_000 + ']' * 100_000 + '}'
+    msg = {'role': 'assistant', 'content': None, 'tool_calls': [
+        {'id': 'c1', 'type': 'function', 'function': {'name': 'search_tools', 'arguments': deep_text}},
+        {'id': 'c2', 'type': 'function', 'function': {'name': 'search_tools', 'arguments': json.dumps({'query': 'add numbers'})}}]}
+    res = run_tool_calls(box, msg).results
+    assert [r.status for r in res] == ['failure', 'success'] and 'nested too deeply' in res[0].error
+
+def test_the_validator_on_a_hostile_deep_value():
+    v = compile_schema({'$defs': {'n': {'type': 'array', 'items': {'$ref': '#/$defs/n'}}}, '$ref': '#/$defs/n'})
+    deep = _deep(100_000)
+    assert not v.is_valid(deep) and 'nested too deeply' in v.problems(deep)[0].message
+    assert compile_schema({'type': 'array', 'uniqueItems': True}).problems([deep, deep])
+
+def test_the_automaton_cache_stays_bounded():
+    "Strings of ever new characters through one pattern: the cached steps and states are dropped at their caps"
+    from funccall import _regex
+    auto = Automaton.of(_sre.parse(r'^(\w|\d)+(x|xy)*!'))
+    for i in range(40):
+        auto.search(''.join(chr(0x4e00 + i * 1000 + k) for k in range(1000)) + '?')
+        assert len(auto.known) <= _regex._MAX_KNOWN and auto.held <= _regex._MAX_HELD + len(auto.prog)
