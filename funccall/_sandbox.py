@@ -144,11 +144,11 @@ def _tree(init: bool) -> list[int]:
     return out
 
 def _resident(pids: list[int]) -> int:
-    "Bytes of resident memory of `pids` (those still there)"
+    "Bytes of memory `pids` hold (those still there): each one's share of its pages (PSS), so forks sharing them count once"
     total = 0
     for p in pids:
         try:
-            with open(f'/proc/{p}/statm', 'rb') as f: total += int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
+            with open(f'/proc/{p}/smaps_rollup', 'rb') as f: total += int(f.read().split(b'\nPss:', 1)[1].split()[0]) << 10
         except (OSError, ValueError, IndexError): pass
     return total
 
@@ -184,7 +184,7 @@ def _supervise(cfg: dict, status, init: bool) -> None:
         if cfg['linux']:
             pids = _tree(init)
             if len(pids) > cfg['max_procs']: why = f"it started more than {cfg['max_procs']} processes"
-            elif (rss := _resident(pids)) > cfg['memory_mb'] << 20: why = f"its processes held {rss >> 20} MB, over {cfg['memory_mb']} MB"
+            elif (rss := _resident(pids)) > cfg['memory_mb'] << 20: why = f"its processes used {rss >> 20} MB, over {cfg['memory_mb']} MB"
             if why: break
         time.sleep(_POLL)
     _end_tree(init)
@@ -281,7 +281,7 @@ def failure(
     if e.kind == 'timeout':
         return f'{_TB}\n  File "<code>", in <module>\n    (stopped after {timeout:g} s; its process was killed)\nTimeoutError'
     why = f"broke its channel's protocol: {e}" if e.kind == 'protocol' else str(e).removeprefix('it ')
-    return scrub(f"The program's process {why}\n{sb.output()[-2000:] if sb is not None else ''}".rstrip())
+    return scrub(f"The program's process {why}\n{sb.output_end() if sb is not None else ''}".rstrip())
 
 def _nonblock(fd: int) -> None: os.set_blocking(fd, False)
 
@@ -394,6 +394,12 @@ class Sandbox:
         cut = self.err_seen - len(self.head) - len(self.tail)
         mid = f"\n[... {cut} bytes of output cut ...]\n" if cut else ''
         return self.head.decode(errors='replace') + mid + self.tail.decode(errors='replace')
+
+    def output_end(self, n: int=2000) -> str:
+        "The last `n` characters of the program's stderr, saying how much was written in all when that is more"
+        text = self.output()
+        if len(text) <= n and self.err_seen <= n: return text
+        return f"[... the last {n} characters of {self.err_seen} bytes of output:]\n{text[-n:]}"
 
     def ended_error(self) -> SandboxError:
         "Why the program ended before answering, as the supervisor told it (after `finish`)"
