@@ -13,10 +13,12 @@ what the program printed, then its last expression's value.
 Where the program runs (`isolate=`):
 - `False`: in this process, like the `python` tool (`funccall.pytool`), with its deadline; tools return Python values.
   Not a sandbox: the program can import anything.
-- `True`: in a new Python process that sees nothing of the application (no globals, no objects), with an address-space
-  limit (`resource.setrlimit`, POSIX) and killed, its whole process group, at the deadline. The tools still run here,
-  in the application's process: the program's calls come over a pipe, one JSON line each, and values go back as JSON.
-  Not a sandbox either: the process may read files and the network as the user can.
+- `True`: in a new Python process under `_sandbox`'s supervisor: an empty environment, a folder of its own, its whole
+  tree limited in memory and processes and gone at the deadline; on Linux with user namespaces, also unable to see the
+  application's processes (so to read their memory), to write files or to use the network (`_sandbox.protections()`
+  says what holds here). The tools still run here, in the application's process, each call waited for no later than
+  the deadline: the program's calls come over a pipe, one JSON line each, and values go back as JSON. A line that
+  breaks this protocol ends the program with a `CodeError`.
 - `'monty'`: in pydantic-monty's sandbox (a subset of Python in Rust, no file or network access, its own memory and
   time limits), when `pydantic-monty` is installed; tools are its external functions, run here.
 

@@ -13,9 +13,10 @@ regular expression) can't be interrupted until that call returns. Off the main t
 at the deadline, saying honestly whether the code is still blocked or refused to stop, while it runs on in the
 background; on the main thread nothing else can run, so `python` returns when the call does. On Python 3.11
 other threads under a trace function pause while such a timeout is pending, up to that report (`_unsignal`).
-`python_isolated` runs the code in a fresh Python process instead, killed at the deadline: it always stops, but
-sees none of the caller's globals, and a value comes back as itself only when it is a Python literal (else as
-its `repr`). There is no sandbox either way: run untrusted code in a container.
+`python_isolated` runs the code in a fresh Python process under `_sandbox`'s supervisor instead, its whole tree
+killed at the deadline: it always stops, but sees none of the caller's globals (nor its environment, files open,
+and on Linux with user namespaces its processes, files to write or the network), and a value comes back as itself
+only when it is a Python literal (else as its `repr`, at most 100,000 characters). `python` is no sandbox.
 """
 from __future__ import annotations
 
