@@ -36,6 +36,7 @@ MAX_OUTPUT = 100_000   # bytes of the program's stderr kept; the rest is counted
 MAX_MESSAGE = 16 << 20 # bytes of one line the program sends up its channel: a longer one ends it
 FILE_MB = 256          # size of any one file the program writes (RLIMIT_FSIZE)
 _POLL = 0.02           # seconds between the supervisor's counts of processes and memory
+_CFG = 'FUNCCALL_SANDBOX'  # the supervisor's settings, in its environment
 _SUPERVISED = 2        # the supervisor's own processes that count towards `RLIMIT_NPROC` in its namespace
 
 # --- the supervisor (run as a script: standard library only) ------------------------------------------------
@@ -111,7 +112,7 @@ def _start_program(cfg: dict, status) -> int:
     pid = os.fork()
     if pid: return pid
     try:
-        for s in (signal.SIGPIPE, signal.SIGXFSZ): signal.signal(s, signal.SIG_DFL)
+        for s in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT): signal.signal(s, signal.SIG_DFL)
         _limits(cfg)
         os.chdir(cfg['folder'])
         if cfg['linux']:
@@ -195,6 +196,11 @@ def _boot(cfg: dict) -> None:
     "The supervisor: namespaces if asked, then run the program; tells the parent on `status` what happened"
     status = cfg['status']
     os.set_inheritable(status, False)  # (the program's exec closes it)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the program may signal its supervisor: only a kill ends it (and the program with it)
+    if cfg['linux']:  # the application killed, this goes too (the application's thread that started it waits in `Sandbox` till it ends)
+        app = os.getppid()
+        _libc()[1].prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != app: os._exit(1)
     try:
         if cfg['namespaces']: _enter_namespaces(cfg['network'])
     except OSError as e:
@@ -233,9 +239,11 @@ def _probe(network: bool) -> dict:
     seccomp = linux and os.uname().machine in _SECCOMP
     ns = linux and _works(namespaces=True, seccomp=seccomp, network=network)
     if linux and not ns: seccomp = seccomp and _works(namespaces=False, seccomp=True, network=True)
-    return {'empty_environment': posix, 'no_inherited_files': posix, 'own_folder': posix, 'deadline_kills_tree': ns or linux,
+    # without a PID namespace the program may kill its supervisor first (same user), and leave a `setsid` grandchild behind
+    return {'empty_environment': posix, 'no_inherited_files': posix, 'own_folder': posix, 'deadline_kills_tree': ns,
             'namespaces': ns, 'application_memory_hidden': ns, 'read_only_files': ns, 'no_network': ns and not network,
-            'no_new_privs': linux, 'seccomp': seccomp, 'tree_memory_limit': linux, 'tree_process_limit': linux,
+            'no_new_privs': linux, 'seccomp': seccomp, 'tree_memory_limit': linux and os.path.exists('/proc/self/smaps_rollup'),
+            'tree_process_limit': linux,
             'kernel_process_limit': ns and os.getuid() != 0}
 
 def _works(**kw) -> bool:
@@ -314,8 +322,10 @@ class Sandbox:
                'file_mb': FILE_MB, 'status': w, 'argv': [str(a) for a in argv],
                'env': {**BASE_ENV, 'HOME': self.folder, 'TMPDIR': self.folder, **{str(k): str(v) for k, v in (env or {}).items()}}}
         try:
-            self.p = subprocess.Popen([sys.executable, '-I', '-S', os.path.abspath(__file__), json.dumps(cfg)], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(w,), close_fds=True, env={},
+            # the settings (the program's environment among them) in the supervisor's environment, which only its user may
+            # read, not on its command line, which anyone may
+            self.p = subprocess.Popen([sys.executable, '-I', '-S', os.path.abspath(__file__)], stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(w,), close_fds=True, env={_CFG: json.dumps(cfg)},
                                       cwd=self.folder, start_new_session=True)
         except BaseException:
             os.close(r); os.close(w); self._rmtree(self.folder, ignore_errors=True)
@@ -354,10 +364,12 @@ class Sandbox:
         "Wait for the program (no later than the deadline): take what it wrote, give it what is queued"
         import select
         if (left := self.left()) <= 0: raise SandboxError(f"stopped after {self.timeout:g} s; its processes were killed", 'timeout')
-        out = self.p.stdin.fileno() if self.pending else None
-        rs, ws, _ = select.select(list(self.open), [out] if out is not None else [], [], min(left, 1.0))
-        if ws: self._write()
-        for fd in rs: self._read(fd)
+        poll = select.poll()  # (not `select`: it fails on descriptors past 1024, which an application may well hold)
+        for fd in self.open: poll.register(fd, select.POLLIN)
+        if self.pending: poll.register(self.p.stdin.fileno(), select.POLLOUT)
+        for fd, _ in poll.poll(min(left, 1.0) * 1000):
+            if fd == self.p.stdin.fileno(): self._write()
+            else: self._read(fd)
 
     def _write(self) -> None:
         try: n = os.write(self.p.stdin.fileno(), self.pending)
@@ -413,12 +425,26 @@ class Sandbox:
         try: os.killpg(self.p.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError): pass
         self.p.wait()
+        self._gone()
         for f in (self.p.stdin, self.p.stdout, self.p.stderr):
             try: f.close()
             except OSError: pass
         try: os.close(self.status)
         except OSError: pass
         self._rmtree(self.folder, ignore_errors=True)
+
+    def _gone(self, wait: float=1.0) -> None:
+        "Wait (`wait` s at most) till no process holds the program's pipes: the kernel ends a namespace's processes after its init"
+        import select
+        end, poll = time.monotonic() + wait, select.poll()
+        fds = {self.p.stdout.fileno(), self.p.stderr.fileno()}
+        for fd in fds: poll.register(fd, select.POLLIN)
+        while fds and (left := end - time.monotonic()) > 0:
+            for fd, ev in poll.poll(left * 1000):
+                if ev & select.POLLHUP and fd in fds: fds.discard(fd); poll.unregister(fd)
+                elif ev & select.POLLIN:
+                    try: os.read(fd, 1 << 16)  # (what it still wrote: discarded)
+                    except OSError: pass
 
 MAX_DEPTH = 100  # levels of nesting of a message from the program: deeper ones would overflow the stack of what reads them
 
@@ -441,4 +467,4 @@ def _depth(v) -> int:
             todo += [(y, d + 1) for y in (x.values() if isinstance(x, dict) else x)]
     return deepest
 
-if __name__ == '__main__': _boot(json.loads(sys.argv[1]))
+if __name__ == '__main__': _boot(json.loads(os.environ.pop(_CFG)))

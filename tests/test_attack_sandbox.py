@@ -307,4 +307,4 @@ def test_protections_are_claimed_only_where_they_hold():
     "What `protections()` claims is what a program meets: here, the namespaces it needs for memory and files"
     assert HAVE['application_memory_hidden'] == HAVE['namespaces'] == HAVE['read_only_files']
     assert HAVE['kernel_process_limit'] is (HAVE['namespaces'] and os.getuid() != 0)  # the kernel exempts root
-    assert HAVE['empty_environment'] and HAVE['deadline_kills_tree']
+    assert HAVE['empty_environment'] and HAVE['deadline_kills_tree'] == HAVE['namespaces']
