@@ -103,9 +103,10 @@ def _seccomp() -> None:
 def _limits(cfg: dict) -> None:
     import resource
     mb = cfg['memory_mb'] << 20
-    for r, v in ((resource.RLIMIT_AS, mb), (resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, cfg['file_mb'] << 20),
-                 (resource.RLIMIT_NPROC, cfg['max_procs'] + _SUPERVISED)):
-        resource.setrlimit(r, (v, v))
+    limits = [(resource.RLIMIT_AS, mb), (resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, cfg['file_mb'] << 20)]
+    # the count of processes is the user's own only in a user namespace of its own: elsewhere it counts all the user's
+    if cfg['namespaces']: limits.append((resource.RLIMIT_NPROC, cfg['max_procs'] + _SUPERVISED))
+    for r, v in limits: resource.setrlimit(r, (v, v))
 
 def _start_program(cfg: dict, status) -> int:
     "Fork the program: its limits, its folder, no new privileges, the seccomp filter, then exec"

@@ -206,7 +206,7 @@ def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict
     if os.name == 'nt': raise NotImplementedError("isolate=True needs POSIX (process groups, rlimits, select on pipes)")
     schemas = _schemas(box)
     names = {s['name'] for _, s in schemas}
-    argv = [sys.executable, '-c', COMMAND, os.path.dirname(__file__)]
+    argv = [sys.executable, '-S', '-c', COMMAND, os.path.dirname(__file__)]
     sb = None
     try:
         with Sandbox(argv, timeout, memory_mb=memory_mb, env=_import_path()) as sb:

@@ -195,6 +195,7 @@ time.sleep(0.3)
 @pytest.mark.parametrize('mode', MODES)
 @pytest.mark.parametrize('ends', ['on time', 'at the deadline'])
 def test_a_setsid_grandchild_is_gone_when_the_call_returns(mode, ends):
+    _needs('deadline_kills_tree')
     m = _marker()
     code = DOUBLE_FORK.format(name=NAME_ME.format(m=m)) + ('while True: pass\n' if ends == 'at the deadline' else '"back"')
     text = run(mode, code, timeout=2)
