@@ -11,7 +11,8 @@ one it found at the probe fails to come up):
   namespace's init: when it ends, the kernel kills everything in it, a `setsid` grandchild too. `/proc` shows the
   program's own processes only, so the application can't be found by its pid (not through `/proc/<pid>/mem`,
   `ptrace` or `process_vm_readv`), and the program runs with no capabilities, so it can't unmount that `/proc`;
-  every mount is read-only but the working folder (`read_only_files`); no network but a loopback that is down
+  every mount is read-only but the working folder, and `/dev` holds `null`, `zero`, `full`, `random` and `urandom`
+  only (`read_only_files`); no network but a loopback that is down
   (`no_network`, unless `network=True`). The supervisor counts the tree's processes and memory every 20 ms and ends
   it past `max_procs` or `memory_mb`; `RLIMIT_NPROC` bounds it in the kernel too except for root, whom the kernel
   exempts (`kernel_process_limit`);
@@ -79,9 +80,24 @@ def _mounts(folder: str) -> None:
     ctypes, libc = _libc()
     _check(libc.mount(None, b'/', None, _MS_REC | _MS_PRIVATE, None), 'mount --make-rprivate /')
     _check(libc.mount(folder.encode(), folder.encode(), None, _MS_BIND, None), 'bind the working folder')
+    _devices()
     _mount_attr('/', _AT_RECURSIVE, _ATTR_RDONLY | _ATTR_NOSUID, 0)
     _mount_attr(folder, 0, 0, _ATTR_RDONLY)
     _check(libc.mount(b'proc', b'/proc', b'proc', _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None), 'mount /proc')
+
+_DEVICES = ('null', 'zero', 'full', 'random', 'urandom')  # the device files the program finds in its `/dev`: no disk, no console
+
+def _devices() -> None:
+    "A `/dev` of `_DEVICES` only: a process of root's (as the kernel sees it) could open the host's disks in the real one"
+    ctypes, libc = _libc()
+    fds = {nm: os.open(f'/dev/{nm}', os.O_PATH) for nm in _DEVICES if os.path.exists(f'/dev/{nm}')}
+    _check(libc.mount(b'tmpfs', b'/dev', b'tmpfs', _MS_NOSUID | _MS_NOEXEC, b'mode=755,size=64k'), 'mount /dev')
+    for nm, fd in fds.items():
+        open(f'/dev/{nm}', 'w').close()
+        _check(libc.mount(f'/proc/self/fd/{fd}'.encode(), f'/dev/{nm}'.encode(), None, _MS_BIND, None), f'bind /dev/{nm}')
+        os.close(fd)
+    for nm, to in (('fd', '/proc/self/fd'), ('stdin', '/proc/self/fd/0'), ('stdout', '/proc/self/fd/1'), ('stderr', '/proc/self/fd/2')):
+        os.symlink(to, f'/dev/{nm}')
 
 def _seccomp() -> None:
     "Refuse ptrace, process_vm_readv/writev and pidfd_getfd (EPERM), and every call of a foreign architecture"
@@ -434,7 +450,7 @@ class Sandbox:
         except OSError: pass
         self._rmtree(self.folder, ignore_errors=True)
 
-    def _gone(self, wait: float=1.0) -> None:
+    def _gone(self, wait: float=0.5) -> None:
         "Wait (`wait` s at most) till no process holds the program's pipes: the kernel ends a namespace's processes after its init"
         import select
         end, poll = time.monotonic() + wait, select.poll()
