@@ -28,7 +28,7 @@ from __future__ import annotations
 import json, os, signal, sys, time
 
 __all__ = ['BASE_ENV', 'MEMORY_MB', 'MAX_PROCS', 'MAX_OUTPUT', 'MAX_MESSAGE', 'MAX_DEPTH', 'FILE_MB', 'SandboxError', 'Sandbox', 'protections',
-           'scrub', 'failure']
+           'scrub', 'failure', 'import_path']
 
 BASE_ENV = {'PATH': '/usr/local/bin:/usr/bin:/bin', 'LANG': 'C.UTF-8', 'PYTHONIOENCODING': 'utf-8'}  # (+ HOME and TMPDIR: the folder)
 MEMORY_MB = 512        # the program's memory: its tree's resident memory (counted), and each process's address space
@@ -308,6 +308,10 @@ def failure(
     why = f"broke its channel's protocol: {e}" if e.kind == 'protocol' else str(e).removeprefix('it ')
     return scrub(f"The program's process {why}\n{sb.output_end() if sb is not None else ''}".rstrip())
 
+def import_path() -> dict:
+    "The environment that lets a program import what this process imports: `PYTHONPATH`, this process's `sys.path`"
+    return {'PYTHONPATH': os.pathsep.join(p for p in sys.path if p)}
+
 def _nonblock(fd: int) -> None: os.set_blocking(fd, False)
 
 class Sandbox:
@@ -324,6 +328,7 @@ class Sandbox:
         _settings: dict=None,        # (the probe's own settings)
     ):
         import shutil, subprocess, tempfile
+        if os.name != 'posix': raise NotImplementedError("An isolated process needs POSIX (process groups, rlimits, non-blocking pipes)")
         self.deadline, self.timeout, self.max_output = time.monotonic() + timeout, timeout, max_output
         self.head, self.tail, self.err_seen = bytearray(), bytearray(), 0  # stderr: its first and last `max_output // 2` bytes
         self.buf, self.pending, self.ended, self.status_buf = bytearray(), b'', None, b''

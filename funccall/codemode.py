@@ -32,7 +32,7 @@ import inspect, json, keyword, os, re, sys, typing
 from typing import Any, Literal, Union
 
 from ._codechild import COMMAND, TB, CodeError, ToolCallError, namespace
-from ._sandbox import MAX_MESSAGE, Sandbox, SandboxError, failure, scrub
+from ._sandbox import MAX_MESSAGE, Sandbox, SandboxError, failure, import_path, scrub
 from .inverse import mk_tool, schema2anno, schema2sig
 from .pytool import python
 from .schema import SchemaError, handle_type
@@ -203,13 +203,12 @@ def _run_here(box, code: str, timeout: float, memory_mb: int, injected: dict) ->
 # --- in a process of its own ---------------------------------------------------------------------------------
 
 def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:
-    if os.name == 'nt': raise NotImplementedError("isolate=True needs POSIX (process groups, rlimits, select on pipes)")
     schemas = _schemas(box)
     names = {s['name'] for _, s in schemas}
     argv = [sys.executable, '-S', '-c', COMMAND, os.path.dirname(__file__)]
     sb = None
     try:
-        with Sandbox(argv, timeout, memory_mb=memory_mb, env=_import_path()) as sb:
+        with Sandbox(argv, timeout, memory_mb=memory_mb, env=import_path()) as sb:
             sb.send({'code': code, 'tools': schemas})
             while (msg := sb.receive()) is not None:
                 kind, *rest = _message(msg)
@@ -219,6 +218,7 @@ def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict
                     if failed: raise CodeError(res)
                     return res
                 nm, args = rest  # only the toolbox's tools: the process can ask for nothing else
+                if sb.left() <= 0: break  # no call starts past the deadline
                 r = _call_until(box, nm if nm in names else f'<not a tool: {nm[:60]}>', args, injected, sb.left())
                 if r is None: break  # the deadline came first: `finish` says so
                 sb.send(_answer(r))
@@ -226,10 +226,6 @@ def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict
             raise sb.ended_error()
     except SandboxError as e:
         raise CodeError(failure(e, sb, timeout)) from None
-
-def _import_path() -> dict:
-    "The program's `PYTHONPATH`: what this process imports from, so the program imports the same libraries"
-    return {'PYTHONPATH': os.pathsep.join(p for p in sys.path if p)}
 
 def _message(msg) -> tuple:
     "('done', printed, value, failed) or ('call', name, args) from a message of the program's; `SandboxError` for anything else"

@@ -327,12 +327,11 @@ def python_isolated(
     timeout:int=3600,  # Maximum run time in seconds
 ):
     "Executes python `code` in a new process, killed after `timeout` seconds, returning its final expression (as a literal or its repr)."
-    from ._sandbox import Sandbox, SandboxError, failure, scrub
-    if os.name == 'nt': raise NotImplementedError("python_isolated needs POSIX (process groups, rlimits, select on pipes)")
+    from ._sandbox import Sandbox, SandboxError, failure, import_path, scrub
     argv = [sys.executable, '-S', '-c', _CHILD, __file__, str(_MAX_RESULT)]
     sb = None
     try:
-        with Sandbox(argv, timeout, env={'PYTHONPATH': os.pathsep.join(p for p in sys.path if p)}) as sb:  # the caller's libraries
+        with Sandbox(argv, timeout, env=import_path()) as sb:
             sb.send({'code': code})
             if (res := sb.receive()) is None:
                 sb.finish()
