@@ -281,8 +281,7 @@ def test_a_loop_over_tool_calls_stops_at_the_deadline(tool):
 def test_a_flood_of_output_is_cut(mode, fd):
     "It tries to write 1 GB (to its stdout or stderr), then fails: the application keeps a bounded part, and says so"
     code = f"import os\nchunk = b'y' * (1 << 20)\nfor i in range(1024): os.write({fd}, chunk)\nos._exit(7)"
-    text = run(mode, code, timeout=6)
-    if 'TimeoutError' in text: return  # (a slow machine: still cut, by the deadline)
+    text = run(mode, code, timeout=10)  # (1 GB through a pipe takes 1-3 s on a loaded machine)
     assert 'exit code 7' in text and 'bytes of output' in text and len(text) < MAX_OUTPUT
 
 # --- the channel ----------------------------------------------------------------------------------------------
