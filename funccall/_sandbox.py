@@ -3,7 +3,8 @@
 The application starts a small supervisor (this file, run as a script with the standard library only), which starts
 the program. What holds, and where (`protections()` says which hold on this machine; a run refuses to start when
 one it found at the probe fails to come up):
-- everywhere (POSIX): an environment holding only what the developer passes (`env=`) and `BASE_ENV`; no file
+- everywhere (POSIX): an environment holding only what the developer passes (`env=`), `BASE_ENV` (and the
+  application's `LD_LIBRARY_PATH`, which some Pythons need to start); no file
   descriptor but the program's three pipes; a new, empty working folder, removed afterwards; `RLIMIT_AS` (memory per
   process), `RLIMIT_FSIZE` (size of each file written), no core files; the parent reads its pipes without blocking,
   under the deadline, keeping at most `max_output` bytes of what it writes to stderr (the rest is counted, not kept);
@@ -122,7 +123,10 @@ def _limits(cfg: dict) -> None:
     limits = [(resource.RLIMIT_AS, mb), (resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, cfg['file_mb'] << 20)]
     # the count of processes is the user's own only in a user namespace of its own: elsewhere it counts all the user's
     if cfg['namespaces']: limits.append((resource.RLIMIT_NPROC, cfg['max_procs'] + _SUPERVISED))
-    for r, v in limits: resource.setrlimit(r, (v, v))
+    for r, v in limits:
+        hard = resource.getrlimit(r)[1]
+        v = v if hard == resource.RLIM_INFINITY else min(v, hard)  # (a lower limit the application runs under stays)
+        resource.setrlimit(r, (v, v))
 
 def _start_program(cfg: dict, status) -> int:
     "Fork the program: its limits, its folder, no new privileges, the seccomp filter, then exec"
@@ -308,6 +312,10 @@ def failure(
     why = f"broke its channel's protocol: {e}" if e.kind == 'protocol' else str(e).removeprefix('it ')
     return scrub(f"The program's process {why}\n{sb.output_end() if sb is not None else ''}".rstrip())
 
+def _loader_env() -> dict:
+    "`LD_LIBRARY_PATH`, when the application has one: some Python builds need it to start"
+    return {k: os.environ[k] for k in ('LD_LIBRARY_PATH',) if k in os.environ}
+
 def import_path() -> dict:
     "The environment that lets a program import what this process imports: `PYTHONPATH`, this process's `sys.path`"
     return {'PYTHONPATH': os.pathsep.join(p for p in sys.path if p)}
@@ -342,13 +350,13 @@ class Sandbox:
         r, w = os.pipe()
         cfg = {**_settings, 'linux': linux, 'folder': self.folder, 'memory_mb': int(memory_mb), 'max_procs': int(max_procs),
                'file_mb': FILE_MB, 'status': w, 'argv': [str(a) for a in argv],
-               'env': {**BASE_ENV, 'HOME': self.folder, 'TMPDIR': self.folder, **{str(k): str(v) for k, v in (env or {}).items()}}}
+               'env': {**BASE_ENV, **_loader_env(), 'HOME': self.folder, 'TMPDIR': self.folder, **{str(k): str(v) for k, v in (env or {}).items()}}}
         try:
             # the settings (the program's environment among them) in the supervisor's environment, which only its user may
             # read, not on its command line, which anyone may
             self.p = subprocess.Popen([sys.executable, '-I', '-S', os.path.abspath(__file__)], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(w,), close_fds=True, env={_CFG: json.dumps(cfg)},
-                                      cwd=self.folder, start_new_session=True)
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(w,), close_fds=True,
+                                      env={**_loader_env(), _CFG: json.dumps(cfg)}, cwd=self.folder, start_new_session=True)
         except BaseException:
             os.close(r); os.close(w); self._rmtree(self.folder, ignore_errors=True)
             raise
