@@ -12,7 +12,8 @@ one it found at the probe fails to come up):
   namespace's init: when it ends, the kernel kills everything in it, a `setsid` grandchild too. `/proc` shows the
   program's own processes only, so the application can't be found by its pid (not through `/proc/<pid>/mem`,
   `ptrace` or `process_vm_readv`), and the program runs with no capabilities, so it can't unmount that `/proc`;
-  every mount is read-only but the working folder, and `/dev` holds `null`, `zero`, `full`, `random` and `urandom`
+  every mount is read-only but the working folder (a memory file system of `memory_mb` at most, its files counted as
+  the program's memory), and `/dev` holds `null`, `zero`, `full`, `random` and `urandom`
   only (`read_only_files`); no network but a loopback that is down
   (`no_network`, unless `network=True`). The supervisor counts the tree's processes and memory every 20 ms and ends
   it past `max_procs` or `memory_mb`; `RLIMIT_NPROC` bounds it in the kernel too except for root, whom the kernel
@@ -76,11 +77,12 @@ def _mount_attr(path: str, flags: int, set_: int, clr: int) -> None:
     a = Attr(set_, clr, 0, 0)
     _check(libc.syscall(_MOUNT_SETATTR, _AT_FDCWD, path.encode(), flags, ctypes.byref(a), ctypes.sizeof(a)), f'mount_setattr {path}')
 
-def _mounts(folder: str) -> None:
-    "As the namespace's init: mounts private, all read-only but `folder`, and a `/proc` of this namespace"
+def _mounts(folder: str, mb: int) -> None:
+    """As the namespace's init: mounts private, all read-only but `folder`, a memory file system of `mb` MB at most
+    (what it holds counts as the program's memory, and goes with the namespace), and a `/proc` of this namespace"""
     ctypes, libc = _libc()
     _check(libc.mount(None, b'/', None, _MS_REC | _MS_PRIVATE, None), 'mount --make-rprivate /')
-    _check(libc.mount(folder.encode(), folder.encode(), None, _MS_BIND, None), 'bind the working folder')
+    _check(libc.mount(b'tmpfs', folder.encode(), b'tmpfs', _MS_NOSUID | _MS_NODEV, f'size={mb}m,mode=700'.encode()), 'mount the working folder')
     _devices()
     _mount_attr('/', _AT_RECURSIVE, _ATTR_RDONLY | _ATTR_NOSUID, 0)
     _mount_attr(folder, 0, 0, _ATTR_RDONLY)
@@ -174,6 +176,12 @@ def _resident(pids: list[int]) -> int:
         except (OSError, ValueError, IndexError): pass
     return total
 
+def _folder_size(folder: str, init: bool) -> int:
+    "Bytes the files of the working folder hold, when it is a memory file system of its own (in the namespaces)"
+    if not init: return 0
+    st = os.statvfs(folder)
+    return (st.f_blocks - st.f_bfree) * st.f_frsize
+
 def _end_tree(init: bool) -> None:
     "Kill every process of the program's tree"
     if init:
@@ -206,7 +214,8 @@ def _supervise(cfg: dict, status, init: bool) -> None:
         if cfg['linux']:
             pids = _tree(init)
             if len(pids) > cfg['max_procs']: why = f"it started more than {cfg['max_procs']} processes"
-            elif (rss := _resident(pids)) > cfg['memory_mb'] << 20: why = f"its processes used {rss >> 20} MB, over {cfg['memory_mb']} MB"
+            elif (rss := _resident(pids) + _folder_size(cfg['folder'], init)) > cfg['memory_mb'] << 20:
+                why = f"its processes and files used {rss >> 20} MB, over {cfg['memory_mb']} MB"
             if why: break
         time.sleep(_POLL)
     _end_tree(init)
@@ -239,7 +248,7 @@ def _boot(cfg: dict) -> None:
         # killed with the process outside (a kill of its process group reaches this one too: between the two, no gap)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-        _mounts(cfg['folder'])
+        _mounts(cfg['folder'], cfg['memory_mb'])
     except OSError as e:
         _say(status, {'failed': f'mounts: {e}'}); os._exit(1)
     _supervise(cfg, status, True)

@@ -258,6 +258,17 @@ time.sleep(3)
     assert 'kept it' not in text and f'over {limit} MB' in text
 
 @pytest.mark.parametrize('mode', MODES)
+def test_files_it_writes_count_as_its_memory(mode):
+    "600 MB of files in its folder: not on the host's disk, and over the limit"
+    _needs('read_only_files')
+    code = "import time\nfor i in range(3): open(f'f{i}', 'wb').write(b'x' * (200 << 20))\ntime.sleep(3)\n'kept'"
+    limit = 256 if mode == 'code' else MEMORY_MB
+    free = os.statvfs('/tmp').f_bavail * os.statvfs('/tmp').f_frsize
+    text = run(mode, code, timeout=8, memory_mb=256 if mode == 'code' else None)
+    assert 'kept' not in text and (f'over {limit} MB' in text or 'No space left' in text), text[-300:]
+    assert os.statvfs('/tmp').f_bavail * os.statvfs('/tmp').f_frsize > free - (400 << 20)  # (other processes write there too)
+
+@pytest.mark.parametrize('mode', MODES)
 def test_one_process_over_the_limit_gets_a_memory_error(mode):
     text = run(mode, "x = b'x' * (2 << 30)\nlen(x)", memory_mb=256 if mode == 'code' else None)
     assert 'MemoryError' in text
