@@ -335,3 +335,31 @@ def test_protections_are_claimed_only_where_they_hold():
     assert HAVE['application_memory_hidden'] == HAVE['namespaces'] == HAVE['read_only_files']
     assert HAVE['kernel_process_limit'] is (HAVE['namespaces'] and os.getuid() != 0)  # the kernel exempts root
     assert HAVE['empty_environment'] and HAVE['deadline_kills_tree'] == HAVE['namespaces']
+
+# --- without namespaces (a machine that has none: the fallback, forced here) -------------------------------------
+
+NO_NS = {'namespaces': False, 'seccomp': HAVE['seccomp'], 'network': True}
+
+def _bare(code: str, timeout: float=6):
+    "How a program ends under the fallback supervisor (a subreaper, no namespaces): its status, its stderr"
+    from funccall._sandbox import Sandbox
+    with Sandbox([sys.executable, '-S', '-c', code], timeout, _settings=NO_NS) as sb:
+        sb.finish()
+        return sb.ended, sb.output()
+
+def test_without_namespaces_a_subreaper_still_ends_a_setsid_grandchild():
+    m = _marker()
+    ended, _ = _bare(DOUBLE_FORK.format(name=NAME_ME.format(m=m)))
+    assert ended == {'exit': 0}
+    end = time.monotonic() + 1
+    while _host_procs(m) and time.monotonic() < end: time.sleep(0.05)
+    assert _host_procs(m) == []
+
+def test_without_namespaces_processes_and_memory_are_still_counted():
+    m = _marker()
+    bomb = f"import os, time\nfor i in range(200):\n    if os.fork() == 0: {NAME_ME.format(m=m)}; time.sleep(30); os._exit(0)\ntime.sleep(5)"
+    assert _bare(bomb)[0] == {'over': f'it started more than {MAX_PROCS} processes'}
+    time.sleep(0.3)
+    assert _host_procs(m) == []
+    hog = "import os, time\nfor i in range(3):\n    if os.fork() == 0: break\nblock = b'x' * (200 << 20)\ntime.sleep(5)"
+    assert f'over {MEMORY_MB} MB' in _bare(hog)[0]['over']
