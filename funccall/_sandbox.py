@@ -381,7 +381,7 @@ class Sandbox:
 
     def send(self, msg) -> None:
         "Queue `msg` for the program, as one JSON line: written as the program reads (never blocking), while `receive` waits"
-        if self.pending: raise SandboxError("The program sent a message before reading the answer to its last one", 'protocol')
+        if self.pending: raise SandboxError("it sent a message before reading the answer to its last one", 'protocol')
         self.pending = (json.dumps(msg, default=str) + '\n').encode()
 
     def receive(self):  # the next JSON value the program sent, or None once it ended
