@@ -266,9 +266,8 @@ def protections(
 
 def _probe(network: bool) -> dict:
     linux, posix = sys.platform.startswith('linux'), os.name == 'posix'
-    seccomp = linux and os.uname().machine in _SECCOMP
-    ns = linux and _works(namespaces=True, seccomp=seccomp, network=network)
-    if linux and not ns: seccomp = seccomp and _works(namespaces=False, seccomp=True, network=True)
+    ns = linux and _works(namespaces=True, seccomp=False, network=network)  # each apart: one failing doesn't hide the other
+    seccomp = linux and os.uname().machine in _SECCOMP and _works(namespaces=ns, seccomp=True, network=network)
     # without a PID namespace the program may kill its supervisor first (same user), and leave a `setsid` grandchild behind
     return {'empty_environment': posix, 'no_inherited_files': posix, 'own_folder': posix, 'deadline_kills_tree': ns,
             'namespaces': ns, 'application_memory_hidden': ns, 'read_only_files': ns, 'no_network': ns and not network,
