@@ -1,8 +1,9 @@
 """What a code-mode program's own process runs (`codemode.code_tool(isolate=True)`), and what it shares with code mode.
 
-The process imports only this module, `inverse` and `pytool` (not funccall's `__init__`, which loads every module),
-so it starts in about the time Python itself takes. It reads one JSON line (the program, and each tool's Python
-name and schema), runs the program, and for each tool call writes a JSON line up the pipe and reads the answer.
+It runs under `_sandbox`'s supervisor, which sets its limits. The process imports only this module, `inverse` and
+`pytool` (not funccall's `__init__`, which loads every module), so it starts in about the time Python itself takes.
+It reads one JSON line (the program, and each tool's Python name and schema), runs the program, and for each tool
+call writes a JSON line up the pipe and reads the answer.
 """
 from __future__ import annotations
 
@@ -38,15 +39,8 @@ def namespace(out: list) -> dict:
             out.append(f'\n[... printed output cut at {MAX_PRINTED} characters]\n')
     return {'__name__': '__main__', 'print': print_, 'ToolCallError': ToolCallError}
 
-def _limit_memory(mb: int) -> None:
-    "Cap this process's address space at `mb` MB (POSIX; elsewhere there is no such limit)"
-    try: import resource
-    except ImportError: return
-    resource.setrlimit(resource.RLIMIT_AS, (mb << 20, mb << 20))
-
 def main() -> None:
-    "Run the program the parent sends (the command line gives funccall's folder and the memory limit in MB), its tool calls answered by the parent"
-    _limit_memory(int(sys.argv[2]))
+    "Run the program the parent sends (the command line gives funccall's folder), its tool calls answered by the parent"
     chan_out, chan_in = os.fdopen(os.dup(1), 'w'), sys.stdin
     os.dup2(2, 1)  # what else writes to stdout (C code, `os.write(1, ...)`) must not break the channel
     sys.stdout = sys.stderr

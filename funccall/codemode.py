@@ -19,10 +19,12 @@ pydantic-monty is installed, else True. The application's own process is used on
   own sleeps are capped at 10 s only), monty's own time limit stops the program's own work, and its
   worker process is killed `_MONTY_GRACE` after the deadline whatever it does (`_Watchdog`): monty's clock stops
   while the host answers a call, so its limit alone never stops a loop over tool calls.
-- `True`: in a new Python process that sees nothing of the application (no globals, no objects), with an address-space
-  limit (`resource.setrlimit`, POSIX) and killed, its whole process group, at the deadline. The tools still run here,
-  in the application's process: the program's calls come over a pipe, one JSON line each, and values go back as JSON.
-  Not a sandbox either: the process may read files and the network as the user can.
+- `True`: in a new Python process under `_sandbox`'s supervisor: an empty environment, a folder of its own, its whole
+  tree limited in memory and processes and gone at the deadline; on Linux with user namespaces, also unable to see the
+  application's processes (so to read their memory), to write files or to use the network (`_sandbox.protections()`
+  says what holds here). The tools still run here, in the application's process, each call waited for no later than
+  the deadline: the program's calls come over a pipe, one JSON line each, and values go back as JSON. A line that
+  breaks this protocol ends the program with a `CodeError`.
 - `False`: in this process, like the `python` tool (`funccall.pytool`), with its deadline: the caller has its answer
   0.3 s after it at most, except while the program runs C code that holds the GIL, which freezes the whole application
   until it returns (for good, if it never does). Tools return Python values. Not a sandbox: the program can do all
@@ -34,10 +36,11 @@ there come back as ordinary tool calls, which `run_tool_calls` answers (to the p
 """
 from __future__ import annotations
 
-import contextvars, inspect, json, keyword, os, queue, re, select, signal, subprocess, sys, tempfile, threading, time, typing
+import contextvars, inspect, json, keyword, os, queue, re, signal, sys, threading, time, typing
 from typing import Any, Literal, Union
 
 from ._codechild import COMMAND, TB, CodeError, ToolCallError, namespace
+from ._sandbox import MAX_MESSAGE, Sandbox, SandboxError, failure, import_path, scrub
 from .inverse import mk_tool, schema2anno, schema2sig
 from .pytool import python
 from .schema import SchemaError, handle_type
@@ -209,68 +212,59 @@ def _run_here(box, code: str, timeout: float, memory_mb: int, injected: dict) ->
 
 # --- in a process of its own ---------------------------------------------------------------------------------
 
-_MAX_LINE = 64 << 20  # bytes of one message from the program's process: a process that writes more is stopped
-
-class _Lines:
-    "Lines from a pipe, each waited for until a deadline"
-    def __init__(self, fd: int): self.fd, self.buf = fd, bytearray()
-    def next(self, deadline: float) -> bytes | None:
-        seen = 0  # bytes already searched for the end of the line: a long line is searched once, not at every chunk
-        while (end := self.buf.find(b'\n', seen)) < 0:
-            seen = len(self.buf)
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.fd], [], [], left)[0]: return None
-            chunk = os.read(self.fd, 1 << 16)
-            if not chunk: return None
-            if seen + len(chunk) > _MAX_LINE: raise ValueError(f"a message over {_MAX_LINE >> 20} MB")
-            self.buf += chunk
-        line = bytes(self.buf[:end])
-        del self.buf[:end + 1]
-        return line
-
 def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:
-    if os.name == 'nt': raise NotImplementedError("isolate=True needs POSIX (process groups, rlimits, select on pipes)")
     schemas = _schemas(box)
     names = {s['name'] for _, s in schemas}
-    env = {**os.environ, 'PYTHONPATH': os.pathsep.join(p for p in sys.path if p)}
-    with tempfile.TemporaryFile() as err:
-        # the process limits its own memory (`_codechild.main`): no `preexec_fn`, which runs Python in the forked child,
-        # where the other threads' state is torn down (their event loops closed on a selector the parent shares)
-        p = subprocess.Popen([sys.executable, '-c', COMMAND, os.path.dirname(__file__), str(memory_mb)], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=err, env=env, start_new_session=True)
-        deadline, lines = time.monotonic() + timeout, _Lines(p.stdout.fileno())
-        def send(msg):
-            p.stdin.write((json.dumps(msg, default=str) + '\n').encode()); p.stdin.flush()
-        try:
-            send({'code': code, 'tools': schemas})
-            while True:
-                line = lines.next(deadline)
-                if line is None:
-                    if time.monotonic() >= deadline:
-                        raise CodeError(f"{TB}\n  File \"<code>\", in <module>\n    (stopped after {timeout:g} s; its process was killed)"
-                                        "\nTimeoutError")
-                    p.wait(timeout=5)
-                    err.seek(0)
-                    why = err.read().decode(errors='replace')[-2000:]
-                    raise CodeError(f"The program's process ended with exit code {p.returncode}\n{why}".rstrip())
-                msg = json.loads(line)
-                if msg.get('done'):
-                    res = _result(msg['printed'], msg['value'])
-                    if msg['failed']: raise CodeError(res)
+    argv = [sys.executable, '-S', '-c', COMMAND, os.path.dirname(__file__)]
+    sb = None
+    try:
+        with Sandbox(argv, timeout, memory_mb=memory_mb, env=import_path()) as sb:
+            sb.send({'code': code, 'tools': schemas})
+            while (msg := sb.receive()) is not None:
+                kind, *rest = _message(msg)
+                if kind == 'done':
+                    printed, value, failed = rest
+                    res = scrub(_result(printed, value))
+                    if failed: raise CodeError(res)
                     return res
-                nm = msg.get('call')  # only the toolbox's tools: the process can ask for nothing else
-                r = box.call(nm if nm in names else f'<not a tool: {str(nm)[:60]}>', msg.get('args') or {}, injected=injected)
-                send({'ok': r.ok, 'value': _as_json(r.value) if r.ok else None, 'error': None if r.ok else _error(r)})
-        except (BrokenPipeError, ValueError) as e:
-            raise CodeError(f"The program's process stopped answering: {type(e).__name__}: {e}") from None
-        finally:
-            if p.poll() is None:
-                try: os.killpg(p.pid, signal.SIGKILL)
-                except ProcessLookupError: pass
-            p.wait()
-            for f in (p.stdin, p.stdout):
-                try: f.close()
-                except OSError: pass
+                nm, args = rest  # only the toolbox's tools: the process can ask for nothing else
+                if sb.left() <= 0: break  # no call starts past the deadline
+                r = _call_until(box, nm if nm in names else f'<not a tool: {nm[:60]}>', args, injected, sb.left())
+                if r is None: break  # the deadline came first: `finish` says so
+                sb.send(_answer(r))
+            sb.finish()
+            raise sb.ended_error()
+    except SandboxError as e:
+        raise CodeError(failure(e, sb, timeout)) from None
+
+def _message(msg) -> tuple:
+    "('done', printed, value, failed) or ('call', name, args) from a message of the program's; `SandboxError` for anything else"
+    if isinstance(msg, dict):
+        if msg.get('done') is True and isinstance(msg.get('printed'), str) and isinstance(msg.get('failed'), bool):
+            return 'done', msg['printed'], msg.get('value'), msg['failed']
+        if isinstance(msg.get('call'), str) and isinstance(msg.get('args', {}), dict): return 'call', msg['call'], msg.get('args') or {}
+    raise SandboxError(f"it sent a message that is neither a tool call nor its result: {json.dumps(msg)[:100]}", 'protocol')
+
+def _call_until(box, name: str, args: dict, injected: dict, left: float):
+    "`box.call`, waited for `left` seconds at most (a sync tool then runs on in its thread, as at a tool's timeout); None past them"
+    import contextvars, threading
+    out: dict = {}
+    def run():
+        try: out['r'] = box.call(name, args, injected=injected)
+        except BaseException as e: out['e'] = e  # noqa: BLE001 - raised again in the caller's thread
+    t = threading.Thread(target=contextvars.copy_context().run, args=(run,), name='funccall-code-call', daemon=True)
+    t.start()
+    t.join(max(left, 0))
+    if 'e' in out: raise out['e']
+    return out.get('r')
+
+def _answer(r) -> dict:
+    "The program's answer to a call: its value as JSON, or its error; a value too big for the channel is an error"
+    if not r.ok: return {'ok': False, 'value': None, 'error': _error(r)}
+    v = _as_json(r.value)
+    if len(json.dumps(v, default=str)) > MAX_MESSAGE // 2:
+        return {'ok': False, 'value': None, 'error': f"Tool {r.name!r} returned over {MAX_MESSAGE >> 21} MB: too big for a program; ask for less"}
+    return {'ok': True, 'value': v, 'error': None}
 
 # --- in pydantic-monty's sandbox ----------------------------------------------------------------------------
 

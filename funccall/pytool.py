@@ -20,13 +20,14 @@ What the deadline holds, and what it can't:
   and the loop runs on.
 On Python 3.11 other threads under a trace function pause while a timeout is pending for code blocked in C, up to the
 report (`_unsignal`).
-`python_isolated` runs the code in a fresh Python process instead, killed at the deadline: it always stops, but
-sees none of the caller's globals, and a value comes back as itself only when it is a Python literal (else as
-its `repr`). There is no sandbox either way: run untrusted code in a container.
+`python_isolated` runs the code in a fresh Python process under `_sandbox`'s supervisor instead, its whole tree
+killed at the deadline: it always stops, but sees none of the caller's globals (nor its environment, files open,
+and on Linux with user namespaces its processes, files to write or the network), and a value comes back as itself
+only when it is a Python literal (else as its `repr`, at most 100,000 characters). `python` is no sandbox.
 """
 from __future__ import annotations
 
-import ast, io, itertools, json, linecache, os, re, signal, sys, threading, time, traceback  # (ctypes, subprocess: when needed)
+import ast, io, itertools, json, linecache, os, re, sys, threading, time, traceback  # (ctypes, subprocess: when needed)
 from typing import Optional
 
 from ._async_exc import drop_pending_exception, raise_in_thread
@@ -263,37 +264,48 @@ def _in_thread(code, glb, loc, lv: _Level, timeout: float):
 
 _CHILD = r'''
 import ast, importlib.util, json, os, sys, types
-pkg = types.ModuleType('funccall_isolated'); pkg.__path__ = [os.path.dirname(sys.argv[2])]; sys.modules[pkg.__name__] = pkg
-spec = importlib.util.spec_from_file_location('funccall_isolated.pytool', sys.argv[2])  # this module and what it imports: not all of funccall
+chan = os.fdopen(os.dup(1), 'w'); os.dup2(2, 1)  # the channel: what else writes to stdout goes to stderr
+pkg = types.ModuleType('funccall_isolated'); pkg.__path__ = [os.path.dirname(sys.argv[1])]; sys.modules[pkg.__name__] = pkg
+spec = importlib.util.spec_from_file_location('funccall_isolated.pytool', sys.argv[1])  # this module and what it imports: not all of funccall
 tool = importlib.util.module_from_spec(spec); spec.loader.exec_module(tool)
-code, out_path, python = sys.stdin.read(), sys.argv[1], tool.python
-res = python(code, glb={'__name__': '__main__'})
-try: ast.literal_eval(r := repr(res)); literal = True
-except Exception: literal = False
-with open(out_path, 'w') as f: json.dump({'repr': r, 'literal': literal}, f)
+res = tool.python(json.loads(sys.stdin.readline())['code'], glb={'__name__': '__main__'})
+r, cap = repr(res), int(sys.argv[2])
+literal = False
+if len(r) <= cap:
+    try: ast.literal_eval(r); literal = True
+    except Exception: pass
+if len(r) > cap: r = r[:cap] + f'\n[... {len(r) - cap} more characters cut]'
+chan.write(json.dumps({'repr': r, 'literal': literal}) + '\n'); chan.flush()
 '''
+
+_MAX_RESULT = 100_000  # characters of `python_isolated`'s value (its repr) kept; a longer one is cut, and comes back as text
 
 def python_isolated(
     code:str,          # Code to execute
     timeout:int=3600,  # Maximum run time in seconds
 ):
     "Executes python `code` in a new process, killed after `timeout` seconds, returning its final expression (as a literal or its repr)."
-    import subprocess, tempfile
-    env = {**os.environ, 'PYTHONPATH': os.pathsep.join(p for p in sys.path if p)}  # the libraries the caller can import
-    with tempfile.TemporaryDirectory() as d:
-        out_path = os.path.join(d, 'out.json')
-        p = subprocess.Popen([sys.executable, '-c', _CHILD, out_path, __file__], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, env=env, start_new_session=True)
-        try: _, err = p.communicate(code.encode(), timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.communicate()
-            return (f"Traceback (most recent call last):\n  File \"<code>\", in <module>\n    (stopped after {timeout:g} s; "
-                    f"its process was killed)\nTimeoutError")
-        if not os.path.exists(out_path):
-            return f"Error: the code's process ended with exit code {p.returncode}\n{err.decode(errors='replace')[-2000:]}".rstrip()
-        with open(out_path) as f: res = json.load(f)
-    return ast.literal_eval(res['repr']) if res['literal'] else res['repr']
+    from ._sandbox import Sandbox, SandboxError, failure, import_path, scrub
+    argv = [sys.executable, '-S', '-c', _CHILD, __file__, str(_MAX_RESULT)]
+    sb = None
+    try:
+        with Sandbox(argv, timeout, env=import_path()) as sb:
+            sb.send({'code': code})
+            if (res := sb.receive()) is None:
+                sb.finish()
+                raise sb.ended_error()
+    except SandboxError as e: return failure(e, sb, timeout)
+    return _isolated_value(res, scrub)
+
+def _isolated_value(res, scrub):
+    "The value `python_isolated`'s process sent: a literal as itself, else its repr (host paths scrubbed); a forged one as text"
+    if not (isinstance(res, dict) and isinstance(r := res.get('repr'), str) and isinstance(res.get('literal'), bool)):
+        return f"The program's process broke its channel's protocol: it sent something that is not its result: {json.dumps(res)[:100]}"
+    if res['literal'] and len(r) <= _MAX_RESULT:
+        try: v = ast.literal_eval(r)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError): return scrub(r)
+        return scrub(v) if isinstance(v, str) else v  # (a traceback is text)
+    return scrub(r)
 
 # --- the tool -------------------------------------------------------------------------------------------
 

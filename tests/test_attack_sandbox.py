@@ -1,0 +1,365 @@
+"""Escape attempts against the isolated modes (`code_tool(isolate=True)` and `python_isolated`, both run by
+`funccall/_sandbox.py`): each test runs a hostile program in both, asserts the attack failed, that the application got
+its answer within the deadline plus one second, and that its own memory grew by less than `RSS_MB` meanwhile. Where this
+machine lacks what a protection needs, `protections()` says so and the test is skipped with that reason, not passed.
+The tests run as root in CI: the protections are checked there as root (the harder case: root may trace any process)."""
+import ctypes, os, socket, sys, threading, time, uuid
+
+import pytest
+
+from funccall import Toolbox
+from funccall._sandbox import _DEVICES, MAX_DEPTH, MAX_MESSAGE, MAX_OUTPUT, MAX_PROCS, MEMORY_MB, protections
+from funccall.pytool import python_isolated
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith('linux'), reason='the sandbox is tested on Linux, where its protections are claimed')
+
+RSS_MB = 100  # the application's memory may grow this much while a hostile program runs
+MODES = ['code', 'python_isolated']
+HAVE = protections()
+
+def ping() -> str:
+    "Answer 'pong'"
+    return 'pong'
+
+def hang(seconds: float) -> str:
+    "Sleep, then answer"
+    time.sleep(seconds)
+    return 'late'
+
+class _Rss:
+    "The peak growth of this process's resident memory (MB) while the block runs, sampled every 5 ms"
+    def __enter__(self):
+        self.base = self.peak = _rss()
+        self.done = threading.Event()
+        self.t = threading.Thread(target=self._watch, daemon=True)
+        self.t.start()
+        return self
+    def _watch(self):
+        while not self.done.wait(0.005): self.peak = max(self.peak, _rss())
+    def __exit__(self, *exc):
+        self.done.set(); self.t.join()
+        self.grew = (max(self.peak, _rss()) - self.base) / 2 ** 20
+
+def _rss() -> int:
+    with open('/proc/self/statm') as f: return int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
+
+def run(mode: str, code: str, timeout: float=3, memory_mb: int=None) -> str:
+    "What the model reads from `code` run in `mode`; asserts the deadline and the application's memory held"
+    with _Rss() as rss:
+        start = time.monotonic()
+        if mode == 'code':
+            kw = {'memory_mb': memory_mb} if memory_mb else {}
+            r = Toolbox([ping, hang]).code_tool(isolate=True, timeout=timeout, **kw).execute({'code': code})
+            text = r.text if r.ok else r.error
+        else: text = str(python_isolated(code, timeout=timeout))
+        secs = time.monotonic() - start
+    assert secs < timeout + 1, f'returned after {secs:.1f} s, past the deadline of {timeout} s + 1 s'
+    assert rss.grew < RSS_MB, f'the application grew by {rss.grew:.0f} MB'
+    return text
+
+def _needs(what: str):
+    if not HAVE[what]: pytest.skip(f'{what!r} does not hold on this machine (protections() says so)')
+
+def _host_procs(marker: str) -> list:
+    "This machine's processes named `marker` (what a hostile program names the ones it hides)"
+    found = []
+    for n in os.listdir('/proc'):
+        try:
+            with open(f'/proc/{n}/comm') as f:
+                if f.read().strip() == marker: found.append(int(n))
+        except (OSError, ValueError): pass
+    return found
+
+def _marker() -> str: return 'fc' + uuid.uuid4().hex[:12]  # a process name is at most 15 characters
+
+NAME_ME = "import ctypes; ctypes.CDLL(None).prctl(15, {m!r}.encode(), 0, 0, 0)"  # PR_SET_NAME
+
+# --- what the program sees of the application ---------------------------------------------------------------
+
+@pytest.mark.parametrize('mode', MODES)
+def test_the_applications_environment_is_not_there(mode, monkeypatch):
+    monkeypatch.setenv('OPENAI_API_KEY', 'sk-secret-of-the-app')
+    monkeypatch.setenv('FUNCCALL_MCP_SECRET', 'mcp-secret-of-the-app')
+    code = ("import os\nseen = repr(dict(os.environ))\n"
+            "for p in ['/proc/self/environ', f'/proc/{os.getppid()}/environ', '/proc/1/environ']:\n"
+            "    try: seen += open(p, 'rb').read().decode(errors='replace')\n"
+            "    except OSError: pass\n"
+            "[sorted(os.environ), 'secret-of-the-app' in seen]")
+    text = run(mode, code)
+    assert 'secret-of-the-app' not in text and text.lower().endswith('false]')
+    assert 'OPENAI_API_KEY' not in text and 'PATH' in text
+
+@pytest.mark.parametrize('mode', MODES)
+def test_no_descriptor_but_the_pipes(mode):
+    r, w = os.pipe()  # open in the application, inheritable: the program must not get it
+    os.set_inheritable(r, True)
+    try:
+        text = run(mode, "import os\n[fd for fd in range(256) if os.path.exists(f'/proc/self/fd/{fd}')]")
+    finally: os.close(r); os.close(w)
+    assert set(eval(text)) <= {0, 1, 2, 3}  # stdin, stdout, stderr and the channel's copy of stdout  # noqa: S307
+
+@pytest.mark.parametrize('mode', MODES)
+def test_an_empty_folder_of_its_own_removed_afterwards(mode):
+    text = run(mode, "import os\n[os.getcwd(), os.listdir('.'), open('made-here', 'w').write('x')]")
+    folder, listed, wrote = eval(text)  # noqa: S307
+    assert listed == [] and wrote == 1 and folder != os.getcwd() and not os.path.exists(folder)
+
+@pytest.mark.parametrize('mode', MODES)
+def test_the_applications_files_are_read_only(mode, tmp_path):
+    _needs('read_only_files')
+    target = tmp_path / 'app.py'
+    target.write_text('ORIGINAL = True\n')
+    text = run(mode, f"try: open({str(target)!r}, 'w').write('import evil')\nexcept OSError as e: print(type(e).__name__)")
+    assert 'OSError' in text and target.read_text() == 'ORIGINAL = True\n'
+
+@pytest.mark.parametrize('mode', MODES)
+def test_no_device_of_the_host_opens(mode):
+    "As root (CI), the host's disks and consoles would open in the real `/dev`: the program's has the harmless ones only"
+    _needs('read_only_files')
+    host = sorted(f'/dev/{n}' for n in os.listdir('/dev') if n not in _DEVICES and _is_device(f'/dev/{n}'))
+    code = (f"import os\nopened = []\nfor d in {host!r}:\n    try: os.close(os.open(d, os.O_RDONLY)); opened.append(d)\n"
+            "    except OSError: pass\nwith open('/dev/null', 'w') as f: f.write('x')\n[opened, sorted(os.listdir('/dev'))]")
+    opened, listed = eval(run(mode, code))  # noqa: S307
+    assert opened == [] and {n for n in listed if _is_device(f'/dev/{n}') or n in _DEVICES} <= set(_DEVICES)
+
+def _is_device(p: str) -> bool:
+    import stat
+    try: m = os.lstat(p).st_mode
+    except OSError: return False
+    return stat.S_ISCHR(m) or stat.S_ISBLK(m)
+
+@pytest.mark.parametrize('mode', MODES)
+def test_no_network(mode):
+    _needs('no_network')
+    srv = socket.socket()
+    srv.bind(('127.0.0.1', 0)); srv.listen()
+    port = srv.getsockname()[1]
+    try:
+        text = run(mode, f"import socket\ntry: socket.create_connection(('127.0.0.1', {port}), timeout=1); r = 'connected'\nexcept OSError: r = 'refused'\nr")
+    finally: srv.close()
+    assert 'refused' in text and 'connected' not in text
+
+# --- the application's memory ------------------------------------------------------------------------------
+
+SECRET = bytearray(b'the-application-secret-' + uuid.uuid4().hex.encode())  # in this process's memory, at a known address
+
+def _secret_addr() -> int: return ctypes.addressof((ctypes.c_char * len(SECRET)).from_buffer(SECRET))
+
+@pytest.mark.parametrize('mode', MODES)
+def test_proc_mem_of_the_application_can_be_neither_read_nor_written(mode):
+    _needs('application_memory_hidden')
+    before = bytes(SECRET)
+    code = f"""
+import os
+got = []
+for pid in [{os.getpid()}, os.getppid(), 1] + [int(p) for p in os.listdir('/proc') if p.isdigit()]:
+    if pid == os.getpid(): continue
+    for how in ('rb', 'r+b'):
+        try:
+            with open(f'/proc/{{pid}}/mem', how, buffering=0) as f:
+                f.seek({_secret_addr()})
+                got.append((pid, how, f.write(b'OWNED') if '+' in how else f.read({len(SECRET)})))
+        except (OSError, ValueError, OverflowError): pass
+got
+"""
+    text = run(mode, code)
+    assert text == '[]' and bytes(SECRET) == before
+    assert os.getpid() not in eval(run(mode, "import os\n[int(p) for p in os.listdir('/proc') if p.isdigit()]"))  # noqa: S307
+
+@pytest.mark.parametrize('mode', MODES)
+def test_ptrace_and_process_vm_readv_fail(mode):
+    _needs('application_memory_hidden')
+    code = f"""
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+class iovec(ctypes.Structure): _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]
+buf = ctypes.create_string_buffer({len(SECRET)})
+local, remote = iovec(ctypes.addressof(buf), {len(SECRET)}), iovec({_secret_addr()}, {len(SECRET)})
+nr = {{'x86_64': 310, 'aarch64': 270}}[os.uname().machine]
+out = []
+for pid in ({os.getpid()}, os.getppid(), 1):
+    out.append(('attach', pid, libc.ptrace(16, pid, None, None), ctypes.get_errno()))  # PTRACE_ATTACH
+    out.append(('seize', pid, libc.ptrace(0x4206, pid, None, None), ctypes.get_errno()))  # PTRACE_SEIZE
+    out.append(('readv', pid, libc.syscall(nr, pid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0), ctypes.get_errno()))
+[o for o in out if o[2] != -1] or 'all refused'
+"""
+    text = run(mode, code)
+    assert text == 'all refused' and SECRET.decode() not in text
+
+@pytest.mark.parametrize('mode', MODES)
+def test_seccomp_refuses_ptrace_of_its_own_child(mode):
+    "Even a process it may otherwise trace (its own child) can't be: the filter refuses the call itself"
+    _needs('seccomp')
+    code = ("import ctypes, os, time\nlibc = ctypes.CDLL(None, use_errno=True)\npid = os.fork()\n"
+            "if pid == 0: time.sleep(5); os._exit(0)\n"
+            "r = libc.ptrace(16, pid, None, None), ctypes.get_errno()\nos.kill(pid, 9)\nr")
+    assert run(mode, code) in ('(-1, 1)', '[-1, 1]')  # EPERM
+
+# --- deadlines, processes and memory -------------------------------------------------------------------------
+
+DOUBLE_FORK = """
+import os, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        {name}
+        while True: time.sleep(0.01)
+    os._exit(0)
+time.sleep(0.3)
+"""
+
+@pytest.mark.parametrize('mode', MODES)
+@pytest.mark.parametrize('ends', ['on time', 'at the deadline'])
+def test_a_setsid_grandchild_is_gone_when_the_call_returns(mode, ends):
+    _needs('deadline_kills_tree')
+    m = _marker()
+    code = DOUBLE_FORK.format(name=NAME_ME.format(m=m)) + ('while True: pass\n' if ends == 'at the deadline' else '"back"')
+    text = run(mode, code, timeout=2 if ends == 'at the deadline' else 6)  # (on time even on a loaded machine)
+    assert ('TimeoutError' in text) == (ends == 'at the deadline'), text
+    end = time.monotonic() + 1
+    while _host_procs(m) and time.monotonic() < end: time.sleep(0.05)
+    assert _host_procs(m) == []
+
+@pytest.mark.parametrize('mode', MODES)
+def test_a_fork_bomb_is_bounded(mode):
+    "200 forks, each child asleep (it can't harm the machine): the tree is stopped past `MAX_PROCS`, none is left"
+    m = _marker()
+    code = f"""
+import os, time
+n = 0
+for i in range(200):
+    try: pid = os.fork()
+    except OSError: break
+    if pid == 0:
+        {NAME_ME.format(m=m)}
+        time.sleep(30); os._exit(0)
+    n += 1
+time.sleep(2)
+f'forked {{n}}'
+"""
+    text = run(mode, code, timeout=8)
+    assert f'more than {MAX_PROCS} processes' in text or (text.startswith('forked') and int(text.split()[1]) < MAX_PROCS)
+    time.sleep(0.3)
+    assert _host_procs(m) == []
+
+@pytest.mark.parametrize('mode', MODES)
+def test_memory_over_the_limit_across_forks_is_refused(mode):
+    "Four processes of 200 MB each: each under the limit, together over it"
+    code = """
+import os, time
+for i in range(3):
+    if os.fork() == 0: break
+block = b'x' * (200 << 20)
+time.sleep(3)
+'kept it'
+"""
+    limit = 256 if mode == 'code' else MEMORY_MB
+    text = run(mode, code, timeout=8, memory_mb=256 if mode == 'code' else None)
+    assert 'kept it' not in text and f'over {limit} MB' in text
+
+@pytest.mark.parametrize('mode', MODES)
+def test_files_it_writes_count_as_its_memory(mode):
+    "600 MB of files in its folder: not on the host's disk, and over the limit"
+    _needs('read_only_files')
+    code = "import time\nfor i in range(3): open(f'f{i}', 'wb').write(b'x' * (200 << 20))\ntime.sleep(3)\n'kept'"
+    limit = 256 if mode == 'code' else MEMORY_MB
+    free = os.statvfs('/tmp').f_bavail * os.statvfs('/tmp').f_frsize
+    text = run(mode, code, timeout=8, memory_mb=256 if mode == 'code' else None)
+    assert 'kept' not in text and (f'over {limit} MB' in text or 'No space left' in text), text[-300:]
+    assert os.statvfs('/tmp').f_bavail * os.statvfs('/tmp').f_frsize > free - (400 << 20)  # (other processes write there too)
+
+@pytest.mark.parametrize('mode', MODES)
+def test_one_process_over_the_limit_gets_a_memory_error(mode):
+    text = run(mode, "x = b'x' * (2 << 30)\nlen(x)", memory_mb=256 if mode == 'code' else None)
+    assert 'MemoryError' in text
+
+def test_a_program_that_never_reads_its_answers():
+    "It sends 5,000 calls without reading one answer: the application never blocks writing to it"
+    code = ("import json, os, time\nline = json.dumps({'call': 'ping', 'args': {}}).encode() + b'\\n'\n"
+            "for i in range(5000): os.write(3, line)\ntime.sleep(10)")
+    text = run('code', code, timeout=3)
+    assert 'before reading the answer' in text or 'TimeoutError' in text
+
+@pytest.mark.parametrize('tool', ['ping()', 'hang(0.4)', 'hang(30)'])
+def test_a_loop_over_tool_calls_stops_at_the_deadline(tool):
+    text = run('code', f'while True: {tool}', timeout=2)
+    assert 'TimeoutError' in text and 'stopped after 2 s' in text
+
+# --- output ----------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('mode', MODES)
+@pytest.mark.parametrize('fd', [1, 2])
+def test_a_flood_of_output_is_cut(mode, fd):
+    "It tries to write 1 GB (to its stdout or stderr), then fails: the application keeps a bounded part, and says so"
+    code = f"import os\nchunk = b'y' * (1 << 20)\nfor i in range(1024): os.write({fd}, chunk)\nos._exit(7)"
+    text = run(mode, code, timeout=10)  # (1 GB through a pipe takes 1-3 s on a loaded machine)
+    assert 'exit code 7' in text and 'bytes of output' in text and len(text) < MAX_OUTPUT
+
+# --- the channel ----------------------------------------------------------------------------------------------
+
+FORGED = {  # each, Python making the line the program writes to its channel
+    'not JSON': "b'{\"call\": '",
+    'not an object': "b'[1, 2, 3]'",
+    'name not a string': "b'{\"call\": 5, \"args\": {}}'",
+    'arguments not an object': "b'{\"call\": \"ping\", \"args\": [1]}'",
+    'unknown op': "b'{\"op\": \"exec\", \"code\": \"import os\"}'",
+    'done without fields': "b'{\"done\": true}'",
+    'deep nesting': "b'[' * 100_000 + b']' * 100_000",
+    'just deep enough to hurt': f"b'{{\"call\": \"ping\", \"args\": {{\"a\": ' + b'[' * {MAX_DEPTH + 5} + b']' * {MAX_DEPTH + 5} + b'}}}}'",
+    'a huge line': f"b'x' * {MAX_MESSAGE + (1 << 20)}",
+    'a result of the wrong types': "b'{\"repr\": 5, \"literal\": \"yes\"}'",
+    'a literal too deep to read': "b'{\"repr\": \"' + b'[' * 100_000 + b'\", \"literal\": true}'",
+}
+
+@pytest.mark.parametrize('mode', MODES)
+@pytest.mark.parametrize('kind', FORGED)
+def test_forged_channel_lines_become_a_clear_error(mode, kind):
+    code = f"import os, time\ndata = {FORGED[kind]} + b'\\n'\nwhile data: data = data[os.write(3, data):]\ntime.sleep(10)"
+    text = run(mode, code, timeout=4)
+    if mode == 'python_isolated' and kind == 'a literal too deep to read': assert text.startswith('[[[')  # not a literal: its text
+    else: assert "The program's process broke its channel's protocol: it sent" in text, text[:300]
+
+@pytest.mark.parametrize('mode', MODES)
+def test_a_closed_channel_reads_as_the_process_ending(mode):
+    text = run(mode, "import os\nos.close(3); os.close(1); os.close(0)\nos._exit(0)")
+    assert 'ended with exit code 0' in text and 'subprocess' not in text and 'TimeoutExpired' not in text
+
+@pytest.mark.parametrize('mode', MODES)
+def test_no_host_path_reaches_the_model(mode):
+    text = run(mode, "import json\njson.loads('{')")
+    assert 'JSONDecodeError' in text and '<lib>' in text
+    for p in {sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.__file__))}: assert p not in text
+
+def test_protections_are_claimed_only_where_they_hold():
+    "What `protections()` claims is what a program meets: here, the namespaces it needs for memory and files"
+    assert HAVE['application_memory_hidden'] == HAVE['namespaces'] == HAVE['read_only_files']
+    assert HAVE['kernel_process_limit'] is (HAVE['namespaces'] and os.getuid() != 0)  # the kernel exempts root
+    assert HAVE['empty_environment'] and HAVE['deadline_kills_tree'] == HAVE['namespaces']
+
+# --- without namespaces (a machine that has none: the fallback, forced here) -------------------------------------
+
+NO_NS = {'namespaces': False, 'seccomp': HAVE['seccomp'], 'network': True}
+
+def _bare(code: str, timeout: float=6):
+    "How a program ends under the fallback supervisor (a subreaper, no namespaces): its status, its stderr"
+    from funccall._sandbox import Sandbox
+    with Sandbox([sys.executable, '-S', '-c', code], timeout, _settings=NO_NS) as sb:
+        sb.finish()
+        return sb.ended, sb.output()
+
+def test_without_namespaces_a_subreaper_still_ends_a_setsid_grandchild():
+    m = _marker()
+    ended, _ = _bare(DOUBLE_FORK.format(name=NAME_ME.format(m=m)))
+    assert ended == {'exit': 0}
+    end = time.monotonic() + 1
+    while _host_procs(m) and time.monotonic() < end: time.sleep(0.05)
+    assert _host_procs(m) == []
+
+def test_without_namespaces_processes_and_memory_are_still_counted():
+    m = _marker()
+    bomb = f"import os, time\nfor i in range(200):\n    if os.fork() == 0: {NAME_ME.format(m=m)}; time.sleep(30); os._exit(0)\ntime.sleep(5)"
+    assert _bare(bomb)[0] == {'over': f'it started more than {MAX_PROCS} processes'}
+    time.sleep(0.3)
+    assert _host_procs(m) == []
+    hog = "import os, time\nfor i in range(3):\n    if os.fork() == 0: break\nblock = b'x' * (200 << 20)\ntime.sleep(5)"
+    assert f'over {MEMORY_MB} MB' in _bare(hog)[0]['over']
