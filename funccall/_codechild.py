@@ -10,7 +10,7 @@ from __future__ import annotations
 import json, os, sys
 
 from .inverse import mk_tool
-from .pytool import python
+from .pytool import run_in_process
 
 __all__ = ['ToolCallError', 'CodeError', 'TB', 'namespace', 'main', 'COMMAND']
 
@@ -53,7 +53,7 @@ def main() -> None:
         return r['value']
     out: list = []
     ns = {**namespace(out), **{py: mk_tool(call, schema, check=False) for py, schema in job['tools']}}
-    v = python(job['code'], glb=ns, timeout=10 ** 6)  # the parent keeps the deadline: it kills this process
+    v = run_in_process(job['code'], glb=ns)  # the parent keeps the deadline: it kills this process
     send({'done': True, 'printed': ''.join(out), 'value': v, 'failed': isinstance(v, str) and v.startswith(TB)})
 
 # funccall's package without its `__init__`: the modules this one needs, and no more

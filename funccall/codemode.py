@@ -36,7 +36,7 @@ there come back as ordinary tool calls, which `run_tool_calls` answers (to the p
 """
 from __future__ import annotations
 
-import contextvars, inspect, json, keyword, os, queue, re, signal, sys, threading, time, typing
+import contextvars, functools, inspect, json, keyword, os, queue, re, signal, sys, threading, time, typing
 from typing import Any, Literal, Union
 
 from ._codechild import COMMAND, TB, CodeError, ToolCallError, namespace
@@ -210,67 +210,6 @@ def _run_here(box, code: str, timeout: float, memory_mb: int, injected: dict) ->
     if isinstance(v, str) and v.startswith(TB): raise CodeError(_result(''.join(out), v))
     return _result(''.join(out), v)
 
-# --- in a process of its own ---------------------------------------------------------------------------------
-
-def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:
-    schemas = _schemas(box)
-    names = {s['name'] for _, s in schemas}
-    argv = [sys.executable, '-S', '-c', COMMAND, os.path.dirname(__file__)]
-    sb = None
-    try:
-        with Sandbox(argv, timeout, memory_mb=memory_mb, env=import_path()) as sb:
-            sb.send({'code': code, 'tools': schemas})
-            while (msg := sb.receive()) is not None:
-                kind, *rest = _message(msg)
-                if kind == 'done':
-                    printed, value, failed = rest
-                    res = scrub(_result(printed, value))
-                    if failed: raise CodeError(res)
-                    return res
-                nm, args = rest  # only the toolbox's tools: the process can ask for nothing else
-                if sb.left() <= 0: break  # no call starts past the deadline
-                r = _call_until(box, nm if nm in names else f'<not a tool: {nm[:60]}>', args, injected, sb.left())
-                if r is None: break  # the deadline came first: `finish` says so
-                sb.send(_answer(r))
-            sb.finish()
-            raise sb.ended_error()
-    except SandboxError as e:
-        raise CodeError(failure(e, sb, timeout)) from None
-
-def _message(msg) -> tuple:
-    "('done', printed, value, failed) or ('call', name, args) from a message of the program's; `SandboxError` for anything else"
-    if isinstance(msg, dict):
-        if msg.get('done') is True and isinstance(msg.get('printed'), str) and isinstance(msg.get('failed'), bool):
-            return 'done', msg['printed'], msg.get('value'), msg['failed']
-        if isinstance(msg.get('call'), str) and isinstance(msg.get('args', {}), dict): return 'call', msg['call'], msg.get('args') or {}
-    raise SandboxError(f"it sent a message that is neither a tool call nor its result: {json.dumps(msg)[:100]}", 'protocol')
-
-def _call_until(box, name: str, args: dict, injected: dict, left: float):
-    "`box.call`, waited for `left` seconds at most (a sync tool then runs on in its thread, as at a tool's timeout); None past them"
-    import contextvars, threading
-    out: dict = {}
-    def run():
-        try: out['r'] = box.call(name, args, injected=injected)
-        except BaseException as e: out['e'] = e  # noqa: BLE001 - raised again in the caller's thread
-    t = threading.Thread(target=contextvars.copy_context().run, args=(run,), name='funccall-code-call', daemon=True)
-    t.start()
-    t.join(max(left, 0))
-    if 'e' in out: raise out['e']
-    return out.get('r')
-
-def _answer(r) -> dict:
-    "The program's answer to a call: its value as JSON, or its error; a value too big for the channel is an error"
-    if not r.ok: return {'ok': False, 'value': None, 'error': _error(r)}
-    v = _as_json(r.value)
-    if len(json.dumps(v, default=str)) > MAX_MESSAGE // 2:
-        return {'ok': False, 'value': None, 'error': f"Tool {r.name!r} returned over {MAX_MESSAGE >> 21} MB: too big for a program; ask for less"}
-    return {'ok': True, 'value': v, 'error': None}
-
-# --- in pydantic-monty's sandbox ----------------------------------------------------------------------------
-
-_MONTY_PRELUDE = 'ToolCallError = Exception\n'  # a host function's error reaches the sandbox as an `Exception`
-_MONTY_GRACE = 0.25  # seconds past the deadline before the sandbox's process is killed: its own TimeoutError comes first
-
 class _Late(Exception):
     "The program's deadline passed; `what` says where it was (in a tool call, or between them)"
     def __init__(self, what: str = 'its process was killed'): super().__init__(what); self.what = what
@@ -291,6 +230,55 @@ def _within(fn, left: float, name: str):
     except queue.Empty: raise _Late(f'in a call of {name}, which runs on in the background') from None
     if not ok: raise v
     return v
+
+# --- in a process of its own ---------------------------------------------------------------------------------
+
+def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:
+    schemas = _schemas(box)
+    names = {s['name'] for _, s in schemas}
+    argv = [sys.executable, '-S', '-c', COMMAND, os.path.dirname(__file__)]
+    sb = None
+    try:
+        with Sandbox(argv, timeout, memory_mb=memory_mb, env=import_path()) as sb:
+            sb.send({'code': code, 'tools': schemas})
+            while (msg := sb.receive()) is not None:
+                kind, *rest = _message(msg)
+                if kind == 'done':
+                    printed, value, failed = rest
+                    res = scrub(_result(printed, value))
+                    if failed: raise CodeError(res)
+                    return res
+                nm, args = rest  # only the toolbox's tools: the process can ask for nothing else
+                if sb.left() <= 0: break  # no call starts past the deadline
+                call = nm if nm in names else f'<not a tool: {nm[:60]}>'
+                try: r = _within(functools.partial(box.call, call, args, injected=injected), sb.left(), call)
+                except _Late: break  # the deadline came first (the call runs on in its thread): `finish` says so
+                sb.send(_answer(r))
+            sb.finish()
+            raise sb.ended_error()
+    except SandboxError as e:
+        raise CodeError(failure(e, sb, timeout)) from None
+
+def _message(msg) -> tuple:
+    "('done', printed, value, failed) or ('call', name, args) from a message of the program's; `SandboxError` for anything else"
+    if isinstance(msg, dict):
+        if msg.get('done') is True and isinstance(msg.get('printed'), str) and isinstance(msg.get('failed'), bool):
+            return 'done', msg['printed'], msg.get('value'), msg['failed']
+        if isinstance(msg.get('call'), str) and isinstance(msg.get('args', {}), dict): return 'call', msg['call'], msg.get('args') or {}
+    raise SandboxError(f"it sent a message that is neither a tool call nor its result: {json.dumps(msg)[:100]}", 'protocol')
+
+def _answer(r) -> dict:
+    "The program's answer to a call: its value as JSON, or its error; a value too big for the channel is an error"
+    if not r.ok: return {'ok': False, 'value': None, 'error': _error(r)}
+    v = _as_json(r.value)
+    if len(json.dumps(v, default=str)) > MAX_MESSAGE // 2:
+        return {'ok': False, 'value': None, 'error': f"Tool {r.name!r} returned over {MAX_MESSAGE >> 21} MB: too big for a program; ask for less"}
+    return {'ok': True, 'value': v, 'error': None}
+
+# --- in pydantic-monty's sandbox ----------------------------------------------------------------------------
+
+_MONTY_PRELUDE = 'ToolCallError = Exception\n'  # a host function's error reaches the sandbox as an `Exception`
+_MONTY_GRACE = 0.25  # seconds past the deadline before the sandbox's process is killed: its own TimeoutError comes first
 
 class _Watchdog:
     "Kills process `pid` (the sandbox's worker) at monotonic time `when`, unless the block ends first"
@@ -320,7 +308,7 @@ def _sleep(snap, deadline: float):
     if time.monotonic() >= deadline: raise _Late('asleep')
     return snap.resume({'return_value': None})
 
-def _answer(snap, fns: dict, deadline: float):
+def _resume(snap, fns: dict, deadline: float):
     "Resume a suspended program: a tool's call or a sleep under what is left of the deadline, anything else as monty does"
     from pydantic_monty import FunctionSnapshot
     if time.monotonic() >= deadline: raise _Late()
@@ -346,7 +334,7 @@ def _run_monty(box, code: str, timeout: float, memory_mb: int, injected: dict) -
             with _Watchdog(s.worker_pid, deadline + _MONTY_GRACE) as dog:
                 try:
                     snap = s.feed_start(_MONTY_PRELUDE + code, external_lookup=fns, print_callback=lambda _, text: keep(text, end=''))
-                    while not isinstance(snap, MontyComplete): snap = _answer(snap, fns, deadline)
+                    while not isinstance(snap, MontyComplete): snap = _resume(snap, fns, deadline)
                 except MontyError as e:
                     if dog.fired: raise _Late() from None
                     raise CodeError(_result(''.join(out), f"{TB}\n{e}")) from None

@@ -32,7 +32,7 @@ from typing import Optional
 
 from ._async_exc import drop_pending_exception, raise_in_thread
 
-__all__ = ['python', 'python_isolated']
+__all__ = ['python', 'python_isolated', 'run_in_process']
 
 # --- printed output, captured per thread -------------------------------------------------------------
 
@@ -97,6 +97,15 @@ def _run(
     try: res = _exec(code, {} if glb is None else glb, loc)
     finally: _capture_end()
     return _result(res, buf.getvalue())
+
+def run_in_process(
+    code:str,        # Python statements; the value of a final expression is returned
+    glb:dict=None,   # globals to run in (default: a new namespace)
+):                   # the value, what the code printed, or its traceback as text
+    """`python` for a process whose deadline is kept from outside (it is killed): the code runs on this thread, the main
+    one, so the process's name, its signals and its memory limit are the program's own, with no thread to stop it"""
+    try: return _run(code, glb)
+    except BaseException as e: return _tb_text(e)  # noqa: BLE001 - the program's error is its result
 
 _pkg_dir = os.path.dirname(__file__)
 
@@ -268,7 +277,7 @@ chan = os.fdopen(os.dup(1), 'w'); os.dup2(2, 1)  # the channel: what else writes
 pkg = types.ModuleType('funccall_isolated'); pkg.__path__ = [os.path.dirname(sys.argv[1])]; sys.modules[pkg.__name__] = pkg
 spec = importlib.util.spec_from_file_location('funccall_isolated.pytool', sys.argv[1])  # this module and what it imports: not all of funccall
 tool = importlib.util.module_from_spec(spec); spec.loader.exec_module(tool)
-res = tool.python(json.loads(sys.stdin.readline())['code'], glb={'__name__': '__main__'})
+res = tool.run_in_process(json.loads(sys.stdin.readline())['code'], glb={'__name__': '__main__'})
 r, cap = repr(res), int(sys.argv[2])
 literal = False
 if len(r) <= cap:
