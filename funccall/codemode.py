@@ -233,13 +233,13 @@ def _within(fn, left: float, name: str):
 
 # --- in a process of its own ---------------------------------------------------------------------------------
 
-def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:
+def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict, env: dict=None, network: bool=False) -> str:
     schemas = _schemas(box)
     names = {s['name'] for _, s in schemas}
     argv = [sys.executable, '-S', '-c', COMMAND, os.path.dirname(__file__)]
     sb = None
     try:
-        with Sandbox(argv, timeout, memory_mb=memory_mb, env=import_path()) as sb:
+        with Sandbox(argv, timeout, memory_mb=memory_mb, env={**(env or {}), **import_path()}, network=network) as sb:
             sb.send({'code': code, 'tools': schemas})
             while (msg := sb.receive()) is not None:
                 kind, *rest = _message(msg)
@@ -362,11 +362,16 @@ def code_tool(
     timeout: float=30,         # seconds the program may run, its tool calls included
     memory_mb: int=512,        # the address-space limit of the program's process (True), or monty's memory limit
     text_input: bool=False,    # take the program as free-form text (an OpenAI custom tool): no JSON string to escape it in
+    env: dict=None,            # environment variables the program's process gets (isolate=True; it gets none of the application's)
+    network: bool=False,       # let the program's process use the network (isolate=True; cut where `_sandbox.protections()` can)
 ) -> Tool:                     # the `run_code(code)` tool, its description holding the API (`code_api`)
     "A `run_code(code)` tool: the model's Python program runs with every tool of `box` bound as a function"
     if isolate is None: isolate = safest_mode()
     if isolate not in _RUNNERS: raise ValueError(f"isolate={isolate!r}: use None (the safest installed), 'monty', True or False")
     run = _RUNNERS[isolate]
+    if env or network:
+        if isolate is not True: raise ValueError(f"env= and network= are for a process of its own (isolate=True), not isolate={isolate!r}")
+        run = functools.partial(run, env=env, network=network)
     def run_code(
         code: str,  # a Python program; call the functions below, `print` what you need, end with an expression to return it
         **injected,

@@ -670,10 +670,12 @@ class Toolbox(ToolHolder):
         timeout: float=30,          # seconds the code may run, its tool calls included
         memory_mb: int=512,         # the subprocess's address-space limit (`isolate=True`), or monty's memory limit
         text_input: bool=False,     # take the code as free-form text (an OpenAI custom tool), not inside JSON
+        env: dict=None,             # environment variables of the program's process (isolate=True: none of the application's)
+        network: bool=False,        # let the program's process use the network (isolate=True)
     ) -> Tool:
         "A `run_code(code)` tool: the model's Python runs with every tool bound as a function, each call through this toolbox"
         from .codemode import code_tool
-        return code_tool(self, isolate=isolate, timeout=timeout, memory_mb=memory_mb, text_input=text_input)
+        return code_tool(self, isolate=isolate, timeout=timeout, memory_mb=memory_mb, text_input=text_input, env=env, network=network)
 
     def __getitem__(self, nm: str) -> Tool: return self.tools[nm]
     def __iter__(self): return iter(self.tools.values())

@@ -139,6 +139,24 @@ def test_no_network(mode):
     finally: srv.close()
     assert 'refused' in text and 'connected' not in text
 
+def test_the_developer_chooses_the_programs_environment_and_network(monkeypatch):
+    "code_tool's env= reaches the program (and nothing else of the application's); network=True lets it connect"
+    monkeypatch.setenv('OPENAI_API_KEY', 'sk-app-secret')
+    srv = socket.socket()
+    srv.bind(('127.0.0.1', 0)); srv.listen()
+    port = srv.getsockname()[1]
+    prog = (f"import os, socket\ntry: socket.create_connection(('127.0.0.1', {port}), timeout=2); r = 'connected'\n"
+            "except OSError: r = 'refused'\n(os.environ.get('GREETING'), os.environ.get('OPENAI_API_KEY'), r)")
+    try: r = Toolbox([ping]).code_tool(isolate=True, timeout=10, env={'GREETING': 'hi'}, network=True).execute({'code': prog})
+    finally: srv.close()
+    assert r.ok, r.error
+    assert r.text == '["hi", null, "connected"]'
+
+def test_env_and_network_are_refused_where_no_process_of_its_own_runs_the_program():
+    for isolate in (False, 'monty'):
+        with pytest.raises(ValueError, match='isolate=True'): Toolbox([ping]).code_tool(isolate=isolate, env={'A': '1'})
+    with pytest.raises(ValueError, match='isolate=True'): Toolbox([ping]).code_tool(isolate=False, network=True)
+
 # --- the application's memory ------------------------------------------------------------------------------
 
 SECRET = bytearray(b'the-application-secret-' + uuid.uuid4().hex.encode())  # in this process's memory, at a known address
