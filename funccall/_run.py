@@ -99,8 +99,9 @@ class _Job:
     or the caller's for a job the pool can't start). Not a `concurrent.futures.Future`: its `Condition`, taken by each of
     the six steps of a call's life, cost more than a batch's calls; a job has one listener, known before it is queued"""
     __slots__ = ('fn', 'ended', 'key', 'counted', 'state', 'told', 'value', 'error')
-    def __init__(self, fn: Callable, ended: Callable, key=None):  # `key`: the tool it runs, whose stragglers have a share of their own
-        self.fn, self.ended, self.key, self.counted, self.state, self.told, self.value, self.error = fn, ended, key, False, 'pending', False, None, None
+    def __init__(self, fn: Callable, ended: Callable, key=None):  # `key`: the tool it runs (its stragglers have a share of their own)
+        self.fn, self.ended, self.key = fn, ended, key
+        self.counted, self.state, self.told, self.value, self.error = False, 'pending', False, None, None
 
     def run(self):
         try: self.value = self.fn()
@@ -330,7 +331,8 @@ async def to_thread(
     loop, ctx = asyncio.get_running_loop(), contextvars.copy_context()
     done = loop.create_future()  # (not `asyncio.wrap_future`: its two-way chain costs a sixth of a turn's handoffs)
     key = args[0] if f is call_tool and args else None  # a tool's call: its stragglers have a share of their own
-    job = _workers.submit(lambda: ctx.run(f, *args, **kw), lambda j: None if loop.is_closed() else loop.call_soon_threadsafe(_hand_back, j, done), key)
+    ended = lambda j: None if loop.is_closed() else loop.call_soon_threadsafe(_hand_back, j, done)  # noqa: E731
+    job = _workers.submit(lambda: ctx.run(f, *args, **kw), ended, key)
     try: return await done
     except asyncio.CancelledError:
         _workers.abandon(job)
