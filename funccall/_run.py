@@ -185,7 +185,7 @@ class _Workers:
 
     def drop(self, jobs):
         """The caller no longer waits for `jobs`: those waiting for a slot never start (all marked before any slot is
-        given back, so none takes one), the others are `abandon`ed"""
+        given back, so none takes one), the others give their slots back while their threads run on"""
         with self.lock:
             for job in jobs:
                 if job.state == 'pending': job.state = 'dropped'
@@ -193,10 +193,10 @@ class _Workers:
             self._dispatch()
 
     def abandon(self, job: _Job):
-        "The caller stopped waiting for `job` (a timeout): its slot goes to the next call; its thread, if any, runs on"
-        with self.lock:
-            self._uncount(job)
-            self._dispatch()
+        """The caller stopped waiting for `job` (a timeout, a cancelled task, a client that hung up): one still waiting for a
+        slot never starts (started later, nobody could give its slot back); else its slot goes to the next call while its
+        thread runs on"""
+        self.drop([job])
 
     def _uncount(self, job: _Job):
         "`job` no longer holds a slot (holding `lock`)"

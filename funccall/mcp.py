@@ -59,6 +59,7 @@ from . import __version__, _trace, content
 from ._json import jsonable
 from ._jsonschema import compile_schema
 from ._mcpstate import SECRET_ENV, NonceStore, Sealer, StateError
+from ._mcpworker import WorkerApp
 from ._load import TargetError, expand, load_target
 from ._ns import ToolNotFound
 from ._types import SchemaError, empty, signature
@@ -787,18 +788,10 @@ def _run(server, http: str | None, allow_hosts=(), allow_origins=(), workers: in
     except KeyboardInterrupt: pass
 
 def _run_workers(uvicorn, cfg: dict, port: int, workers: int) -> None:
-    """uvicorn's worker processes, each loading the tools itself. What they serve and the secret they share (so any worker
-    takes any answer) reach each one inside its app factory, pickled through the pipe that starts it (uvicorn's spawn),
-    never through the environment, which every subprocess a tool starts would inherit"""
+    "uvicorn's worker processes, each loading the tools itself from `cfg`, which reaches it pickled, never in the environment"
     from uvicorn.supervisors import Multiprocess
-    config = uvicorn.Config(partial(_worker_app, cfg), factory=True, host=cfg['host'], port=port, workers=workers, log_level='warning')
+    config = uvicorn.Config(WorkerApp(cfg), factory=True, host=cfg['host'], port=port, workers=workers, log_level='warning')
     Multiprocess(config, sockets=[config.bind_socket()]).run()  # (what `uvicorn.run` does with workers, which takes only an import string)
-
-def _worker_app(cfg: dict):
-    "The ASGI app of one `--workers` process, from the config its parent pickled to it"
-    with _stdout_to_stderr(): fs = [f for t in cfg['targets'] for f in load_target(t)]
-    return mk_asgi_app(fs, cfg['host'], cfg['allow_hosts'], cfg['allow_origins'], stateless=True, name=cfg['name'],
-                       secret=cfg['secret'], errors=cfg['errors'])
 
 def serve(
     tools,                  # the tools, as `mk_server` takes them
