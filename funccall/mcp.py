@@ -15,17 +15,20 @@ and `auth=` reach servers behind a gate, `prefix=` renames the tools so several 
 `.skipped`, and the others work. Connecting (handshake and tool list) takes at most `timeout` seconds in all.
 
 `mk_server` serves functions, callable objects, `Tool`s, `ToolGroup`s and `Toolbox`es. Every call runs the tool's own
-pipeline (`Tool.aexecute`: injected values, hooks, confirmation, cache, middleware, `max_chars`); a bad call or a
-failing tool comes back as an `isError` result with the exception's type and message (its frames go to the
-`funccall.mcp` logger, never to the client). A tool's return annotation becomes its `outputSchema` (an object as
-it is, anything else wrapped as `{"result": value}`), and each structured result is checked against it before it
-is sent. A parameter annotated `MCPContext` gives the tool progress, log lines, questions for the user and
-cancellation. A tool that requires confirmation asks the client's user through elicitation (form mode only, and
-only to clients that declared it); on protocol 2026-07-28 the question travels as a `requestState` sealed with
-HMAC (see `funccall._mcpstate`), checked before anything runs and good once. `mk_asgi_app` is the server as an
-ASGI app with Host and Origin checked on every request. From the command line: `funccall mcp serve TARGET ...
-[--http HOST:PORT [--workers N] [--allow-host H] [--allow-origin O]]`; over stdio, whatever the tools (or their
-modules, as they load) print goes to stderr.
+pipeline (`Tool.aexecute`: injected values, hooks, confirmation, cache, middleware, `max_chars`); a bad call comes
+back as an `isError` result in funccall's words, a failing tool as one with its exception's type (and its message,
+with `errors='message'`); the frames go to the `funccall.mcp` logger, never to the client. A tool's return
+annotation becomes its `outputSchema` (an object as it is, anything else wrapped as `{"result": value}`), and each
+structured result is checked against it before it is sent. A parameter annotated `MCPContext` gives the tool
+progress, log lines, questions for the user and cancellation (a client hanging up cancels its calls: a sync tool's
+thread gives its slot back and runs on, see `funccall._run`). Answers to a question reach the tool only once they fit
+the form asked; one that doesn't is the client's error (-32602). A tool that requires confirmation asks the client's
+user through elicitation (form mode only, and only to clients that declared it); on protocol 2026-07-28 the question
+travels as a `requestState` sealed with HMAC (see `funccall._mcpstate`), checked before anything runs and good once;
+any malformed one is -32602. `mk_asgi_app` is the server as an ASGI app with Host and Origin parsed and matched
+exactly on every request. From the command line: `funccall mcp serve TARGET ... [--http HOST:PORT [--workers N]
+[--allow-host H] [--allow-origin O]] [--errors type|message]`; over stdio, whatever the tools (or their modules, as
+they load) print goes to stderr.
 """
 from __future__ import annotations
 
