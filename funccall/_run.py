@@ -24,7 +24,7 @@ from ._async_exc import drop_pending_exception
 from ._types import is_callable_object
 
 __all__ = ['is_async', 'loop_running', 'run_sync', 'to_thread', 'in_threads', 'in_threads_async', 'settle', 'stop_iteration', 'call_tool',
-           'set_max_workers', 'WorkersExhausted']
+           'set_max_workers', 'max_workers', 'WorkersExhausted']
 
 def is_async(
     f,  # a tool, hook or middleware
@@ -320,6 +320,10 @@ def set_max_workers(
 ) -> None:
     "Set how many sync tools run at once in worker threads; the `FUNCCALL_MAX_WORKERS` environment variable sets the default, 64"
     _workers.resize(n)
+
+def max_workers() -> int:  # how many sync tools may run at once
+    "The pool's size, as `set_max_workers` (or `FUNCCALL_MAX_WORKERS`) set it"
+    return _workers.size
 
 async def to_thread(
     f: Callable,   # a sync callable

@@ -65,6 +65,7 @@ from ._mcpstate import SECRET_ENV, NonceStore, Sealer, StateError
 from ._mcpworker import WorkerApp
 from ._load import TargetError, expand, load_target
 from ._ns import ToolNotFound
+from ._run import is_async, max_workers
 from ._types import SchemaError, empty, signature
 from .call import error_text
 from .inverse import mk_tool
@@ -657,7 +658,7 @@ def mk_server(
             inj = {**inj, **dict.fromkeys(ps, mc)}
         try:
             with _trace.joined(params.meta):  # the client's trace, when it sent one
-                r = await t.aexecute(call.args, inj, confirm=call.confirm if t.requires_confirmation else None)
+                async with _share(shares, t): r = await t.aexecute(call.args, inj, confirm=call.confirm if t.requires_confirmation else None)
         except _InputRequired as q: return call.input_required(q)
         except _BadAnswer as e:  # the client's answer broke the form asked: its error, never the tool's
             _log.warning('Tool %r: %s', t.name, e)
@@ -673,9 +674,24 @@ def mk_server(
         out, wrapped = outs[t.name]
         return _result(r, out, wrapped, checks[t.name], ctx.protocol_version, errors)
 
+    shares = {}  # tool name -> the limiter its sync calls hold a slot of
+
     hints = {'tools/list': CacheHint(ttl_ms=int(list_ttl * 1000), scope='public')} if list_ttl else None
     return _Server(name, version=__version__, on_list_tools=list_tools, on_call_tool=call_tool,
                   get_tool_input_schema=inputs.get, cache_hints=hints)
+
+_SHARE = 0.75  # of the pool's slots, the most one served sync tool's calls hold at once: the rest stay for the other tools
+
+@asynccontextmanager
+async def _share(limiters: dict, t: Tool):
+    """Hold one of sync tool `t`'s share of the pool's slots while its call runs: its calls past the share wait here (a
+    client hanging up while waiting starts nothing), so slow calls of one tool never make another tool's calls wait"""
+    if is_async(t.fn):
+        yield
+        return
+    lim = limiters.get(t.name) or limiters.setdefault(t.name, anyio.CapacityLimiter(1))
+    lim.total_tokens = max(1, int(max_workers() * _SHARE))  # (read each time: `set_max_workers` may have changed it)
+    async with lim: yield
 
 class _Server(Server):
     """The SDK's `Server`, whose HTTP app checks Host and Origin whatever address it is for (the SDK's checks only on

@@ -37,6 +37,11 @@ def _headers(name: str) -> dict:
     return {'content-type': 'application/json', 'accept': 'application/json, text/event-stream', 'mcp-protocol-version': MODERN,
             'mcp-method': 'tools/call', 'mcp-name': name}
 
+def _reply(r: httpx.Response) -> dict:
+    "The JSON-RPC reply in `r`: its JSON body, or the last event with an id of an event stream"
+    if not r.headers.get('content-type', '').startswith('text/event-stream'): return r.json()
+    return [m for m in (json.loads(x[5:]) for x in r.text.splitlines() if x.startswith('data:') and x[5:].strip()) if 'id' in m][-1]
+
 async def _hang_up(url: str, name: str, n: int, started: list) -> list:
     """`n` calls of `name` at once (argument `i`), each connection closed once its call started (the tool puts `i` in
     `started`), before any answer comes; gives the answers that came first (a call that could not start, say)"""
@@ -85,6 +90,37 @@ def test_300_abandoned_slow_sync_calls_then_a_fast_call_answered_within_a_second
                 assert status == 200 and res['result']['structuredContent'] == {'result': 1} and time.monotonic() - t < 1
     finally: release.set()
     assert 'WorkersExhausted' not in caplog.text  # no call, slow or fast, failed for want of threads
+
+def test_slow_calls_still_awaited_cannot_make_another_tools_call_wait():
+    "100 slow calls whose clients wait hold at most three quarters of the slots: a fast tool's call starts at once"
+    release, started = threading.Event(), []
+    def slow(i: int) -> int:  # i, once released
+        "A slow sync tool"
+        started.append(i)
+        release.wait(30)
+        return i
+    def fast(x: int) -> int:  # x
+        "A fast sync tool"
+        return x
+    meta = {'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': FORM}
+    async def main(url):
+        async with httpx.AsyncClient(limits=httpx.Limits(max_connections=110)) as c:
+            def post(name, args, i):
+                body = {'jsonrpc': '2.0', 'id': i, 'method': 'tools/call', 'params': {'name': name, 'arguments': args, '_meta': meta}}
+                return c.post(url, json=body, headers=_headers(name), timeout=T)
+            slows = [asyncio.create_task(post('slow', {'i': i}, i)) for i in range(100)]
+            while len(started) < _workers.size * 3 // 4: await asyncio.sleep(0.01)
+            t = time.monotonic()
+            r = await post('fast', {'x': 5}, 1000)
+            took = time.monotonic() - t
+            release.set()
+            done = await asyncio.gather(*slows)
+            return _reply(r), took, [_reply(d)['result']['structuredContent']['result'] for d in done]
+    try:
+        with serving(mk_asgi_app([slow, fast])) as url: fast_r, took, slow_rs = asyncio.run(asyncio.wait_for(main(url), T * 2))
+    finally: release.set()
+    assert fast_r['result']['structuredContent'] == {'result': 5} and took < 1, (fast_r, took)
+    assert slow_rs == list(range(100))  # and every slow call still ran, once, and answered
 
 def test_a_cooperative_tool_gives_its_thread_back_when_the_client_hangs_up():
     ended, started = [], []
