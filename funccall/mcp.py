@@ -759,7 +759,7 @@ def mk_asgi_app(
     allow_origins=(),         # more Origin header values to accept ('https://app.example.com')
     path: str='/mcp',         # where the MCP endpoint is
     stateless: bool=False,    # no sessions: any worker answers any request (before 2026-07-28, no questions during a call)
-    **kw,                     # for `mk_server`: name, injected, secret, state_ttl, state_store, list_ttl
+    **kw,                     # for `mk_server`: name, injected, secret, state_ttl, state_store, list_ttl, errors
 ):                            # a Starlette ASGI app: run it with uvicorn, hypercorn, or mount it in another app
     "An ASGI app serving `tools` over streamable HTTP at `path`, with Host and Origin validated on every request"
     server = tools if isinstance(tools, Server) else mk_server(tools, **kw)

@@ -83,6 +83,7 @@ def test_300_abandoned_slow_sync_calls_then_a_fast_call_answered_within_a_second
                     return r, time.monotonic() - t
             r, took = anyio.run(call)
             assert not r.is_error and r.structured_content == {'result': 7}
+            print(f'a fast call after 300 abandoned slow ones: {took * 1000:.0f} ms')  # (shown with `pytest -s`)
             assert took < 1, f'a fast call took {took:.2f} s behind 300 abandoned slow ones'
             for _ in range(3):  # and again, over raw HTTP
                 t = time.monotonic()
@@ -119,6 +120,7 @@ def test_slow_calls_still_awaited_cannot_make_another_tools_call_wait():
     try:
         with serving(mk_asgi_app([slow, fast])) as url: fast_r, took, slow_rs = asyncio.run(asyncio.wait_for(main(url), T * 2))
     finally: release.set()
+    print(f'a fast call beside 100 slow ones still awaited: {took * 1000:.0f} ms')  # (shown with `pytest -s`)
     assert fast_r['result']['structuredContent'] == {'result': 5} and took < 1, (fast_r, took)
     assert slow_rs == list(range(100))  # and every slow call still ran, once, and answered
 
