@@ -363,7 +363,8 @@ def _fits(a: types.ElicitResult, schema: dict, key: str) -> types.ElicitResult:
     if len(json.dumps(c)) > _MAX_ANSWER: raise _BadAnswer(f"The answer to question {key!r} is longer than {_MAX_ANSWER} characters")
     if problems := _form(json.dumps(schema, sort_keys=True)).problems(c, limit=5):
         raise _BadAnswer(f"The answer to question {key!r} does not fit the form asked: {'; '.join(map(str, problems))}")
-    return types.ElicitResult(action='accept', content=c)
+    ints = {k for k, p in props.items() if isinstance(p, dict) and p.get('type') == 'integer'}  # JSON's 36.0 is an integer; Python's isn't
+    return types.ElicitResult(action='accept', content={k: int(v) if k in ints and type(v) is float else v for k, v in c.items()})
 
 class MCPContext:
     """What a served tool receives through a parameter annotated `MCPContext` (injected, never in its schema): progress,

@@ -266,6 +266,19 @@ def test_answers_that_dont_fit_the_form_are_the_clients_error_never_the_tools():
         status, r = _answer(url, {'name': 'b_txt'})
         assert r['result']['content'][0]['text'] == 'b_txt' and seen == [{'name': 'b_txt'}]
 
+def test_an_integer_asked_for_reaches_the_tool_as_an_int():
+    seen = []
+    async def count(ctx: MCPContext) -> int:  # how many
+        "Ask how many"
+        a = await ctx.elicit('How many?', {'type': 'object', 'properties': {'n': {'type': 'integer', 'minimum': 0, 'maximum': 100}}})
+        seen.append(a.content['n'])
+        return len(range(a.content['n']))  # (a float would raise TypeError here)
+    async def answer(ctx, params): return types.ElicitResult(action='accept', content={'n': 36.0})
+    async def main():
+        async with Client(mk_server([count]), elicitation_callback=answer) as c: return await c.call_tool('count', {})
+    r = anyio.run(main)
+    assert not r.is_error and r.structured_content == {'result': 36} and seen == [36] and type(seen[0]) is int
+
 def test_a_declined_question_carries_no_content_to_the_tool():
     seen = []
     with serving(mk_asgi_app([_renamer(seen)])) as url:
