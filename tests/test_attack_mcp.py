@@ -3,7 +3,7 @@ slow sync calls abandoned by the hundred, then a fast one; a tool (and its subpr
 secret under `--workers`; answers to a form that don't fit it; `requestState` fuzzed; Host and Origin values that
 only begin like an allowed one; and exceptions whose messages hold what no client should read. Each test makes the
 attack and checks that its effect did not happen."""
-import asyncio, base64, contextlib, json, logging, os, subprocess, sys, threading, time
+import asyncio, base64, contextlib, json, logging, os, socket, subprocess, sys, threading, time
 from pathlib import Path
 
 import httpx
@@ -114,15 +114,33 @@ def test_slow_calls_still_awaited_cannot_make_another_tools_call_wait():
             t = time.monotonic()
             r = await post('fast', {'x': 5}, 1000)
             took = time.monotonic() - t
+            await asyncio.sleep(0.2)
+            held = len(started)  # the slow tool's share of the slots, and no more
             release.set()
             done = await asyncio.gather(*slows)
-            return _reply(r), took, [_reply(d)['result']['structuredContent']['result'] for d in done]
+            return _reply(r), took, held, [_reply(d)['result']['structuredContent']['result'] for d in done]
     try:
-        with serving(mk_asgi_app([slow, fast])) as url: fast_r, took, slow_rs = asyncio.run(asyncio.wait_for(main(url), T * 2))
+        with serving(mk_asgi_app([slow, fast])) as url: fast_r, took, held, slow_rs = asyncio.run(asyncio.wait_for(main(url), T * 2))
     finally: release.set()
     print(f'a fast call beside 100 slow ones still awaited: {took * 1000:.0f} ms')  # (shown with `pytest -s`)
     assert fast_r['result']['structuredContent'] == {'result': 5} and took < 1, (fast_r, took)
-    assert slow_rs == list(range(100))  # and every slow call still ran, once, and answered
+    assert held == _workers.size * 3 // 4 and slow_rs == list(range(100))  # and every slow call still ran, once, and answered
+
+def test_a_call_abandoned_before_it_got_a_slot_never_starts():
+    release, ran, size = threading.Event(), [], _workers.size
+    set_max_workers(1)
+    try:
+        async def main():
+            holder = asyncio.create_task(to_thread(release.wait, 10))  # takes the one slot
+            await asyncio.sleep(0.05)
+            with pytest.raises(asyncio.TimeoutError): await asyncio.wait_for(to_thread(ran.append, 'late'), 0.1)  # waits, then gives up
+            release.set()
+            await holder
+            return await asyncio.wait_for(to_thread(lambda: 'next'), 5)
+        assert asyncio.run(main()) == 'next' and ran == []  # the abandoned call never ran, even once a slot was free
+    finally:
+        release.set()
+        set_max_workers(size)
 
 def test_a_cooperative_tool_gives_its_thread_back_when_the_client_hangs_up():
     ended, started = [], []
@@ -384,6 +402,13 @@ def test_two_hosts_or_two_origins_are_refused():
             body = json.dumps({'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call', 'params': {'name': '_add', 'arguments': {'a': 1}, '_meta': meta}})
             two = [*_headers('_add').items(), ('origin', ok), ('origin', 'http://evil.example')]
             assert c.post(url, content=body, headers=two, timeout=T).status_code == 403
+        # two Host headers (no HTTP client sends them): as raw bytes
+        head = ''.join(f'{k}: {v}\r\n' for k, v in [*_headers('_add').items(), ('host', f'localhost:{port}'), ('host', 'evil.example'),
+                                                     ('content-length', str(len(body)))])
+        with socket.create_connection(('127.0.0.1', int(port)), timeout=T) as sock:
+            sock.sendall(f'POST /mcp HTTP/1.1\r\n{head}\r\n{body}'.encode())
+            status = sock.recv(100).split()[1]
+        assert status in (b'400', b'421')  # (uvicorn's parser, or the check)
 
 # --- errors tell the client only what `errors=` says --------------------------------------------------
 
