@@ -27,7 +27,7 @@ from collections import OrderedDict
 __all__ = ['SECRET_ENV', 'StateError', 'NonceStore', 'Sealer']
 
 SECRET_ENV = 'FUNCCALL_MCP_SECRET'  # the environment variable with the server secret that several workers share
-_MAX_TOKEN = 64 * 1024              # characters: a state longer than any this server mints is refused unread
+_MAX_TOKEN = 256 * 1024             # characters: a state longer than any this server mints (a dozen answers of 16 KB) is refused unread
 _TOKEN = re.compile(r'[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}')  # base64url payload, '.', base64url HMAC-SHA256: all a state can be
 
 class StateError(ValueError):

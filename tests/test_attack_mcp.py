@@ -265,7 +265,7 @@ BAD_ANSWERS = {
     'a list': {'name': ['a']},
     'no name (the form lists no required)': {},
     'an extra key': {'name': 'ok', 'admin': True},
-    'over 64 KB': {'name': 'ok', 'pad': ['x' * 1000] * 70},
+    'over 16 KB': {'name': 'ok', 'pad': ['x' * 1000] * 17},
 }
 
 def _answer(url, content):
@@ -296,6 +296,19 @@ def test_an_integer_asked_for_reaches_the_tool_as_an_int():
         async with Client(mk_server([count]), elicitation_callback=answer) as c: return await c.call_tool('count', {})
     r = anyio.run(main)
     assert not r.is_error and r.structured_content == {'result': 36} and seen == [36] and type(seen[0]) is int
+
+def test_answers_as_long_as_allowed_to_several_questions_still_come_back():
+    "A state carries the call's answers so far: answers at the size limit, to several questions, still fit in one"
+    TEXT = {'type': 'object', 'properties': {'t': {'type': 'string'}}}
+    async def notes(ctx: MCPContext) -> int:  # characters received
+        "Ask for three long notes"
+        got = [(await ctx.elicit(f'Note {i}?', TEXT)).content['t'] for i in range(3)]
+        return sum(map(len, got))
+    async def answer(ctx, params): return types.ElicitResult(action='accept', content={'t': 'n' * 16_000})
+    async def main():
+        async with Client(mk_server([notes]), elicitation_callback=answer) as c: return await c.call_tool('notes', {})
+    r = anyio.run(main)
+    assert not r.is_error and r.structured_content == {'result': 48_000}, r
 
 def test_a_declined_question_carries_no_content_to_the_tool():
     seen = []
@@ -348,8 +361,8 @@ def test_every_malformed_request_state_is_invalid_params(caplog):
         good = rpc(url, 'tools/call', {'name': 'delete', 'arguments': {'path': 'a'}})[1]['result']['requestState']
         body, mac = good.split('.')
         states = ['é' * 10, 'ü.ü', f'{body}.{"é" * 43}', f'{body}é.{mac}', '\x00.\x00', '', '.', '..', 'a.b.c', 'A' * 100_000,
-                  'A' * 70_000 + '.' + mac, '!!!.' + 'A' * 43, f'{body}.{mac}=', f'{body}=.{mac}', ' ' + good, good + '\n',
-                  _b64(b'not json') + '.' + 'A' * 43, f'{body[:-1]}.{mac}', f'{body}.{mac[:-1]}A',
+                  'A' * 300_000 + '.' + mac, '!!!.' + 'A' * 43, f'{body}.{mac}=', f'{body}=.{mac}', ' ' + good, good + '\n',
+                  _b64(b'not json') + '.' + 'A' * 43, f'{body[:-1]}.{mac}', f'{body}.{mac[:-1]}' + ('B' if mac[-1] != 'B' else 'C'),
                   _b64(json.dumps({'t': 'delete', 'a': 'x', 'e': 9e99, 'n': 'n', 'd': {'asked': ['funccall-confirm']}}).encode()) + '.' + mac,
                   123, 1.5, True, [], [good], {}, {'state': good}]
         for s in states:
