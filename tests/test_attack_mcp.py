@@ -212,6 +212,7 @@ def _stop(p):
         p.kill()
         p.wait(T)
 
+@pytest.mark.slow  # (a server process of its own, with worker processes)
 @pytest.mark.parametrize('workers', [2, 1])
 def test_the_secret_never_reaches_a_tools_environment_or_its_subprocesses(tmp_path, workers):
     secret = 'S3cr3t' * 8
@@ -230,6 +231,7 @@ def test_the_secret_never_reaches_a_tools_environment_or_its_subprocesses(tmp_pa
     assert all(not any(x.values()) for x in found), found
     assert status == 200 and 'structuredContent' in r['result'], r
 
+@pytest.mark.slow  # (a server process of its own, with worker processes)
 def test_without_a_secret_given_the_workers_share_one_no_process_environment_holds(tmp_path):
     f = tmp_path / 'spy.py'
     f.write_text("SECRET = 'no secret given'" + SPY + '''
@@ -387,24 +389,22 @@ BAD_ORIGINS = ['http://localhost:1@evil.example', 'http://localhost:80/evil', 'h
                'http://localhost.evil.example', 'null', 'file://', 'http://localhost:80/', 'ftp://localhost', 'http://user@localhost:80',
                'http://127.0.0.1:1@evil.example', 'https://app.example.com.evil.example', 'https://app.example.com:1@evil.example']
 
-def _status(url: str, headers) -> int:
+def _status(c: httpx.Client, url: str, headers) -> int:
     meta = {'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': FORM}
     body = {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call', 'params': {'name': '_add', 'arguments': {'a': 1}, '_meta': meta}}
-    with httpx.Client() as c:
-        req = c.build_request('POST', url, json=body, headers=_headers('_add'))
-        for k, v in headers: req.headers[k] = v
-        if ('host', None) in headers: del req.headers['host']
-        return c.send(req).status_code
+    req = c.build_request('POST', url, json=body, headers=_headers('_add'))
+    for k, v in headers: req.headers[k] = v
+    return c.send(req).status_code
 
 @pytest.mark.parametrize('bind', ['127.0.0.1', '0.0.0.0'])
 def test_host_and_origin_match_exactly(bind):
-    with serving(mk_asgi_app([_add], host=bind, allow_origins=['https://app.example.com'])) as url:
+    with serving(mk_asgi_app([_add], host=bind, allow_origins=['https://app.example.com'])) as url, httpx.Client(timeout=T) as c:
         port = url.split(':')[2].split('/')[0]
-        for h in BAD_HOSTS: assert _status(url, [('host', h)]) == 421, h
-        for o in BAD_ORIGINS: assert _status(url, [('origin', o)]) == 403, o
-        for h in [f'localhost:{port}', '127.0.0.1', f'[::1]:{port}']: assert _status(url, [('host', h)]) == 200, h
+        for h in BAD_HOSTS: assert _status(c, url, [('host', h)]) == 421, h
+        for o in BAD_ORIGINS: assert _status(c, url, [('origin', o)]) == 403, o
+        for h in [f'localhost:{port}', '127.0.0.1', f'[::1]:{port}']: assert _status(c, url, [('host', h)]) == 200, h
         for o in [f'http://localhost:{port}', 'http://127.0.0.1:5173', 'https://app.example.com', 'https://app.example.com:8443']:
-            assert _status(url, [('origin', o)]) == 200, o
+            assert _status(c, url, [('origin', o)]) == 200, o
 
 def test_two_hosts_or_two_origins_are_refused():
     with serving(mk_asgi_app([_add])) as url:
