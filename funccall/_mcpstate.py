@@ -7,8 +7,10 @@ random nonce, and the answers given so far. `open` checks, before anything of th
 the tool, the arguments, the expiry, and that the nonce was never used; a state passes once.
 
 The key is derived from a secret: `FUNCCALL_MCP_SECRET` in the environment (at least 32 characters; give every worker
-behind one address the same one), else 32 random bytes made when the process starts, so a state minted by another
-process (an earlier run, another worker) is refused. A state minted for an authenticated caller (OAuth on HTTP)
+behind one address the same one; the command line takes it out of the environment before any tool loads, and hands
+it to `--workers` processes through their pickled config), else 32 random bytes made when the process starts, so a
+state minted by another process (an earlier run, another worker) is refused. Anything that isn't a state this
+server minted, down to text that isn't ASCII or base64, is a `StateError`. A state minted for an authenticated caller (OAuth on HTTP)
 is good only for that caller. The payload is signed, not encrypted: the client can read it, and it holds only what
 the client itself sent (its arguments' digest, its own answers).
 
@@ -19,13 +21,14 @@ worker (sticky sessions), or pass `mk_server(state_store=...)` something shared 
 """
 from __future__ import annotations
 
-import base64, hashlib, hmac, json, os, secrets, threading, time
+import base64, binascii, hashlib, hmac, json, os, re, secrets, threading, time
 from collections import OrderedDict
 
 __all__ = ['SECRET_ENV', 'StateError', 'NonceStore', 'Sealer']
 
 SECRET_ENV = 'FUNCCALL_MCP_SECRET'  # the environment variable with the server secret that several workers share
-_MAX_TOKEN = 64 * 1024              # characters: a state longer than any this server mints is refused unread
+_MAX_TOKEN = 256 * 1024             # characters: a state longer than any this server mints (a dozen answers of 16 KB) is refused unread
+_TOKEN = re.compile(r'[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}')  # base64url payload, '.', base64url HMAC-SHA256: all a state can be
 
 class StateError(ValueError):
     "A `requestState` that fails verification: forged, altered, foreign, expired, replayed, or for another call"
@@ -46,6 +49,16 @@ class NonceStore:
 
 def _b64(b: bytes) -> str: return base64.urlsafe_b64encode(b).rstrip(b'=').decode()
 def _unb64(s: str) -> bytes: return base64.urlsafe_b64decode(s + '=' * (-len(s) % 4))
+
+_FIELDS = {'t': str, 'a': str, 'e': float, 'n': str, 'd': dict}
+
+def _payload(body: str) -> dict:
+    "The payload of a state whose MAC passed: signed by this server, so well-formed unless the key leaked; checked all the same"
+    try: p = json.loads(_unb64(body))
+    except (ValueError, binascii.Error) as e: raise StateError("requestState is not one this server made") from e
+    if not isinstance(p, dict) or any(not isinstance(p.get(k), t) for k, t in _FIELDS.items()):
+        raise StateError("requestState is not one this server made")
+    return p
 
 def _digest(args) -> str:
     "SHA-256 of the arguments as canonical JSON: the same call gives the same digest in every process"
@@ -78,12 +91,12 @@ class Sealer:
 
     def open(self, token, tool: str, args: dict, principal: str | None = None) -> dict:
         "The data of `token` if this server minted it for exactly this call by this caller, unexpired and never used; else `StateError`"
-        if not isinstance(token, str) or len(token) > _MAX_TOKEN or token.count('.') != 1:
+        if not isinstance(token, str) or len(token) > _MAX_TOKEN or not _TOKEN.fullmatch(token):
             raise StateError("requestState is not one this server made")
         body, mac = token.split('.')
-        if not hmac.compare_digest(mac, self._mac(body)):
+        if not hmac.compare_digest(mac, self._mac(body)):  # (both ASCII, as the pattern made sure)
             raise StateError("requestState failed verification: altered, forged, or made by another server (or an earlier run)")
-        p = json.loads(_unb64(body))  # signed by us: well-formed
+        p = _payload(body)
         if p['t'] != tool: raise StateError(f"requestState was made for tool {p['t']!r}, not {tool!r}")
         if p['a'] != _digest(args): raise StateError("requestState was made for other arguments: the call changed since it was asked")
         if p['p'] != principal: raise StateError("requestState was made for another caller")

@@ -5,10 +5,12 @@
 Sync tools run in funccall's own pool of worker threads, not asyncio's default executor (a handful of threads
 shared with everything else on the loop). At most `max_workers` of them run at once (default 64, I/O-bound
 tools are the common case; `set_max_workers` or the `FUNCCALL_MAX_WORKERS` environment variable change it).
-A Python thread can't be stopped, so a call that timed out (its awaiting task cancelled) gives its slot back at
-once while its thread runs on; new calls get new threads, up to `4 * max_workers` threads in all. Past that a
-call fails at once with `WorkersExhausted` rather than waiting behind tools that may never return. The threads
-are daemons: leaving the program never waits for a tool that timed out.
+A Python thread can't be stopped, so a call whose caller stopped waiting (a timeout, a cancelled task, an MCP
+client that hung up) gives its slot back at once while its thread runs on, a straggler: it counts against no
+new call's slot or thread. Stragglers have their own budget: at most `16 * max_workers` run at once, and at
+most half of those (`8 * max_workers`) are one tool's, so one stuck or slow tool never stops the others.
+A new call that would pass either bound fails at once with `WorkersExhausted` rather than waiting behind
+tools that may never return. The threads are daemons: leaving the program never waits for a straggler.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from ._async_exc import drop_pending_exception
 from ._types import is_callable_object
 
 __all__ = ['is_async', 'loop_running', 'run_sync', 'to_thread', 'in_threads', 'in_threads_async', 'settle', 'stop_iteration', 'call_tool',
-           'set_max_workers', 'WorkersExhausted']
+           'set_max_workers', 'max_workers', 'WorkersExhausted']
 
 def is_async(
     f,  # a tool, hook or middleware
@@ -90,15 +92,16 @@ def call_tool(f: Callable, args, kw: dict):
     return f(*args, **kw)
 
 class WorkersExhausted(RuntimeError):
-    "Every worker thread is taken, most by tools that timed out and never returned: no new sync tool can start"
+    "Too many worker threads still run calls whose callers stopped waiting (in all, or of one tool): no new sync call of it can start"
 
 class _Job:
     """A call for a worker thread and its outcome, which `ended(job)` hears of in the thread that ends it (the worker's,
     or the caller's for a job the pool can't start). Not a `concurrent.futures.Future`: its `Condition`, taken by each of
     the six steps of a call's life, cost more than a batch's calls; a job has one listener, known before it is queued"""
-    __slots__ = ('fn', 'ended', 'counted', 'state', 'told', 'value', 'error')
-    def __init__(self, fn: Callable, ended: Callable):
-        self.fn, self.ended, self.counted, self.state, self.told, self.value, self.error = fn, ended, False, 'pending', False, None, None
+    __slots__ = ('fn', 'ended', 'key', 'counted', 'state', 'told', 'value', 'error')
+    def __init__(self, fn: Callable, ended: Callable, key=None):  # `key`: the tool it runs (its stragglers have a share of their own)
+        self.fn, self.ended, self.key = fn, ended, key
+        self.counted, self.state, self.told, self.value, self.error = False, 'pending', False, None, None
 
     def run(self):
         try: self.value = self.fn()
@@ -132,7 +135,8 @@ class _Worker:
 
 class _Workers:
     """A pool of daemon threads that counts calls, not threads: `size` calls run at once, a call that timed out
-    stops counting (`abandon`) while its thread runs on, and at most `limit` threads exist. A job goes to an idle thread
+    stops counting (`abandon`) while its thread runs on (a straggler), and a new call fails while `limit` stragglers run
+    (or `per_key` of its own tool's). A job goes to an idle thread
     through a deque, and a `SimpleQueue` (in C: no `Condition` to notify and wait on) wakes it. The counts are kept
     under one lock.
 
@@ -156,18 +160,24 @@ class _Workers:
     @property
     def threads(self) -> int: return len(self.workers)
 
+    @property
+    def stragglers(self) -> int:
+        "Threads running (or about to run) jobs no caller waits for any more"
+        return len(self.workers) - self.idle - self.running
+
     def resize(self, size: int):
         if type(size) is not int or size < 1: raise ValueError(f"max_workers must be a positive int, not {size!r}")
         with self.lock:
-            self.size, self.limit = size, 4 * size
+            self.size, self.limit, self.per_key = size, 16 * size, 8 * size
             self._dispatch()
 
     def submit(
         self,
         fn: Callable,     # a sync callable of no arguments
         ended: Callable,  # `ended(job)` when it has run, in the worker thread: `job.result()` is its outcome
+        key=None,         # the tool `fn` runs: its stragglers count against its own share too
     ) -> _Job:
-        job = _Job(fn, ended)
+        job = _Job(fn, ended, key)
         with self.lock:
             self.pending.append(job)
             self._dispatch()
@@ -175,7 +185,7 @@ class _Workers:
 
     def drop(self, jobs):
         """The caller no longer waits for `jobs`: those waiting for a slot never start (all marked before any slot is
-        given back, so none takes one), the others are `abandon`ed"""
+        given back, so none takes one), the others give their slots back while their threads run on"""
         with self.lock:
             for job in jobs:
                 if job.state == 'pending': job.state = 'dropped'
@@ -183,10 +193,10 @@ class _Workers:
             self._dispatch()
 
     def abandon(self, job: _Job):
-        "The caller stopped waiting for `job` (a timeout): its slot goes to the next call; its thread, if any, runs on"
-        with self.lock:
-            self._uncount(job)
-            self._dispatch()
+        """The caller stopped waiting for `job` (a timeout, a cancelled task, a client that hung up): one still waiting for a
+        slot never starts (started later, nobody could give its slot back); else its slot goes to the next call while its
+        thread runs on"""
+        self.drop([job])
 
     def _uncount(self, job: _Job):
         "`job` no longer holds a slot (holding `lock`)"
@@ -203,10 +213,8 @@ class _Workers:
                     del self.pending[0]
                     if job.state == 'done': job.tell()
                     continue
-                if len(self.workers) - self.idle >= self.limit:
-                    job.fail(WorkersExhausted(
-                        f"funccall can't start this sync tool: all {self.limit} worker threads are busy, most with tools that "
-                        f"timed out and never returned; fix those tools, or raise the limit with funccall.set_max_workers()"))
+                if (why := self._crowded(job.key)) is not None:
+                    job.fail(WorkersExhausted(why))
                     del self.pending[0]
                     continue
                 job.state, job.counted = 'running', True
@@ -220,6 +228,20 @@ class _Workers:
         except BaseException:  # noqa: BLE001 - raised into this thread from outside: in a caller, a timeout meant for its code
             self._recount()
             raise
+
+    def _crowded(self, key) -> str | None:
+        "Why a new job of tool `key` can't start: too many stragglers, in all or of `key` (holding `lock`); None when it can"
+        n = self.stragglers
+        if n >= self.limit:
+            return (f"funccall can't start this sync tool: {n} worker threads still run calls whose callers stopped waiting "
+                    f"(timed out, cancelled, or a client that hung up); fix those tools (a served tool can watch MCPContext.cancelled), "
+                    f"or raise the limit with funccall.set_max_workers()")
+        if key is None or n < self.per_key: return None
+        mine = sum(j is not None and j.key is key and not j.counted for j in [*self.ready, *(w.job for w in self.workers)])
+        if mine < self.per_key: return None
+        return (f"funccall can't start {getattr(key, '__name__', 'this sync tool')!r}: {mine} of its calls still run in worker threads "
+                f"after their callers stopped waiting; fix that tool (a served tool can watch MCPContext.cancelled), or raise "
+                f"the limit with funccall.set_max_workers()")
 
     def _start(self):
         "A new worker thread, which takes the next job in `ready` (holding `lock`)"
@@ -294,10 +316,14 @@ def _default_size() -> int:
 _workers = _Workers(_default_size())
 
 def set_max_workers(
-    n: int,  # how many sync tools may run at once (threads in all: up to `4 * n`, counting tools that timed out)
+    n: int,  # how many sync tools may run at once (and up to `16 * n` stragglers: calls whose callers stopped waiting)
 ) -> None:
     "Set how many sync tools run at once in worker threads; the `FUNCCALL_MAX_WORKERS` environment variable sets the default, 64"
     _workers.resize(n)
+
+def max_workers() -> int:  # how many sync tools may run at once
+    "The pool's size, as `set_max_workers` (or `FUNCCALL_MAX_WORKERS`) set it"
+    return _workers.size
 
 async def to_thread(
     f: Callable,   # a sync callable
@@ -308,7 +334,9 @@ async def to_thread(
     import asyncio
     loop, ctx = asyncio.get_running_loop(), contextvars.copy_context()
     done = loop.create_future()  # (not `asyncio.wrap_future`: its two-way chain costs a sixth of a turn's handoffs)
-    job = _workers.submit(lambda: ctx.run(f, *args, **kw), lambda j: None if loop.is_closed() else loop.call_soon_threadsafe(_hand_back, j, done))
+    key = args[0] if f is call_tool and args else None  # a tool's call: its stragglers have a share of their own
+    ended = lambda j: None if loop.is_closed() else loop.call_soon_threadsafe(_hand_back, j, done)  # noqa: E731
+    job = _workers.submit(lambda: ctx.run(f, *args, **kw), ended, key)
     try: return await done
     except asyncio.CancelledError:
         _workers.abandon(job)

@@ -155,7 +155,7 @@ def _mcp():
 def _mcp_serve_cmd(args) -> int:
     return _mcp().main(['serve', *args.targets, '--name', args.name, *(['--http', args.http] if args.http else []),
                         '--workers', str(args.workers), *(x for h in args.allow_host for x in ('--allow-host', h)),
-                        *(x for o in args.allow_origin for x in ('--allow-origin', o))])
+                        *(x for o in args.allow_origin for x in ('--allow-origin', o)), '--errors', args.errors])
 
 def _mcp_list_cmd(args) -> int:
     mcp = _mcp()
@@ -216,6 +216,8 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument('--workers', type=int, default=1, metavar='N', help="with --http: N worker processes (uvicorn's), stateless")
     sp.add_argument('--allow-host', action='append', default=[], metavar='HOST', help='with --http: accept this Host header too (repeatable)')
     sp.add_argument('--allow-origin', action='append', default=[], metavar='ORIGIN', help='with --http: accept this Origin too (repeatable)')
+    sp.add_argument('--errors', choices=('type', 'message'), default='type',
+                    help="what an error result says of a tool's own exception: its type (default), or type and message")
     sp.set_defaults(run=_mcp_serve_cmd)
     sp = msub.add_parser('list', help="print an MCP server's tools as JSON schemas", formatter_class=fmt,
                          epilog='examples:\n  funccall mcp list mcp-server-time\n  funccall mcp list python -m mcp_server_fetch')

@@ -15,21 +15,24 @@ and `auth=` reach servers behind a gate, `prefix=` renames the tools so several 
 `.skipped`, and the others work. Connecting (handshake and tool list) takes at most `timeout` seconds in all.
 
 `mk_server` serves functions, callable objects, `Tool`s, `ToolGroup`s and `Toolbox`es. Every call runs the tool's own
-pipeline (`Tool.aexecute`: injected values, hooks, confirmation, cache, middleware, `max_chars`); a bad call or a
-failing tool comes back as an `isError` result with the exception's type and message (its frames go to the
-`funccall.mcp` logger, never to the client). A tool's return annotation becomes its `outputSchema` (an object as
-it is, anything else wrapped as `{"result": value}`), and each structured result is checked against it before it
-is sent. A parameter annotated `MCPContext` gives the tool progress, log lines, questions for the user and
-cancellation. A tool that requires confirmation asks the client's user through elicitation (form mode only, and
-only to clients that declared it); on protocol 2026-07-28 the question travels as a `requestState` sealed with
-HMAC (see `funccall._mcpstate`), checked before anything runs and good once. `mk_asgi_app` is the server as an
-ASGI app with Host and Origin checked on every request. From the command line: `funccall mcp serve TARGET ...
-[--http HOST:PORT [--workers N] [--allow-host H] [--allow-origin O]]`; over stdio, whatever the tools (or their
-modules, as they load) print goes to stderr.
+pipeline (`Tool.aexecute`: injected values, hooks, confirmation, cache, middleware, `max_chars`); a bad call comes
+back as an `isError` result in funccall's words, a failing tool as one with its exception's type (and its message,
+with `errors='message'`); the frames go to the `funccall.mcp` logger, never to the client. A tool's return
+annotation becomes its `outputSchema` (an object as it is, anything else wrapped as `{"result": value}`), and each
+structured result is checked against it before it is sent. A parameter annotated `MCPContext` gives the tool
+progress, log lines, questions for the user and cancellation (a client hanging up cancels its calls: a sync tool's
+thread gives its slot back and runs on, see `funccall._run`). Answers to a question reach the tool only once they fit
+the form asked; one that doesn't is the client's error (-32602). A tool that requires confirmation asks the client's
+user through elicitation (form mode only, and only to clients that declared it); on protocol 2026-07-28 the question
+travels as a `requestState` sealed with HMAC (see `funccall._mcpstate`), checked before anything runs and good once;
+any malformed one is -32602. `mk_asgi_app` is the server as an ASGI app with Host and Origin parsed and matched
+exactly on every request. From the command line: `funccall mcp serve TARGET ... [--http HOST:PORT [--workers N]
+[--allow-host H] [--allow-origin O]] [--errors type|message]`; over stdio, whatever the tools (or their modules, as
+they load) print goes to stderr.
 """
 from __future__ import annotations
 
-import argparse, asyncio, inspect, ipaddress, json, logging, math, os, secrets, shlex, sys, threading, warnings
+import argparse, asyncio, functools, inspect, ipaddress, json, logging, math, os, re, secrets, shlex, sys, threading, warnings
 from collections.abc import Mapping
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
 from functools import partial
@@ -50,6 +53,8 @@ try:
     from mcp.server.stdio import stdio_server
     from mcp.shared._httpx_utils import create_mcp_http_client
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+    from starlette.datastructures import Headers
+    from starlette.responses import Response
 except ImportError as e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` and `mcp_types`
     raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({e}): pip install 'funccall[mcp]'") from e
 
@@ -57,8 +62,10 @@ from . import __version__, _trace, content
 from ._json import jsonable
 from ._jsonschema import compile_schema
 from ._mcpstate import SECRET_ENV, NonceStore, Sealer, StateError
+from ._mcpworker import WorkerApp
 from ._load import TargetError, expand, load_target
 from ._ns import ToolNotFound
+from ._run import is_async, max_workers
 from ._types import SchemaError, empty, signature
 from .call import error_text
 from .inverse import mk_tool
@@ -333,6 +340,32 @@ class _InputRequired(BaseException):
     # a BaseException, so no `except Exception` in a tool or in the pipeline turns the question into a failure
     def __init__(self, key: str, request: types.ElicitRequest): self.key, self.request = key, request
 
+class _BadAnswer(BaseException):
+    "A client's answer that doesn't fit the form asked: the call ends as the client's error (-32602), before the tool sees it"
+    # a BaseException, as `_InputRequired`: no `except Exception` in the tool turns the client's mistake into the tool's
+
+_MAX_ANSWER = 16 * 1024  # characters of JSON: the most an answer to one form may hold (a state carries a call's answers: see `_mcpstate`)
+
+@functools.lru_cache(maxsize=64)
+def _form(schema: str):
+    """The validator of answers to form `schema` (JSON): extra keys are refused unless it allows them, and a form that lists
+    no `required` requires each property without a default, so a tool reading `content[name]` finds it"""
+    s = json.loads(schema)
+    props = s.get('properties') or {}
+    req = s['required'] if 'required' in s else [k for k, p in props.items() if not (isinstance(p, dict) and 'default' in p)]
+    return compile_schema({**s, 'required': req, 'additionalProperties': s.get('additionalProperties', False)}, where='The form asked')
+
+def _fits(a: types.ElicitResult, schema: dict, key: str) -> types.ElicitResult:
+    "Answer `a` to question `key` checked against its form `schema`: accepted content with the form's defaults filled in, or `_BadAnswer`"
+    if a.action != 'accept': return types.ElicitResult(action=a.action)  # a declined or cancelled question carries no content
+    props = schema.get('properties') or {}
+    c = {**{k: p['default'] for k, p in props.items() if isinstance(p, dict) and 'default' in p}, **(a.content or {})}
+    if len(json.dumps(c)) > _MAX_ANSWER: raise _BadAnswer(f"The answer to question {key!r} is longer than {_MAX_ANSWER} characters")
+    if problems := _form(json.dumps(schema, sort_keys=True)).problems(c, limit=5):
+        raise _BadAnswer(f"The answer to question {key!r} does not fit the form asked: {'; '.join(map(str, problems))}")
+    ints = {k for k, p in props.items() if isinstance(p, dict) and p.get('type') == 'integer'}  # JSON's 36.0 is an integer; Python's isn't
+    return types.ElicitResult(action='accept', content={k: int(v) if k in ints and type(v) is float else v for k, v in c.items()})
+
 class MCPContext:
     """What a served tool receives through a parameter annotated `MCPContext` (injected, never in its schema): progress,
     log lines, questions for the user, and whether the call was cancelled. In an async tool `await` its methods; a
@@ -410,13 +443,15 @@ class _Call:
                 if isinstance(given.get(k), types.ElicitResult): self.answers[k] = given[k].model_dump(mode='json', by_alias=True, exclude_none=True)
 
     async def ask(self, message: str, schema: dict, key: str=None) -> types.ElicitResult:
+        "The user's answer to form `schema`, checked against it: the tool sees only content that fits (else `_BadAnswer`)"
         if not self.can_ask:
             raise RuntimeError(f"this MCP client can't ask its user: {self.why_not}")
+        _form(json.dumps(schema, sort_keys=True))  # a form that can't be checked is the developer's error, found before asking
         if key is None:  # the n-th question of a run: a re-run asks the same ones in the same order
             self.n += 1
             key = f'q{self.n}'
-        if not self.modern: return await self.ctx.session.elicit_form(message, schema, related_request_id=self.ctx.request_id)
-        if key in self.answers: return types.ElicitResult.model_validate(self.answers[key])
+        if not self.modern: return _fits(await self.ctx.session.elicit_form(message, schema, related_request_id=self.ctx.request_id), schema, key)
+        if key in self.answers: return _fits(types.ElicitResult.model_validate(self.answers[key]), schema, key)
         raise _InputRequired(key, types.ElicitRequest(params=types.ElicitRequestFormParams(message=message, requested_schema=schema)))
 
     async def confirm(self, tool: Tool, args: dict) -> bool:
@@ -517,11 +552,23 @@ def _mcp_tool(t: Tool, out: dict | None) -> types.Tool:
 
 def _error(text: str) -> types.CallToolResult: return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
-def _failed(r: ToolResult, text: str) -> types.CallToolResult:
-    "A failure as the client gets it: the exception's type and message; its traceback goes to the server's log"
-    if r.exception is not None and r.failure not in ('name', 'arguments', 'declined'):  # not the model's mistake: the operator's to see
-        _log.warning('Tool %r failed', r.name, exc_info=r.exception)
-    return _error(text.split(_TRACE, 1)[0])
+_ERRORS = ('type', 'message')  # what an error result says of an exception raised in a tool: `mk_server(errors=)`
+
+def _type_name(e: BaseException) -> str:
+    "The exception's type as a traceback names it: `ZeroDivisionError`, `sqlite3.OperationalError`"
+    t = type(e)
+    return t.__qualname__ if t.__module__ in ('builtins', '__main__') else f'{t.__module__}.{t.__qualname__}'
+
+def _said(e: BaseException, text: str, errors: str) -> str:
+    "What the client reads of `e`, a tool's own exception whose full text is `text`: its type, or with errors='message' its message too"
+    return text.split(_TRACE, 1)[0] if errors == 'message' else _type_name(e)
+
+def _failed(r: ToolResult, text: str, errors: str) -> types.CallToolResult:
+    """A failure as the client gets it: funccall's own words for a bad call, a refusal or a timeout; for the tool's own
+    exception, its type (and message, with errors='message'); the traceback goes to the server's log only"""
+    if r.exception is None or r.failure in ('name', 'arguments', 'declined'): return _error(text.split(_TRACE, 1)[0])  # the model's to fix
+    _log.warning('Tool %r failed', r.name, exc_info=r.exception)  # the operator's to see
+    return _error(text.split(_TRACE, 1)[0] if r.failure == 'timeout' else _said(r.exception, text, errors))
 
 def _blocks(v) -> list | None:
     "`v` as MCP content items, when it is one or a list of them"
@@ -529,7 +576,7 @@ def _blocks(v) -> list | None:
     if isinstance(v, list) and v and all(isinstance(x, _CONTENT) for x in v): return list(v)
     return None
 
-def _result(r: ToolResult, out: dict | None, wrapped: bool, check, version: str) -> types.CallToolResult:
+def _result(r: ToolResult, out: dict | None, wrapped: bool, check, version: str, errors: str) -> types.CallToolResult:
     "A tool's value as an MCP result: its text (or its MCP content) for the model, and structured content checked against the output schema"
     v = r.value
     if isinstance(v, types.CallToolResult): return v  # a tool that builds its own MCP result
@@ -547,7 +594,7 @@ def _result(r: ToolResult, out: dict | None, wrapped: bool, check, version: str)
         text = [] if j is None else [types.TextContent(text=j if isinstance(j, str) else json.dumps(j, ensure_ascii=False))]
     except Exception as e:  # a value JSON can't hold: one that contains itself, one whose `repr` fails
         _log.warning('Tool %r: its value could not be sent', r.name, exc_info=True)
-        return _error(f"The value of tool {r.name!r} can't be sent as JSON: {type(e).__name__}: {_short(e)}")
+        return _error(f"The value of tool {r.name!r} can't be sent as JSON: {_said(e, f'{type(e).__name__}: {_short(e)}', errors)}")
     items = blocks or text
     if out is not None:
         sc = {'result': j} if wrapped else j
@@ -582,10 +629,12 @@ def mk_server(
     state_ttl: float=300,   # seconds an asked question stays answerable (2026-07-28 round trips)
     state_store: NonceStore=None,  # answers remembered so each counts once: anything with `add(nonce, expiry) -> bool` (default: in memory)
     list_ttl: float=300,    # seconds a client may cache the tool list (a cache hint on `tools/list`)
+    errors: str='type',     # what an error result says of a tool's own exception: 'type' only, or 'message' (type and message)
 ) -> Server:                # the SDK's low-level `Server`: run it over stdio or HTTP (`serve`, `mk_asgi_app`), or in-process with `MCPClient`
     """An MCP server for `tools`: every call runs the tool's own pipeline (injected values, hooks, confirmation,
     cache, middleware, `max_chars`). A tool that requires confirmation asks the client's user (elicitation);
     a client that can't ask gets the call refused. A parameter annotated `MCPContext` is injected per call."""
+    if errors not in _ERRORS: raise ValueError(f"mk_server: errors is 'type' or 'message', not {errors!r}")
     box, ctxs = _toolbox(tools, injected)
     sealer = Sealer(secret, state_ttl, state_store)
     outs = {t.name: _output(t) for t in box}
@@ -610,27 +659,84 @@ def mk_server(
             inj = {**inj, **dict.fromkeys(ps, mc)}
         try:
             with _trace.joined(params.meta):  # the client's trace, when it sent one
-                r = await t.aexecute(call.args, inj, confirm=call.confirm if t.requires_confirmation else None)
+                async with _share(shares, t): r = await t.aexecute(call.args, inj, confirm=call.confirm if t.requires_confirmation else None)
         except _InputRequired as q: return call.input_required(q)
+        except _BadAnswer as e:  # the client's answer broke the form asked: its error, never the tool's
+            _log.warning('Tool %r: %s', t.name, e)
+            raise MCPError(types.INVALID_PARAMS, str(e)) from None
         except anyio.get_cancelled_exc_class():
             if mc is not None: mc._cancelled.set()  # a sync tool's thread runs on: tell it through its context
             raise
-        except Exception as e:  # the pipeline itself failed (a hook, an injected value): the client gets type and message
+        except Exception as e:  # the pipeline itself failed (a hook, an injected value): the client gets what `errors` says
             _log.exception('Tool %r failed', t.name)
-            return _error(f"{type(e).__name__}: {_short(e)}")
-        if isinstance(r.exception, StopRun): return _failed(r, error_text(r.exception))  # a client's loop has no stop: the call failed
-        if not r.ok: return _failed(r, r.error)
+            return _error(_said(e, f"{type(e).__name__}: {_short(e)}", errors))
+        if isinstance(r.exception, StopRun): return _failed(r, error_text(r.exception), errors)  # a client's loop has no stop: the call failed
+        if not r.ok: return _failed(r, r.error, errors)
         out, wrapped = outs[t.name]
-        return _result(r, out, wrapped, checks[t.name], ctx.protocol_version)
+        return _result(r, out, wrapped, checks[t.name], ctx.protocol_version, errors)
+
+    shares = {}  # tool name -> the limiter its sync calls hold a slot of
 
     hints = {'tools/list': CacheHint(ttl_ms=int(list_ttl * 1000), scope='public')} if list_ttl else None
     return _Server(name, version=__version__, on_list_tools=list_tools, on_call_tool=call_tool,
                   get_tool_input_schema=inputs.get, cache_hints=hints)
 
+_SHARE = 0.75  # of the pool's slots, the most one served sync tool's calls hold at once: the rest stay for the other tools
+
+@asynccontextmanager
+async def _share(limiters: dict, t: Tool):
+    """Hold one of sync tool `t`'s share of the pool's slots while its call runs: its calls past the share wait here (a
+    client hanging up while waiting starts nothing), so slow calls of one tool never make another tool's calls wait"""
+    if is_async(t.fn):
+        yield
+        return
+    lim = limiters.get(t.name) or limiters.setdefault(t.name, anyio.CapacityLimiter(1))
+    lim.total_tokens = max(1, int(max_workers() * _SHARE))  # (read each time: `set_max_workers` may have changed it)
+    async with lim: yield
+
 class _Server(Server):
-    "The SDK's `Server`, whose HTTP app checks Host and Origin whatever address it is for (the SDK's checks only on 127.0.0.1)"
+    """The SDK's `Server`, whose HTTP app checks Host and Origin whatever address it is for (the SDK's checks only on
+    127.0.0.1), each compared exactly once parsed (the SDK's `host:*` takes any text after `host:`)"""
     def streamable_http_app(self, *, host: str='127.0.0.1', transport_security=None, **kw):
-        return super().streamable_http_app(host=host, transport_security=transport_security or _security(host), **kw)
+        sec = transport_security or _security(host)
+        app = super().streamable_http_app(host=host, transport_security=sec, **kw)
+        if sec.enable_dns_rebinding_protection: app.add_middleware(_Gate, hosts=sec.allowed_hosts, origins=sec.allowed_origins)
+        return app
+
+_HOST = r'(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::([0-9]{1,5}))?'  # a Host header: a name, an IPv4 or a [IPv6], and a port
+_HOST_RE, _ORIGIN_RE = re.compile(_HOST), re.compile(r'(https?)://' + _HOST)  # an Origin: scheme://host[:port], nothing more
+
+def _parsed(v: str, origin: bool) -> tuple | None:
+    "Host or Origin `v` as (scheme, host, port), lower case; None when it is anything else (user info, a path, a second port)"
+    m = (_ORIGIN_RE if origin else _HOST_RE).fullmatch(v)
+    if m is None: return None
+    scheme, host, port = m.groups() if origin else (None, *m.groups())
+    return scheme and scheme.lower(), host.lower(), port
+
+def _pattern(p: str, origin: bool) -> tuple | None:
+    "An allowed Host or Origin as `_parsed` gives it, the port '*' for `...:*` (any port given)"
+    any_port = p.endswith(':*')
+    v = _parsed(p[:-2] if any_port else p, origin)
+    return None if v is None else (*v[:2], '*' if any_port else v[2])
+
+class _Gate:
+    "ASGI middleware: a request's one Host is an allowed one, and its Origin, when it sends one, too; compared exactly once parsed"
+    def __init__(self, app, hosts: list, origins: list):
+        self.app = app
+        self.hosts, self.origins = {x for h in hosts if (x := _pattern(h, False))}, {x for o in origins if (x := _pattern(o, True))}
+
+    def _allowed(self, v: str, origin: bool) -> bool:
+        got = _parsed(v, origin)
+        return got is not None and (got in (allowed := self.origins if origin else self.hosts) or got[2] is not None and (*got[:2], '*') in allowed)
+
+    async def __call__(self, scope, receive, send):
+        if scope['type'] == 'http':
+            h = Headers(scope=scope)
+            hosts, origins = h.getlist('host'), h.getlist('origin')
+            if len(hosts) != 1 or not self._allowed(hosts[0], False): return await Response('Invalid Host header', 421)(scope, receive, send)
+            if len(origins) > 1 or origins and not self._allowed(origins[0], True):
+                return await Response('Invalid Origin header', 403)(scope, receive, send)
+        await self.app(scope, receive, send)
 
 _LOOPBACK = ('127.0.0.1', 'localhost', '[::1]')
 
@@ -654,7 +760,7 @@ def mk_asgi_app(
     allow_origins=(),         # more Origin header values to accept ('https://app.example.com')
     path: str='/mcp',         # where the MCP endpoint is
     stateless: bool=False,    # no sessions: any worker answers any request (before 2026-07-28, no questions during a call)
-    **kw,                     # for `mk_server`: name, injected, secret, state_ttl, state_store, list_ttl
+    **kw,                     # for `mk_server`: name, injected, secret, state_ttl, state_store, list_ttl, errors
 ):                            # a Starlette ASGI app: run it with uvicorn, hypercorn, or mount it in another app
     "An ASGI app serving `tools` over streamable HTTP at `path`, with Host and Origin validated on every request"
     server = tools if isinstance(tools, Server) else mk_server(tools, **kw)
@@ -687,8 +793,6 @@ def _host_port(http: str) -> tuple[str, int]:
     if not port.isdigit(): raise ValueError(f"--http takes HOST:PORT, e.g. 127.0.0.1:8000, not {http!r}")
     return host.strip('[]') or '127.0.0.1', int(port)
 
-_CONFIG_ENV = 'FUNCCALL_MCP_WORKER'  # how `--workers` hands each worker process what to serve (JSON)
-
 def _run(server, http: str | None, allow_hosts=(), allow_origins=(), workers: int=1) -> None:
     "Serve `server` (a `Server`, or with `workers` > 1 the config each worker loads) over stdio or streamable HTTP"
     if http is None: return anyio.run(_serve_stdio, server)
@@ -698,18 +802,16 @@ def _run(server, http: str | None, allow_hosts=(), allow_origins=(), workers: in
     name = server['name'] if isinstance(server, dict) else server.name  # (with `workers`, the config each worker loads)
     print(f"funccall mcp: serving {name!r} over streamable HTTP at http://{where}:{port}/mcp (Ctrl-C stops)", file=sys.stderr)
     try:
-        if workers > 1:  # each worker loads the tools itself; the secret is shared, so any worker takes any answer
-            os.environ.setdefault(SECRET_ENV, secrets.token_hex(32))
-            os.environ[_CONFIG_ENV] = json.dumps({**server, 'host': host, 'allow_hosts': list(allow_hosts), 'allow_origins': list(allow_origins)})
-            uvicorn.run('funccall.mcp:_worker_app', factory=True, host=host, port=port, workers=workers, log_level='warning')
+        if workers > 1:
+            _run_workers(uvicorn, {**server, 'host': host, 'allow_hosts': list(allow_hosts), 'allow_origins': list(allow_origins)}, port, workers)
         else: uvicorn.run(mk_asgi_app(server, host, allow_hosts, allow_origins), host=host, port=port, log_level='warning')
     except KeyboardInterrupt: pass
 
-def _worker_app():
-    "The ASGI app of one `--workers` process, from the config its parent left in the environment"
-    cfg = json.loads(os.environ[_CONFIG_ENV])
-    with _stdout_to_stderr(): fs = [f for t in cfg['targets'] for f in load_target(t)]
-    return mk_asgi_app(fs, cfg['host'], cfg['allow_hosts'], cfg['allow_origins'], stateless=True, name=cfg['name'])
+def _run_workers(uvicorn, cfg: dict, port: int, workers: int) -> None:
+    "uvicorn's worker processes, each loading the tools itself from `cfg`, which reaches it pickled, never in the environment"
+    from uvicorn.supervisors import Multiprocess
+    config = uvicorn.Config(WorkerApp(cfg), factory=True, host=cfg['host'], port=port, workers=workers, log_level='warning')
+    Multiprocess(config, sockets=[config.bind_socket()]).run()  # (what `uvicorn.run` does with workers, which takes only an import string)
 
 def serve(
     tools,                  # the tools, as `mk_server` takes them
@@ -718,9 +820,10 @@ def serve(
     injected: dict=None,    # the application's values for the tools' injected parameters
     allow_hosts=(),         # more Host header values to accept over HTTP (loopback names always are)
     allow_origins=(),       # more Origin header values to accept over HTTP
+    errors: str='type',     # what an error result says of a tool's own exception: 'type' only, or 'message' (type and message)
 ) -> None:
     "Serve `tools` as an MCP server over stdin/stdout until the client hangs up, or over streamable HTTP until stopped"
-    _run(mk_server(tools, name, injected), http, allow_hosts, allow_origins)
+    _run(mk_server(tools, name, injected, errors=errors), http, allow_hosts, allow_origins)
 
 # --- the command line ---------------------------------------------------------------------------------
 
@@ -738,18 +841,22 @@ def main(
     sp.add_argument('--workers', type=int, default=1, metavar='N', help='with --http: N worker processes (uvicorn\'s), stateless')
     sp.add_argument('--allow-host', action='append', default=[], metavar='HOST', help='with --http: accept this Host header too (repeatable)')
     sp.add_argument('--allow-origin', action='append', default=[], metavar='ORIGIN', help='with --http: accept this Origin too (repeatable)')
+    sp.add_argument('--errors', choices=_ERRORS, default='type',
+                    help="what an error result says of a tool's own exception: its type (default), or type and message")
     args = ap.parse_args(argv)
+    # read once and out of the environment before any tool loads: no subprocess a tool starts inherits it
+    secret = os.environ.pop(SECRET_ENV, None) or None
     try:
         if args.workers < 1 or (args.workers > 1 and not args.http): raise ValueError("--workers takes a number >= 1, with --http")
         if args.http: _host_port(args.http)
         with _stdout_to_stderr():  # what the tools' modules print as they load must not reach the protocol
             fs = [f for t in args.targets for f in load_target(t)]
         if not fs: raise TargetError(f"no public functions with docstrings in {' '.join(args.targets)}")
-        server = mk_server(fs, args.name)  # with workers too: a mistake in the tools shows here, once, not in each worker
+        server = mk_server(fs, args.name, secret=secret, errors=args.errors)  # with workers too: a mistake in the tools shows here, once
     except (TargetError, SchemaError, TypeError, ValueError) as e:
         print(f"funccall mcp: {e}", file=sys.stderr)
         return 2
-    if args.workers > 1: server = {'targets': args.targets, 'name': args.name}
+    if args.workers > 1: server = {'targets': args.targets, 'name': args.name, 'secret': secret or secrets.token_hex(32), 'errors': args.errors}
     _run(server, args.http, args.allow_host, args.allow_origin, args.workers)
     return 0
 

@@ -182,7 +182,7 @@ def idle(r: Run):
     batches(r)
 
 def exhausted(r: Run):
-    "A pool at its thread limit (1 slot, 4 threads): stuck jobs abandoned, a resize up and down, a job that can't start"
+    "A pool at its straggler limit (1 slot, 4 stragglers): stuck jobs abandoned, a resize up and down, a job that can't start"
     def started(*ids):
         deadline = time.monotonic() + 5
         while any(r.ran[i] == 0 and jobs[i].state != 'done' for i in ids) and time.monotonic() < deadline: time.sleep(0.0005)
@@ -196,7 +196,9 @@ def exhausted(r: Run):
     r.pool.abandon(jobs[4])  # 5 threads busy, 1 slot counted
     jobs[5] = r.submit(5)  # waits for a slot
     time.sleep(0.005)
-    r.pool.resize(1)  # limit 4, below the 5 busy: the next can't start
+    r.pool.resize(1)
+    r.pool.limit = 4  # (stragglers in all: fewer than are abandoned, so the next can't start)
+    r.pool.abandon(jobs[3])
     jobs[6] = r.submit(6)
     time.sleep(0.005)
     r.gate.set()

@@ -161,7 +161,7 @@ def test_a_sync_tool_raising_stopiteration_fails_as_in_the_loop_s_way():
 
 @contextlib.contextmanager
 def _pool(n: int):
-    "The pool at `n` calls at once (threads in all: `4 * n`) for the block; the event it yields releases the calls it leaves stuck"
+    "The pool at `n` calls at once (stragglers in all: `16 * n`) for the block; the event it yields releases the calls it leaves stuck"
     size, release = _workers.size, threading.Event()
     set_max_workers(n)
     try: yield release
@@ -172,8 +172,8 @@ def _pool(n: int):
 def test_a_call_the_pool_cannot_start_fails_as_in_the_loop_s_way():
     with _pool(1) as release:
         async def main():
-            for _ in range(4):  # each times out and keeps its thread (or finds them all kept: a slow tool of a test before)
-                with pytest.raises((asyncio.TimeoutError, WorkersExhausted)): await asyncio.wait_for(to_thread(release.wait, 30), 0.1)
+            for _ in range(_workers.limit):  # each times out and keeps its thread (or finds them all kept: a slow tool of a test before)
+                with pytest.raises((asyncio.TimeoutError, WorkersExhausted)): await asyncio.wait_for(to_thread(release.wait, 30), 0.02)
             return await Toolbox([add, boom]).abatch([('add', {'a': 1, 'b': 2}), ('boom', {})])
         rs = asyncio.run(main())
         assert [r.failure for r in rs] == ['tool', 'tool'] and all('WorkersExhausted' in r.error for r in rs)

@@ -106,12 +106,12 @@ def test_a_cancelled_call_gives_its_slot_to_the_next(release, workers):
 
 
 def test_past_the_thread_limit_a_call_fails_at_once_and_clearly(release, workers):
-    set_max_workers(1)  # one call at a time, four threads in all
+    set_max_workers(1)  # one call at a time, 16 stragglers in all
     async def main():
-        for _ in range(4):  # each times out and keeps its thread
-            with pytest.raises(asyncio.TimeoutError): await asyncio.wait_for(to_thread(release.wait, 30), 0.1)
+        for _ in range(16):  # each times out and keeps its thread
+            with pytest.raises(asyncio.TimeoutError): await asyncio.wait_for(to_thread(release.wait, 30), 0.02)
         start = time.monotonic()
-        with pytest.raises(WorkersExhausted, match='all 4 worker threads are busy'): await to_thread(lambda: 1)
+        with pytest.raises(WorkersExhausted, match='16 worker threads still run calls whose callers stopped waiting'): await to_thread(lambda: 1)
         assert time.monotonic() - start < 1
         release.set()  # the stuck tools return: their threads serve new calls again
         await asyncio.sleep(0.1)
@@ -160,7 +160,7 @@ def test_leaving_the_program_does_not_wait_for_a_timed_out_tool(tool):
 
 def test_the_pool_size_comes_from_the_environment():
     _, p = _run_script('from funccall._run import _workers; print(_workers.size, _workers.limit)', env={'FUNCCALL_MAX_WORKERS': '3'})
-    assert p.stdout.split() == ['3', '12'], p.stderr
+    assert p.stdout.split() == ['3', '48'], p.stderr
 
 
 # ---------------------------------------------------------------------------------------------------------

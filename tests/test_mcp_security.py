@@ -244,7 +244,7 @@ def test_no_tracebacks_or_paths_reach_the_client(caplog):
         "Stop the agent loop"
         raise StopRun('enough')
     caplog.set_level(logging.WARNING, logger='funccall.mcp')
-    with serving(mk_asgi_app([divide, Tool(boom, pre_hook=hook), loop, odd, stop])) as url:
+    with serving(mk_asgi_app([divide, Tool(boom, pre_hook=hook), loop, odd, stop], errors='message')) as url:
         texts = {}
         for nm, args in [('divide', {'a': 1, 'b': 0}), ('boom', {'x': 1}), ('loop', {}), ('odd', {}), ('stop', {'x': 1})]:
             status, r = rpc(url, 'tools/call', {'name': nm, 'arguments': args})

@@ -133,17 +133,17 @@ def test_what_escapes_a_tool_escapes_the_batch():
 
 def test_a_call_the_pool_cannot_start_fails_as_in_abatch():
     size, release = _workers.size, threading.Event()
-    set_max_workers(1)  # one call at a time, four threads in all
+    set_max_workers(1)  # one call at a time, 16 stragglers in all
     try:
         async def stick():
-            for _ in range(4):  # each times out and keeps its thread
-                with pytest.raises(asyncio.TimeoutError): await asyncio.wait_for(to_thread(release.wait, 30), 0.1)
+            for _ in range(_workers.limit):  # each times out and keeps its thread
+                with pytest.raises(asyncio.TimeoutError): await asyncio.wait_for(to_thread(release.wait, 30), 0.02)
         asyncio.run(stick())
         rs = Toolbox([add, boom]).batch([('add', {'a': 1, 'b': 2}), ('boom', {})])
         assert [r.failure for r in rs] == ['tool', 'tool'] and all('WorkersExhausted' in r.error for r in rs)
         release.set()  # the stuck tools return: their threads serve new calls again
         deadline = time.monotonic() + 10
-        while _workers.threads - _workers.idle >= _workers.limit and time.monotonic() < deadline: time.sleep(0.01)
+        while _workers.stragglers >= _workers.limit and time.monotonic() < deadline: time.sleep(0.01)
         assert [r.ok for r in Toolbox([add, boom]).batch([('add', {'a': 1, 'b': 2}), ('boom', {})])] == [True, False]
     finally:
         release.set()
