@@ -7,15 +7,17 @@ decoded by `json.loads` itself, so a finished value is exactly what `json.loads`
 
 While the text is unfinished, `.value` is what is complete of it: finished keys with their values, finished items,
 and the string being read so far; a number or literal shows once it ends. `.value` is a view that later pieces
-change; `.snapshot()` is a copy that stays. Text that is not JSON stops
+change; `.snapshot()` is a value that stays. A snapshot is handed out, not copied: the next piece copies each open
+container the caller still holds before changing it (copy on write), so reading a snapshot after every piece costs time
+linear in the text unless the caller keeps them all (the string being read is joined at each look). Text that is not JSON stops
 the reader with `.error` set (said as `json.loads` says it); the caller then hands the whole text on, so it is
 reported exactly where a finished response's malformed text is.
 """
 from __future__ import annotations
 
-import json, re
+import json, re, sys
 
-__all__ = ['JsonStream', 'MAX_DEPTH']
+__all__ = ['JsonStream', 'MAX_DEPTH', 'held']
 
 MAX_DEPTH = 512  # containers inside containers; deeper text is refused as `json.loads` refuses what is too deep for it
 
@@ -31,6 +33,27 @@ _VALUE, _FIRST_ITEM, _FIRST_KEY, _KEY, _COLON, _NEXT, _END = range(7)
 # the token it is in
 _STR, _KEYSTR, _NUM, _LIT = range(1, 5)
 
+_refs = getattr(sys, 'getrefcount', None)  # None (PyPy): every snapshot taken is copied when written to
+
+def _count(c) -> int: return _refs(c)
+
+def _as_held(c) -> int: return _count(c)  # counted as `held` counts: from inside a function `c` was passed to
+
+def _calibrate() -> int:
+    "What `held`'s count adds to the references of a value held by one list slot and one local (the calls' own)"
+    slot = [[]]
+    c = slot[0]
+    return _as_held(c) - 2
+
+_OWN = _calibrate() if _refs else 0
+
+def held(
+    c,          # a container the caller may hold a reference to
+    ours: int,  # the references to `c` its owner knows of, the caller's local naming it included
+) -> bool:      # whether anyone else holds it (always, where the interpreter can't tell)
+    "Whether someone outside holds `c`: its owner must copy it before changing it"
+    return _refs is None or _count(c) - _OWN > ours
+
 class _Unset: __repr__ = lambda self: '<unset>'
 _UNSET = _Unset()
 
@@ -45,7 +68,9 @@ class JsonStream:
         self.esc = ''                # an escape begun and not yet ended
         self.text = ''               # a literal being read (`true`, `null`...)
         self.root, self.done, self.error, self.pos = _UNSET, False, None, 0
-        self.shown = None            # (container, key or index) where `.value` put the string being read
+        self.end = None              # where an object or array ended: the count of characters up to its closing bracket
+        self.shown = None            # (key or index, the value it had) where `.value` put the string being read, in the top container
+        self.shared = False          # whether a snapshot was handed out since the open containers were last made our own
 
     # --- the value so far ----------------------------------------------------------------------------------
 
@@ -57,33 +82,39 @@ class JsonStream:
         s = self._string()
         self.chunks = [s]  # joined once: the next look costs only what came since
         if not self.stack: return s
+        if self.shared: self._own()
         top = self.stack[-1]
-        if isinstance(top, list): top.append(s); self.shown = (top, len(top) - 1)
-        else: k = self.keys[-1]; self.shown = (top, k, top.get(k, _UNSET)); top[k] = s
+        if isinstance(top, list): top.append(s); self.shown = (len(top) - 1, _UNSET)
+        else: k = self.keys[-1]; self.shown = (k, top.get(k, _UNSET)); top[k] = s
         return self.root
 
     def snapshot(self):
-        "`.value` as it is now, kept from later pieces: the containers still open are copied (the finished ones can't change)"
+        "`.value` as it is now, kept from later pieces (they copy what the caller still holds before changing it)"
         v = self.value
-        if not self.stack: return v
-        cp = None
-        for i in range(len(self.stack) - 1, -1, -1):  # innermost first: each copy goes into its parent's copy
-            c = self.stack[i]
-            new = dict(c) if isinstance(c, dict) else list(c)
-            if cp is not None:
-                if isinstance(new, list): new[-1] = cp  # an open container is the last item of its list...
-                else: new[self.keys[i]] = cp            # ...or the value of the key being read
-            cp = new
-        return cp
+        self.shared = bool(self.stack)  # finished containers never change: only the open ones are copied on write
+        return v
+
+    def _own(self):
+        "Make each open container our own before changing it: one a snapshot's holder still holds is copied (and its children)"
+        self.shared = False
+        st = self.stack
+        for i in range(len(st)):
+            c = st[i]
+            if not held(c, 3): continue  # its slot in `stack`, in its parent (or `root`), and `c`
+            st[i] = new = dict(c) if isinstance(c, dict) else list(c)
+            if i == 0: self.root = new
+            elif isinstance(st[i - 1], list): st[i - 1][-1] = new  # an open container is the last item of its list...
+            else: st[i - 1][self.keys[i - 1]] = new                # ...or the value of the key being read
+            del c, new  # the old one's children are now held by it and their new parent: copied in turn
 
     def _unshow(self):
         "Take back the unfinished string `.value` put in its container"
         if self.shown is None: return
-        c, *rest = self.shown
+        if self.shared: self._own()
+        (k, old), top = self.shown, self.stack[-1]
         self.shown = None
-        if isinstance(c, list): del c[rest[0]]
-        elif rest[1] is _UNSET: del c[rest[0]]
-        else: c[rest[0]] = rest[1]
+        if isinstance(top, list) or old is _UNSET: del top[k]
+        else: top[k] = old
 
     def _string(self) -> str: return ''.join(self.chunks)
 
@@ -101,6 +132,7 @@ class JsonStream:
         "Read `piece`; text after a complete value is ignored as long as it's whitespace, else an error"
         if self.error is not None: return False
         self._unshow()
+        if self.shared: self._own()
         try: self._feed(piece)
         except _Bad as e: self.error = str(e)
         return self.done
@@ -130,6 +162,7 @@ class JsonStream:
             j = _ws.match(s, i).end()
             if j == n: break
             i = self._structure(s[j], j)
+            if self.done and self.end is None: self.end = self.pos + i
         self.pos += n
 
     def _bad(self, what: str, i: int) -> _Bad: return _Bad(f'{what}: char {self.pos + i}')
