@@ -8,8 +8,9 @@ decoded by `json.loads` itself, so a finished value is exactly what `json.loads`
 While the text is unfinished, `.value` is what is complete of it: finished keys with their values, finished items,
 and the string being read so far; a number or literal shows once it ends. `.value` is a view that later pieces
 change; `.snapshot()` is a value that stays. A snapshot is handed out, not copied: the next piece copies each open
-container the caller still holds before changing it (copy on write), so reading a snapshot after every piece costs time
-linear in the text unless the caller keeps them all (the string being read is joined at each look). Text that is not JSON stops
+container the caller still holds before changing it (copy on write), and the string being read grows in place once the
+caller let go of it, so reading a snapshot after every piece costs time linear in the text (on CPython; elsewhere, and
+when the caller keeps every snapshot, the open containers and string are copied at each look). Text that is not JSON stops
 the reader with `.error` set (said as `json.loads` says it); the caller then hands the whole text on, so it is
 reported exactly where a finished response's malformed text is.
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import json, re, sys
 
-__all__ = ['JsonStream', 'MAX_DEPTH', 'held']
+__all__ = ['JsonStream', 'MAX_DEPTH', 'held', 'joined']
 
 MAX_DEPTH = 512  # containers inside containers; deeper text is refused as `json.loads` refuses what is too deep for it
 
@@ -54,6 +55,18 @@ def held(
     "Whether someone outside holds `c`: its owner must copy it before changing it"
     return _refs is None or _count(c) - _OWN > ours
 
+def joined(
+    pieces: list[str],  # a string in pieces, the first the string so far (no one else should hold it)
+) -> str:               # the whole string, now the one piece of `pieces`
+    """Join `pieces` into the first: where nobody else holds that one (the string a look showed, since dropped), CPython
+    grows it in place, so joining after each new piece costs only what came since"""
+    if len(pieces) > 1:
+        s, rest = pieces[0], ''.join(pieces[1:])
+        pieces.clear()
+        s += rest
+        pieces.append(s)
+    return pieces[0]
+
 class _Unset: __repr__ = lambda self: '<unset>'
 _UNSET = _Unset()
 
@@ -69,6 +82,7 @@ class JsonStream:
         self.text = ''               # a literal being read (`true`, `null`...)
         self.root, self.done, self.error, self.pos = _UNSET, False, None, 0
         self.end = None              # where an object or array ended: the count of characters up to its closing bracket
+        self.too_deep = False        # whether the text nests deeper than `MAX_DEPTH` (its `error` says where)
         self.shown = None            # (key or index, the value it had) where `.value` put the string being read, in the top container
         self.shared = False          # whether a snapshot was handed out since the open containers were last made our own
 
@@ -79,8 +93,7 @@ class JsonStream:
         "The value: whole once `done`; before, what is complete of it (a view: don't change it)"
         self._unshow()
         if self.tok != _STR or self.error: return None if self.root is _UNSET else self.root
-        s = self._string()
-        self.chunks = [s]  # joined once: the next look costs only what came since
+        s = self._joined()
         if not self.stack: return s
         if self.shared: self._own()
         top = self.stack[-1]
@@ -117,6 +130,8 @@ class JsonStream:
         else: top[k] = old
 
     def _string(self) -> str: return ''.join(self.chunks)
+
+    def _joined(self) -> str: return joined(self.chunks) if self.chunks else ''
 
     def _compact(self):
         "Join the pieces of a long string: each character is copied a bounded number of times, and no piece list grows long"
@@ -192,7 +207,7 @@ class JsonStream:
         raise self._bad("Expecting ',' delimiter", i)
 
     def _open(self, c, i: int):
-        if len(self.stack) >= MAX_DEPTH: raise self._bad(f'Nested more than {MAX_DEPTH} deep', i)
+        if len(self.stack) >= MAX_DEPTH: self.too_deep = True; raise self._bad(f'Nested more than {MAX_DEPTH} deep', i)
         self._put(c)
         self.stack.append(c); self.keys.append(None)
 

@@ -27,7 +27,7 @@ import copy, io, math, re, threading  # (asyncio: imported where first needed, n
 from collections.abc import AsyncIterable, Iterator
 
 from ._inputs import ToolInputError, short
-from ._jsonstream import MAX_DEPTH, JsonStream, held
+from ._jsonstream import MAX_DEPTH, JsonStream, held, joined
 from ._run import run_sync
 from .messages import CALL_PROVIDERS, ToolCall, tool_call
 from .providers import provider_name
@@ -90,6 +90,7 @@ class _Call:
             if piece.isspace(): self.raw.write(piece)
             return False
         closed = r.feed(piece)
+        if r.too_deep: self.refuse(f'its arguments nest more than {MAX_DEPTH} deep')  # as no reader of a finished response
         if closed:
             cut = r.end - (r.pos - len(piece))
             piece = piece[:cut] + (tail if (tail := piece[cut:]).isspace() else '')
@@ -183,8 +184,8 @@ class _GeminiCall:
         "Put the string being read in pieces in its place, joined"
         if self.cont is None or len(self.cont[2]) == 1: return
         path, keys, pieces = self.cont
-        pieces[:] = [''.join(pieces)]
-        self._set(keys, pieces[0], path)  # its place exists: the string's first piece was put there
+        self._set(keys, None, path)  # its place lets go of it, so the string can grow in place (the place exists: the first piece is there)
+        self._set(keys, joined(pieces), path)
 
     def _set(self, keys: list, v, path: str) -> str | None:
         "Set the value at `keys`, making the containers on the way; None, or why it can't be"
@@ -356,7 +357,7 @@ class ToolCallStream:
         if why is None and tc.id is not None:
             if not isinstance(tc.id, str): why = f'its id is a {type(tc.id).__name__}, not text'
             elif tc.id in self._ids: why = f'its id {short(tc.id, 60)} is another call\'s'
-        if why is not None: tc = tc._replace(arguments=ToolInputError(f'the stream gave this call as no call can come ({why}), so it did not run'))
+        if why is not None: tc = tc._replace(arguments=ToolInputError(f'refused as it streamed: {why}; it did not run'))
         if isinstance(tc.id, str): self._ids.add(tc.id)
         self._done.append((pos, tc))
         return [tc]
