@@ -64,19 +64,27 @@ def _key(k):
     "The provider's index of an item as a key: an integer as it is, anything else (a model's mistake) by a short `repr`"
     return k if type(k) is int else ('not an integer', repr(k)[:80])
 
+def _text_id(v) -> tuple:
+    "A call's id as text, and why the call is refused when it was something else: the message and the answer then carry that text"
+    if v is None or isinstance(v, str): return v, None
+    return short(v, 60), f'its id is a {type(v).__name__}, not text'
+
 def _order(k) -> float:
     "Where an item begun at index `k` goes in the response: by its index; after all others when it has none that is an integer"
     return k if type(k) is int else math.inf
 
-class _Call:
+class _Refusable:
+    "A call being read, which the stream may refuse: `error` says why (the first reason found)"
+    __slots__ = ()
+    def refuse(self, why: str | None):
+        if self.error is None: self.error = why
+
+class _Call(_Refusable):
     "A call (or any block with streamed arguments) being read: its JSON reader and its text; `error` says why it is refused"
     __slots__ = ('pos', 'id', 'name', 'reader', 'raw', 'done', 'start', 'final', 'error')
     def __init__(self, pos, id, name, start=None, error=None):
         self.pos, self.id, self.name, self.start, self.final, self.error = pos, id, name, start, None, error
         self.reader, self.raw, self.done = JsonStream(), io.StringIO(), False
-
-    def refuse(self, why: str):
-        if self.error is None: self.error = why
 
     def add(self, piece) -> bool:
         """Read a piece of the arguments; whether they just closed. After the object closed only white space is kept: the
@@ -143,16 +151,13 @@ def _steps(path) -> list | str:
     if len(keys) > MAX_DEPTH: return f'a JSON path more than {MAX_DEPTH} deep'
     return keys
 
-class _GeminiCall:
+class _GeminiCall(_Refusable):
     """A Gemini call whose arguments stream as `partial_args`: each a JSON path and a value, a string in pieces. A list grows
     only by its next item, no path goes deeper than `MAX_DEPTH`, and a snapshot handed out is copied before it is changed"""
     __slots__ = ('first', 'key', 'pos', 'args', 'cont', 'id', 'name', 'error', 'shared')
     def __init__(self, first: dict, key: str, pos):
         self.first, self.key, self.pos, self.args, self.cont, self.id = first, key, pos, {}, None, None
         self.name, self.error, self.shared = _at(first[key], 'name'), None, False
-
-    def refuse(self, why: str):
-        if self.error is None: self.error = why
 
     def add(self, fc) -> int:
         "Read the `partial_args` of a piece of the call; how many characters they held"
@@ -216,6 +221,8 @@ class _GeminiCall:
         fc = {k: v for k, v in self.first[self.key].items() if k not in ('will_continue', 'willContinue', 'partial_args', 'partialArgs')}
         return {**self.first, self.key: {**fc, 'args': self.args}}
 
+def _streaming(c) -> bool: return c.error is None and isinstance(c.id, (str, type(None)))  # (any other id refuses the call)
+
 class ToolCallStream:
     """The tool calls of a streamed response, each complete the moment its arguments close; `.calls`, `.partial`,
     `.text` and `.message()` say where the response is"""
@@ -254,8 +261,8 @@ class ToolCallStream:
         """The id of each call still streaming -> its arguments so far: finished keys and items, the string being read. Each
         is kept from later pieces (they copy what you still hold before changing it), so reading it after every event costs
         time linear in the arguments, but for the string being read, joined at each look"""
-        res = {c.id: (v if isinstance(v := c.reader.snapshot(), dict) else {}) for c in self._open.values() if c.error is None}
-        if (g := self._gcall) is not None and g.error is None: res[g.id] = g.snapshot()
+        res = {c.id: (v if isinstance(v := c.reader.snapshot(), dict) else {}) for c in self._open.values() if _streaming(c)}
+        if (g := self._gcall) is not None and _streaming(g): res[g.id] = g.snapshot()
         return res
 
     @property
@@ -336,7 +343,8 @@ class ToolCallStream:
         return None
 
     def _call(self, pos, id, name, start=None, why=None) -> _Call:
-        c = self._items[pos] = self._open[pos] = _Call(pos, id, name, start, why)
+        id, bad = _text_id(id)
+        c = self._items[pos] = self._open[pos] = _Call(pos, id, name, start, why or bad)
         return c
 
     def _end(self, c: _Call) -> list[ToolCall]:
@@ -344,7 +352,7 @@ class ToolCallStream:
         p = self.provider
         if p == 'openai': item = {'id': c.id, 'type': 'function', 'function': {'name': c.name, 'arguments': c.args}}
         elif p == 'openai_responses': item = {'type': 'function_call', 'call_id': c.id, 'name': c.name, 'arguments': c.args}
-        else: item = {**c.start, 'input': c.args} if c.text else c.start  # a block without deltas came whole
+        else: item = {**c.start, 'id': c.id, 'input': c.args} if c.text else {**c.start, 'id': c.id}  # a block without deltas came whole
         c.done = True
         self._open.pop(c.pos, None)
         return self._hand(c.pos, item, c.error)
@@ -354,9 +362,7 @@ class ToolCallStream:
         `why` says so, or when its id is no text or another call's: it then carries that error, and runs nothing"""
         tc = tool_call(item, self.provider, len(self._done), self.others)
         if tc is None: return []
-        if why is None and tc.id is not None:
-            if not isinstance(tc.id, str): why = f'its id is a {type(tc.id).__name__}, not text'
-            elif tc.id in self._ids: why = f'its id {short(tc.id, 60)} is another call\'s'
+        if why is None and tc.id in self._ids: why = f'its id {short(tc.id, 60)} is another call\'s'
         if why is not None: tc = tc._replace(arguments=ToolInputError(f'refused as it streamed: {why}; it did not run'))
         if isinstance(tc.id, str): self._ids.add(tc.id)
         self._done.append((pos, tc))
@@ -384,11 +390,12 @@ class ToolCallStream:
         if i is None:  # some OpenAI-compatible servers send each call whole, without an index: its id tells
             k = ('id', cid) if isinstance(cid, str) else ('no index', self._seq)
             c = self._items.get(self._at.get(k))
-            if c is not None: return c
-            return self._call(self._place(None, k), cid, nm)
+            if c is not None and not c.done: return c
+            return self._call(self._place(None, k), cid, nm)  # (a second call with an id already used is refused when complete)
         c = self._lookup(i)
         if c is not None and not (cid and c.id and cid != c.id):  # a piece of the call begun at this index
-            c.id, c.name = c.id or cid, c.name or nm
+            if c.id is None: c.id, bad = _text_id(cid); c.refuse(bad)
+            c.name = c.name or nm
             return c
         why = self._index_problem(i)
         return self._call(self._place(_order(i), _key(i)), cid, nm, why=why)
@@ -433,10 +440,11 @@ class ToolCallStream:
             why, pos = self._index_problem(k), self._place(_order(k), _key(k))
         self._whole.add(pos)
         self._items[pos] = item = _plain(item)  # an item that came whole: calls of other kinds (custom tools) are read from it
-        return self._hand(pos, item, why)
+        if 'call_id' in item: item['call_id'], bad = _text_id(item['call_id'])
+        return self._hand(pos, item, why or bad if 'call_id' in item else why)
 
     def _responses_item(self, x) -> dict:
-        if isinstance(x, _Call): return {**(x.final or x.start), 'arguments': x.text}  # the arguments it ran with
+        if isinstance(x, _Call): return {**(x.final or x.start), 'call_id': x.id, 'arguments': x.text}  # the arguments it ran with
         if not isinstance(x, _Text): return x
         return {**x.block, 'content': [{'type': 'output_text', 'text': x.buf.getvalue(), 'annotations': []}]}  # its text so far
 
@@ -469,7 +477,7 @@ class ToolCallStream:
 
     def _anthropic_block(self, x) -> dict:
         if isinstance(x, _Text): return x.out()
-        if isinstance(x, _Call): return {**x.start, 'input': x.input} if x.text else x.start
+        if isinstance(x, _Call): return {**x.start, 'id': x.id, 'input': x.input} if x.text else {**x.start, 'id': x.id}
         return x
 
     # --- Gemini --------------------------------------------------------------------------------------------
@@ -503,6 +511,8 @@ class ToolCallStream:
         """A `function_call` part: a whole call (the Gemini API), or a piece of one streamed in `partial_args` until
         `will_continue` ends (Vertex AI with `stream_function_call_arguments`); a part naming another call ends the one streaming"""
         fc, res = p[key], []
+        fid, why = _text_id(_at(fc, 'id'))
+        if why is not None: fc = {**_plain(fc), 'id': fid}; p = {**p, key: fc}
         more = bool(_at(fc, 'will_continue') or _at(fc, 'willContinue'))
         g = self._gcall
         if g is not None and ((_at(fc, 'name') or g.name) != g.name or _at(fc, 'args') is not None): res, g = self._gemini_end(), None
@@ -510,8 +520,9 @@ class ToolCallStream:
             pos = self._place(None)
             if not more:
                 self._items[pos] = p
-                return res + self._hand(pos, p)
+                return res + self._hand(pos, p, why)
             g = self._gcall = self._items[pos] = _GeminiCall(p, key, pos)
+            g.refuse(why)
             g.id = tool_call(g.part(), 'gemini', len(self._done)).id  # the id it is handed over with
         self._grow(g.add(fc))
         return res + ([] if more else self._gemini_end())

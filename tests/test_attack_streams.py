@@ -127,6 +127,29 @@ def test_a_reused_index_is_a_refused_call_and_the_message_records_both(p):
     assert 'ToolInputError' in msgs.results[1].error and 'did not run' in msgs.results[1].error
     assert_truthful(p, stream, msgs)
 
+def test_openai_calls_sent_whole_without_an_index_and_one_id_twice_run_once():
+    p, whole = 'openai', [_chunk({'tool_calls': [{'id': 'c1', 'type': 'function', 'function': {'name': 'f', 'arguments': f'{{"a": {a}}}'}}]})
+                          for a in (1, 2)]
+    stream, msgs = run(p, response(p, whole))
+    assert RAN == [{'a': 1}] and refused(stream.calls[1], "id 'c1' is another call's")
+    assert_truthful(p, stream, msgs)
+
+@pytest.mark.parametrize('p', STREAMED)
+def test_an_id_that_is_no_text_is_refused_and_partial_still_reads(p):
+    evs = response(p, [*begin(p, 0, ['c1']), *piece(p, 0, '{"a": 1')], call(p, 1, 'c2', '{"a": 2}'))
+    stream = ToolCallStream()
+    for e in evs[:len(_HEAD[p]) + 2]: stream.feed(e)
+    assert stream.partial == {}  # the call whose id is a list is refused: not shown (nor a TypeError)
+    msgs = run_tool_calls(TOOLS, stream.watch(iter(evs[len(_HEAD[p]) + 2:])))
+    assert RAN == [{'a': 2}] and refused(stream.calls[0], 'its id is a list') and len(msgs.results) == 2
+
+def test_gemini_an_id_that_is_no_text_is_refused():
+    evs = [_gchunk([{'functionCall': {'id': ['g1'], 'name': 'f', 'args': {'a': 1}}}]), *_vertex([{'jsonPath': '$.a', 'numberValue': 2}])]
+    evs[1]['candidates'][0]['content']['parts'][0]['functionCall']['id'] = {'x': 1}
+    stream, msgs = run('gemini', evs, through_sdk=False)
+    assert RAN == [] and all(refused(c, 'its id is a') for c in stream.calls)
+    assert_truthful('gemini', stream, msgs)
+
 @pytest.mark.parametrize('p', PROVIDERS)
 def test_a_reused_call_id_is_refused(p):
     evs = response(p, call(p, 0, 'c1', '{"a": 1}'), call(p, 1, 'c1', '{"a": 2}'))
@@ -135,10 +158,9 @@ def test_a_reused_call_id_is_refused(p):
     assert refused(stream.calls[1], "id 'c1' is another call's")
     assert_truthful(p, stream, msgs)
 
-@pytest.mark.parametrize('p', STREAMED)
-@pytest.mark.parametrize('bad', ['1', 1.0, [1], None])
+# (an OpenAI call without an index is an OpenAI-compatible server's sending it whole: read by its id)
+@pytest.mark.parametrize('p,bad', [(p, bad) for p in STREAMED for bad in ['1', 1.0, [1], None] if (p, bad) != ('openai', None)])
 def test_a_mixed_or_non_integer_index_is_refused_not_a_type_error(p, bad):
-    if bad is None and p == 'openai': pytest.skip('an OpenAI call without an index is an OpenAI-compatible server sending it whole')
     evs = response(p, call(p, 0, 'c1', '{"a": 1}'), call(p, bad, 'c2', '{"a": 2}'), call(p, 2, 'c3', '{"a": 3}'))
     # the SDKs make '1' and 1.0 the integer 1 (and OpenAI's drops a list): those come as dicts, as a client of another kind sends them
     stream, msgs = run(p, evs, through_sdk=isinstance(bad, list) and p != 'openai')
