@@ -18,8 +18,20 @@ Anthropic Messages events (`content_block_start`, `input_json_delta`, `content_b
 `will_continue` ends). Arguments are read by funccall's incremental JSON reader (`_jsonstream`), in time linear
 in their length however they are cut. Arguments that are not JSON (Anthropic's `eager_input_streaming`
 sends them unchecked) complete at the provider's stop event and keep their text, so running the call tells the
-model what is wrong, exactly as for a finished response. A call runs with its object as it closed: whatever the
-model sends after the closing brace (it shouldn't) doesn't change the call, though `.message()` keeps the text as sent.
+model what is wrong, exactly as for a finished response. A call runs with its object as it closed: what the model
+sends after the closing brace (it shouldn't) is not kept, so `.message()` holds the arguments the call ran with.
+A Responses call completes at its `function_call_arguments.done` (or `output_item.done`), which repeats its arguments.
+
+Every event is untrusted. What a stream keeps grows only with what it received, and at most to `max_chars`
+characters of text, thinking and arguments (each other item kept counting as one): past it, `StreamTooLong`. A call
+that can't be what it claims is refused as it comes: a `ToolCall` whose `arguments` are the `ToolInputError` saying
+why, which running reports without running anything. Refused are a call begun at an index another item began at or
+at an index that is no integer, an id used before or that is no text (carried as text), arguments that are not text
+or nest deeper than `MAX_DEPTH`, Responses arguments that change at `done`, and Gemini `partial_args` whose path
+skips list items, nests deeper than `MAX_DEPTH` or goes into a value of another kind, or whose value is not of its
+kind. `.message()` records exactly the calls handed over, in the response's order, each with the arguments it ran
+with (a refused one with what was sent), so no answer lacks its call. `.partial` hands out the arguments so far
+without copying them: the next event copies what the caller still holds before changing it (copy on write).
 """
 from __future__ import annotations
 
