@@ -177,7 +177,6 @@ class JsonStream:
             j = _ws.match(s, i).end()
             if j == n: break
             i = self._structure(s[j], j)
-            if self.done and self.end is None: self.end = self.pos + i
         self.pos += n
 
     def _bad(self, what: str, i: int) -> _Bad: return _Bad(f'{what}: char {self.pos + i}')
@@ -187,7 +186,7 @@ class JsonStream:
         ex = self.expect
         if ex == _END: raise self._bad('Extra data', i)
         if ex in (_VALUE, _FIRST_ITEM):
-            if c == ']' and ex == _FIRST_ITEM: self._close(); return i + 1
+            if c == ']' and ex == _FIRST_ITEM: self._close(i); return i + 1
             if c == '"': self.tok, self.chunks, self.limit = _STR, [], 256; return i + 1
             if c == '{': self._open({}, i); self.expect = _FIRST_KEY; return i + 1
             if c == '[': self._open([], i); self.expect = _FIRST_ITEM; return i + 1
@@ -196,14 +195,14 @@ class JsonStream:
             raise self._bad('Expecting value', i)
         if ex in (_FIRST_KEY, _KEY):
             if c == '"': self.tok, self.chunks, self.limit = _KEYSTR, [], 256; return i + 1
-            if c == '}' and ex == _FIRST_KEY: self._close(); return i + 1
+            if c == '}' and ex == _FIRST_KEY: self._close(i); return i + 1
             raise self._bad('Expecting property name enclosed in double quotes', i)
         if ex == _COLON:
             if c == ':': self.expect = _VALUE; return i + 1
             raise self._bad("Expecting ':' delimiter", i)
         top = self.stack[-1]  # _NEXT: after an item or a key's value
         if c == ',': self.expect = _VALUE if isinstance(top, list) else _KEY; return i + 1
-        if c == ('}' if isinstance(top, dict) else ']'): self._close(); return i + 1
+        if c == ('}' if isinstance(top, dict) else ']'): self._close(i); return i + 1
         raise self._bad("Expecting ',' delimiter", i)
 
     def _open(self, c, i: int):
@@ -211,8 +210,10 @@ class JsonStream:
         self._put(c)
         self.stack.append(c); self.keys.append(None)
 
-    def _close(self):
+    def _close(self, i: int):
+        "Close the innermost container, its closing bracket at `i` of the piece"
         self.stack.pop(); self.keys.pop()
+        if not self.stack: self.end = self.pos + i + 1
         self._after()
 
     def _put(self, v):

@@ -101,21 +101,32 @@ class _Call(_Refusable):
     def add(self, piece) -> bool:
         """Read a piece of the arguments; whether they just closed. After the object closed only white space is kept: the
         call is what closed (a refused call's closing is no matter: it ends with its block)"""
+        r = self.reader
+        if not self.done and not r.done and type(piece) is str:  # the usual piece: inside the arguments
+            closed = r.feed(piece)
+            if not closed and r.error is None: self.raw.write(piece); return False
+            return self._read(piece, closed)
+        return self._late(piece)
+
+    def _read(self, piece: str, closed: bool) -> bool:
+        "A piece read that closed the arguments, or found them no JSON"
+        if self.reader.too_deep: self.refuse(f'its arguments nest more than {MAX_DEPTH} deep')  # (json.loads may take them)
+        if closed:
+            cut = self.reader.end - (self.reader.pos - len(piece))
+            piece = piece[:cut] + (tail if (tail := piece[cut:]).isspace() else '')
+        self.raw.write(piece)
+        return closed and self.error is None
+
+    def _late(self, piece) -> bool:
+        "A piece after the call is complete or its object closed, or one that is no text"
         if self.done or not piece: return False
         if not isinstance(piece, str):
             self.refuse(f'a piece of its arguments is a {type(piece).__name__}, not text')
             return False
-        r = self.reader
-        if r.done:
+        if self.reader.done:
             if piece.isspace(): self.raw.write(piece)
             return False
-        closed = r.feed(piece)
-        if r.too_deep: self.refuse(f'its arguments nest more than {MAX_DEPTH} deep')  # as no reader of a finished response
-        if closed:
-            cut = r.end - (r.pos - len(piece))
-            piece = piece[:cut] + (tail if (tail := piece[cut:]).isspace() else '')
-        self.raw.write(piece)
-        return closed and self.error is None
+        return self._read(piece, self.reader.feed(piece))  # (a subclass of str)
 
     @property
     def text(self) -> str: return self.raw.getvalue()
@@ -331,7 +342,10 @@ class ToolCallStream:
 
     def _count(self, piece):
         "`piece`, its characters taken against `max_chars` when it is text"
-        if isinstance(piece, str): self._grow(len(piece))
+        if type(piece) is str:
+            self._used += len(piece)
+            if self._used > self.max_chars: self._grow(0)
+        elif isinstance(piece, str): self._grow(len(piece))
         return piece
 
     def _write(self, buf: io.StringIO, piece):
@@ -346,7 +360,7 @@ class ToolCallStream:
         if key is not None: self._at[key] = pos
         return pos
 
-    def _lookup(self, k): return self._items.get(self._at.get(_key(k)))
+    def _lookup(self, k): return self._items.get(self._at.get(k if type(k) is int else _key(k)))
 
     def _index_problem(self, k) -> str | None:
         "Why an item can't begin at the provider's index `k`: it is no integer, or an item began there before"
@@ -465,12 +479,12 @@ class ToolCallStream:
     def _anthropic(self, e) -> list[ToolCall]:
         t, k, res = _at(e, 'type'), _at(e, 'index'), []
         if t == 'content_block_delta':  # first: nearly every event is one
-            d, x = _at(e, 'delta'), self._lookup(k)
+            d, x = _at(e, 'delta'), self._items.get(self._at.get(k if type(k) is int else _key(k)))  # (`_lookup`, inline: it's hot)
             dt = _at(d, 'type')
-            if dt == 'text_delta' and isinstance(x, _Text):
-                if isinstance(piece := _at(d, 'text'), str): self._write(x.buf, piece); self._text.write(piece)
-            elif dt == 'input_json_delta' and isinstance(x, _Call):
+            if dt == 'input_json_delta' and isinstance(x, _Call):
                 if x.add(self._count(_at(d, 'partial_json'))): res += self._end(x)
+            elif dt == 'text_delta' and isinstance(x, _Text):
+                if isinstance(piece := _at(d, 'text'), str): self._write(x.buf, piece); self._text.write(piece)
             elif dt == 'thinking_delta' and isinstance(x, _Text): self._write(x.buf, _at(d, 'thinking'))
             elif dt == 'signature_delta' and isinstance(x, _Text): x.block['signature'] = _at(d, 'signature')
             elif dt == 'citations_delta' and isinstance(x, _Text): self._grow(1); x.cite(_plain(_at(d, 'citation')))
