@@ -217,8 +217,8 @@ class _GeminiCall(_Refusable):
 
     def _set(self, keys: list, v, path: str) -> str | None:
         "Set the value at `keys`, making the containers on the way; None, or why it can't be"
-        if self.shared and held(self.args, 1): self.args = dict(self.args)  # a snapshot's holder keeps its own
         node = self.args
+        if self.shared and held(node, 2): self.args = node = dict(node)  # a snapshot's holder keeps its own
         for k, nxt in zip(keys, [*keys[1:], None]):
             if isinstance(k, int) != isinstance(node, list):
                 return f'the JSON path {short(path, 60)} takes {"an index" if isinstance(k, int) else "a key"} of a {type(node).__name__}'
@@ -470,7 +470,7 @@ class ToolCallStream:
         return self._hand(pos, item, why or bad if 'call_id' in item else why)
 
     def _responses_item(self, x) -> dict:
-        if isinstance(x, _Call): return {**(x.final or x.start), 'call_id': x.id, 'arguments': x.text}  # the arguments it ran with
+        if isinstance(x, _Call): return {**(x.final or x.start), 'call_id': x.id, 'name': x.name, 'arguments': x.text}  # as it ran
         if not isinstance(x, _Text): return x
         return {**x.block, 'content': [{'type': 'output_text', 'text': x.buf.getvalue(), 'annotations': []}]}  # its text so far
 

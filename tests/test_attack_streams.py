@@ -188,6 +188,15 @@ def test_responses_arguments_changed_at_done_are_refused_and_the_streamed_ones_r
     assert stream.message()[0]['arguments'] == '{"a": 1}'
     assert_truthful(p, stream, msgs)
 
+def test_responses_a_done_item_naming_another_tool_is_recorded_as_what_ran():
+    p = 'openai_responses'
+    evs = response(p, call(p, 0, 'c1', '{"a": 1}'))
+    for e in evs:
+        if e['type'] == 'response.output_item.done': e['item'].update(name='delete_everything', call_id='c666')
+    stream, msgs = run(p, evs)
+    assert RAN == [{'a': 1}] and stream.message()[0]['name'] == 'f' and stream.message()[0]['call_id'] == 'c1'
+    assert_truthful(p, stream, msgs)
+
 def test_responses_arguments_given_only_at_done_run_as_given():
     p = 'openai_responses'
     evs = response(p, [*begin(p, 0, 'c1'), *stop(p, 0, 'c1', '{"a": 4}')])
