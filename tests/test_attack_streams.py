@@ -327,12 +327,14 @@ def test_reading_partial_after_every_event_of_a_160_kb_array_is_linear(p):
     assert _linear(go)
 
 @pytest.mark.parametrize('p', PROVIDERS)
-def test_a_partial_kept_is_not_changed_by_later_pieces(p):
+def test_a_partial_or_message_kept_is_not_changed_by_later_pieces(p):
+    "`.partial` hands out the arguments without copying them: what the caller keeps must still be copied before it changes"
     evs, stream, kept = _array_events(p, 300), ToolCallStream(), []
     for e in evs:
         stream.feed(e)
         if stream.partial: kept.append((stream.partial, json.dumps(stream.partial)))  # (`.partial` read twice, kept once)
-    assert len(kept) > 10 and all(json.dumps(k) == shown for k, shown in kept)
+        kept.append((m := stream.message(), json.dumps(m)))  # (Anthropic's holds the arguments so far as an object)
+    assert len(kept) > 20 and all(json.dumps(k) == shown for k, shown in kept)
 
 # --- sizes bounded: text, thinking, arguments -----------------------------------------------------------------------
 

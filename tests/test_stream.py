@@ -441,7 +441,7 @@ def test_corpus_arguments_cut_anywhere_come_back_whole_as_soon_as_they_close(dat
     in_order = [calls[s[1]] for s in steps if s[0] == 'stop'] if provider == 'gemini' else calls  # Gemini's come whole, as each ends
     assert stream.calls == _expected(in_order)
     assert tool_calls(stream.message(), provider) == stream.calls
-    if provider != 'gemini':  # Gemini sends calls whole; the others' calls come with the event holding their last character
+    if provider != 'gemini':  # Gemini sends calls whole; the others' come with the event holding their last character (Responses': its done)
         for j, (cid, _, _) in enumerate(calls):
             last = _done_of(provider, evs, j, max(k for k, e in enumerate(evs) if _args_of(provider, e, j) is not None))
             assert when[cid] == last < len(evs) - 1, (provider, cid)
