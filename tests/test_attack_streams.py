@@ -391,3 +391,17 @@ def test_arguments_nested_at_any_depth_are_a_clear_refusal_never_a_recursion_err
     msgs = run_tool_calls(TOOLS, evs)
     assert RAN == [] and refused(stream.calls[0], 'nest more than 512 deep') and not msgs.results[0].ok
     json.dumps(stream.message())[:10]  # the message is JSON the SDK can send
+
+def test_a_structured_reply_nested_at_any_depth_is_a_clear_error_never_a_recursion_error():
+    from dataclasses import dataclass
+    from typing import Any
+
+    from funccall import OutputError, parse_output_stream
+
+    @dataclass
+    class Turn:
+        "A turn"
+        x: Any = None
+    text = '{"x": ' + '[' * 200_000 + ']' * 200_000 + '}'
+    with pytest.raises(OutputError, match='nested too deeply'):
+        for _ in parse_output_stream(Turn, [text[i:i + 1000] for i in range(0, len(text), 1000)]): pass
