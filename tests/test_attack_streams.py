@@ -297,7 +297,7 @@ def test_gemini_a_string_in_many_pieces_is_read_in_linear_time():
             assert isinstance(stream.partial, dict)  # read after every event, as a UI would
         assert stream.calls[0].arguments == {'s': 'x' * (n // 4 * 4)}
         return time.perf_counter() - t
-    assert _linear(go)
+    assert _linear(go, 10_000, 80_000)
 
 # --- `.partial` in linear time --------------------------------------------------------------------------------------------
 
