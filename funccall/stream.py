@@ -282,8 +282,8 @@ class ToolCallStream:
     @property
     def partial(self) -> dict:
         """The id of each call still streaming -> its arguments so far: finished keys and items, the string being read. Each
-        is kept from later pieces (they copy what you still hold before changing it), so reading it after every event costs
-        time linear in the arguments, but for the string being read, joined at each look"""
+        is kept from later pieces, which copy what you still hold before changing it (and the string being read grows in
+        place once you let go of it), so reading it after every event costs time linear in the arguments (on CPython)"""
         res = {c.id: (v if isinstance(v := c.reader.snapshot(), dict) else {}) for c in self._open.values() if _streaming(c)}
         if (g := self._gcall) is not None and _streaming(g): res[g.id] = g.snapshot()
         return res
@@ -376,6 +376,9 @@ class ToolCallStream:
     def _end(self, c: _Call) -> list[ToolCall]:
         "Call `c` is complete (its arguments closed, or its block or the response ended)"
         p = self.provider
+        if c.id is None:  # no answer could name it: refused, with an id of ours in both the message and the answer
+            c.id = f'no-id-{c.pos[1]}'
+            c.refuse('it came without an id')
         if p == 'openai': item = {'id': c.id, 'type': 'function', 'function': {'name': c.name, 'arguments': c.args}}
         elif p == 'openai_responses': item = {'type': 'function_call', 'call_id': c.id, 'name': c.name, 'arguments': c.args}
         else: item = {**c.start, 'id': c.id, 'input': c.args} if c.text else {**c.start, 'id': c.id}  # a block without deltas came whole
@@ -385,7 +388,7 @@ class ToolCallStream:
 
     def _hand(self, pos, item, why: str | None=None) -> list[ToolCall]:
         """Hand over the call `item` holds (nothing for a block funccall doesn't run), as `tool_call` reads it; refused when
-        `why` says so, or when its id is no text or another call's: it then carries that error, and runs nothing"""
+        `why` says so, or when its id is another call's: it then carries that error as its arguments, and runs nothing"""
         tc = tool_call(item, self.provider, len(self._done), self.others)
         if tc is None: return []
         if why is None and tc.id in self._ids: why = f'its id {short(tc.id, 60)} is another call\'s'

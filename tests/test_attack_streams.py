@@ -150,6 +150,20 @@ def test_gemini_an_id_that_is_no_text_is_refused():
     assert RAN == [] and all(refused(c, 'its id is a') for c in stream.calls)
     assert_truthful('gemini', stream, msgs)
 
+@pytest.mark.parametrize('p', STREAMED)
+def test_a_call_without_an_id_is_refused_and_answered_under_an_id_of_ours(p):
+    evs = response(p, call(p, 0, None, '{"a": 1}'), call(p, 1, 'c2', '{"a": 2}'))
+    stream, msgs = run(p, evs, through_sdk=False)  # (before, the tool ran, then writing its answer raised: no id to answer)
+    assert RAN == [{'a': 2}] and refused(stream.calls[0], 'without an id') and stream.calls[0].id == 'no-id-1'
+    assert_truthful(p, stream, msgs)
+
+@pytest.mark.parametrize('p', PROVIDERS)
+@pytest.mark.parametrize('nm', [['f'], {'a': 1}, 5, None])
+def test_a_name_that_is_no_text_is_an_unknown_tool_not_a_type_error(p, nm):
+    stream, msgs = run(p, response(p, call(p, 0, 'c1', '{"a": 1}', nm=nm)), through_sdk=False)
+    assert RAN == [] and msgs.results[0].failure == 'name'
+    assert_truthful(p, stream, msgs)
+
 @pytest.mark.parametrize('p', PROVIDERS)
 def test_a_reused_call_id_is_refused(p):
     evs = response(p, call(p, 0, 'c1', '{"a": 1}'), call(p, 1, 'c1', '{"a": 2}'))
