@@ -29,9 +29,10 @@ why, which running reports without running anything. Refused are a call begun at
 at an index that is no integer; one without an id, with an id used before or with one that is no text (answered
 under an id of ours, or as text); arguments that are not text or nest deeper than `MAX_DEPTH`; Responses arguments
 that change at `done`; Gemini `partial_args` whose path skips list items, nests deeper than `MAX_DEPTH` or goes into
-a value of another kind, or whose value is not of its kind. `.message()` records exactly the calls handed over, in the response's order, each with the arguments it ran
-with (a refused one with what was sent), so no answer lacks its call. `.partial` hands out the arguments so far
-without copying them: the next event copies what the caller still holds before changing it (copy on write).
+a value of another kind, or whose value is not of its kind. `.message()` records exactly the calls handed over,
+in the response's order, each with the arguments it ran with (a refused one with what was sent), so no answer
+lacks its call. `.partial` hands out the arguments so far without copying them: the next event copies what the
+caller still holds before changing it (copy on write).
 """
 from __future__ import annotations
 
