@@ -108,13 +108,14 @@ def _loads(text: str):
     return json.loads(text)  # white space around, or any other value: `json.loads`'s own rules and errors
 
 def read_arguments(
-    fc_inputs,          # the arguments as the model sent them: a dict, JSON text, or nothing
+    fc_inputs,          # the arguments as the model sent them: a dict, JSON text, or nothing; a `ToolInputError` is raised
     tool: str | None = None,  # the tool's name, for the error
 ) -> dict:              # the named arguments
     """The arguments as a dict. Models often send the JSON text instead, nothing for no arguments, and sometimes
     the JSON text of a string holding the JSON text of the object (encoded twice): that is read too, as it can mean
     nothing else."""
     if isinstance(fc_inputs, dict): return fc_inputs
+    if isinstance(fc_inputs, ToolInputError): raise ToolInputError.of(tool, fc_inputs.errors)  # a call refused as it came (a stream's)
     if fc_inputs is None or (isinstance(fc_inputs, str) and (not fc_inputs or fc_inputs.isspace())): return {}
     if isinstance(fc_inputs, str):
         try: v = _loads(fc_inputs)

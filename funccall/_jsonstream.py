@@ -7,15 +7,18 @@ decoded by `json.loads` itself, so a finished value is exactly what `json.loads`
 
 While the text is unfinished, `.value` is what is complete of it: finished keys with their values, finished items,
 and the string being read so far; a number or literal shows once it ends. `.value` is a view that later pieces
-change; `.snapshot()` is a copy that stays. Text that is not JSON stops
+change; `.snapshot()` is a value that stays. A snapshot is handed out, not copied: the next piece copies each open
+container the caller still holds before changing it (copy on write), and the string being read grows in place once the
+caller let go of it, so reading a snapshot after every piece costs time linear in the text (on CPython; elsewhere, and
+when the caller keeps every snapshot, the open containers and string are copied at each look). Text that is not JSON stops
 the reader with `.error` set (said as `json.loads` says it); the caller then hands the whole text on, so it is
 reported exactly where a finished response's malformed text is.
 """
 from __future__ import annotations
 
-import json, re
+import json, re, sys
 
-__all__ = ['JsonStream', 'MAX_DEPTH']
+__all__ = ['JsonStream', 'MAX_DEPTH', 'held', 'joined']
 
 MAX_DEPTH = 512  # containers inside containers; deeper text is refused as `json.loads` refuses what is too deep for it
 
@@ -31,6 +34,39 @@ _VALUE, _FIRST_ITEM, _FIRST_KEY, _KEY, _COLON, _NEXT, _END = range(7)
 # the token it is in
 _STR, _KEYSTR, _NUM, _LIT = range(1, 5)
 
+_refs = getattr(sys, 'getrefcount', None)  # None (PyPy): every snapshot taken is copied when written to
+
+def _count(c) -> int: return _refs(c)
+
+def _as_held(c) -> int: return _count(c)  # counted as `held` counts: from inside a function `c` was passed to
+
+def _calibrate() -> int:
+    "What `held`'s count adds to the references of a value held by one list slot and one local (the calls' own)"
+    slot = [[]]
+    c = slot[0]
+    return _as_held(c) - 2
+
+_OWN = _calibrate() if _refs else 0
+
+def held(
+    c,          # a container the caller may hold a reference to
+    ours: int,  # the references to `c` its owner knows of, the caller's local naming it included
+) -> bool:      # whether anyone else holds it (always, where the interpreter can't tell)
+    "Whether someone outside holds `c`: its owner must copy it before changing it"
+    return _refs is None or _count(c) - _OWN > ours
+
+def joined(
+    pieces: list[str],  # a string in pieces, the first the string so far (no one else should hold it)
+) -> str:               # the whole string, now the one piece of `pieces`
+    """Join `pieces` into the first: where nobody else holds that one (the string a look showed, since dropped), CPython
+    grows it in place, so joining after each new piece costs only what came since"""
+    if len(pieces) > 1:
+        s, rest = pieces[0], ''.join(pieces[1:])
+        pieces.clear()
+        s += rest
+        pieces.append(s)
+    return pieces[0]
+
 class _Unset: __repr__ = lambda self: '<unset>'
 _UNSET = _Unset()
 
@@ -45,7 +81,10 @@ class JsonStream:
         self.esc = ''                # an escape begun and not yet ended
         self.text = ''               # a literal being read (`true`, `null`...)
         self.root, self.done, self.error, self.pos = _UNSET, False, None, 0
-        self.shown = None            # (container, key or index) where `.value` put the string being read
+        self.end = None              # where an object or array ended: the count of characters up to its closing bracket
+        self.too_deep = False        # whether the text nests deeper than `MAX_DEPTH` (its `error` says where)
+        self.shown = None            # (key or index, the value it had) where `.value` put the string being read, in the top container
+        self.shared = False          # whether a snapshot was handed out since the open containers were last made our own
 
     # --- the value so far ----------------------------------------------------------------------------------
 
@@ -54,38 +93,45 @@ class JsonStream:
         "The value: whole once `done`; before, what is complete of it (a view: don't change it)"
         self._unshow()
         if self.tok != _STR or self.error: return None if self.root is _UNSET else self.root
-        s = self._string()
-        self.chunks = [s]  # joined once: the next look costs only what came since
+        s = self._joined()
         if not self.stack: return s
+        if self.shared: self._own()
         top = self.stack[-1]
-        if isinstance(top, list): top.append(s); self.shown = (top, len(top) - 1)
-        else: k = self.keys[-1]; self.shown = (top, k, top.get(k, _UNSET)); top[k] = s
+        if isinstance(top, list): top.append(s); self.shown = (len(top) - 1, _UNSET)
+        else: k = self.keys[-1]; self.shown = (k, top.get(k, _UNSET)); top[k] = s
         return self.root
 
     def snapshot(self):
-        "`.value` as it is now, kept from later pieces: the containers still open are copied (the finished ones can't change)"
+        "`.value` as it is now, kept from later pieces (they copy what the caller still holds before changing it)"
         v = self.value
-        if not self.stack: return v
-        cp = None
-        for i in range(len(self.stack) - 1, -1, -1):  # innermost first: each copy goes into its parent's copy
-            c = self.stack[i]
-            new = dict(c) if isinstance(c, dict) else list(c)
-            if cp is not None:
-                if isinstance(new, list): new[-1] = cp  # an open container is the last item of its list...
-                else: new[self.keys[i]] = cp            # ...or the value of the key being read
-            cp = new
-        return cp
+        self.shared = bool(self.stack)  # finished containers never change: only the open ones are copied on write
+        return v
+
+    def _own(self):
+        "Make each open container our own before changing it: one a snapshot's holder still holds is copied (and its children)"
+        self.shared = False
+        st = self.stack
+        for i in range(len(st)):
+            c = st[i]
+            if not held(c, 3): continue  # its slot in `stack`, in its parent (or `root`), and `c`
+            st[i] = new = dict(c) if isinstance(c, dict) else list(c)
+            if i == 0: self.root = new
+            elif isinstance(st[i - 1], list): st[i - 1][-1] = new  # an open container is the last item of its list...
+            else: st[i - 1][self.keys[i - 1]] = new                # ...or the value of the key being read
+            del c, new  # the old one's children are now held by it and their new parent: copied in turn
 
     def _unshow(self):
         "Take back the unfinished string `.value` put in its container"
         if self.shown is None: return
-        c, *rest = self.shown
+        if self.shared: self._own()
+        (k, old), top = self.shown, self.stack[-1]
         self.shown = None
-        if isinstance(c, list): del c[rest[0]]
-        elif rest[1] is _UNSET: del c[rest[0]]
-        else: c[rest[0]] = rest[1]
+        if isinstance(top, list) or old is _UNSET: del top[k]
+        else: top[k] = old
 
     def _string(self) -> str: return ''.join(self.chunks)
+
+    def _joined(self) -> str: return joined(self.chunks) if self.chunks else ''
 
     def _compact(self):
         "Join the pieces of a long string: each character is copied a bounded number of times, and no piece list grows long"
@@ -101,6 +147,7 @@ class JsonStream:
         "Read `piece`; text after a complete value is ignored as long as it's whitespace, else an error"
         if self.error is not None: return False
         self._unshow()
+        if self.shared: self._own()
         try: self._feed(piece)
         except _Bad as e: self.error = str(e)
         return self.done
@@ -139,7 +186,7 @@ class JsonStream:
         ex = self.expect
         if ex == _END: raise self._bad('Extra data', i)
         if ex in (_VALUE, _FIRST_ITEM):
-            if c == ']' and ex == _FIRST_ITEM: self._close(); return i + 1
+            if c == ']' and ex == _FIRST_ITEM: self._close(i); return i + 1
             if c == '"': self.tok, self.chunks, self.limit = _STR, [], 256; return i + 1
             if c == '{': self._open({}, i); self.expect = _FIRST_KEY; return i + 1
             if c == '[': self._open([], i); self.expect = _FIRST_ITEM; return i + 1
@@ -148,23 +195,25 @@ class JsonStream:
             raise self._bad('Expecting value', i)
         if ex in (_FIRST_KEY, _KEY):
             if c == '"': self.tok, self.chunks, self.limit = _KEYSTR, [], 256; return i + 1
-            if c == '}' and ex == _FIRST_KEY: self._close(); return i + 1
+            if c == '}' and ex == _FIRST_KEY: self._close(i); return i + 1
             raise self._bad('Expecting property name enclosed in double quotes', i)
         if ex == _COLON:
             if c == ':': self.expect = _VALUE; return i + 1
             raise self._bad("Expecting ':' delimiter", i)
         top = self.stack[-1]  # _NEXT: after an item or a key's value
         if c == ',': self.expect = _VALUE if isinstance(top, list) else _KEY; return i + 1
-        if c == ('}' if isinstance(top, dict) else ']'): self._close(); return i + 1
+        if c == ('}' if isinstance(top, dict) else ']'): self._close(i); return i + 1
         raise self._bad("Expecting ',' delimiter", i)
 
     def _open(self, c, i: int):
-        if len(self.stack) >= MAX_DEPTH: raise self._bad(f'Nested more than {MAX_DEPTH} deep', i)
+        if len(self.stack) >= MAX_DEPTH: self.too_deep = True; raise self._bad(f'Nested more than {MAX_DEPTH} deep', i)
         self._put(c)
         self.stack.append(c); self.keys.append(None)
 
-    def _close(self):
+    def _close(self, i: int):
+        "Close the innermost container, its closing bracket at `i` of the piece"
         self.stack.pop(); self.keys.pop()
+        if not self.stack: self.end = self.pos + i + 1
         self._after()
 
     def _put(self, v):

@@ -27,20 +27,22 @@ import json
 from typing import Iterable, NamedTuple
 
 from . import content
+from ._inputs import ToolInputError
 from ._json import jsonable
 from ._run import loop_running, run_sync
 from .providers import provider_name
 from .tools import Toolbox, ToolResult, as_toolbox, to_text
 
-__all__ = ['CALL_PROVIDERS',
-           'ToolCall', 'CustomToolCall', 'ToolMessages', 'UnansweredCall', 'tool_calls', 'tool_results', 'run_tool_calls', 'run_tool_calls_async']
+__all__ = ['CALL_PROVIDERS', 'ToolCall', 'CustomToolCall', 'ToolMessages', 'UnansweredCall', 'tool_call', 'tool_calls', 'tool_results',
+           'run_tool_calls', 'run_tool_calls_async']
 
 _made = 'funccall-'  # how ids made up for Gemini calls begin: they are never sent back
 
 class ToolCall(NamedTuple):
     "One function call a model asks for; it unpacks as the `(name, args, call_id)` that `Toolbox.batch` takes"
     name: str              # the tool's name, as the model sent it
-    arguments: dict | str  # the arguments; the model's text when it is not a JSON object, so running it reports that
+    arguments: dict | str | ToolInputError  # the arguments; the model's text when it is not a JSON object, so running it
+    #   reports that; the error when a stream refused the call as it came (running it reports that, and runs nothing)
     id: str                # the id the result must answer (for a Gemini call without one, `funccall-{index}-{name}`)
 
     kind = 'function'
@@ -137,8 +139,21 @@ def _detect(o) -> str | None:
     if _get(o, 'role') == 'assistant': return 'openai'  # a chat message without calls leaves `tool_calls` out
     raise ValueError(f"Can't tell which provider's response a {type(o).__name__} is; pass provider= one of {', '.join(map(repr, _readers))}")
 
-def _calls(response, provider: str | None, others: str='raise') -> tuple[list[ToolCall], str | None]:
+def _others(others: str):
     if others not in ('raise', 'skip'): raise ValueError(f"others must be 'raise' or 'skip', not {others!r}")
+
+def tool_call(
+    item,                # one item that may be a call: a chat `tool_calls` entry, a Responses output item, an Anthropic block, a Gemini part
+    provider: str,       # 'openai', 'openai_responses', 'anthropic' or 'gemini'
+    index: int=0,        # how many calls come before it in the response: a Gemini call without an id is named by it
+    others: str='raise', # as `tool_calls` takes it
+) -> ToolCall | None:    # the call, as `tool_calls` reads it; None for an item that is no call funccall answers
+    "The call one item of a response holds (what a stream reads item by item)"
+    _others(others)
+    return _readers[_provider(provider)](item, index, others)
+
+def _calls(response, provider: str | None, others: str='raise') -> tuple[list[ToolCall], str | None]:
+    _others(others)
     p = _provider(provider) if provider is not None else _detect(response)
     if p is None: return [], None
     read, res = _readers[p], []

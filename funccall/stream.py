@@ -18,30 +18,44 @@ Anthropic Messages events (`content_block_start`, `input_json_delta`, `content_b
 `will_continue` ends). Arguments are read by funccall's incremental JSON reader (`_jsonstream`), in time linear
 in their length however they are cut. Arguments that are not JSON (Anthropic's `eager_input_streaming`
 sends them unchecked) complete at the provider's stop event and keep their text, so running the call tells the
-model what is wrong, exactly as for a finished response. A call runs with its object as it closed: whatever the
-model sends after the closing brace (it shouldn't) doesn't change the call, though `.message()` keeps the text as sent.
+model what is wrong, exactly as for a finished response. A call runs with its object as it closed: what the model
+sends after the closing brace (it shouldn't) is not kept, so `.message()` holds the arguments the call ran with.
+A Responses call completes at its `function_call_arguments.done` (or `output_item.done`), which repeats its arguments.
+
+Every event is untrusted. What a stream keeps grows only with what it received, and at most to `max_chars`
+characters of text, thinking and arguments (each other item kept counting as one): past it, `StreamTooLong`. A call
+that can't be what it claims is refused as it comes: a `ToolCall` whose `arguments` are the `ToolInputError` saying
+why, which running reports without running anything. Refused are a call begun at an index another item began at or
+at an index that is no integer; one without an id, with an id used before or with one that is no text (answered
+under an id of ours, or as text); arguments that are not text or nest deeper than `MAX_DEPTH`; Responses arguments
+that change at `done`; Gemini `partial_args` whose path skips list items, nests deeper than `MAX_DEPTH` or goes into
+a value of another kind, or whose value is not of its kind. `.message()` records exactly the calls handed over,
+in the response's order, each with the arguments it ran with (a refused one with what was sent), so no answer
+lacks its call. `.partial` hands out the arguments so far without copying them: the next event copies what the
+caller still holds before changing it (copy on write).
 """
 from __future__ import annotations
 
-import copy, io, re, threading  # (asyncio: imported where first needed, not by `import funccall`)
+import copy, io, math, re, threading  # (asyncio: imported where first needed, not by `import funccall`)
 from collections.abc import AsyncIterable, Iterator
 
-from ._jsonstream import JsonStream
+from ._inputs import ToolInputError, short
+from ._jsonstream import MAX_DEPTH, JsonStream, held, joined
 from ._run import run_sync
-from .messages import CALL_PROVIDERS, ToolCall, tool_calls
+from .messages import CALL_PROVIDERS, ToolCall, tool_call
 from .providers import provider_name
 from .tools import Toolbox
 
-__all__ = ['ToolCallStream', 'is_stream', 'run_stream', 'run_stream_async']
+__all__ = ['ToolCallStream', 'StreamTooLong', 'MAX_CHARS', 'is_stream', 'run_stream', 'run_stream_async']
 
 _ANTHROPIC = frozenset({'message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta',
                         'message_stop', 'ping', 'error'})
 
 def _at(o, k: str): return o.get(k) if isinstance(o, dict) else getattr(o, k, None)
 
-def _plain(o):
-    "An SDK object as the dict its API sends (no nulls); a dict as it is"
-    return o.model_dump(exclude_none=True) if hasattr(o, 'model_dump') else dict(o)
+def _plain(o) -> dict:
+    "An SDK object as the dict its API sends (no nulls); a dict as it is (a copy); anything else, a model's mistake, as an empty one"
+    return o.model_dump(exclude_none=True) if hasattr(o, 'model_dump') else dict(o) if isinstance(o, dict) else {}
 
 def _event_provider(e) -> str | None:
     "The provider whose stream event `e` is, from its shape; None when it is no event"
@@ -53,18 +67,67 @@ def _event_provider(e) -> str | None:
     if isinstance(e, dict): return 'openai' if 'choices' in e else 'gemini' if 'candidates' in e else None
     return 'openai' if hasattr(e, 'choices') else 'gemini' if hasattr(e, 'candidates') else None
 
-class _Call:
-    "A call (or any block with streamed arguments) being read: its JSON reader and its text"
-    __slots__ = ('pos', 'id', 'name', 'reader', 'raw', 'done', 'start', 'final')
-    def __init__(self, pos, id, name, start=None):
-        self.pos, self.id, self.name, self.start, self.final = pos, id, name, start, None
+MAX_CHARS = 10_000_000
+"The most characters of text, thinking and arguments a `ToolCallStream` takes by default (each other item kept counts as one)"
+
+class StreamTooLong(ValueError):
+    "A stream sent more than its `max_chars`: it is cut off there, its calls not yet complete never run"
+
+def _key(k):
+    "The provider's index of an item as a key: an integer as it is, anything else (a model's mistake) by a short `repr`"
+    return k if type(k) is int else ('not an integer', repr(k)[:80])
+
+def _text_id(v) -> tuple:
+    "A call's id as text, and why the call is refused when it was something else: the message and the answer then carry that text"
+    if v is None or isinstance(v, str): return v, None
+    return short(v, 60), f'its id is a {type(v).__name__}, not text'
+
+def _order(k) -> float:
+    "Where an item begun at index `k` goes in the response: by its index; after all others when it has none that is an integer"
+    return k if type(k) is int else math.inf
+
+class _Refusable:
+    "A call being read, which the stream may refuse: `error` says why (the first reason found)"
+    __slots__ = ()
+    def refuse(self, why: str | None):
+        if self.error is None: self.error = why
+
+class _Call(_Refusable):
+    "A call (or any block with streamed arguments) being read: its JSON reader and its text; `error` says why it is refused"
+    __slots__ = ('pos', 'id', 'name', 'reader', 'raw', 'done', 'start', 'final', 'error')
+    def __init__(self, pos, id, name, start=None, error=None):
+        self.pos, self.id, self.name, self.start, self.final, self.error = pos, id, name, start, None, error
         self.reader, self.raw, self.done = JsonStream(), io.StringIO(), False
 
-    def add(self, piece: str) -> bool:
-        "Read a piece of the arguments; whether they just closed"
-        if not piece: return False
+    def add(self, piece) -> bool:
+        """Read a piece of the arguments; whether they just closed. After the object closed only white space is kept: the
+        call is what closed (a refused call's closing is no matter: it ends with its block)"""
+        r = self.reader
+        if not self.done and not r.done and type(piece) is str:  # the usual piece: inside the arguments
+            closed = r.feed(piece)
+            if not closed and r.error is None: self.raw.write(piece); return False
+            return self._read(piece, closed)
+        return self._late(piece)
+
+    def _read(self, piece: str, closed: bool) -> bool:
+        "A piece read that closed the arguments, or found them no JSON"
+        if self.reader.too_deep: self.refuse(f'its arguments nest more than {MAX_DEPTH} deep')  # (json.loads may take them)
+        if closed:
+            cut = self.reader.end - (self.reader.pos - len(piece))
+            piece = piece[:cut] + (tail if (tail := piece[cut:]).isspace() else '')
         self.raw.write(piece)
-        return not self.done and self.reader.feed(piece)
+        return closed and self.error is None
+
+    def _late(self, piece) -> bool:
+        "A piece after the call is complete or its object closed, or one that is no text"
+        if self.done or not piece: return False
+        if not isinstance(piece, str):
+            self.refuse(f'a piece of its arguments is a {type(piece).__name__}, not text')
+            return False
+        if self.reader.done:
+            if piece.isspace(): self.raw.write(piece)
+            return False
+        return self._read(piece, self.reader.feed(piece))  # (a subclass of str)
 
     @property
     def text(self) -> str: return self.raw.getvalue()
@@ -79,7 +142,8 @@ class _Call:
     def input(self) -> dict:
         "The arguments as an Anthropic `tool_use` block holds them: invalid JSON wrapped, as Anthropic's docs advise"
         r = self.reader
-        if r.error is None: return v if isinstance(v := r.snapshot(), dict) else {}  # a copy: later pieces leave the message alone
+        if r.done: return r.value if isinstance(r.value, dict) else {'INVALID_JSON': self.text}
+        if r.error is None: return v if isinstance(v := r.snapshot(), dict) else {}  # later pieces leave the message alone
         return {'INVALID_JSON': self.text}
 
 class _Text:
@@ -87,48 +151,101 @@ class _Text:
     __slots__ = ('block', 'key', 'buf')
     def __init__(self, block: dict, key: str):
         self.block, self.key, self.buf = block, key, io.StringIO()
-        self.buf.write(block.get(key) or '')
+        if isinstance(t := block.get(key), str): self.buf.write(t)
 
     def out(self) -> dict: return {**self.block, self.key: self.buf.getvalue()}
 
-class _GeminiCall:
-    "A Gemini call whose arguments stream as `partial_args`: each a JSON path and a value, a string in pieces"
-    __slots__ = ('first', 'key', 'pos', 'args', 'cont', 'id')
-    def __init__(self, first: dict, key: str, pos: int):
-        self.first, self.key, self.pos, self.args, self.cont, self.id = first, key, pos, {}, None, None
+    def cite(self, c: dict):
+        "Add an Anthropic citation (to a list of its own: adding stays linear)"
+        cs = self.block.get('citations')
+        if not isinstance(cs, list): cs = self.block['citations'] = []
+        cs.append(c)
 
-    def add(self, fc: dict):
-        for a in _at(fc, 'partial_args') or _at(fc, 'partialArgs') or ():
-            path = _at(a, 'json_path') or _at(a, 'jsonPath') or '$'
-            for k in ('string_value', 'stringValue', 'number_value', 'numberValue', 'bool_value', 'boolValue', 'null_value', 'nullValue'):
-                if (v := _at(a, k)) is not None: break
-            if k.startswith('null'): v = None
-            if isinstance(v, str) and self.cont == path: v = _json_path(self.args, path) + v  # the rest of a string
-            _json_path(self.args, path, v)
-            self.cont = path if isinstance(v, str) and (_at(a, 'will_continue') or _at(a, 'willContinue')) else None
+_path = re.compile(r"""\$(?:\.[^.\[]+|\[\d+\]|\[['"][^'"]*['"]\])*""")  # `$`, then `.key`, `[0]`, `['key']`...
+_step = re.compile(r"""\.([^.\[]+)|\[(\d+)\]|\[['"]([^'"]*)['"]\]""")
+_KINDS = {'string_value': str, 'stringValue': str, 'number_value': (int, float), 'numberValue': (int, float),
+          'bool_value': bool, 'boolValue': bool, 'null_value': object, 'nullValue': object}
+
+def _steps(path) -> list | str:
+    "The keys and indices of JSON path `path` (`$.a.b[0]`); or why it can't be read"
+    if not isinstance(path, str): return f'a JSON path that is a {type(path).__name__}, not text'
+    if _path.fullmatch(path) is None: return f'the JSON path {short(path, 60)} is none funccall reads ($.key, [0], [\'key\'])'
+    keys = [k if k else q if not i else int(i) if len(i) <= 18 else -1 for k, i, q in _step.findall(path)]  # -1: too far, refused
+    if not keys: return 'a value for the path $, which names no argument'
+    if len(keys) > MAX_DEPTH: return f'a JSON path more than {MAX_DEPTH} deep'
+    return keys
+
+class _GeminiCall(_Refusable):
+    """A Gemini call whose arguments stream as `partial_args`: each a JSON path and a value, a string in pieces. A list grows
+    only by its next item, no path goes deeper than `MAX_DEPTH`, and a snapshot handed out is copied before it is changed"""
+    __slots__ = ('first', 'key', 'pos', 'args', 'cont', 'id', 'name', 'error', 'shared')
+    def __init__(self, first: dict, key: str, pos):
+        self.first, self.key, self.pos, self.args, self.cont, self.id = first, key, pos, {}, None, None
+        self.name, self.error, self.shared = _at(first[key], 'name'), None, False
+
+    def add(self, fc) -> int:
+        "Read the `partial_args` of a piece of the call; how many characters they held"
+        pa = _at(fc, 'partial_args') or _at(fc, 'partialArgs') or ()
+        if not isinstance(pa, (list, tuple)): self.refuse(f'partial_args that are a {type(pa).__name__}, not a list'); return 1
+        return sum(self._one(a) for a in pa)
+
+    def _one(self, a) -> int:
+        path = _at(a, 'json_path') or _at(a, 'jsonPath')
+        kind, v = next(((k, v) for k in _KINDS if (v := _at(a, k)) is not None), ('null_value', None))
+        n = (len(path) if isinstance(path, str) else 1) + (len(v) if isinstance(v, str) else 1)
+        if self.error is not None: return n
+        if not isinstance(v, _KINDS[kind]) or (isinstance(v, bool) and 'bool' not in kind):
+            self.refuse(f'its {kind} at {short(path, 60)} is a {type(v).__name__}'); return n
+        if 'null' in kind: v = None
+        more = isinstance(v, str) and bool(_at(a, 'will_continue') or _at(a, 'willContinue'))
+        if isinstance(v, str) and self.cont is not None and self.cont[0] == path:  # the rest of a string: joined when looked at
+            self.cont[2].append(v)
+        else:
+            self._flush()
+            keys = _steps(path)
+            why = keys if isinstance(keys, str) else self._set(keys, v, path)
+            if why is not None: self.refuse(why); return n
+            self.cont = (path, keys, [v]) if more else None
+        if not more: self._flush(); self.cont = None
+        return n
+
+    def _flush(self):
+        "Put the string being read in pieces in its place, joined"
+        if self.cont is None or len(self.cont[2]) == 1: return
+        path, keys, pieces = self.cont
+        self._set(keys, None, path)  # its place lets go of it, so the string can grow in place (the place exists: the first piece is there)
+        self._set(keys, joined(pieces), path)
+
+    def _set(self, keys: list, v, path: str) -> str | None:
+        "Set the value at `keys`, making the containers on the way; None, or why it can't be"
+        node = self.args
+        if self.shared and held(node, 2): self.args = node = dict(node)  # a snapshot's holder keeps its own
+        for k, nxt in zip(keys, [*keys[1:], None]):
+            if isinstance(k, int) != isinstance(node, list):
+                return f'the JSON path {short(path, 60)} takes {"an index" if isinstance(k, int) else "a key"} of a {type(node).__name__}'
+            if isinstance(k, int):
+                if not 0 <= k <= len(node): return f"the JSON path {short(path, 60)} skips items: the list has {len(node)}"
+                if k == len(node): node.append(None)
+            if nxt is None: node[k] = v; return None
+            child = node[k] if isinstance(k, int) else node.get(k)
+            if child is None: child = node[k] = [] if isinstance(nxt, int) else {}
+            elif not isinstance(child, (dict, list)): return f'the JSON path {short(path, 60)} goes into a {type(child).__name__}'
+            elif self.shared and held(child, 2): child = node[k] = copy.copy(child)
+            node = child
+        return None
+
+    def snapshot(self) -> dict:
+        "The arguments so far, kept from later pieces (they copy what the caller still holds before changing it)"
+        self._flush()
+        self.shared = True
+        return self.args
 
     def part(self) -> dict:
+        self._flush()
         fc = {k: v for k, v in self.first[self.key].items() if k not in ('will_continue', 'willContinue', 'partial_args', 'partialArgs')}
         return {**self.first, self.key: {**fc, 'args': self.args}}
 
-_step = re.compile(r"\.([^.\[]+)|\[(\d+)\]|\[['\"]([^'\"]*)['\"]\]")  # `.key`, `[0]`, `['key']`
-
-def _json_path(d: dict, path: str, *value):
-    "The value at JSON path `path` (`$.a.b[0]`) of `d`; with `value`, set it there, making the containers on the way"
-    keys = [k or (int(i) if i else q) for k, i, q in _step.findall(path)]
-    if not value:
-        for k in keys: d = d[k]
-        return d
-    if not keys: return None
-    for k, nxt in zip(keys, keys[1:]):
-        new = [] if isinstance(nxt, int) else {}
-        if isinstance(k, int):
-            d.extend([None] * (k + 1 - len(d)))
-            if d[k] is None: d[k] = new
-            d = d[k]
-        else: d = d.setdefault(k, new)
-    if isinstance(keys[-1], int): d.extend([None] * (keys[-1] + 1 - len(d)))
-    d[keys[-1]] = value[0]
+def _streaming(c) -> bool: return c.error is None and isinstance(c.id, (str, type(None)))  # (any other id refuses the call)
 
 class ToolCallStream:
     """The tool calls of a streamed response, each complete the moment its arguments close; `.calls`, `.partial`,
@@ -137,14 +254,20 @@ class ToolCallStream:
         self,
         provider: str=None,  # 'openai', 'openai_responses', 'anthropic' or 'gemini'; by default told from the first event
         others: str='raise', # a call funccall can't answer (computer use, a shell...): 'raise' `UnansweredCall`, or 'skip' it
+        max_chars: int=MAX_CHARS,  # the most characters of text, thinking and arguments it takes; more raises `StreamTooLong`
     ):
         self.provider = None if provider is None else provider_name(provider, CALL_PROVIDERS)
-        self.others = others
+        self.others, self.max_chars = others, max_chars
         self._read = None              # this provider's event reader
-        self._items: dict = {}         # position -> _Call, _Text, or a finished block/item (dict)
+        self._items: dict = {}         # position (index, arrival) -> _Call, _Text, _GeminiCall, or a finished block/item (dict)
+        self._at: dict = {}            # the provider's index of an item (`_key`) -> the position of the last item begun there
+        self._seq = 0                  # items begun so far
+        self._used = 0                 # characters (and items) taken, against `max_chars`
+        self._open: dict = {}          # position -> each _Call whose arguments still stream
+        self._whole: set = set()       # positions of whole items already read for calls (Responses)
         self._done: list = []          # (position, ToolCall) of each complete call
-        self._text = io.StringIO()
-        self._refusal = ''
+        self._ids: set = set()         # the ids of the calls handed over
+        self._text, self._refusal = io.StringIO(), io.StringIO()
         self._gcall = None             # a Gemini call whose arguments are streaming (Vertex AI)
         self.stop_reason = None        # why the response ended, when the provider says (`finish_reason`, `stop_reason`)
 
@@ -154,14 +277,16 @@ class ToolCallStream:
 
     @property
     def calls(self) -> list[ToolCall]:
-        "Every complete call so far, in the response's order"
+        "Every complete call so far, in the response's order (a refused one carries its `ToolInputError` as its arguments)"
         return [tc for _, tc in sorted(self._done, key=lambda x: x[0])]
 
     @property
     def partial(self) -> dict:
-        "The id of each call still streaming -> its arguments so far (a copy): finished keys and items, the string being read"
-        res = {c.id: (v if isinstance(v := c.reader.snapshot(), dict) else {}) for c in self._calls() if not c.done}
-        if self._gcall is not None: res[self._gcall.id] = copy.deepcopy(self._gcall.args)
+        """The id of each call still streaming -> its arguments so far: finished keys and items, the string being read. Each
+        is kept from later pieces, which copy what you still hold before changing it (and the string being read grows in
+        place once you let go of it), so reading it after every event costs time linear in the arguments (on CPython)"""
+        res = {c.id: (v if isinstance(v := c.reader.snapshot(), dict) else {}) for c in self._open.values() if _streaming(c)}
+        if (g := self._gcall) is not None and _streaming(g): res[g.id] = g.snapshot()
         return res
 
     @property
@@ -172,19 +297,17 @@ class ToolCallStream:
     def message(self):
         """The assistant's message, to add to the conversation before the calls' answers, in the provider's own format:
         OpenAI Chat a message dict, Responses the list of output items, Anthropic `{'role': 'assistant', 'content': [...]}`,
-        Gemini `{'role': 'model', 'parts': [...]}`"""
+        Gemini `{'role': 'model', 'parts': [...]}`. A call in it holds the arguments it ran with (or, refused, those sent)"""
         items = [self._items[k] for k in sorted(self._items)]
         p = self.provider
         if p == 'openai':
             m = {'role': 'assistant', 'content': self.text or None}
-            if self._refusal: m['refusal'] = self._refusal
+            if r := self._refusal.getvalue(): m['refusal'] = r
             if items: m['tool_calls'] = [{'id': c.id, 'type': 'function', 'function': {'name': c.name, 'arguments': c.text}} for c in items]
             return m
         if p == 'openai_responses': return [self._responses_item(x) for x in items]
         if p == 'anthropic': return {'role': 'assistant', 'content': [self._anthropic_block(x) for x in items]}
-        return {'role': 'model', 'parts': [x.part() if isinstance(x, _GeminiCall) else x for x in items]}
-
-    def _calls(self) -> list[_Call]: return [x for x in self._items.values() if isinstance(x, _Call)]
+        return {'role': 'model', 'parts': [x.part() if isinstance(x, _GeminiCall) else x.out() if isinstance(x, _Text) else x for x in items]}
 
     # --- reading events ------------------------------------------------------------------------------------
 
@@ -199,6 +322,11 @@ class ToolCallStream:
             self._read = getattr(self, f'_{self.provider}')
         return self._read(event)
 
+    def end(self) -> list[ToolCall]:  # the calls that were still open, complete now
+        "The response has ended (its last event says so, or the events ran out): every call still open is complete, as it is"
+        res = [tc for pos in sorted(self._open) for tc in self._end(self._open[pos])]
+        return res + (self._gemini_end() if self._gcall is not None else [])
+
     def watch(
         self,
         events,  # the stream's events: an iterable or an async iterable
@@ -206,16 +334,69 @@ class ToolCallStream:
         "The events, read by this stream as they pass: iterate them yourself, or hand them to `run_tool_calls`"
         return _Watched(self, events)
 
-    def _complete(self, c: _Call, item: dict) -> list[ToolCall]:
-        "Call `c` is complete: read as `tool_calls` reads the provider's item (nothing for a block funccall doesn't run)"
-        c.done = True
-        res = tool_calls([item], self.provider, self.others)
-        self._done += [(c.pos, tc) for tc in res]
-        return res
+    def _grow(self, n: int):
+        "Take `n` more characters (or items) against `max_chars`"
+        self._used += n
+        if self._used > self.max_chars:
+            raise StreamTooLong(f"The stream sent more than max_chars={self.max_chars:,} characters of text, thinking and arguments: "
+                                "it is cut off here; pass a larger max_chars= to ToolCallStream if responses this long are expected")
 
-    def _finish(self) -> list[ToolCall]:
-        "The response ended: every call still open is complete, its arguments as they are"
-        return [tc for c in sorted(self._calls(), key=lambda c: c.pos) if not c.done for tc in self._end(c)]
+    def _count(self, piece):
+        "`piece`, its characters taken against `max_chars` when it is text"
+        if type(piece) is str:
+            self._used += len(piece)
+            if self._used > self.max_chars: self._grow(0)
+        elif isinstance(piece, str): self._grow(len(piece))
+        return piece
+
+    def _write(self, buf: io.StringIO, piece):
+        "Add a piece of text (anything else, a model's mistake, is left out)"
+        if isinstance(piece, str) and piece: self._grow(len(piece)); buf.write(piece)
+
+    def _place(self, order, key=None):
+        "A position for an item beginning now: by `order` (None: as it comes), after any item begun before at the same index"
+        self._grow(1)
+        self._seq += 1
+        pos = (self._seq if order is None else order, self._seq)
+        if key is not None: self._at[key] = pos
+        return pos
+
+    def _lookup(self, k): return self._items.get(self._at.get(k if type(k) is int else _key(k)))
+
+    def _index_problem(self, k) -> str | None:
+        "Why an item can't begin at the provider's index `k`: it is no integer, or an item began there before"
+        if type(k) is not int: return f'its index is a {type(k).__name__}, not an integer'
+        if k in self._at: return f'its index {k} is another item\'s'
+        return None
+
+    def _call(self, pos, id, name, start=None, why=None) -> _Call:
+        id, bad = _text_id(id)
+        c = self._items[pos] = self._open[pos] = _Call(pos, id, name, start, why or bad)
+        return c
+
+    def _end(self, c: _Call) -> list[ToolCall]:
+        "Call `c` is complete (its arguments closed, or its block or the response ended)"
+        p = self.provider
+        if c.id is None:  # no answer could name it: refused, with an id of ours in both the message and the answer
+            c.id = f'no-id-{c.pos[1]}'
+            c.refuse('it came without an id')
+        if p == 'openai': item = {'id': c.id, 'type': 'function', 'function': {'name': c.name, 'arguments': c.args}}
+        elif p == 'openai_responses': item = {'type': 'function_call', 'call_id': c.id, 'name': c.name, 'arguments': c.args}
+        else: item = {**c.start, 'id': c.id, 'input': c.args} if c.text else {**c.start, 'id': c.id}  # a block without deltas came whole
+        c.done = True
+        self._open.pop(c.pos, None)
+        return self._hand(c.pos, item, c.error)
+
+    def _hand(self, pos, item, why: str | None=None) -> list[ToolCall]:
+        """Hand over the call `item` holds (nothing for a block funccall doesn't run), as `tool_call` reads it; refused when
+        `why` says so, or when its id is another call's: it then carries that error as its arguments, and runs nothing"""
+        tc = tool_call(item, self.provider, len(self._done), self.others)
+        if tc is None: return []
+        if why is None and tc.id in self._ids: why = f'its id {short(tc.id, 60)} is another call\'s'
+        if why is not None: tc = tc._replace(arguments=ToolInputError(f'refused as it streamed: {why}; it did not run'))
+        if isinstance(tc.id, str): self._ids.add(tc.id)
+        self._done.append((pos, tc))
+        return [tc]
 
     # --- OpenAI Chat Completions ---------------------------------------------------------------------------
 
@@ -224,62 +405,76 @@ class ToolCallStream:
         ch = next((c for c in _at(e, 'choices') or () if (_at(c, 'index') or 0) == 0), None)  # the first choice, as `tool_calls` reads
         if ch is None: return []
         d, res = _at(ch, 'delta') or {}, []
-        if t := _at(d, 'content'): self._text.write(t)
-        if r := _at(d, 'refusal'): self._refusal += r
+        self._write(self._text, _at(d, 'content'))
+        self._write(self._refusal, _at(d, 'refusal'))
         for f in _at(d, 'tool_calls') or ():
-            i, fn = _at(f, 'index'), _at(f, 'function')
-            if i is None:  # some OpenAI-compatible servers send each call whole, without an index: its id tells
-                i = next((k for k, c in self._items.items() if c.id == _at(f, 'id')), len(self._items))
-            c = self._items.get(i)
-            if c is None: c = self._items[i] = _Call(i, _at(f, 'id'), fn and _at(fn, 'name'))
-            c.id, c.name = c.id or _at(f, 'id'), c.name or (fn and _at(fn, 'name'))
-            if fn is not None and c.add(_at(fn, 'arguments')): res += self._end(c)
-        if reason := _at(ch, 'finish_reason'): self.stop_reason = reason; res += self._finish()
+            c, fn = self._openai_call(f), _at(f, 'function')
+            if fn is not None and c.add(self._count(_at(fn, 'arguments'))): res += self._end(c)
+        if reason := _at(ch, 'finish_reason'): self.stop_reason = reason; res += self.end()
         return res
 
-    def _end(self, c: _Call) -> list[ToolCall]:
-        "Call `c` is complete (its arguments closed, or the response ended)"
-        p = self.provider
-        if p == 'openai': item = {'id': c.id, 'type': 'function', 'function': {'name': c.name, 'arguments': c.args}}
-        elif p == 'openai_responses': item = {'type': 'function_call', 'call_id': c.id, 'name': c.name, 'arguments': c.args}
-        else: item = {**c.start, 'input': c.args} if c.text else c.start  # a block without deltas came whole
-        return self._complete(c, item)
+    def _openai_call(self, f) -> _Call:
+        "The call a `tool_calls` delta adds to: the one begun at its index, or a new one (refused when the index is taken or no integer)"
+        i, cid, fn = _at(f, 'index'), _at(f, 'id'), _at(f, 'function')
+        nm = _at(fn, 'name') if fn is not None else None
+        if i is None:  # some OpenAI-compatible servers send each call whole, without an index: its id tells
+            k = ('id', cid) if isinstance(cid, str) else ('no index', self._seq)
+            c = self._items.get(self._at.get(k))
+            if c is not None and not c.done: return c
+            return self._call(self._place(None, k), cid, nm)  # (a second call with an id already used is refused when complete)
+        c = self._lookup(i)
+        if c is not None and not (cid and c.id and cid != c.id):  # a piece of the call begun at this index
+            if c.id is None: c.id, bad = _text_id(cid); c.refuse(bad)
+            c.name = c.name or nm
+            return c
+        why = self._index_problem(i)
+        return self._call(self._place(_order(i), _key(i)), cid, nm, why=why)
 
     # --- OpenAI Responses ----------------------------------------------------------------------------------
 
     def _openai_responses(self, e) -> list[ToolCall]:
-        t, k, res = _at(e, 'type'), _at(e, 'output_index'), []
+        "A function call completes at its `done` events, which repeat its arguments: one whose arguments there differ is refused"
+        t, k = _at(e, 'type'), _at(e, 'output_index')
         if t == 'response.output_item.added':
             item = _at(e, 'item')
+            why, pos = self._index_problem(k), self._place(_order(k), _key(k))
             if _at(item, 'type') == 'function_call':
-                c = self._items[k] = _Call(k, _at(item, 'call_id'), _at(item, 'name'), start=_plain(item))
-                if c.add(_at(item, 'arguments')): res += self._end(c)
-            elif _at(item, 'type') == 'message': self._items[k] = _Text(_plain(item), 'text')  # its text grows until it's done
-            else: self._items[k] = _plain(item)
+                self._call(pos, _at(item, 'call_id'), _at(item, 'name'), _plain(item), why).add(self._count(_at(item, 'arguments')))
+            elif _at(item, 'type') == 'message': self._items[pos] = _Text(_plain(item), 'text')  # its text grows until it's done
+            else: self._items[pos] = _plain(item)
         elif t == 'response.function_call_arguments.delta':
-            c = self._items.get(k)
-            if isinstance(c, _Call) and c.add(_at(e, 'delta')): res += self._end(c)
+            if isinstance(c := self._lookup(k), _Call): c.add(self._count(_at(e, 'delta')))
         elif t == 'response.output_text.delta':
-            self._text.write(_at(e, 'delta') or '')
-            if isinstance(x := self._items.get(k), _Text): x.buf.write(_at(e, 'delta') or '')
-        elif t in ('response.function_call_arguments.done', 'response.output_item.done'):
-            c = self._items.get(k)
-            item = _at(e, 'item')
-            if isinstance(c, _Call):
-                if item is not None: c.final = _plain(item)
-                if not c.done: res += self._end(c)
-            elif item is not None:  # an item that came whole: calls of other kinds (custom tools) are read from it
-                self._items[k] = item = _plain(item)
-                for tc in tool_calls([item], self.provider, self.others): self._done.append((k, tc)); res.append(tc)
+            x, piece = self._lookup(k), _at(e, 'delta')
+            self._write(self._text, piece)
+            if isinstance(x, _Text) and isinstance(piece, str): x.buf.write(piece)
+        elif t in ('response.function_call_arguments.done', 'response.output_item.done'): return self._responses_done(e, k)
         elif t in ('response.completed', 'response.incomplete', 'response.failed'):
             self.stop_reason = t.rsplit('.', 1)[1]
-            res += self._finish()
-        return res
+            return self.end()
+        return []
+
+    def _responses_done(self, e, k) -> list[ToolCall]:
+        x, item = self._lookup(k), _at(e, 'item')
+        if isinstance(x, _Call):
+            if item is not None: x.final = _plain(item)
+            if x.done: return []
+            args = _at(e, 'arguments') if item is None else _at(item, 'arguments')
+            if args is not None and not isinstance(args, str): x.refuse(f'its arguments at done are a {type(args).__name__}, not text')
+            elif args is not None and not x.text: x.add(self._count(args))  # nothing streamed: the call came whole here
+            elif args is not None and args != x.text: x.refuse('its arguments at done are not those streamed')
+            return self._end(x)
+        if item is None: return []
+        why, pos = None, self._at.get(_key(k))
+        if pos is None or pos in self._whole:  # a second whole item at an index: a place of its own, and no call
+            why, pos = self._index_problem(k), self._place(_order(k), _key(k))
+        self._whole.add(pos)
+        self._items[pos] = item = _plain(item)  # an item that came whole: calls of other kinds (custom tools) are read from it
+        if 'call_id' in item: item['call_id'], bad = _text_id(item['call_id'])
+        return self._hand(pos, item, why or bad if 'call_id' in item else why)
 
     def _responses_item(self, x) -> dict:
-        if isinstance(x, _Call):
-            if x.final is not None: return x.final
-            return {**x.start, 'arguments': x.text}
+        if isinstance(x, _Call): return {**(x.final or x.start), 'call_id': x.id, 'name': x.name, 'arguments': x.text}  # as it ran
         if not isinstance(x, _Text): return x
         return {**x.block, 'content': [{'type': 'output_text', 'text': x.buf.getvalue(), 'annotations': []}]}  # its text so far
 
@@ -288,84 +483,85 @@ class ToolCallStream:
     def _anthropic(self, e) -> list[ToolCall]:
         t, k, res = _at(e, 'type'), _at(e, 'index'), []
         if t == 'content_block_delta':  # first: nearly every event is one
-            d, x = _at(e, 'delta'), self._items.get(k)
+            d, x = _at(e, 'delta'), self._items.get(self._at.get(k if type(k) is int else _key(k)))  # (`_lookup`, inline: it's hot)
             dt = _at(d, 'type')
-            if dt == 'text_delta' and isinstance(x, _Text): x.buf.write(_at(d, 'text')); self._text.write(_at(d, 'text'))
-            elif dt == 'input_json_delta' and isinstance(x, _Call):
-                if x.add(_at(d, 'partial_json')): res += self._end(x)
-            elif dt == 'thinking_delta' and isinstance(x, _Text): x.buf.write(_at(d, 'thinking'))
+            if dt == 'input_json_delta' and isinstance(x, _Call):
+                if x.add(self._count(_at(d, 'partial_json'))): res += self._end(x)
+            elif dt == 'text_delta' and isinstance(x, _Text):
+                if isinstance(piece := _at(d, 'text'), str): self._write(x.buf, piece); self._text.write(piece)
+            elif dt == 'thinking_delta' and isinstance(x, _Text): self._write(x.buf, _at(d, 'thinking'))
             elif dt == 'signature_delta' and isinstance(x, _Text): x.block['signature'] = _at(d, 'signature')
-            elif dt == 'citations_delta' and isinstance(x, _Text):
-                x.block['citations'] = [*(x.block.get('citations') or ()), _plain(_at(d, 'citation'))]
+            elif dt == 'citations_delta' and isinstance(x, _Text): self._grow(1); x.cite(_plain(_at(d, 'citation')))
         elif t == 'content_block_start':
             b = _plain(_at(e, 'content_block'))
-            bt = b.get('type')
-            if 'input' in b: self._items[k] = _Call(k, b.get('id'), b.get('name'), start=b)
-            elif bt in ('text', 'thinking'): self._items[k] = _Text(b, bt)
-            else: self._items[k] = b
+            why, pos = self._index_problem(k), self._place(_order(k), _key(k))
+            if 'input' in b: self._call(pos, b.get('id'), b.get('name'), b, why)
+            elif b.get('type') in ('text', 'thinking'): self._items[pos] = _Text(b, b['type'])
+            else: self._items[pos] = b
         elif t == 'content_block_stop':
-            x = self._items.get(k)
-            if isinstance(x, _Call) and not x.done: res += self._end(x)
+            if isinstance(x := self._lookup(k), _Call) and not x.done: res += self._end(x)
         elif t == 'message_delta': self.stop_reason = _at(_at(e, 'delta'), 'stop_reason')
-        elif t == 'message_stop': res += self._finish()
-        elif t == 'error': raise RuntimeError(f"The stream ended with an error: {_at(e, 'error')}")
+        elif t == 'message_stop': res += self.end()
+        elif t == 'error': raise RuntimeError(f"The stream ended with an error: {short(_at(e, 'error'), 300)}")
         return res
 
     def _anthropic_block(self, x) -> dict:
         if isinstance(x, _Text): return x.out()
-        if isinstance(x, _Call): return {**x.start, 'input': x.input} if x.text else x.start
+        if isinstance(x, _Call): return {**x.start, 'id': x.id, 'input': x.input} if x.text else {**x.start, 'id': x.id}
         return x
 
     # --- Gemini --------------------------------------------------------------------------------------------
 
     def _gemini(self, e) -> list[ToolCall]:
         cands = _at(e, 'candidates')
-        cand = cands[0] if cands else {}
+        cand = cands[0] if isinstance(cands, (list, tuple)) and cands else {}
         content, res = _at(cand, 'content'), []
         for part in (content and _at(content, 'parts')) or ():
             p = _plain(part)
-            n = len(self._items)
             key = 'function_call' if 'function_call' in p else 'functionCall' if 'functionCall' in p else None
-            if key is not None:
-                res += self._gemini_call(p, key, n)
-                continue
-            if set(p) == {'text'} or set(p) == {'text', 'thought'}:
-                if not p.get('thought'): self._text.write(p['text'])
-                last = self._items.get(n - 1)
-                if last is not None and set(last) - {'thought_signature'} == set(p) and last.get('thought') == p.get('thought'):
-                    last['text'] += p['text']; continue  # one part for the text, as a finished response has it
-            self._items[n] = p
+            if key is not None: res += self._gemini_call(p, key)
+            elif not self._gemini_text(p): self._items[self._place(None)] = p
         if reason := _at(cand, 'finish_reason') or _at(cand, 'finishReason'):
             self.stop_reason = reason
             if self._gcall is not None: res += self._gemini_end()  # cut off in the middle of a call
         return res
 
-    def _gemini_call(self, p: dict, key: str, n: int) -> list[ToolCall]:
+    def _gemini_text(self, p: dict) -> bool:
+        "Whether `p` is a text part: its text added to the text part before it when nothing else is new, as a finished response has one"
+        if not isinstance(p.get('text'), str) or not set(p) <= {'text', 'thought', 'thought_signature'}: return False
+        self._grow(len(p['text']))
+        if not p.get('thought'): self._text.write(p['text'])
+        last = self._items.get((self._seq, self._seq))
+        if isinstance(last, _Text) and set(last.block) - {'thought_signature'} == set(p) and last.block.get('thought') == p.get('thought'):
+            last.buf.write(p['text'])
+        else: self._items[self._place(None)] = _Text(p, 'text')
+        return True
+
+    def _gemini_call(self, p: dict, key: str) -> list[ToolCall]:
         """A `function_call` part: a whole call (the Gemini API), or a piece of one streamed in `partial_args` until
-        `will_continue` ends (Vertex AI with `stream_function_call_arguments`)"""
-        fc, g = p[key], self._gcall
+        `will_continue` ends (Vertex AI with `stream_function_call_arguments`); a part naming another call ends the one streaming"""
+        fc, res = p[key], []
+        fid, why = _text_id(_at(fc, 'id'))
+        if why is not None: fc = {**_plain(fc), 'id': fid}; p = {**p, key: fc}
         more = bool(_at(fc, 'will_continue') or _at(fc, 'willContinue'))
+        g = self._gcall
+        if g is not None and ((_at(fc, 'name') or g.name) != g.name or _at(fc, 'args') is not None): res, g = self._gemini_end(), None
         if g is None:
-            if not more: return self._gemini_done(n, p)
-            g = self._gcall = self._items[n] = _GeminiCall(p, key, n)
-            g.id = self._gemini_read(g.part(), n).id
-        g.add(fc)
-        return [] if more else self._gemini_end()
+            pos = self._place(None)
+            if not more:
+                self._items[pos] = p
+                return res + self._hand(pos, p, why)
+            g = self._gcall = self._items[pos] = _GeminiCall(p, key, pos)
+            g.refuse(why)
+            g.id = tool_call(g.part(), 'gemini', len(self._done)).id  # the id it is handed over with
+        self._grow(g.add(fc))
+        return res + ([] if more else self._gemini_end())
 
     def _gemini_end(self) -> list[ToolCall]:
         g, self._gcall = self._gcall, None
-        return self._gemini_done(g.pos, g.part())
+        part = self._items[g.pos] = g.part()
+        return self._hand(g.pos, part, g.error)
 
-    def _gemini_read(self, part: dict, n: int) -> ToolCall:
-        "Read as `tool_calls` reads the parts up to this one: an id-less call's made-up id counts the calls before it"
-        calls = [x.part() if isinstance(x, _GeminiCall) else x for k, x in sorted(self._items.items()) if k < n]
-        return tool_calls([*[c for c in calls if 'function_call' in c or 'functionCall' in c], part], 'gemini')[-1]
-
-    def _gemini_done(self, n: int, part: dict) -> list[ToolCall]:
-        tc = self._gemini_read(part, n)
-        self._items[n] = part
-        self._done.append((n, tc))
-        return [tc]
 
 # --- running the calls of a stream --------------------------------------------------------------------------
 
@@ -426,14 +622,17 @@ async def run_stream_async(
     stream, events = (events.stream, events.events) if isinstance(events, _Watched) else (ToolCallStream(provider, others), events)
     import asyncio
     running, busy = {}, []  # id() of each ToolCall -> the task running it; the tasks not yet done
+    def start(calls: list):
+        for tc in calls:
+            running[id(tc)] = t = asyncio.ensure_future(toolbox.abatch([tc], injected=injected))
+            busy.append(t)
     try:
         async for e in _aiter(events):
-            for tc in stream.feed(e):
-                running[id(tc)] = t = asyncio.ensure_future(toolbox.abatch([tc], injected=injected))
-                busy.append(t)
+            start(stream.feed(e))
             if busy:  # events already waiting are read without a pause: give the calls a turn at each
                 await asyncio.sleep(0)
                 busy = [t for t in busy if not t.done()]
+        start(stream.end())  # the events ran out: a call still open is complete as it is, so each call in the message is answered
         calls = stream.calls
         results = [r for tc in calls for r in await running[id(tc)]]
     except BaseException:

@@ -213,6 +213,7 @@ def test_each_call_comes_at_the_event_closing_its_arguments_and_interleaved_call
         for i, e in enumerate(evs):
             for c in stream.feed(e): when[c.id] = i
         closing = next(i for i, e in enumerate(evs) if _args_of(p, e, 1) == texts[1])
+        closing = _done_of(p, evs, 1, closing)
         assert when['b'] == closing < when['a'] < len(evs) - 1, p
         assert stream.calls == _expected(calls), p  # the response's order, not the order they closed in
 
@@ -440,10 +441,15 @@ def test_corpus_arguments_cut_anywhere_come_back_whole_as_soon_as_they_close(dat
     in_order = [calls[s[1]] for s in steps if s[0] == 'stop'] if provider == 'gemini' else calls  # Gemini's come whole, as each ends
     assert stream.calls == _expected(in_order)
     assert tool_calls(stream.message(), provider) == stream.calls
-    if provider != 'gemini':  # Gemini sends calls whole; the others' calls come with the event holding their last character
+    if provider != 'gemini':  # Gemini sends calls whole; the others' come with the event holding their last character (Responses': its done)
         for j, (cid, _, _) in enumerate(calls):
-            last = max(k for k, e in enumerate(evs) if _args_of(provider, e, j) is not None)
+            last = _done_of(provider, evs, j, max(k for k, e in enumerate(evs) if _args_of(provider, e, j) is not None))
             assert when[cid] == last < len(evs) - 1, (provider, cid)
+
+def _done_of(provider: str, evs: list, j: int, last: int) -> int:
+    "The event completing call `j` whose last piece of arguments is event `last`: that one, but for Responses its `done`"
+    if provider != 'openai_responses': return last
+    return next(k for k, e in enumerate(evs) if e['type'] == 'response.function_call_arguments.done' and e['item_id'] == f'fc_{j}')
 
 def _args_of(provider: str, e: dict, j: int):
     "The piece of call `j`'s arguments event `e` carries, or None"
