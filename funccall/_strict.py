@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json, re
 
-__all__ = ['esc', 'hint', 'ANNOTATIONS', 'normalize', 'strict_pass', 'OPENAI', 'ANTHROPIC', 'StrictRules', 'union_count',
+__all__ = ['reachable_defs', 'esc', 'hint', 'ANNOTATIONS', 'normalize', 'strict_pass', 'OPENAI', 'ANTHROPIC', 'StrictRules', 'union_count',
            'optional_count', 'nullable']
 
 ANNOTATIONS = {'$schema', '$id', '$comment', '$anchor', 'examples', 'readOnly', 'writeOnly', 'deprecated'}  # constrain nothing
@@ -251,7 +251,7 @@ def _refs(s, out: set) -> set:
         for v in s: _refs(v, out)
     return out
 
-def _reachable_defs(s: dict) -> dict:
+def reachable_defs(s: dict) -> dict:
     "`s` keeping only the `$defs` its properties reach: a definition nothing uses constrains nothing"
     defs, todo, keep = s['$defs'], _refs({k: v for k, v in s.items() if k != '$defs'}, set()), set()
     while todo:
@@ -282,7 +282,7 @@ def strict_pass(
 ) -> tuple:              # (the strict schema, notes, fails), notes and fails as `(path, what)`
     "`s` rewritten to `rules`' subset: what it can't say moved to descriptions (notes), what it can't hold listed (fails)"
     s = normalize({k: v for k, v in s.items() if k not in ANNOTATIONS})
-    if '$defs' in s: s = _reachable_defs(s)
+    if '$defs' in s: s = reachable_defs(s)
     p = _Pass(rules, s.get('$defs', {}))
     res = p.root(s)
     return res, p.notes, p.fails

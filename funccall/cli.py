@@ -39,7 +39,20 @@ def _format(v: str) -> str:
 def _tools(target: str, documented: bool=True) -> list:
     fs = expand(load_target(target, documented))
     if not fs: raise TargetError(f"{target!r} has no public functions with docstrings")
-    return fs
+    return [_as_served(f) for f in fs]
+
+def _as_served(f):
+    "`f` as `funccall mcp serve` serves it: a parameter annotated `MCPContext` injected, out of its schema"
+    if 'funccall.mcp' not in sys.modules: return f  # a target that annotates `MCPContext` has imported it
+    from .mcp import context_params
+    if isinstance(f, Tool) or not (ps := context_params(f)): return f
+    return Tool(f, inject=tuple(ps))
+
+def _contexts(t: Tool) -> dict:
+    "An `MCPContext` of no client for each of `t`'s parameters that takes one: the command line has no MCP session"
+    if 'funccall.mcp' not in sys.modules: return {}
+    from .mcp import MCPContext, context_params
+    return {p: MCPContext() for p in context_params(t) if p in t.inject}
 
 # --- schema ---------------------------------------------------------------------------------------------
 
@@ -70,7 +83,7 @@ def _call_cmd(args) -> int:
     try: json.loads(args.json)
     except ValueError as e: return _fail(f"the arguments are not valid JSON: {e}")
     if isinstance(fs[0], Tool):  # its own pipeline: hooks, cache, `max_chars`
-        r = fs[0].execute(args.json)
+        r = fs[0].execute(args.json, _contexts(fs[0]))
         print(r.text)
         return 0 if r.ok else 1
     try: res = call_func(fs[0], args.json)  # the text as a model sends it: anything but an object is the model's mistake

@@ -36,7 +36,8 @@ import argparse, asyncio, functools, inspect, ipaddress, json, logging, math, os
 from collections.abc import Mapping
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
 from functools import partial
-from typing import Any
+from types import UnionType
+from typing import Any, Union
 
 try:
     import anyio
@@ -66,13 +67,14 @@ from ._mcpworker import WorkerApp
 from ._load import TargetError, expand, load_target
 from ._ns import ToolNotFound
 from ._run import is_async, max_workers
-from ._types import SchemaError, empty, signature
+from ._types import SchemaError, empty, fields, kind, signature
 from .call import error_text
 from .inverse import mk_tool
 from .schema import handle_type
 from .tools import StopRun, Tool, Toolbox, ToolResult, to_text
 
-__all__ = ['MCPClient', 'MCPToolError', 'MCPConnectionError', 'MCPContext', 'mk_server', 'mk_asgi_app', 'output_schema', 'serve', 'main',
+__all__ = ['MCPClient', 'MCPToolError', 'MCPConnectionError', 'MCPContext', 'context_params', 'mk_server', 'mk_asgi_app', 'output_schema',
+           'serve', 'main',
            'SECRET_ENV', 'NonceStore']
 
 class MCPToolError(RuntimeError):
@@ -330,7 +332,7 @@ class MCPClient:
 # --- the server ---------------------------------------------------------------------------------------
 
 _log = logging.getLogger('funccall.mcp')
-_WRAP = 'x-fastmcp-wrap-result'  # fastmcp's mark of an output schema that wraps its value as `{"result": value}` (read, never sent)
+_WRAP = 'x-fastmcp-wrap-result'  # fastmcp's mark of an output schema that wraps its value as `{"result": value}`: its client unwraps it
 _KEY = 'funccall-confirm'        # the key of the confirmation question in an `input_required` round trip
 _TRACE = '\nTraceback (most recent call last):'  # where `error_text`'s frames start: they stay in the server's log
 _CONTENT = (types.TextContent, types.ImageContent, types.AudioContent, types.ResourceLink, types.EmbeddedResource)
@@ -369,11 +371,14 @@ def _fits(a: types.ElicitResult, schema: dict, key: str) -> types.ElicitResult:
 class MCPContext:
     """What a served tool receives through a parameter annotated `MCPContext` (injected, never in its schema): progress,
     log lines, questions for the user, and whether the call was cancelled. In an async tool `await` its methods; a
-    sync tool (which runs in a worker thread) calls them plainly and they block until done."""
+    sync tool (which runs in a worker thread) calls them plainly and they block until done. Outside a served call
+    (`funccall call` on the command line) it is a context of no client: log lines go to the logger, progress nowhere,
+    and no question can be asked."""
     def __init__(self): self._call, self._loop, self._cancelled = None, None, threading.Event()
 
     def _bridge(self, coro):
         "`coro` to await on the server's loop, or run there to the end from a sync tool's thread"
+        if self._call is None: return _done(coro)
         try: here = asyncio.get_running_loop()
         except RuntimeError: here = None
         if here is self._loop: return coro
@@ -387,7 +392,7 @@ class MCPContext:
     @property
     def can_elicit(self) -> bool:  # whether `elicit` may ask this client's user a question (a form)
         "Whether this client takes form questions"
-        return self._call.can_ask
+        return self._call is not None and self._call.can_ask
 
     def report_progress(self,
         progress: float,          # how far along, rising with each report
@@ -395,22 +400,31 @@ class MCPContext:
         message: str=None,        # what is happening, for the user
     ):
         "Send a progress notification, when the client asked for progress with a token"
-        return self._bridge(self._call.ctx.session.report_progress(progress, total, message))
+        return self._bridge(self._call.ctx.session.report_progress(progress, total, message) if self._call else None)
 
     def log(self,
         message: str,             # the line
         level: str='info',        # 'debug', 'info', 'warning', 'error' (MCP's levels)
     ):
         "Log `message` in the server's log (the `funccall.mcp` logger); on 2026-07-28 also to a client that asked for log lines"
-        _log.log(getattr(logging, level.upper(), logging.INFO), '%s: %s', self._call.tool, message)
-        return self._bridge(self._call.send_log(level, message))
+        _log.log(getattr(logging, level.upper(), logging.INFO), '%s: %s', self._call.tool if self._call else 'tool', message)
+        return self._bridge(self._call.send_log(level, message) if self._call else None)
 
     def elicit(self,
         message: str,             # the question, for the user
         schema: dict,             # the answer's form: a JSON Schema object of flat properties (string, number, boolean, enum)
     ):                            # `mcp_types.ElicitResult`: `.action` is 'accept', 'decline' or 'cancel'; `.content` the answers
         "Ask the client's user to fill in a form; on 2026-07-28 the call is answered with the question and re-run with the answer"
+        if self._call is None: raise RuntimeError("MCPContext.elicit: no MCP client to ask (the tool runs outside a served call)")
         return self._bridge(self._call.ask(message, schema))
+
+def _done(v):
+    "`v` (None: nothing to do) as `MCPContext`'s methods give it outside a served call: awaitable in an async tool, plain in a sync one"
+    try: asyncio.get_running_loop()
+    except RuntimeError: return v
+    f = asyncio.get_running_loop().create_future()
+    f.set_result(v)
+    return f
 
 def _principal() -> str | None:
     "Who is calling, when the HTTP transport authenticated them (OAuth): an answer counts only for the caller who was asked"
@@ -471,8 +485,10 @@ class _Call:
 _QUESTION = {'type': 'object', 'required': ['confirm'],
              'properties': {'confirm': {'type': 'boolean', 'title': 'Run it', 'description': 'Allow this tool call to run'}}}
 
-def _context_params(t: Tool) -> list[str]:
-    "The parameters of `t`'s function annotated `MCPContext`"
+def context_params(
+    t,  # a function, callable object or `Tool`
+) -> list[str]:  # the names of its parameters annotated `MCPContext`: injected per call, never in its schema
+    "The parameters of `t` (a `Tool`'s function) that `mk_server` injects an `MCPContext` into"
     try: ps = signature(t.fn if isinstance(t, Tool) else t).params
     except SchemaError: return []
     return [p.name for p in ps if p.anno is MCPContext]
@@ -481,10 +497,10 @@ def _toolbox(tools, injected: dict | None) -> tuple[Toolbox, dict]:
     "The tools to serve as one `Toolbox`, and each tool's `MCPContext` parameters (tool name -> names)"
     def tool(t, nm=None):  # a function taking an `MCPContext` gets it injected, out of its schema
         if isinstance(t, Tool):
-            if missing := [p for p in _context_params(t) if p not in t.inject]:
+            if missing := [p for p in context_params(t) if p not in t.inject]:
                 raise TypeError(f"Tool {t.name!r}: its MCPContext parameter {missing[0]!r} must be injected: Tool(..., inject=({missing[0]!r},))")
             return t if nm in (None, t.name) else Tool(t, name=nm)
-        ps = _context_params(t)
+        ps = context_params(t)
         return Tool(t, name=nm, inject=tuple(ps)) if ps or nm else t
     if isinstance(tools, Mapping): box = Toolbox([tool(t, nm) for nm, t in tools.items()])
     else:
@@ -493,7 +509,7 @@ def _toolbox(tools, injected: dict | None) -> tuple[Toolbox, dict]:
         for t in items:  # a toolbox's own injected values come with its tools
             if isinstance(t, Toolbox): box.injected.update(t.injected)
     box.injected.update(injected or {})
-    ctxs = {t.name: ps for t in box if (ps := _context_params(t))}
+    ctxs = {t.name: ps for t in box if (ps := context_params(t))}
     for t in box:  # a missing injected value is the developer's to fix before serving, not a failure of each call
         if missing := [k for k in t.inject if k not in box.injected and k not in ctxs.get(t.name, ())]:
             raise TypeError(f"Tool {t.name!r} needs {', '.join(map(repr, missing))}: pass it in mk_server(injected=...)")
@@ -502,13 +518,15 @@ def _toolbox(tools, injected: dict | None) -> tuple[Toolbox, dict]:
 def _mcp_type(t) -> bool:
     "Whether annotation `t` is an MCP result or content type (or a list of content), which goes out as MCP content"
     if isinstance(t, type) and issubclass(t, (types.CallToolResult, *_CONTENT)): return True
-    return getattr(t, '__origin__', None) is list and all(map(_mcp_type, getattr(t, '__args__', ())))
+    if isinstance(t, UnionType) or getattr(t, '__origin__', None) in (list, Union):  # `list[TextContent | ImageContent]`
+        return all(map(_mcp_type, getattr(t, '__args__', ()) or [None]))
+    return False
 
 def _output(t: Tool) -> tuple[dict | None, bool]:
     "The output schema of `t` and whether it wraps the value as `{'result': value}`"
     if t.max_chars is not None: return None, False  # a result cut for the model is text, not the annotated value
     ret = signature(t.fn).returns
-    if ret in (empty, None, type(None), Any, types.CallToolResult): return None, False
+    if ret in (empty, None, type(None), Any) or _mcp_type(ret): return None, False  # MCP content is its own description
     if isinstance(ret, type) and issubclass(ret, content.Content): return None, False  # media: content items, no structure
     defs = {}
     try: s = handle_type(ret, defs)
@@ -516,7 +534,7 @@ def _output(t: Tool) -> tuple[dict | None, bool]:
     ref = s.get('$ref', '')
     target = defs.get(ref.rsplit('/', 1)[-1], {}) if ref.startswith('#/$defs/') and len(s) == 1 else s
     wrapped = target.get('type') != 'object'
-    s = {'type': 'object', 'properties': {'result': s}, 'required': ['result']} if wrapped else dict(target)
+    s = {'type': 'object', 'properties': {'result': s}, 'required': ['result'], _WRAP: True} if wrapped else dict(target)
     return ({**s, '$defs': defs} if defs else s), wrapped
 
 def output_schema(
@@ -534,11 +552,42 @@ def _wrapper(s: dict | None) -> bool:
     "Whether output schema `s` wraps a value as `{'result': value}`: fastmcp marks it; funccall's server sends the bare shape"
     if not s: return False
     if s.get(_WRAP): return True
-    return set(s) - {'$defs'} == {'type', 'properties', 'required'} and list(s['properties']) == ['result'] and s['required'] == ['result']
+    return set(s) - {'$defs', _WRAP} == {'type', 'properties', 'required'} and list(s['properties']) == ['result'] and s['required'] == ['result']
+
+_CLOSED = ('dataclass', 'typeddict', 'namedtuple')  # the class kinds whose call refuses a key they don't have (a pydantic model ignores it)
+
+def _classes(t, seen: dict) -> dict:
+    "Class name -> whether it refuses unknown keys, for the classes annotation `t` reaches (`seen`, filled in)"
+    info = kind(t)
+    if info.kind in ('union', 'list', 'set', 'tuple', 'dict'):
+        for a in info.args:
+            if a is not Ellipsis: _classes(a, seen)
+    elif info.kind in (*_CLOSED, 'model') and info.t not in seen:
+        seen[info.t] = info.kind in _CLOSED
+        for f in fields(info): _classes(f.anno, seen)
+    return seen
+
+def _closed_defs(fn, params: list) -> set:
+    "The `$defs` names of the classes of `fn`'s `params` that refuse unknown keys (a name two classes share, only if both do)"
+    seen = {}
+    try:
+        for p in signature(fn).params:
+            if p.name in params: _classes(p.anno, seen)
+    except SchemaError: return set()
+    names = {}
+    for c, closed in seen.items():
+        qual = f"{c.__module__}.{c.__qualname__}".replace('<locals>.', '')  # as `$defs` names a class whose short name is taken
+        for nm in (c.__name__, qual): names[nm] = names.get(nm, True) and closed
+    return {nm for nm, closed in names.items() if closed}
 
 def _input_schema(t: Tool) -> dict:
-    "What `t` takes, with `additionalProperties: false` where the call refuses other arguments (no `**kwargs`)"
+    """What `t` takes, with `additionalProperties: false` where the call refuses other arguments: at the top (no
+    `**kwargs`), and in each dataclass, TypedDict and NamedTuple it takes"""
     s = t.schema['input_schema']
+    if defs := s.get('$defs'):
+        closed = _closed_defs(t.fn, list(s['properties']))
+        s = {**s, '$defs': {nm: {**d, 'additionalProperties': False} if nm in closed and 'additionalProperties' not in d else d
+                            for nm, d in defs.items()}}
     if 'additionalProperties' in s or any(p.kind == inspect.Parameter.VAR_KEYWORD for p in signature(t.fn).params): return s
     return {**s, 'additionalProperties': False}
 
@@ -586,16 +635,15 @@ def _result(r: ToolResult, out: dict | None, wrapped: bool, check, version: str,
         return types.CallToolResult.model_validate({'content': content.mcp(ps), 'structuredContent': sc})
     try:
         if out is None and r.limit is not None: return types.CallToolResult(content=[types.TextContent(text=r.text)])
-        blocks = _blocks(v)
-        if blocks:  # MCP content as on the wire: by alias, unset fields left out (the schema has them optional)
-            j = [b.model_dump(mode='json', by_alias=True, exclude_none=True) for b in blocks]
-            if not isinstance(v, list): j = j[0]
-        else: j = jsonable(v)  # the serialisation the output schema describes: pydantic models by alias, dataclasses by field
-        text = [] if j is None else [types.TextContent(text=j if isinstance(j, str) else json.dumps(j, ensure_ascii=False))]
-    except Exception as e:  # a value JSON can't hold: one that contains itself, one whose `repr` fails
-        _log.warning('Tool %r: its value could not be sent', r.name, exc_info=True)
-        return _error(f"The value of tool {r.name!r} can't be sent as JSON: {_said(e, f'{type(e).__name__}: {_short(e)}', errors)}")
-    items = blocks or text
+        if blocks := _blocks(v): return types.CallToolResult(content=blocks)  # MCP content is the result: no structured copy of it
+        j = jsonable(v)  # the serialisation the output schema describes: pydantic models by alias, dataclasses by field
+        text = [] if j is None else [types.TextContent(text=j if isinstance(j, str) else json.dumps(j, ensure_ascii=False, allow_nan=False))]
+    except ValueError as e:
+        if not str(e).startswith('Out of range float'): return _unsendable(r.name, e, errors)
+        _log.warning('Tool %r: its value holds NaN or infinity', r.name)  # JSON has no such number: null would lie, and break the schema
+        return _error(f"The value of tool {r.name!r} can't be sent as JSON: it holds NaN or infinity, which JSON has no number for")
+    except Exception as e: return _unsendable(r.name, e, errors)  # a value JSON can't hold: one that contains itself, one whose `repr` fails
+    items = text
     if out is not None:
         sc = {'result': j} if wrapped else j
         if problems := check(sc): return _misfit(r.name, problems)
@@ -603,6 +651,10 @@ def _result(r: ToolResult, out: dict | None, wrapped: bool, check, version: str,
     if j is None or isinstance(j, str): return types.CallToolResult(content=items)
     # without an output schema, before 2026-07-28, structured content must be a JSON object
     return types.CallToolResult(content=items, structured_content=j if isinstance(j, dict) or version in MODERN_PROTOCOL_VERSIONS else None)
+
+def _unsendable(tool: str, e: Exception, errors: str) -> types.CallToolResult:
+    _log.warning('Tool %r: its value could not be sent', tool, exc_info=e)
+    return _error(f"The value of tool {tool!r} can't be sent as JSON: {_said(e, f'{type(e).__name__}: {_short(e)}', errors)}")
 
 def _misfit(tool: str, problems: list) -> types.CallToolResult:
     "A value that breaks its own output schema: an error result, never structured content a client would refuse"

@@ -25,6 +25,7 @@ from ._json import jsonable
 from ._ns import Sealed, ToolHolder, public_methods
 from ._types import empty, is_callable_object, signature
 from ._inputs import ToolInputError, read_arguments
+from ._strict import reachable_defs
 from ._run import WorkersExhausted, call_tool, in_threads, in_threads_async, loop_running, settle, stop_iteration, to_thread, is_async, run_sync
 from .call import ToolNotFound, coerce_inputs, error_text
 from .expr import ExprError, parse_calls
@@ -252,6 +253,7 @@ class Tool(Sealed):
         for nm in self.inject: props.pop(nm, None)
         if req := [r for r in s['input_schema'].get('required', []) if r not in self.inject]: s['input_schema']['required'] = req
         else: s['input_schema'].pop('required', None)
+        if self.inject and '$defs' in s['input_schema']: s['input_schema'] = reachable_defs(s['input_schema'])  # an injected class's too
         self.schema = s  # the canonical schema, injected parameters left out
         self.name, self.description = s['name'], s['description']
         self._checker = _shadow(fn, self.inject, self.name) if self.inject else fn  # what the model's arguments are checked against
