@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse, asyncio, functools, inspect, ipaddress, json, logging, math, os, re, secrets, shlex, sys, threading, warnings
 from collections.abc import Mapping
+from datetime import datetime, timezone
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
 from functools import partial
 from types import UnionType
@@ -51,6 +52,7 @@ try:
     from mcp.server.transport_security import TransportSecuritySettings
     from mcp.shared.exceptions import MCPError
     from mcp.client.streamable_http import streamable_http_client
+    from pydantic import Field
     from mcp.server.stdio import stdio_server
     from mcp.shared._httpx_utils import create_mcp_http_client
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -63,6 +65,7 @@ from . import __version__, _trace, content
 from ._json import jsonable
 from ._jsonschema import compile_schema
 from ._mcpstate import SECRET_ENV, NonceStore, Sealer, StateError
+from ._mcptasks import TERMINAL, MemoryTaskStore, RedisStore
 from ._mcpworker import WorkerApp
 from ._load import TargetError, expand, load_target
 from ._ns import ToolNotFound
@@ -75,7 +78,7 @@ from .tools import StopRun, Tool, Toolbox, ToolResult, to_text
 
 __all__ = ['MCPClient', 'MCPToolError', 'MCPConnectionError', 'MCPContext', 'context_params', 'mk_server', 'mk_asgi_app', 'output_schema',
            'serve', 'main',
-           'SECRET_ENV', 'NonceStore']
+           'SECRET_ENV', 'NonceStore', 'RedisStore', 'TASKS']
 
 class MCPToolError(RuntimeError):
     "A tool call that failed at the server: an `isError` result, or a JSON-RPC error; the message is the server's text"
@@ -679,16 +682,24 @@ def mk_server(
     injected: dict=None,    # the application's values for the tools' injected parameters
     secret: str=None,       # the secret sealing questions in flight (default: `$FUNCCALL_MCP_SECRET`, else random per process)
     state_ttl: float=300,   # seconds an asked question stays answerable (2026-07-28 round trips)
-    state_store: NonceStore=None,  # answers remembered so each counts once: anything with `add(nonce, expiry) -> bool` (default: in memory)
+    state_store: NonceStore=None,  # answers remembered so each counts once: has `add(nonce, expiry) -> bool` (default: `store`, else in memory)
     list_ttl: float=300,    # seconds a client may cache the tool list (a cache hint on `tools/list`)
     errors: str='type',     # what an error result says of a tool's own exception: 'type' only, or 'message' (type and message)
+    tasks=(),               # names of long-running tools served as MCP tasks to clients that declare the tasks extension
+    store=None,             # where task records (and, unless `state_store` says otherwise, used answers) live: `RedisStore` to share them
+    task_ttl: float=3600,   # seconds a task's record (its result too) is kept from its start
 ) -> Server:                # the SDK's low-level `Server`: run it over stdio or HTTP (`serve`, `mk_asgi_app`), or in-process with `MCPClient`
     """An MCP server for `tools`: every call runs the tool's own pipeline (injected values, hooks, confirmation,
     cache, middleware, `max_chars`). A tool that requires confirmation asks the client's user (elicitation);
-    a client that can't ask gets the call refused. A parameter annotated `MCPContext` is injected per call."""
+    a client that can't ask gets the call refused. A parameter annotated `MCPContext` is injected per call.
+    A tool named in `tasks` answers a client that declared the tasks extension with a task at once, and runs on;
+    the client polls (`tasks/get`), cancels (`tasks/cancel`) and reads the result, from any connection to any worker
+    sharing the `store`. A client that didn't declare the extension gets the result as from any other tool."""
     if errors not in _ERRORS: raise ValueError(f"mk_server: errors is 'type' or 'message', not {errors!r}")
     box, ctxs = _toolbox(tools, injected)
-    sealer = Sealer(secret, state_ttl, state_store)
+    tasks = _task_tools(box, tasks)
+    sealer = Sealer(secret, state_ttl, state_store or (store if hasattr(store, 'add') else None))
+    board = _Tasks(store if hasattr(store, 'finish') else MemoryTaskStore(), task_ttl)
     outs = {t.name: _output(t) for t in box}
     checks = {nm: _checker(out, nm) for nm, (out, _) in outs.items()}
     listed = [_mcp_tool(t, outs[t.name][0]) for t in box]
@@ -704,11 +715,13 @@ def mk_server(
         if t.requires_confirmation and not call.can_ask:
             return _error(f"Tool {t.name!r} needs the user's confirmation, and this MCP client can't ask for it "
                           f"({call.why_not}): the call was refused")
+        task = t.name in tasks and _declared_tasks(ctx)
         inj, mc = box.injected, None
         if ps := ctxs.get(t.name):
             mc = MCPContext()
-            mc._call, mc._loop = call, asyncio.get_running_loop()
+            if not task: mc._call, mc._loop = call, asyncio.get_running_loop()  # a task outlives the request: no client to talk to
             inj = {**inj, **dict.fromkeys(ps, mc)}
+        if task: return board.start(partial(run, t, call.args, inj, mc, ctx.protocol_version), _principal(), mc)
         try:
             with _trace.joined(params.meta):  # the client's trace, when it sent one
                 async with _share(shares, t): r = await t.aexecute(call.args, inj, confirm=call.confirm if t.requires_confirmation else None)
@@ -719,19 +732,127 @@ def mk_server(
         except anyio.get_cancelled_exc_class():
             if mc is not None: mc._cancelled.set()  # a sync tool's thread runs on: tell it through its context
             raise
-        except Exception as e:  # the pipeline itself failed (a hook, an injected value): the client gets what `errors` says
-            _log.exception('Tool %r failed', t.name)
-            return _error(_said(e, f"{type(e).__name__}: {_short(e)}", errors))
+        except Exception as e: return pipeline_failed(t, e)
+        return finished(t, r, ctx.protocol_version)
+
+    def pipeline_failed(t: Tool, e: Exception) -> types.CallToolResult:
+        "The pipeline itself failed (a hook, an injected value): the client gets what `errors` says"
+        _log.exception('Tool %r failed', t.name)
+        return _error(_said(e, f"{type(e).__name__}: {_short(e)}", errors))
+
+    def finished(t: Tool, r: ToolResult, version: str) -> types.CallToolResult:
         if isinstance(r.exception, StopRun): return _failed(r, error_text(r.exception), errors)  # a client's loop has no stop: the call failed
         if not r.ok: return _failed(r, r.error, errors)
         out, wrapped = outs[t.name]
-        return _result(r, out, wrapped, checks[t.name], ctx.protocol_version, errors)
+        return _result(r, out, wrapped, checks[t.name], version, errors)
+
+    async def run(t: Tool, args: dict, inj: dict, mc, version: str) -> types.CallToolResult:
+        "A task's call, on the tasks' own loop: the pipeline, with no client to ask (a tool needing confirmation is never a task)"
+        try: r = await t.aexecute(args, inj)
+        except Exception as e: return pipeline_failed(t, e)
+        return finished(t, r, version)
 
     shares = {}  # tool name -> the limiter its sync calls hold a slot of
 
     hints = {'tools/list': CacheHint(ttl_ms=int(list_ttl * 1000), scope='public')} if list_ttl else None
-    return _Server(name, version=__version__, on_list_tools=list_tools, on_call_tool=call_tool,
-                  get_tool_input_schema=inputs.get, cache_hints=hints)
+    server = _Server(name, version=__version__, on_list_tools=list_tools, on_call_tool=call_tool,
+                     get_tool_input_schema=inputs.get, cache_hints=hints)
+    if tasks: board.serve(server)
+    return server
+
+# --- tasks (the 2026-07-28 tasks extension) -----------------------------------------------------------
+
+TASKS = 'io.modelcontextprotocol/tasks'  # the tasks extension's identifier, in capabilities
+_POLL = 0.5  # seconds between a running task's looks at its record (cancelled through another worker?), and the poll interval suggested
+
+def _task_tools(box: Toolbox, names) -> frozenset:
+    "The names of the tools served as tasks, each checked: a served tool, and one that asks nothing of the user"
+    names = frozenset([names] if isinstance(names, str) else names)
+    if unknown := sorted(names - set(box.tools)): raise ValueError(f"mk_server(tasks=...): no tool named {unknown[0]!r} is served")
+    if asks := sorted(nm for nm in names if box.tools[nm].requires_confirmation):
+        raise ValueError(f"mk_server(tasks=...): tool {asks[0]!r} requires confirmation, which a task can't ask: serve it as a plain tool")
+    return names
+
+def _declared_tasks(ctx) -> bool:
+    "Whether the client declared the tasks extension on this request (a task may go only to one that did)"
+    caps = ctx.session.client_capabilities
+    return caps is not None and TASKS in (caps.extensions or {})
+
+def _now() -> str: return datetime.now(timezone.utc).isoformat(timespec='milliseconds').replace('+00:00', 'Z')
+
+_task_loop, _task_lock = None, threading.Lock()
+
+def _tasks_loop() -> asyncio.AbstractEventLoop:
+    "The event loop, in a daemon thread of its own, that this process's tasks run on: they outlive the request that started them"
+    global _task_loop
+    with _task_lock:
+        if _task_loop is None:
+            _task_loop = asyncio.new_event_loop()
+            threading.Thread(target=_task_loop.run_forever, name='funccall-mcp-tasks', daemon=True).start()
+    return _task_loop
+
+class _TaskParams(types.RequestParams):
+    task_id: str = Field(alias='taskId', max_length=100)
+    input_responses: dict | None = Field(None, alias='inputResponses')  # tasks/update's: this server never asks, so never any outstanding
+
+class _Tasks:
+    "The served tasks of one server: started here, run on the tasks' loop, their records in `store` for every worker"
+    def __init__(self, store, ttl: float): self.store, self.ttl = store, ttl
+
+    def start(self, job, owner: str | None, mc: MCPContext | None) -> dict:
+        "Record a new task (before the client hears of it, as the extension requires) and run `job()` for it: the `CreateTaskResult`"
+        now = _now()
+        rec = {'taskId': secrets.token_urlsafe(24), 'status': 'working', 'createdAt': now, 'lastUpdatedAt': now,
+               'ttlMs': int(self.ttl * 1000), 'pollIntervalMs': int(_POLL * 1000), 'owner': owner}
+        self.store.create(rec['taskId'], rec, self.ttl)
+        asyncio.run_coroutine_threadsafe(self._run(rec, job, mc), _tasks_loop())
+        return {'resultType': 'task', **_public(rec)}
+
+    async def _run(self, rec: dict, job, mc: MCPContext | None) -> None:
+        "Run a task's job to its end, or until its record stops saying `working` (cancelled through any worker, or expired)"
+        tid, run = rec['taskId'], asyncio.ensure_future(job())
+        while not (await asyncio.wait([run], timeout=_POLL))[0]:
+            if (cur := self.store.get(tid)) is None or cur['status'] != 'working':
+                if mc is not None: mc._cancelled.set()  # a sync tool's thread runs on: tell it through its context
+                run.cancel()
+                return
+        try: end = {'status': 'completed', 'result': run.result().model_dump(mode='json', by_alias=True, exclude_none=True)}
+        except Exception as e:  # never the tool's own failure (that is a completed isError result): the server's
+            _log.exception('Task %s failed', tid)
+            end = {'status': 'failed', 'statusMessage': 'The server failed to run the tool',
+                   'error': {'code': types.INTERNAL_ERROR, 'message': _short(e)}}
+        self.store.finish(tid, {**rec, **end, 'lastUpdatedAt': _now()})
+
+    def _own(self, ctx, params: _TaskParams) -> dict:
+        "The record of the caller's task `params.task_id`; a protocol error for a client without the extension, or a task that isn't its"
+        if not _declared_tasks(ctx):
+            raise MCPError(types.MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability",
+                           {'requiredCapabilities': {'extensions': {TASKS: {}}}})
+        rec = self.store.get(params.task_id)
+        if rec is None or rec['owner'] != _principal(): raise MCPError(types.INVALID_PARAMS, "Failed to retrieve task: Task not found")
+        return rec
+
+    async def get(self, ctx, params: _TaskParams) -> dict: return {'resultType': 'complete', **_public(self._own(ctx, params))}
+
+    async def cancel(self, ctx, params: _TaskParams) -> dict:
+        rec = self._own(ctx, params)
+        if rec['status'] not in TERMINAL:  # the first end wins: a task that finished first stays finished
+            self.store.finish(rec['taskId'], {**rec, 'status': 'cancelled', 'statusMessage': 'Cancelled by the client', 'lastUpdatedAt': _now()})
+        return {'resultType': 'complete'}
+
+    async def update(self, ctx, params: _TaskParams) -> dict:
+        self._own(ctx, params)  # answers to no outstanding request are ignored, as the extension says
+        return {'resultType': 'complete'}
+
+    def serve(self, server: Server) -> None:
+        "Add the extension's methods to `server`, and say it speaks the extension"
+        server.extensions[TASKS] = {}
+        for method, fn in (('tasks/get', self.get), ('tasks/cancel', self.cancel), ('tasks/update', self.update)):
+            server.add_request_handler(method, _TaskParams, fn)
+
+def _public(rec: dict) -> dict:
+    "A task record as the client reads it: without its owner"
+    return {k: v for k, v in rec.items() if k != 'owner'}
 
 _SHARE = 0.75  # of the pool's slots, the most one served sync tool's calls hold at once: the rest stay for the other tools
 
