@@ -12,7 +12,7 @@ __all__ = ['WorkerApp']
 
 class WorkerApp:
     "uvicorn's app factory for one worker: the tools' targets, the server's options and the shared secret"
-    def __init__(self, cfg: dict): self.cfg = cfg  # targets, name, host, allow_hosts, allow_origins, secret, errors
+    def __init__(self, cfg: dict): self.cfg = cfg  # targets, name, host, allow_hosts, allow_origins, secret, errors, tasks, redis
 
     def __repr__(self) -> str: return f"WorkerApp({self.cfg.get('targets')!r})"  # never the secret, in a log line
 
@@ -21,5 +21,9 @@ class WorkerApp:
         from .mcp import mk_asgi_app
         c = self.cfg
         with contextlib.redirect_stdout(sys.stderr): fs = [f for t in c['targets'] for f in load_target(t)]  # what modules print as they load
+        store = None
+        if c.get('redis'):
+            from ._mcptasks import RedisStore
+            store = RedisStore(c['redis'])
         return mk_asgi_app(fs, c['host'], c['allow_hosts'], c['allow_origins'], stateless=True, name=c['name'],
-                           secret=c['secret'], errors=c['errors'])
+                           secret=c['secret'], errors=c['errors'], tasks=c.get('tasks', ()), store=store)

@@ -1016,20 +1016,27 @@ def main(
     sp.add_argument('--allow-origin', action='append', default=[], metavar='ORIGIN', help='with --http: accept this Origin too (repeatable)')
     sp.add_argument('--errors', choices=_ERRORS, default='type',
                     help="what an error result says of a tool's own exception: its type (default), or type and message")
+    sp.add_argument('--task', action='append', default=[], metavar='TOOL', help='serve this long-running tool as an MCP task (repeatable)')
+    sp.add_argument('--redis', metavar='URL', help='keep tasks and used answers in this Redis (redis://HOST:PORT/DB), shared by workers')
     args = ap.parse_args(argv)
     # read once and out of the environment before any tool loads: no subprocess a tool starts inherits it
     secret = os.environ.pop(SECRET_ENV, None) or None
     try:
         if args.workers < 1 or (args.workers > 1 and not args.http): raise ValueError("--workers takes a number >= 1, with --http")
+        if args.task and args.workers > 1 and not args.redis:
+            raise ValueError("--task with --workers needs --redis URL: every worker must see every task")
         if args.http: _host_port(args.http)
         with _stdout_to_stderr():  # what the tools' modules print as they load must not reach the protocol
             fs = [f for t in args.targets for f in load_target(t)]
         if not fs: raise TargetError(f"no public functions with docstrings in {' '.join(args.targets)}")
-        server = mk_server(fs, args.name, secret=secret, errors=args.errors)  # with workers too: a mistake in the tools shows here, once
+        store = RedisStore(args.redis) if args.redis else None
+        # with workers too: a mistake in the tools shows here, once
+        server = mk_server(fs, args.name, secret=secret, errors=args.errors, tasks=args.task, store=store)
     except (TargetError, SchemaError, TypeError, ValueError) as e:
         print(f"funccall mcp: {e}", file=sys.stderr)
         return 2
-    if args.workers > 1: server = {'targets': args.targets, 'name': args.name, 'secret': secret or secrets.token_hex(32), 'errors': args.errors}
+    if args.workers > 1: server = {'targets': args.targets, 'name': args.name, 'secret': secret or secrets.token_hex(32), 'errors': args.errors,
+                                   'tasks': args.task, 'redis': args.redis}
     _run(server, args.http, args.allow_host, args.allow_origin, args.workers)
     return 0
 

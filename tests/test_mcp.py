@@ -134,15 +134,18 @@ def test_tools_need_an_open_connection():
 
 # --- funccall's server, through the SDK's client --------------------------------------------------------
 
+def _served(s: dict) -> dict:
+    "Input schema `s` as served: saying what the call refuses, arguments the function doesn't take and keys a dataclass doesn't have"
+    s = {**s, 'additionalProperties': False}
+    if '$defs' in s: s['$defs'] = {k: {**d, 'additionalProperties': False} for k, d in s['$defs'].items()}  # (dataclasses, in plain_tools)
+    return s
+
 def test_server_lists_get_schemas_schemas(raw):
     tools = raw('list_tools').tools
     assert [t.name for t in tools] == plain_tools.__all__
     for t, f in zip(tools, PLAIN):
         s = get_schema(f, evalable=True)
-        # the served schema also says what the call refuses: arguments the function doesn't take, keys a dataclass doesn't have
-        want = {**s['input_schema'], 'additionalProperties': False}
-        if '$defs' in want: want['$defs'] = {k: {**d, 'additionalProperties': False} for k, d in want['$defs'].items()}  # (dataclasses here)
-        assert (t.name, t.description, t.input_schema) == (s['name'], s['description'], want)
+        assert (t.name, t.description, t.input_schema) == (s['name'], s['description'], _served(s['input_schema']))
 
 @pytest.mark.parametrize('nm,args,text,structured', [
     ('greet', {'name': 'Al'}, 'Hello, Al!', {'result': 'Hello, Al!'}),  # not an object: wrapped, as the output schema says
@@ -198,7 +201,7 @@ def test_round_trip_gives_the_functions_back(ours):
     for f in PLAIN:
         g = ts[f.__name__]
         s = get_schema(f, evalable=True)
-        assert get_schema(g) == {**s, 'input_schema': {**s['input_schema'], 'additionalProperties': False}}
+        assert get_schema(g) == {**s, 'input_schema': _served(s['input_schema'])}
         ps, qs = inspect.signature(f).parameters, inspect.signature(g).parameters
         assert [(p.name, p.default) for p in ps.values()] == [(q.name, q.default) for q in qs.values()]
 

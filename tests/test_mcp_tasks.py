@@ -1,0 +1,295 @@
+"""Long-running tools served as MCP tasks (the 2026-07-28 tasks extension), through the SDK's own client: its
+`Client(extensions=[...])` with a `ResultClaim` for `resultType: "task"`, and `session.send_request` for the
+extension's methods. Across workers: two servers sharing one real `redis-server` on loopback."""
+import asyncio, os, shutil, socket, subprocess, sys, threading, time
+from typing import Any, Literal
+
+import pytest
+
+pytest.importorskip('mcp')
+import mcp_types as types  # noqa: E402
+from mcp import Client  # noqa: E402
+from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim  # noqa: E402
+from mcp.shared.exceptions import MCPError  # noqa: E402
+from pydantic import TypeAdapter  # noqa: E402
+
+from funccall import Tool  # noqa: E402
+from funccall.mcp import TASKS, MCPContext, RedisStore, mk_server  # noqa: E402
+
+T = 30  # seconds: a generous bound for one conversation
+
+def arun(coro): return asyncio.run(asyncio.wait_for(coro, T))
+
+# --- the client side, as small as the SDK's extension API allows ------------------------------------------
+
+class Handle(types.Result):
+    result_type: Literal['task'] = 'task'
+    task_id: str
+    status: str
+    poll_interval_ms: int | None = None
+
+class _Req(types.Request[Any, str]):
+    method: str
+    params: dict
+
+async def send(session, method: str, **params) -> dict:
+    return await session.send_request(_Req(method=method, params=params), TypeAdapter(dict))
+
+async def _resolve(h: Handle, ctx: ClaimContext) -> types.CallToolResult:
+    while (r := await send(ctx.session, 'tasks/get', taskId=h.task_id))['status'] == 'working': await asyncio.sleep(0.05)
+    assert r['status'] == 'completed', r
+    return types.CallToolResult.model_validate(r['result'])
+
+class TasksExt(ClientExtension):
+    identifier = TASKS
+    def claims(self): return [ResultClaim(result_type='task', model=Handle, resolve=_resolve)]
+
+async def start(c, name: str, args: dict) -> Handle:
+    "A task-augmented call: the handle, unresolved"
+    h = await c.session.call_tool(name, args, allow_claimed=True)
+    assert isinstance(h, Handle), h
+    return h
+
+async def wait(session, tid: str, until=('completed', 'failed', 'cancelled')) -> dict:
+    while (r := await send(session, 'tasks/get', taskId=tid))['status'] not in until: await asyncio.sleep(0.05)
+    return r
+
+# --- the tools --------------------------------------------------------------------------------------------
+
+gate = threading.Event()  # released by a test: until then `held` runs on
+
+def held(n: int) -> int:
+    "Doubles n once the gate opens"
+    assert gate.wait(T)
+    return n * 2
+
+stopped = threading.Event()
+
+def patient(ctx: MCPContext) -> str:
+    "Runs until cancelled"
+    deadline = time.monotonic() + T
+    while not ctx.cancelled and time.monotonic() < deadline: time.sleep(0.02)
+    stopped.set()
+    return 'ran to the end'  # never the task's result once it was cancelled
+
+async def quick(x: int) -> int:
+    "Doubles x"
+    return 2 * x
+
+def fails(x: int) -> int:
+    "Always fails"
+    raise ZeroDivisionError('secret detail')
+
+def _server(**kw): return mk_server([held, patient, quick, fails], tasks=['held', 'patient', 'quick', 'fails'], **kw)
+
+@pytest.fixture(autouse=True)
+def _reset():
+    gate.clear(); stopped.clear()
+    yield
+    gate.set()  # no test leaves a tool thread waiting
+
+def test_a_task_comes_back_at_once_and_its_result_when_done():
+    server = _server()
+    async def main():
+        async with Client(server, extensions=[TasksExt()]) as c:
+            caps = c.session.server_capabilities if hasattr(c.session, 'server_capabilities') else None
+            h = await start(c, 'held', {'n': 21})  # the tool is blocked: the handle can't be waiting for it
+            first = await send(c.session, 'tasks/get', taskId=h.task_id)
+            gate.set()
+            done = await wait(c.session, h.task_id)
+            return caps, h, first, done
+    _, h, first, done = arun(main())
+    assert h.status == 'working' and first['status'] == 'working' and 'result' not in first
+    assert done['status'] == 'completed' and done['result']['structuredContent'] == {'result': 42} and 'owner' not in done
+
+def test_the_sdk_client_resolves_a_task_as_a_plain_call():
+    async def main():
+        async with Client(_server(), extensions=[TasksExt()]) as c: return await c.call_tool('quick', {'x': 4})
+    r = arun(main())
+    assert r.structured_content == {'result': 8} and not r.is_error
+
+def test_a_client_without_the_extension_gets_the_plain_result_and_no_task_methods():
+    async def main():
+        async with Client(_server()) as c:
+            r = await c.call_tool('quick', {'x': 5})
+            with pytest.raises(MCPError) as e: await send(c.session, 'tasks/get', taskId='x' * 20)
+            return r, e.value
+    r, e = arun(main())
+    assert r.structured_content == {'result': 10}
+    assert e.code == types.MISSING_REQUIRED_CLIENT_CAPABILITY
+
+def test_a_failing_tool_completes_with_an_error_result_that_keeps_its_secret():
+    async def main():
+        async with Client(_server(), extensions=[TasksExt()]) as c: return await wait(c.session, (await start(c, 'fails', {'x': 1})).task_id)
+    r = arun(main())
+    assert r['status'] == 'completed' and r['result']['isError'] is True  # the tool's failure is a result, not a failed task
+    assert r['result']['content'][0]['text'] == 'ZeroDivisionError' and 'secret detail' not in str(r)
+
+def test_bad_input_to_a_task_tool_completes_as_an_error_result():
+    async def main():
+        async with Client(_server(), extensions=[TasksExt()]) as c: return await wait(c.session, (await start(c, 'quick', {'x': 'many'})).task_id)
+    r = arun(main())
+    assert r['status'] == 'completed' and r['result']['isError'] is True and "'x'" in r['result']['content'][0]['text']
+
+def test_cancel_stops_the_tool_and_the_task_stays_cancelled():
+    async def main():
+        async with Client(_server(), extensions=[TasksExt()]) as c:
+            h = await start(c, 'patient', {})
+            ack = await send(c.session, 'tasks/cancel', taskId=h.task_id)
+            got = await send(c.session, 'tasks/get', taskId=h.task_id)
+            assert await asyncio.to_thread(stopped.wait, T)  # the sync tool saw `ctx.cancelled` and returned
+            await asyncio.sleep(0.7)  # past a look of the runner at its record: its result must not replace `cancelled`
+            return ack, got, await send(c.session, 'tasks/get', taskId=h.task_id)
+    ack, got, later = arun(main())
+    assert ack['resultType'] == 'complete'
+    assert got['status'] == later['status'] == 'cancelled' and 'result' not in later
+
+def test_cancelling_a_finished_task_changes_nothing():
+    async def main():
+        async with Client(_server(), extensions=[TasksExt()]) as c:
+            h = await start(c, 'quick', {'x': 1})
+            done = await wait(c.session, h.task_id)
+            await send(c.session, 'tasks/cancel', taskId=h.task_id)
+            return done, await send(c.session, 'tasks/get', taskId=h.task_id)
+    done, after = arun(main())
+    assert done['status'] == after['status'] == 'completed' and after['result'] == done['result']
+
+def test_the_result_is_fetched_after_reconnecting():
+    server = _server()
+    async def main():
+        async with Client(server, extensions=[TasksExt()]) as c: h = await start(c, 'held', {'n': 5})
+        gate.set()  # the first connection is gone; the task ran on
+        async with Client(server, extensions=[TasksExt()]) as c: return await wait(c.session, h.task_id)
+    assert arun(main())['result']['structuredContent'] == {'result': 10}
+
+@pytest.mark.parametrize('tid', ['nope', '', 'x' * 101, '../../etc'])
+def test_an_unknown_or_malformed_task_id_is_invalid_params(tid):
+    async def main():
+        async with Client(_server(), extensions=[TasksExt()]) as c:
+            errs = []
+            for m in ('tasks/get', 'tasks/cancel', 'tasks/update'):
+                with pytest.raises(MCPError) as e: await send(c.session, m, taskId=tid, inputResponses={})
+                errs.append(e.value.code)
+            return errs
+    assert arun(main()) == [types.INVALID_PARAMS] * 3
+
+def test_one_servers_task_is_unknown_to_another_with_its_own_store():
+    async def main():
+        async with Client(_server(), extensions=[TasksExt()]) as c: h = await start(c, 'quick', {'x': 1})
+        async with Client(_server(), extensions=[TasksExt()]) as c:
+            with pytest.raises(MCPError) as e: await send(c.session, 'tasks/get', taskId=h.task_id)
+        return e.value
+    assert arun(main()).code == types.INVALID_PARAMS
+
+def test_task_tools_are_checked_when_the_server_is_made():
+    with pytest.raises(ValueError, match="no tool named 'nope'"): mk_server([quick], tasks=['nope'])
+    with pytest.raises(ValueError, match='requires confirmation'): mk_server([Tool(quick, requires_confirmation=True)], tasks=['quick'])
+
+def test_a_server_without_tasks_offers_no_task_methods():
+    async def main():
+        async with Client(mk_server([quick]), extensions=[TasksExt()]) as c:
+            r = await c.call_tool('quick', {'x': 2})
+            with pytest.raises(MCPError) as e: await send(c.session, 'tasks/get', taskId='abc')
+            return r, e.value
+    r, e = arun(main())
+    assert r.structured_content == {'result': 4} and e.code == types.METHOD_NOT_FOUND
+
+# --- across workers: a real redis-server on loopback ------------------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+@pytest.fixture(scope='module')
+def redis_url(tmp_path_factory):
+    if shutil.which('redis-server') is None: pytest.skip('redis-server is not installed (Debian: apt-get install redis-server)')
+    pytest.importorskip('redis', reason="the redis client is in the dev extra: pip install 'funccall[dev]'")
+    import redis
+    port = _free_port()
+    p = subprocess.Popen(['redis-server', '--port', str(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
+                          '--dir', str(tmp_path_factory.mktemp('redis'))], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f'redis://127.0.0.1:{port}/0'
+    deadline = time.monotonic() + T
+    while True:
+        try:
+            redis.Redis.from_url(url).ping()
+            break
+        except redis.ConnectionError:
+            if time.monotonic() > deadline or p.poll() is not None: raise
+            time.sleep(0.05)
+    yield url
+    p.terminate()
+    p.wait(T)
+
+SECRET = 'a shared secret of at least thirty-two characters'
+
+def test_a_task_started_on_one_worker_is_polled_cancelled_and_fetched_through_another(redis_url):
+    a, b = (_server(store=RedisStore(redis_url, prefix='t1:'), secret=SECRET) for _ in range(2))
+    async def main():
+        async with Client(a, extensions=[TasksExt()]) as ca, Client(b, extensions=[TasksExt()]) as cb:
+            h = await start(ca, 'held', {'n': 4})
+            seen = await send(cb.session, 'tasks/get', taskId=h.task_id)
+            gate.set()
+            done = await wait(cb.session, h.task_id)
+            p = await start(ca, 'patient', {})
+            await send(cb.session, 'tasks/cancel', taskId=p.task_id)  # through the other worker ...
+            assert await asyncio.to_thread(stopped.wait, T)  # ... the one running it stops the tool
+            return seen, done, await send(ca.session, 'tasks/get', taskId=p.task_id)
+    seen, done, cancelled = arun(main())
+    assert seen['status'] == 'working' and done['result']['structuredContent'] == {'result': 8}
+    assert cancelled['status'] == 'cancelled'
+
+def test_a_confirmation_answer_is_good_once_across_workers(redis_url):
+    store = RedisStore(redis_url, prefix='t2:')
+    def mk(): return mk_server([Tool(quick, requires_confirmation=True)], secret=SECRET, store=store)
+    a, b, c = mk(), mk(), mk()
+    yes = {'funccall-confirm': types.ElicitResult(action='accept', content={'confirm': True})}
+    async def main():
+        async def never(ctx, params): raise AssertionError('asked through requestState, never directly')
+        async with Client(a, elicitation_callback=never) as ca, Client(b, elicitation_callback=never) as cb, \
+                   Client(c, elicitation_callback=never) as cc:  # 2026-07-28: the question travels as requestState
+            q = await ca.session.call_tool('quick', {'x': 3}, allow_input_required=True)
+            assert isinstance(q, types.InputRequiredResult)
+            ok = await cb.session.call_tool('quick', {'x': 3}, input_responses=yes, request_state=q.request_state)
+            refused = []
+            for cl in (ca, cc, cb):  # the same answer again, to every worker
+                with pytest.raises(MCPError) as e: await cl.session.call_tool('quick', {'x': 3}, input_responses=yes, request_state=q.request_state)
+                refused.append((e.value.code, 'already used' in e.value.message))
+            return ok, refused
+    ok, refused = arun(main())
+    assert ok.structured_content == {'result': 6}
+    assert refused == [(types.INVALID_PARAMS, True)] * 3
+
+@pytest.mark.slow  # worker processes take seconds to start on a loaded machine
+def test_the_command_line_serves_tasks_over_http_with_workers_sharing_redis(redis_url, tmp_path):
+    (tmp_path / 'slowtools.py').write_text('import time\n\ndef nap(s: float) -> str:\n    "Sleeps s seconds"\n'
+                                           '    time.sleep(s)\n    return "rested"\n')
+    port = _free_port()
+    env = {**os.environ, 'FUNCCALL_MCP_SECRET': SECRET}
+    p = subprocess.Popen([sys.executable, '-m', 'funccall.mcp', 'serve', 'slowtools.py', '--http', f'127.0.0.1:{port}', '--workers', '2',
+                          '--task', 'nap', '--redis', redis_url], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f'http://127.0.0.1:{port}/mcp'
+    async def main():
+        deadline = time.monotonic() + 3 * T
+        while True:  # until the workers listen
+            try:
+                async with Client(url, extensions=[TasksExt()]) as c:
+                    h = await start(c, 'nap', {'s': 0.2})
+                    # stateless workers: each request may land on either, and every one of them knows the task
+                    return h, [await send(c.session, 'tasks/get', taskId=h.task_id) for _ in range(6)], await wait(c.session, h.task_id)
+            except Exception:
+                if time.monotonic() > deadline or p.poll() is not None: raise
+                await asyncio.sleep(0.2)
+    try: h, polls, done = asyncio.run(main())
+    finally:
+        p.terminate()
+        p.wait(T)
+    assert h.status == 'working' and all(x['taskId'] == h.task_id for x in polls)
+    assert done['result']['structuredContent'] == {'result': 'rested'}
+
+def test_the_command_line_refuses_tasks_on_workers_without_a_shared_store(tmp_path, capsys):
+    from funccall.mcp import main
+    (tmp_path / 'one.py').write_text('def one() -> int:\n    "One"\n    return 1\n')
+    assert main(['serve', str(tmp_path / 'one.py'), '--http', '127.0.0.1:1', '--workers', '2', '--task', 'one']) == 2
+    assert '--redis' in capsys.readouterr().err
