@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import json, threading, time
 
-__all__ = ['TERMINAL', 'MemoryTaskStore', 'RedisStore']
+__all__ = ['TERMINAL', 'TasksFull', 'MemoryTaskStore', 'RedisStore']
 
 TERMINAL = ('completed', 'failed', 'cancelled')  # a task in one of these never changes again
+
+class TasksFull(RuntimeError):
+    "The store holds as many tasks as it may: a new one is refused (the call is an error result) until some expire"
 
 class MemoryTaskStore:
     "Task records in this process's memory, each until it expires: for one process (stdio, or HTTP with one worker)"
@@ -31,7 +34,7 @@ class MemoryTaskStore:
         now = time.time()
         with self._lock:
             if len(self._tasks) >= self.max_tasks: self._purge(now)
-            if len(self._tasks) >= self.max_tasks: raise RuntimeError("too many tasks on this server: try again later")
+            if len(self._tasks) >= self.max_tasks: raise TasksFull(f"this server holds {self.max_tasks} tasks already: try again later")
             self._tasks[tid] = (now + ttl, json.dumps(rec))
 
     def get(self, tid: str) -> dict | None:

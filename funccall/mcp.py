@@ -65,7 +65,7 @@ from . import __version__, _trace, content
 from ._json import jsonable
 from ._jsonschema import compile_schema
 from ._mcpstate import SECRET_ENV, NonceStore, Sealer, StateError
-from ._mcptasks import TERMINAL, MemoryTaskStore, RedisStore
+from ._mcptasks import TERMINAL, MemoryTaskStore, RedisStore, TasksFull
 from ._mcpworker import WorkerApp
 from ._load import TargetError, expand, load_target
 from ._ns import ToolNotFound
@@ -721,7 +721,9 @@ def mk_server(
             mc = MCPContext()
             if not task: mc._call, mc._loop = call, asyncio.get_running_loop()  # a task outlives the request: no client to talk to
             inj = {**inj, **dict.fromkeys(ps, mc)}
-        if task: return board.start(partial(run, t, call.args, inj, mc, ctx.protocol_version), _principal(), mc)
+        if task:
+            try: return board.start(partial(run, t, call.args, inj, mc, ctx.protocol_version), _principal(), mc)
+            except TasksFull as e: return _error(f"Tool {t.name!r}: {e}")
         try:
             with _trace.joined(params.meta):  # the client's trace, when it sent one
                 async with _share(shares, t): r = await t.aexecute(call.args, inj, confirm=call.confirm if t.requires_confirmation else None)

@@ -293,3 +293,14 @@ def test_the_command_line_refuses_tasks_on_workers_without_a_shared_store(tmp_pa
     (tmp_path / 'one.py').write_text('def one() -> int:\n    "One"\n    return 1\n')
     assert main(['serve', str(tmp_path / 'one.py'), '--http', '127.0.0.1:1', '--workers', '2', '--task', 'one']) == 2
     assert '--redis' in capsys.readouterr().err
+
+def test_tasks_in_memory_are_bounded_and_the_call_past_the_bound_is_an_error_result():
+    from funccall._mcptasks import MemoryTaskStore
+    server = mk_server([quick], tasks=['quick'], store=MemoryTaskStore(max_tasks=2))
+    async def main():
+        async with Client(server, extensions=[TasksExt()]) as c:
+            hs = [await start(c, 'quick', {'x': i}) for i in range(2)]
+            return hs, await c.session.call_tool('quick', {'x': 9}, allow_claimed=True)
+    hs, r = arun(main())
+    assert len({h.task_id for h in hs}) == 2
+    assert isinstance(r, types.CallToolResult) and r.is_error and 'holds 2 tasks already' in r.content[0].text
