@@ -26,9 +26,12 @@ the form asked; one that doesn't is the client's error (-32602). A tool that req
 user through elicitation (form mode only, and only to clients that declared it); on protocol 2026-07-28 the question
 travels as a `requestState` sealed with HMAC (see `funccall._mcpstate`), checked before anything runs and good once;
 any malformed one is -32602. `mk_asgi_app` is the server as an ASGI app with Host and Origin parsed and matched
-exactly on every request. From the command line: `funccall mcp serve TARGET ... [--http HOST:PORT [--workers N]
-[--allow-host H] [--allow-origin O]] [--errors type|message]`; over stdio, whatever the tools (or their modules, as
-they load) print goes to stderr.
+exactly on every request. A tool named in `mk_server(tasks=...)` is served as a task (the 2026-07-28 tasks extension)
+to clients that declare it: a handle at once, then `tasks/get`/`tasks/cancel` from any connection; its record, and
+the confirmation states' single-use record, live in `store=` (memory, or `RedisStore` for every worker). From the
+command line: `funccall mcp serve TARGET ... [--http HOST:PORT [--workers N] [--allow-host H] [--allow-origin O]]
+[--errors type|message] [--task TOOL] [--redis URL]`; over stdio, whatever the tools (or their modules, as they
+load) print goes to stderr.
 """
 from __future__ import annotations
 
@@ -688,6 +691,7 @@ def mk_server(
     tasks=(),               # names of long-running tools served as MCP tasks to clients that declare the tasks extension
     store=None,             # where task records (and, unless `state_store` says otherwise, used answers) live: `RedisStore` to share them
     task_ttl: float=3600,   # seconds a task's record (its result too) is kept from its start
+    max_tasks: int=1000,    # the most tasks running in this process at once: past it a new task is an error result
 ) -> Server:                # the SDK's low-level `Server`: run it over stdio or HTTP (`serve`, `mk_asgi_app`), or in-process with `MCPClient`
     """An MCP server for `tools`: every call runs the tool's own pipeline (injected values, hooks, confirmation,
     cache, middleware, `max_chars`). A tool that requires confirmation asks the client's user (elicitation);
@@ -699,7 +703,7 @@ def mk_server(
     box, ctxs = _toolbox(tools, injected)
     tasks = _task_tools(box, tasks)
     sealer = Sealer(secret, state_ttl, state_store or (store if hasattr(store, 'add') else None))
-    board = _Tasks(store if hasattr(store, 'finish') else MemoryTaskStore(), task_ttl)
+    board = _Tasks(store if hasattr(store, 'finish') else MemoryTaskStore(), task_ttl, max_tasks)
     outs = {t.name: _output(t) for t in box}
     checks = {nm: _checker(out, nm) for nm, (out, _) in outs.items()}
     listed = [_mcp_tool(t, outs[t.name][0]) for t in box]
@@ -799,18 +803,26 @@ class _TaskParams(types.RequestParams):
 
 class _Tasks:
     "The served tasks of one server: started here, run on the tasks' loop, their records in `store` for every worker"
-    def __init__(self, store, ttl: float): self.store, self.ttl = store, ttl
+    def __init__(self, store, ttl: float, most: int): self.store, self.ttl, self.most, self.running = store, ttl, most, 0
 
     def start(self, job, owner: str | None, mc: MCPContext | None) -> dict:
         "Record a new task (before the client hears of it, as the extension requires) and run `job()` for it: the `CreateTaskResult`"
+        if self.running >= self.most: raise TasksFull(f"this server runs {self.most} tasks already: try again later")
         now = _now()
         rec = {'taskId': secrets.token_urlsafe(24), 'status': 'working', 'createdAt': now, 'lastUpdatedAt': now,
                'ttlMs': int(self.ttl * 1000), 'pollIntervalMs': int(_POLL * 1000), 'owner': owner}
         self.store.create(rec['taskId'], rec, self.ttl)
-        asyncio.run_coroutine_threadsafe(self._run(rec, job, mc), _tasks_loop())
+        self.running += 1  # (on the server's loop only: `_run` gives it back there)
+        asyncio.run_coroutine_threadsafe(self._run(rec, job, mc, asyncio.get_running_loop()), _tasks_loop())
         return {'resultType': 'task', **_public(rec)}
 
-    async def _run(self, rec: dict, job, mc: MCPContext | None) -> None:
+    async def _run(self, rec: dict, job, mc: MCPContext | None, home: asyncio.AbstractEventLoop) -> None:
+        try: await self._watch(rec, job, mc)
+        finally: home.call_soon_threadsafe(self._done)
+
+    def _done(self) -> None: self.running -= 1
+
+    async def _watch(self, rec: dict, job, mc: MCPContext | None) -> None:
         "Run a task's job to its end, or until its record stops saying `working` (cancelled through any worker, or expired)"
         tid, run = rec['taskId'], asyncio.ensure_future(job())
         while not (await asyncio.wait([run], timeout=_POLL))[0]:

@@ -304,3 +304,104 @@ def test_tasks_in_memory_are_bounded_and_the_call_past_the_bound_is_an_error_res
     hs, r = arun(main())
     assert len({h.task_id for h in hs}) == 2
     assert isinstance(r, types.CallToolResult) and r.is_error and 'holds 2 tasks already' in r.content[0].text
+
+# --- load: four workers, one Redis, fifty clients --------------------------------------------------------------
+
+LOAD_TOOLS = '''import asyncio, os
+from funccall import Tool
+
+async def double(x: int) -> int:
+    "Doubles x after a moment"
+    await asyncio.sleep(0.05)
+    return 2 * x
+
+async def hold(s: float) -> str:
+    "Waits s seconds"
+    await asyncio.sleep(s)
+    return 'held to the end'
+
+def _record(x: int) -> int:
+    "Records that x ran"
+    with open(os.environ['RUNS_FILE'], 'a') as f: f.write(f'{x}\\n')
+    return x
+
+TOOLS = [double, hold, Tool(_record, name='record', requires_confirmation=True)]
+'''
+
+@pytest.mark.slow  # four server processes and 3,000 requests on loopback
+def test_load_four_workers_fifty_clients_500_tasks_200_confirmations(redis_url, tmp_path):
+    (tmp_path / 'loadtools.py').write_text(LOAD_TOOLS)
+    runs = tmp_path / 'runs.txt'
+    env = {**os.environ, 'FUNCCALL_MCP_SECRET': SECRET, 'RUNS_FILE': str(runs)}
+    ports = [_free_port() for _ in range(4)]
+    procs = [subprocess.Popen([sys.executable, '-m', 'funccall.mcp', 'serve', 'loadtools.py:TOOLS', '--http', f'127.0.0.1:{p}',
+                               '--task', 'double', '--task', 'hold', '--redis', redis_url], cwd=tmp_path, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for p in ports]
+    urls = [f'http://127.0.0.1:{p}/mcp' for p in ports]
+    yes = {'funccall-confirm': types.ElicitResult(action='accept', content={'confirm': True})}
+    async def never(ctx, params): raise AssertionError('asked through requestState, never directly')
+
+    async def up(url):
+        deadline = time.monotonic() + 6 * T
+        while True:
+            try:
+                async with Client(url) as c: return await c.list_tools()
+            except Exception:
+                if time.monotonic() > deadline: raise
+                await asyncio.sleep(0.3)
+
+    async def client(k: int, out: dict):
+        async with AsyncExitStack() as stack:  # one connection to each worker
+            cs = [await stack.enter_async_context(Client(u, extensions=[TasksExt()], elicitation_callback=never, read_timeout_seconds=3 * T))
+                  for u in urls]
+            for j in range(10):  # ten tasks: started on one worker, polled, cancelled and fetched through the others
+                n, w = k * 10 + j, (k + j) % 4
+                if j % 5 == 0:  # a fifth is cancelled: it would run a minute
+                    h = await start(cs[w], 'hold', {'s': 60})
+                    await send(cs[(w + 1) % 4].session, 'tasks/cancel', taskId=h.task_id)
+                else: h = await start(cs[w], 'double', {'x': n})
+                await wait(cs[(w + 2) % 4].session, h.task_id)
+                out['tasks'][n] = (j % 5 == 0, [await send(c.session, 'tasks/get', taskId=h.task_id) for c in cs])
+            for j in range(4):  # four confirmations: asked by one worker, answered through another, replayed on all
+                n, w = k * 4 + j, (k + j) % 4
+                q = await cs[w].session.call_tool('record', {'x': n}, allow_input_required=True)
+                ok = await cs[(w + 1) % 4].session.call_tool('record', {'x': n}, input_responses=yes, request_state=q.request_state)
+                refused = 0
+                for c in cs:
+                    try: await c.session.call_tool('record', {'x': n}, input_responses=yes, request_state=q.request_state)
+                    except MCPError as e: refused += e.code == types.INVALID_PARAMS and 'already used' in e.message
+                out['confirmed'][n] = (ok.structured_content, refused)
+
+    async def main():
+        for u in urls: await up(u)
+        out = {'tasks': {}, 'confirmed': {}}
+        async with anyio.create_task_group() as tg:
+            for k in range(50): tg.start_soon(client, k, out)
+        return out
+    import anyio
+    from contextlib import AsyncExitStack
+    try: out = asyncio.run(main())
+    finally:
+        for p in procs: p.terminate()
+        for p in procs: p.wait(T)
+    assert len(out['tasks']) == 500 and len(out['confirmed']) == 200  # none lost
+    for n, (cancelled, views) in out['tasks'].items():
+        assert all(v == views[0] for v in views), n  # every worker tells the same end
+        if cancelled: assert views[0]['status'] == 'cancelled' and 'result' not in views[0], n
+        else: assert views[0]['status'] == 'completed' and views[0]['result']['structuredContent'] == {'result': 2 * n}, n
+    assert all(v == ({'result': n}, 4) for n, v in out['confirmed'].items())  # each answered once, each replay refused by all four
+    assert sorted(map(int, runs.read_text().split())) == list(range(200))  # and each confirmed call ran exactly once
+
+def test_running_tasks_are_bounded_per_process():
+    server = mk_server([held, quick], tasks=['held', 'quick'], max_tasks=2)
+    async def main():
+        async with Client(server, extensions=[TasksExt()]) as c:
+            hs = [await start(c, 'held', {'n': i}) for i in range(2)]  # both running: the gate is shut
+            over = await c.session.call_tool('quick', {'x': 1}, allow_claimed=True)
+            gate.set()
+            for h in hs: await wait(c.session, h.task_id)
+            await asyncio.sleep(0.2)  # the slots come back on the server's loop
+            return over, await start(c, 'quick', {'x': 1})
+    over, again = arun(main())
+    assert over.is_error and 'runs 2 tasks already' in over.content[0].text
+    assert again.status == 'working'
