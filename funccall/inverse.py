@@ -52,7 +52,8 @@ def tool_parts(
 ) -> tuple[str, str, dict]:  # name, description, input schema
     "The name, description and input schema of `tool`, whatever its format; ValueError when they are not text and an object"
     if isinstance(tool, dict) and tool.get('type') == 'function' and isinstance(tool.get('function'), dict): tool = tool['function']
-    nm, desc, s = _get(tool, 'name'), _get(tool, 'description'), _get(tool, 'inputSchema', 'input_schema', 'parameters')
+    # the SDK's own name first: once fastmcp is imported, reading `inputSchema` off the SDK's `Tool` warns
+    nm, desc, s = _get(tool, 'name'), _get(tool, 'description'), _get(tool, 'input_schema', 'inputSchema', 'parameters')
     if nm is None: nm = ''
     if not isinstance(nm, str): raise ValueError(f"A tool's name must be a string, got {short(nm, 60)}")
     if desc is None: desc = ''
