@@ -23,7 +23,7 @@ class WorkerApp:
         with contextlib.redirect_stdout(sys.stderr): fs = [f for t in c['targets'] for f in load_target(t)]  # what modules print as they load
         store = None
         if c.get('redis'):
-            from ._mcptasks import RedisStore
+            from ._mcpstore import RedisStore
             store = RedisStore(c['redis'])
         return mk_asgi_app(fs, c['host'], c['allow_hosts'], c['allow_origins'], stateless=True, name=c['name'],
                            secret=c['secret'], errors=c['errors'], tasks=c.get('tasks', ()), store=store)

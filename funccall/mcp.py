@@ -68,7 +68,7 @@ from . import __version__, _trace, content
 from ._json import jsonable
 from ._jsonschema import compile_schema
 from ._mcpstate import SECRET_ENV, NonceStore, Sealer, StateError
-from ._mcptasks import TERMINAL, MemoryTaskStore, RedisStore, TasksFull
+from ._mcpstore import TERMINAL, MemoryTaskStore, RedisStore, TasksFull
 from ._mcpworker import WorkerApp
 from ._load import TargetError, expand, load_target
 from ._ns import ToolNotFound

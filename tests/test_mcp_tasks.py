@@ -295,7 +295,7 @@ def test_the_command_line_refuses_tasks_on_workers_without_a_shared_store(tmp_pa
     assert '--redis' in capsys.readouterr().err
 
 def test_tasks_in_memory_are_bounded_and_the_call_past_the_bound_is_an_error_result():
-    from funccall._mcptasks import MemoryTaskStore
+    from funccall._mcpstore import MemoryTaskStore
     server = mk_server([quick], tasks=['quick'], store=MemoryTaskStore(max_tasks=2))
     async def main():
         async with Client(server, extensions=[TasksExt()]) as c:
