@@ -18,7 +18,7 @@ from typing import NamedTuple
 from ._types import _code_params
 from ._warnings import SchemaWarning, caller_level
 
-__all__ = ['Docs', 'func_docs', 'class_docs', 'doc_text']
+__all__ = ['Docs', 'func_docs', 'class_docs', 'doc_text', 'undirected']
 
 class Docs(NamedTuple):
     comments: dict          # name -> its docments comment
@@ -26,17 +26,43 @@ class Docs(NamedTuple):
     returns: str | None     # the return annotation's comment
     description: str        # the docstring, less the parameter section `doc_params` came from
     doc_returns: str | None = None  # the docstring's own returns section, kept in `description`
+    only_sections: bool = False     # the docstring is parameter sections alone: documented, with no description left
 
 # A comment starts at the first `#` outside a string literal: group 1 is the code, group 2 the comment
 _sq, _dq = r"'[^'\\]*(?:\\.[^'\\]*)*'", r'"[^"\\]*(?:\\.[^"\\]*)*"'  # string literals, unrolled: no backtracking
 _comment_re = re.compile(rf"""^([^'"#]*(?:(?:{_sq}|{_dq})[^'"#]*)*)#(.*)$""")
 
 def _comment(line: str) -> str | None:
+    "The comment on `line` less its tool directives ('' when it is only directives), or `None` when it has none"
     i = line.find('#')
     if i < 0: return None
-    if "'" not in line and '"' not in line: return line[i + 1:].strip()  # no string the '#' could be in
+    if "'" not in line and '"' not in line: return undirected(line[i + 1:])  # no string the '#' could be in
     m = _comment_re.match(line)
-    return m[2].strip() if m else None
+    return undirected(m[2]) if m else None
+
+# Comments that speak to a tool (a type checker, linter, formatter, coverage), never to a reader: `# type: ignore`,
+# `# noqa: F821`, `# pragma: no cover`, `# fmt: skip`, `# pylint: disable=...`; each is one `#` segment of a comment
+_directive_re = re.compile(r'(?:noqa|nosec|pragma|fmt|pylint|mypy|pyright|pyre(?:-\w+)?|ruff|isort|flake8|yapf|black|pytype|coverage'
+                           r'|nolint|lgtm|noinspection|cspell|codespell|spell-checker)\b\s*[:=\w-]?', re.I)
+_type_re = re.compile(r'type\s*:\s*(.*)$', re.S)
+
+def _is_directive(seg: str) -> bool:
+    "Whether the comment segment `seg` is a tool directive: a named tool's, or a PEP 484 `type:` comment (`type: ignore`, `type: List[int]`)"
+    seg = seg.strip()
+    if _directive_re.match(seg): return True
+    if not (m := _type_re.match(seg)): return False
+    rest = m[1].strip()
+    if rest.startswith('ignore'): return True
+    try: ast.parse(re.sub(r'^\(.*?\)\s*->', '', rest) or '...', mode='eval')  # a type, or a signature's `(int, str) -> bool`
+    except SyntaxError: return False  # `type: the kind of fruit` describes
+    return True
+
+def undirected(
+    c:str,  # a comment's text, after its first '#'
+) -> str:   # `c` without the segments that are tool directives: '' when nothing else is left
+    "Comment `c` as a description: `the a  # type: ignore` is 'the a', `noqa: F821` is ''"
+    if '#' not in c: return '' if _is_directive(c) else c.strip()
+    return ' # '.join(x.strip() for x in c.split('#') if x.strip() and not _is_directive(x)).strip()
 
 def _code(line: str) -> str:
     m = _comment_re.match(line) if '#' in line else None
@@ -55,11 +81,13 @@ def _param_comments(lines: list[str], locs: dict, top: int) -> dict:
     res = {}
     for ln, nm in locs.items():
         c = _comment(lines[ln - 1])
-        if c is None:
+        if not c:  # none, or only a directive: the comment lines above describe it
             above, i = [], ln - 1
-            while i > top and i not in locs and (a := _comment(lines[i - 1])) is not None: above.append(a); i -= 1
-            c = '\n'.join(reversed(above)) or None
-        if c is not None: res[nm] = c
+            while i > top and i not in locs and (a := _comment(lines[i - 1])) is not None:
+                if a: above.append(a)
+                i -= 1
+            c = '\n'.join(reversed(above))
+        if c: res[nm] = c
     return res
 
 # --- functions: parse the signature alone --------------------------------------------------------------
@@ -197,7 +225,16 @@ def _class_comments(cls) -> dict | None:
     lines, node = _class_node(cls)
     if node is None: return None if lines is None else {}
     locs = {n.lineno: n.target.id for n in node.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
-    return _param_comments(lines, locs, node.lineno)
+    return {**_attribute_docs(node), **_param_comments(lines, locs, node.lineno)}  # a comment first
+
+def _attribute_docs(node: ast.ClassDef) -> dict:
+    "Attribute docstrings in a class body (PEP 257, as Sphinx and pydantic read them): `a: int` then `\"\"\"The first\"\"\"`"
+    res, body = {}, node.body
+    for n, nxt in zip(body, body[1:]):
+        if (isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and isinstance(nxt, ast.Expr)
+                and isinstance(nxt.value, ast.Constant) and isinstance(nxt.value.value, str) and (d := inspect.cleandoc(nxt.value.value))):
+            res[n.target.id] = d
+    return res
 
 # --- docstrings ----------------------------------------------------------------------------------------
 
@@ -221,12 +258,24 @@ def doc_text(obj) -> str:
 def _docstring_params(doc: str) -> tuple[dict, str | None, str]:
     "Parameter and return descriptions from a docstring's sections, and the docstring without its parameter section"
     if not _section_hint.search(doc): return {}, None, doc
+    doc = _indent_opening_section(doc)
     import docstring_parser  # only docstrings with a parameter section pay for the import
-    try: parsed = docstring_parser.parse(doc)
+    # (after a blank first line: Google's parser takes a docstring's first line for its summary, even `Args:`)
+    try: parsed = docstring_parser.parse('\n' + doc)
     except docstring_parser.ParseError: return {}, None, doc
     ps = {p.arg_name.lstrip('*'): p.description for p in parsed.params if p.description}
     ret = (parsed.returns.description or parsed.returns.type_name or '') if parsed.returns else None
     return ps, ret, _drop_param_sections(doc, parsed.style) if ps else doc
+
+_any_hdr = re.compile(r'^[A-Z]\w*(?: \w+)?:\s*$')  # `Args:`, `Returns:`, `Keyword Args:`
+
+def _indent_opening_section(doc: str) -> str:
+    """`doc` with the body of a Google section that opens it indented: `Args:` on the opening quotes' line leaves its
+    entries with no indent after `inspect.cleandoc`, where no parser sees them as the section's"""
+    lines = doc.splitlines()
+    if len(lines) < 2 or not _any_hdr.match(lines[0]) or not lines[1].strip() or lines[1][0].isspace(): return doc
+    j = next((i for i in range(1, len(lines)) if _any_hdr.match(lines[i])), len(lines))
+    return '\n'.join([lines[0], *('    ' + x if x.strip() else x for x in lines[1:j]), *lines[j:]])
 
 _google_hdr = re.compile(r'^(\s*)(?:Args|Arguments|Parameters|Params|Attributes|Keyword Args|Keyword Arguments|Other Parameters)\s*:\s*$')
 _numpy_hdr = re.compile(r'^\s*(?:Parameters|Other Parameters|Attributes)\s*$')
@@ -267,7 +316,7 @@ def _docments(obj) -> dict | None:
     from fastcore.docments import docments  # (imported here: only objects without source a file or cell holds pay for it)
     try: d = docments(obj, returns=True)
     except Exception: return None  # no source, or source it can't parse: what a reader of comments can't help
-    return {k: v for k, v in d.items() if isinstance(v, str) and v}
+    return {k: c for k, v in d.items() if isinstance(v, str) and (c := undirected(v))}
 
 def _comments(obj, own: dict | None, fields) -> dict:
     "`own` (funccall's reader), else fastcore's `docments`; a `SchemaWarning` when neither finds the source of `obj`'s `fields`"
@@ -283,7 +332,7 @@ def func_docs(f) -> Docs:
     dps, dret, desc = _docstring_params(doc_text(f))
     own = _fn_comments(f)  # (the names a warning would give are read only when it may be given)
     cms = dict(_comments(f, own, [nm for nm, _, _ in _code_params(f)] if own is None and not dps else ()))
-    return Docs(cms, dps, cms.pop('return', None), desc, dret)
+    return Docs(cms, dps, cms.pop('return', None), desc, dret, bool(dps) and not desc)
 
 def _own_classes(cls) -> list:
     "`cls` and the bases whose fields it inherits, base first, leaving out library bases such as `BaseModel`"
@@ -295,12 +344,13 @@ def class_docs(cls, init=None) -> Docs:
     "Descriptions of the fields of class `cls` (body comments, inherited ones too), or of `init`'s parameters"
     def make():
         dps, _, desc = _docstring_params(doc_text(cls))
-        if init is not None:
+        if init is not None and not inspect.isfunction(init): cms = {}  # `object.__init__`, a C type's: no source, no comments
+        elif init is not None:
             if not dps: dps = _docstring_params(doc_text(init))[0]
             cms = dict(_comments(init, _fn_comments(init), [nm for nm, _, _ in _code_params(init)][1:] if not dps else ()))
             cms.pop('return', None)
         else:
             cms = {}
             for k in _own_classes(cls): cms.update(_comments(k, _class_comments(k), list(vars(k)['__annotations__']) if not dps else ()))
-        return Docs(cms, dps, None, desc)
+        return Docs(cms, dps, None, desc, None, bool(dps) and not desc)
     return _cached(cls, make)

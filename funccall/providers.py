@@ -452,7 +452,7 @@ def function_to_tool(
     "The OpenAI tool for `func` with its own type table: Optional unwrapped, unions as `oneOf`, classes inline, no defaults"
     where = getattr(func, '__qualname__', None) or type(func).__qualname__
     docs = tool_docs(func)
-    if not docs.description:
+    if not docs.description and not docs.only_sections:
         raise SchemaError(f"Function {where!r} has no docstring; add one (the model reads it to decide when to call the tool)")
     try: annotated = {nm for nm, p in inspect.signature(func).parameters.items() if p.annotation is not inspect.Parameter.empty}
     except (TypeError, ValueError): annotated = set()

@@ -6,7 +6,7 @@ nested classes in one root `$defs`, the return annotation appended to the descri
 """
 from __future__ import annotations
 
-import datetime as dt, functools, inspect, marshal, warnings, weakref
+import datetime as dt, functools, inspect, marshal, sys, warnings, weakref
 from decimal import Decimal
 from uuid import UUID
 from types import FunctionType, MethodType
@@ -228,6 +228,22 @@ def tool_docs(f) -> Docs:
     docs = func_docs(fn) if inspect.isfunction(fn) else Docs({}, {}, None, doc_text(fn))
     return docs._replace(description=docs.description or doc_text(type(f))) if obj else docs
 
+def _self_class(f):
+    "The class `typing.Self` stands for in method `f`'s annotations: its instance's or class's, or the one its qualified name names"
+    if inspect.ismethod(f): return f.__self__ if isinstance(f.__self__, type) else type(f.__self__)
+    fn = _func_of(f)
+    qn, o = getattr(fn, '__qualname__', ''), sys.modules.get(getattr(fn, '__module__', None) or '')
+    if '.' not in qn or '<locals>' in qn: return None
+    for part in qn.split('.')[:-1]: o = getattr(o, part, None)
+    return o if isinstance(o, type) else None
+
+def _unself(t, f):
+    "Annotation `t` with a bare `Self` read as the class of method `f` (`-> Self` says 'returns a Builder')"
+    if repr(t) not in ('typing.Self', 'typing_extensions.Self'): return t
+    cls = _self_class(f)
+    if cls is None: raise SchemaError(f"{getattr(f, '__qualname__', f)!r}: `Self` outside a class's method; annotate with the class")
+    return cls
+
 def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, description) -> dict:
     where = getattr(f, '__qualname__', None) or type(f).__qualname__
     w = _Walker({}, evalable)
@@ -236,23 +252,27 @@ def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, descrip
         if info.kind in ('scalar', 'format', 'enum', 'object'):
             raise SchemaError(f"{where}: {'an' if info.kind[0] in 'aeiou' else 'a'} {info.kind} type is not a tool; give a function or a class")
         s = w.obj(info, skip_hidden)
-        desc, ret = tool_docs(f).description, None
+        docs, ret = tool_docs(f), None
+        desc = docs.description
     else:
         docs = tool_docs(f)
         props, req = {}, []
         sig = signature(f, where)
         for p in sig.params:
             if p.kind in _VAR or (skip_hidden and p.name.startswith('_')): continue
-            props[p.name] = w.prop(p.anno, p.default, ('Parameter', p.name, where), docs.comments.get(p.name), None, docs.doc_params.get(p.name))
+            props[p.name] = w.prop(_unself(p.anno, f), p.default, ('Parameter', p.name, where), docs.comments.get(p.name), None, docs.doc_params.get(p.name))
             if p.default is empty: req.append(p.name)
         s = {'type': 'object', 'properties': props}
         if req: s['required'] = req
         desc = docs.description
         # a docstring with its own returns section keeps it; otherwise the reference's `Returns:` line is added
-        ret = None if docs.doc_returns is not None else _returns_str(sig.returns, docs.returns)
+        ret = None if docs.doc_returns is not None else _returns_str(_unself(sig.returns, f), docs.returns)
         target = type(f).__call__ if is_callable_object(f) else f
         nm = getattr(target, '__name__', None) or getattr(_func_of(target), '__name__', None)
     if description is not None: desc = description
+    elif not desc and docs.only_sections:  # documented, parameters only: what it does is the model's guess
+        warnings.warn(f"{where}: its docstring is only parameter sections, so the tool has no description; "
+                      "add a first line saying what it does (the model reads it to decide when to call the tool)", SchemaWarning, stacklevel=caller_level())
     elif not desc:
         what = 'Class' if issubclass(type(f), type) else 'Function'
         raise SchemaError(f"{what} {where!r} has no docstring; add one (the model reads it to decide when to call the tool) or pass description=")
