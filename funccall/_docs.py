@@ -324,7 +324,8 @@ def _comments(obj, own: dict | None, fields) -> dict:
     if (cms := _docments(obj)) is not None: return cms
     if fields:
         warnings.warn(f"{getattr(obj, '__qualname__', obj)!s:.80}: no source found to read the `# comments` of {', '.join(fields)[:120]}; "
-                      "they have no descriptions unless the docstring or `Annotated` gives them", SchemaWarning, stacklevel=caller_level())
+                      "describe them with `Annotated[T, 'what it is']` or the docstring's `Args:` section instead (code typed at a "
+                      "prompt, in `python -c` or piped to Python keeps no source to read comments from)", SchemaWarning, stacklevel=caller_level())
     return {}
 
 def func_docs(f) -> Docs:

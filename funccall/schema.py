@@ -14,7 +14,7 @@ from typing import Union
 
 from ._warnings import SchemaWarning, caller_level
 from ._docs import Docs, class_docs, doc_text, func_docs
-from ._json import jsonable
+from ._json import jsonable, too_deep
 from ._ns import mk_ns, resolve_nm
 from ._types import (JsonSchema, NoneType, SchemaError, TypeInfo, constraints, custom_types, empty, fields,
                      is_callable_object, kind, on_types_changed, own_annotations, signature, type_name)
@@ -323,6 +323,7 @@ def get_schema(
     description = kw.pop('description', None)
     if kw: raise TypeError(f"get_schema() got unexpected keyword arguments {sorted(kw)}")
     if type(f) is FunctionType and (src := f.__dict__.get('__tool_schema__')) is not None:  # built by `mk_tool`: the tool's own schema
+        if (why := too_deep(src['input_schema'], f"Tool {src['name']!r}: its input schema")): raise SchemaError(why)
         return {'name': name or src['name'], 'description': src['description'] if description is None else description,
                 pname: _copy(src['input_schema'])}
     key, how = _cache_key(f)
