@@ -41,7 +41,7 @@ def _comment(line: str) -> str | None:
     return undirected(m[2]) if m else None
 
 # Comments that speak to a tool (a type checker, linter, formatter, coverage), never to a reader: `# type: ignore`,
-# `# noqa: F821`, `# pragma: no cover`, `# fmt: skip`, `# pylint: disable=...`; each is one `#` segment of a comment
+# and the linters', formatters' and coverage's own (each one '#' segment of a comment)
 _directive_re = re.compile(r'(?:noqa|nosec|pragma|fmt|pylint|mypy|pyright|pyre(?:-\w+)?|ruff|isort|flake8|yapf|black|pytype|coverage'
                            r'|nolint|lgtm|noinspection|cspell|codespell|spell-checker)\b\s*[:=\w-]?', re.I)
 _type_re = re.compile(r'type\s*:\s*(.*)$', re.S)

@@ -36,15 +36,19 @@ def _format(v: str) -> str:
     try: return providers.provider_name(v, tuple(FORMATS))
     except ValueError: raise argparse.ArgumentTypeError(f"unknown format {v[:40]!r}; use one of {FORMAT_NAMES}") from None
 
-def _tools(target: str, documented: bool=True) -> list:
-    fs = expand(load_target(target, documented))
-    if not fs: raise TargetError(f"{target!r} has no public functions with docstrings")
+def _tools(target: str, documented: bool=True, verbose: bool=False) -> list:
+    "The tools `target` names; which of a module's names were taken, and why, said with -v or when there are none"
+    notes: list = []
+    fs = expand(load_target(target, documented, notes))
+    if not fs: raise TargetError(f"{target!r} has no public functions with docstrings" + (f" (took {notes[0].split(': ', 1)[1]})" if notes else ''))
+    if verbose:
+        for n in notes: print(f"note: {n}", file=sys.stderr)
     return fs
 
 # --- schema ---------------------------------------------------------------------------------------------
 
 def _schema_cmd(args) -> int:
-    fs = _tools(args.target)
+    fs = _tools(args.target, verbose=args.verbose)
     if args.strict and args.format not in STRICT:
         return _fail(f"--strict: {args.format} has no strict mode; use --format openai, responses or anthropic")
     if FORMATS[args.format] is None: out = [get_schema(f, evalable=True) for f in fs]

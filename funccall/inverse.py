@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools, keyword, re, types, typing, unicodedata, weakref
 from inspect import Parameter, Signature, iscoroutinefunction
-from typing import Any, Callable, Literal, Optional, Union
+from typing import Annotated, Any, Callable, Literal, Optional, Union
 from urllib.parse import unquote
 
 from ._inputs import Problem, ToolInputError, short
@@ -140,6 +140,13 @@ class _Annos:
         if s.get('nullable') is True and t is not Any: t = Optional[t]  # OpenAPI's (and Gemini's) way to say null
         return t
 
+    def part(self, s, at: str, depth: int):
+        """Annotation for `s` inside a union, tuple, list or dict: `Annotated[T, 'its description']` where it has one, which
+        nothing else would keep (a parameter's or field's description stays in the schema's `properties`)"""
+        t = self.anno(s, at, depth)
+        d = s.get('description') if type(s) is dict else None
+        return Annotated[t, d] if isinstance(d, str) and d else t
+
     def _list(self, s: dict, k: str, at: str) -> list:
         v = s[k]
         if not isinstance(v, list): raise self.bad(f'{at}/{k}', f"must be an array, got {short(v, 60)}")
@@ -152,7 +159,7 @@ class _Annos:
         if 'enum' in s: return _literal(self._list(s, 'enum', at))
         for k in ('anyOf', 'oneOf'):
             if k in s:
-                return _union([self.anno(x, f'{at}/{k}/{i}', depth + 1) for i, x in enumerate(self._list(s, k, at))])
+                return _union([self.part(x, f'{at}/{k}/{i}', depth + 1) for i, x in enumerate(self._list(s, k, at))])
         if 'allOf' in s:
             typed = [(i, x) for i, x in enumerate(self._list(s, 'allOf', at)) if isinstance(x, dict) and x.keys() & _TYPING_KW]
             if len(typed) == 1 and not (s.keys() & _TYPING_KW - {'allOf'}): return self.anno(typed[0][1], f'{at}/allOf/{typed[0][0]}', depth + 1)
@@ -167,11 +174,11 @@ class _Annos:
 
     def _array(self, s: dict, at: str, depth: int):
         if 'prefixItems' in s:
-            return tuple[tuple(self.anno(x, f'{at}/prefixItems/{i}', depth + 1) for i, x in enumerate(self._list(s, 'prefixItems', at)))]
+            return tuple[tuple(self.part(x, f'{at}/prefixItems/{i}', depth + 1) for i, x in enumerate(self._list(s, 'prefixItems', at)))]
         items = s.get('items')
         if isinstance(items, list): return tuple[tuple(self.anno(x, f'{at}/items/{i}', depth + 1) for i, x in enumerate(items))]  # draft-07's tuples
         if s.get('maxItems') == 0: return tuple[()]
-        item = Any if items is None else self.anno(items, f'{at}/items', depth + 1)
+        item = Any if items is None else self.part(items, f'{at}/items', depth + 1)
         return set[item] if s.get('uniqueItems') is True else list[item]
 
     def _object(self, s: dict, at: str, depth: int, nm: str | None = None, ref: str | None = None):
@@ -182,7 +189,7 @@ class _Annos:
         if isinstance(add, dict):
             names = s.get('propertyNames') if isinstance(s.get('propertyNames'), dict) else {}
             key = int if names.get('pattern') == r'^-?[0-9]+$' else _literal(names['enum']) if isinstance(names.get('enum'), list) else str
-            return dict[key, self.anno(add, f'{at}/additionalProperties', depth + 1)]
+            return dict[key, self.part(add, f'{at}/additionalProperties', depth + 1)]
         return dict
 
     def _ref(self, ref, at: str, depth: int):

@@ -260,7 +260,8 @@ def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, descrip
         sig = signature(f, where)
         for p in sig.params:
             if p.kind in _VAR or (skip_hidden and p.name.startswith('_')): continue
-            props[p.name] = w.prop(_unself(p.anno, f), p.default, ('Parameter', p.name, where), docs.comments.get(p.name), None, docs.doc_params.get(p.name))
+            props[p.name] = w.prop(_unself(p.anno, f), p.default, ('Parameter', p.name, where), docs.comments.get(p.name), None,
+                                   docs.doc_params.get(p.name))
             if p.default is empty: req.append(p.name)
         s = {'type': 'object', 'properties': props}
         if req: s['required'] = req
@@ -271,8 +272,8 @@ def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, descrip
         nm = getattr(target, '__name__', None) or getattr(_func_of(target), '__name__', None)
     if description is not None: desc = description
     elif not desc and docs.only_sections:  # documented, parameters only: what it does is the model's guess
-        warnings.warn(f"{where}: its docstring is only parameter sections, so the tool has no description; "
-                      "add a first line saying what it does (the model reads it to decide when to call the tool)", SchemaWarning, stacklevel=caller_level())
+        warnings.warn(f"{where}: its docstring is only parameter sections, so the tool has no description; add a first line "
+                      "saying what it does (the model reads it to decide when to call the tool)", SchemaWarning, stacklevel=caller_level())
     elif not desc:
         what = 'Class' if issubclass(type(f), type) else 'Function'
         raise SchemaError(f"{what} {where!r} has no docstring; add one (the model reads it to decide when to call the tool) or pass description=")
