@@ -20,7 +20,7 @@ from ._json import jsonable
 from ._load import TargetError, expand, load_target
 from .call import call_func, error_text
 from ._warnings import SchemaWarning
-from .schema import SchemaError, get_schema
+from .schema import SchemaError, get_schema, tool_docs
 from ._types import type_name
 from .tools import Tool, to_text
 
@@ -116,15 +116,46 @@ def _misfit_defaults(f, s: dict) -> list[str]:
         res.append(f"parameter {k!r}: the default {p['default']!r:.40} doesn't fit its annotation ({problems[0].message}){fix}")
     return res
 
+def _unhonoured(f, s: dict) -> list[str]:
+    "Idioms funccall reads otherwise than their author may mean: `*args`/`**kwargs` left out, two descriptions of one parameter"
+    try: ps = inspect.signature(f).parameters.values()
+    except (TypeError, ValueError): return []
+    props, res = s['input_schema'].get('properties', {}), []
+    for p in ps:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.name not in props:
+            res.append(f"parameter {'*' if p.kind == p.VAR_POSITIONAL else '**'}{p.name} is not in the schema: the model can't fill it")
+    docs = tool_docs(f)
+    for nm in props:
+        said = {'comment': docs.comments.get(nm), 'Annotated': _annotated_text(f, nm), 'docstring': docs.doc_params.get(nm)}
+        said = {k: v for k, v in said.items() if v}
+        if len(set(said.values())) > 1:
+            used, *rest = said
+            res.append(f"parameter {nm!r} is described twice: the {used} ({said[used][:40]!r}) is used, not the "
+                       + ', '.join(f'{k} ({said[k][:40]!r})' for k in rest) + '; keep one (README: where descriptions come from)')
+    return res
+
+def _annotated_text(f, nm: str) -> str | None:
+    "The description parameter `nm`'s `Annotated` metadata gives, if any"
+    try: t = inspect.signature(f).parameters[nm].annotation
+    except (TypeError, ValueError, KeyError): return None
+    for m in getattr(t, '__metadata__', ()):
+        if isinstance(m, str): return m
+        if isinstance(getattr(m, 'description', None), str): return m.description
+    return None
+
 def _check_tool(f) -> tuple[list[str], list[str]]:
     "Findings (problems to fix) and notes (what renderers would change without loss) for one tool"
     findings, notes = [], []
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter('always')
         try: s = get_schema(f, evalable=True)
-        except SchemaError as e: return [str(e)], []
+        except SchemaError as e:
+            findings.append(str(e))
+            if 'has no docstring' not in str(e): return findings + _unannotated(f), []
+            try: s = get_schema(f, evalable=True, description='-')  # the other findings too, not one at a time
+            except SchemaError as e2: return findings + [str(e2)] + _unannotated(f), []
     findings += [str(w.message) for w in ws if issubclass(w.category, SchemaWarning)]
-    findings += _unannotated(f) + _misfit_defaults(f, s) + _undescribed(s)
+    findings += _unannotated(f) + _misfit_defaults(f, s) + _undescribed(s) + _unhonoured(f, s)
     if not _openai_name.match(s['name']): findings.append(f"name {s['name']!r} breaks OpenAI's and Anthropic's rule ^[a-zA-Z0-9_-]{{1,64}}$")
     for fmt in providers.PROVIDERS:
         rep, label = providers.Report(), 'responses' if fmt == 'openai_responses' else fmt  # as `--format` names it
