@@ -61,8 +61,9 @@ def undirected(
     c:str,  # a comment's text, after its first '#'
 ) -> str:   # `c` without the segments that are tool directives: '' when nothing else is left
     "Comment `c` as a description: `the a  # type: ignore` is 'the a', `noqa: F821` is ''"
-    if '#' not in c: return '' if _is_directive(c) else c.strip()
-    return ' # '.join(x.strip() for x in c.split('#') if x.strip() and not _is_directive(x)).strip()
+    segs = c.split('#')
+    if not any(map(_is_directive, segs)): return c.strip()  # (`the #1 choice` stays as written)
+    return ' # '.join(x.strip() for x in segs if x.strip() and not _is_directive(x))
 
 def _code(line: str) -> str:
     m = _comment_re.match(line) if '#' in line else None

@@ -180,14 +180,14 @@ class _Pass:
         n = len(self.fails)
         for k in [k for k in s if k in _CANT]: self.fails.append((path, _CANT[k]))
         if 'anyOf' in s: s['anyOf'] = [self.node(x, f'{path}/anyOf/{i}', depth) for i, x in enumerate(s['anyOf'])]
-        if not any(k in s for k in _TYPED): self.fails.append((path, 'takes any JSON value'))
-        if self.r.primitive_enums and not all(map(_primitive, s.get('enum', ()))): self.fails.append((path, 'has an enum of objects or lists'))
-        if self.r.primitive_enums and not _primitive(s.get('const')): self.fails.append((path, 'has a const object or list'))
         if 'properties' in s and s.get('type') != 'object':  # object keywords with no `type`: an object, or something unmergeable
             if 'anyOf' in s or 'type' in s: self.fails.append((path, 'has properties beside a $ref, anyOf or type they can\'t merge with'))
             else:
                 s['type'] = 'object'
                 self.notes.append((path, 'properties without a type: sent as an object'))
+        if not any(k in s for k in _TYPED): self.fails.append((path, 'takes any JSON value'))
+        if self.r.primitive_enums and not all(map(_primitive, s.get('enum', ()))): self.fails.append((path, 'has an enum of objects or lists'))
+        if self.r.primitive_enums and not _primitive(s.get('const')): self.fails.append((path, 'has a const object or list'))
         ty = s.get('type')
         if ty == 'object': s = self.obj(s, path, depth + 1)
         elif ty == 'array': s = self.arr(s, path, depth)
