@@ -1,9 +1,12 @@
 """Descriptions of tools, parameters and fields, from source comments and docstrings.
 
-A parameter's description is found in this order, first wins (the schema module adds the middle step):
-1. its docments `# comment`: on the parameter's line, or on the comment lines just above it;
+A parameter's description is found in this order, first wins (the schema module adds the second step):
+1. its docments `# comment`: on the parameter's line, or on the comment lines just above it; a comment that is a
+   tool directive (`# type: ignore`, `# noqa`, `# pragma: no cover`, ...) is none, and a trailing one is cut;
 2. `Annotated[T, "description"]` metadata, or pydantic's `Field(description=...)`;
-3. its entry in the docstring's parameter section (Google `Args:`, NumPy `Parameters`, Sphinx `:param x:`).
+3. a class field's attribute docstring (`a: int` and a string on the line after it);
+4. its entry in the docstring's parameter section (Google `Args:`, NumPy `Parameters`, Sphinx `:param x:`, Epydoc
+   `@param x:`), whatever other sections the docstring holds.
 
 When a docstring's parameter section is used, the tool description drops that section and keeps the rest.
 Source is read through `linecache`, so it is read once per file; a function's signature is parsed on its
@@ -42,8 +45,9 @@ def _comment(line: str) -> str | None:
 
 # Comments that speak to a tool (a type checker, linter, formatter, coverage), never to a reader: `# type: ignore`,
 # and the linters', formatters' and coverage's own (each one '#' segment of a comment)
-_directive_re = re.compile(r'(?:noqa|nosec|pragma|fmt|pylint|mypy|pyright|pyre(?:-\w+)?|ruff|isort|flake8|yapf|black|pytype|coverage'
-                           r'|nolint|lgtm|noinspection|cspell|codespell|spell-checker)\b\s*[:=\w-]?', re.I)
+# (a tool named by an ordinary word, `black` or `coverage`, counts only with its colon: `# coverage radius` describes)
+_directive_re = re.compile(r'(?:(?:noqa|nosec|lgtm|nolint|noinspection)\b|pyre-(?:ignore|fixme)\b|pragma:|pragma\s+no\s*(?:cover|branch)\b'
+                           r'|(?:fmt|pylint|mypy|pyright|ruff|isort|flake8|yapf|black|pytype|coverage|cspell|codespell|spell-checker)\s*:)', re.I)
 _type_re = re.compile(r'type\s*:\s*(.*)$', re.S)
 
 def _is_directive(seg: str) -> bool:
@@ -226,7 +230,12 @@ def _class_comments(cls) -> dict | None:
     lines, node = _class_node(cls)
     if node is None: return None if lines is None else {}
     locs = {n.lineno: n.target.id for n in node.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
-    return {**_attribute_docs(node), **_param_comments(lines, locs, node.lineno)}  # a comment first
+    return _param_comments(lines, locs, node.lineno)
+
+def _class_attribute_docs(cls) -> dict:
+    "The attribute docstrings in the body of class `cls`"
+    _, node = _class_node(cls)
+    return {} if node is None else _attribute_docs(node)
 
 def _attribute_docs(node: ast.ClassDef) -> dict:
     "Attribute docstrings in a class body (PEP 257, as Sphinx and pydantic read them): `a: int` then `\"\"\"The first\"\"\"`"
@@ -352,7 +361,10 @@ def class_docs(cls, init=None) -> Docs:
             cms = dict(_comments(init, _fn_comments(init), [nm for nm, _, _ in _code_params(init)][1:] if not dps else ()))
             cms.pop('return', None)
         else:
-            cms = {}
-            for k in _own_classes(cls): cms.update(_comments(k, _class_comments(k), list(vars(k)['__annotations__']) if not dps else ()))
+            cms, attrs = {}, {}
+            for k in _own_classes(cls):
+                cms.update(_comments(k, _class_comments(k), list(vars(k)['__annotations__']) if not dps else ()))
+                attrs.update(_class_attribute_docs(k))
+            if attrs: return Docs(cms, {**dps, **attrs}, None, desc, None, bool(dps) and not desc)  # nearer the field than `Attributes:`
         return Docs(cms, dps, None, desc, None, bool(dps) and not desc)
     return _cached(cls, make)

@@ -265,7 +265,7 @@ class _Fold:
         body = self.node({k: v for k, v in s.items() if k != '$defs'}, '')
         if '$defs' in s: body['$defs'] = {k: self.node(v, f'/$defs/{esc(k)}') for k, v in s['$defs'].items()}
         if isinstance(ref := body.get('$ref'), str) and (target := self.target(ref)) is not None:  # the root must be an object
-            if (m := _merge(self.node(target, ''), {k: v for k, v in body.items() if k not in ('$ref', '$defs')})) is not None:
+            if (m := _merge({k: v for k, v in body.items() if k not in ('$ref', '$defs')}, self.node(target, ''))) is not None:
                 self.notes.append(('', f'the root $ref {ref!r} inlined (the root must be an object)'))
                 body = {**m, **({'$defs': body['$defs']} if '$defs' in body else {})}
         return body
@@ -290,7 +290,7 @@ class _Fold:
                 self.notes.append((path, f"allOf of {len(s['allOf'])} merged into one schema"))
                 s = merged
         if isinstance(s.get('$ref'), str) and _OBJ_KW & s.keys() and (t := self.target(s['$ref'])) is not None:
-            m = _merge(t, {k: v for k, v in s.items() if k != '$ref'})
+            m = _merge({k: v for k, v in s.items() if k != '$ref'}, t)
             if m is not None:
                 self.notes.append((path, f"$ref {s['$ref']!r} beside object keywords: inlined and merged"))
                 s = m
@@ -302,9 +302,10 @@ class _Fold:
         return x
 
 def _merge(a: dict, b: dict) -> dict | None:
-    "One schema meaning both `a` and `b` (properties joined, required joined), or None where they say different things"
+    "One schema meaning both `a` and `b` (properties joined, required joined; `a`'s title and description), or None where they differ"
     out = dict(a)
     for k, v in b.items():
+        if k in _MERGE_SAME and k in out: continue  # the outer schema's words describe the merged one
         if k == 'properties' and isinstance(v, dict) and isinstance(out.get(k), dict):
             ps = dict(out[k])
             for n, x in v.items():
@@ -312,7 +313,7 @@ def _merge(a: dict, b: dict) -> dict | None:
                 ps[n] = x
             out[k] = ps
         elif k == 'required' and isinstance(v, list) and isinstance(out.get(k), list): out[k] = [*out[k], *(x for x in v if x not in out[k])]
-        elif k in _MERGE_SAME or k not in out or out[k] == v: out[k] = v
+        elif k not in out or out[k] == v: out[k] = v
         else: return None
     if 'properties' in out and 'type' not in out: out['type'] = 'object'
     return out

@@ -121,9 +121,10 @@ def _pointer(root, ref: str):
     return node
 
 class _Annos:
-    "The annotations of one schema: its root (for `$ref`), what it belongs to (for errors), and what each `$ref` became"
-    def __init__(self, root, where: str):
-        self.root, self.where, self.made = root, where, {}
+    """The annotations of one schema: its root (for `$ref`), what it belongs to (for errors), what each `$ref` became, and
+    whether a description inside a union, tuple, list or dict is kept (`schema2anno`; a built tool's signature is plain)"""
+    def __init__(self, root, where: str, described: bool = False):
+        self.root, self.where, self.made, self.described = root, where, {}, described
 
     def bad(self, at: str, what: str) -> ValueError:
         return ValueError(f"{self.where}, at {at or 'the root'}: {what}")
@@ -144,7 +145,7 @@ class _Annos:
         """Annotation for `s` inside a union, tuple, list or dict: `Annotated[T, 'its description']` where it has one, which
         nothing else would keep (a parameter's or field's description stays in the schema's `properties`)"""
         t = self.anno(s, at, depth)
-        d = s.get('description') if type(s) is dict else None
+        d = s.get('description') if self.described and type(s) is dict else None
         return Annotated[t, d] if isinstance(d, str) and d else t
 
     def _list(self, s: dict, k: str, at: str) -> list:
@@ -271,10 +272,10 @@ def _union(members: list):
 def schema2anno(
     s: dict,          # a JSON Schema fragment
     defs: dict=None,  # the root `$defs`, used to resolve `$ref`
-):                    # a plain annotation: str, list[int], Literal[...], a union, a TypedDict; Any for what has no Python type
-    "Annotation for schema `s`; the inverse of `handle_type` (descriptions and constraints stay in the schema)"
+):                    # str, list[int], Literal[...], a union, a TypedDict, `Annotated[T, 'desc']` inside a container; Any for what has no Python type
+    "Annotation for schema `s`; the inverse of `handle_type` (constraints, and the descriptions of properties, stay in the schema)"
     root = {'$defs': defs, 'definitions': defs} if defs is not None else s
-    return _Annos(root, 'Schema').anno(s, '')
+    return _Annos(root, 'Schema', described=True).anno(s, '')
 
 # --- parameters and signatures ------------------------------------------------------------------------
 

@@ -98,6 +98,8 @@ def test_directive_comments_are_never_descriptions(nm, expected):
     ('type: ignore', ''), ('noqa', ''), ('noqa: F821', ''), ('fmt: skip', ''), ('pylint: disable=x', ''), ('mypy: ignore-errors', ''),
     ('pyright: ignore[reportGeneralTypeIssues]', ''), ('ruff: noqa', ''), ('isort: skip', ''), ('pragma: no cover', ''), ('type: List[int]', ''),
     ('the a  # type: ignore', 'the a'), ('the #1 choice', 'the #1 choice'), ('number of items', 'number of items'),
+    ('pragma no cover', ''), ('pyre-ignore[16]', ''), ('NOLINT', ''), ('noqa:E501  # the a', 'the a'),
+    ('black or white', 'black or white'), ('coverage radius in km', 'coverage radius in km'), ('type of fruit', 'type of fruit'),
 ])
 def test_undirected(c, expected):
     assert undirected(c) == expected
@@ -120,12 +122,32 @@ class Attrs(TypedDict):
     b: str  # the b wins over its docstring
     """not this"""
     c: str  # noqa: F821
+    d: Annotated[int, 'Annotated wins']
+    """over an attribute docstring"""
+    e: int
+    """nearer than the class docstring's section"""
+
+
+class AttrsDocumented(TypedDict):
+    """Attribute docstrings and an Attributes section
+
+    Attributes:
+        a: from the section
+        b: from the section
+    """
+    a: int
+    """from the attribute"""
+    b: int
 
 
 def test_typeddict_attribute_docstrings():
-    def f(x: Attrs): "F."
-    props = get_schema(f)['input_schema']['$defs']['Attrs']['properties']
-    assert [props[k]['description'] for k in 'abc'] == ['The first parameter', 'the b wins over its docstring', '']
+    def f(x: Attrs, y: AttrsDocumented): "F."
+    defs = get_schema(f)['input_schema']['$defs']
+    props = defs['Attrs']['properties']
+    assert [props[k]['description'] for k in 'abcde'] == ['The first parameter', 'the b wins over its docstring', '', 'Annotated wins',
+                                                          "nearer than the class docstring's section"]
+    props = defs['AttrsDocumented']['properties']
+    assert [props[k]['description'] for k in 'ab'] == ['from the attribute', 'from the section']
 
 
 class Inner(BaseModel):
