@@ -60,7 +60,9 @@ def openai_valid(s: dict, root=True) -> list:
             if x.get('additionalProperties') is not False: bad.append(f'{at}: additionalProperties not false')
             if set(x.get('required', ())) != set(x.get('properties', {})): bad.append(f'{at}: not all required')
         for k, v in x.items():
-            if k not in ('enum', 'const', 'required', 'default'): walk(v, f'{at}/{k}')
+            if k in ('properties', '$defs') and isinstance(v, dict):  # names, each a schema (a property may be named `properties`)
+                for n, y in v.items(): walk(y, f'{at}/{k}/{n}')
+            elif k not in ('enum', 'const', 'required', 'default'): walk(v, f'{at}/{k}')
     if root and s.get('type') != 'object': bad.append('root is not an object')
     walk(s, '')
     return bad
@@ -131,3 +133,21 @@ def test_gemini_says_it_has_no_strict_flag():
     r = Report()
     to_gemini(f, report=r)
     assert not r.lost  # not asked for: nothing said
+
+
+@pytest.mark.slow
+def test_every_strict_corpus_tool_is_valid_under_openais_rules():
+    "Over the real MCP servers' tools: each one sent strict breaks none of OpenAI's rules, and the SDK's own pass changes nothing"
+    from corpus import load_corpus
+    from openai.lib._pydantic import _ensure_strict_json_schema
+    strict = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        for nm, t in load_corpus():
+            d = to_openai({'name': 'x', 'description': '', 'input_schema': t['inputSchema']}, strict=True, report=Report())['function']
+            if not d['strict']: continue
+            strict += 1
+            assert openai_valid(d['parameters']) == [], nm
+            mine = copy.deepcopy(d['parameters'])
+            assert _ensure_strict_json_schema(mine, path=(), root=mine) == d['parameters'], nm
+    assert strict > 1200  # the README's figure: 1263 of 1340
