@@ -270,12 +270,16 @@ def _docstring_params(doc: str) -> tuple[dict, str | None, str]:
     if not _section_hint.search(doc): return {}, None, doc
     doc = _indent_opening_section(doc)
     import docstring_parser  # only docstrings with a parameter section pay for the import
-    # (after a blank first line: Google's parser takes a docstring's first line for its summary, even `Args:`)
-    try: parsed = docstring_parser.parse('\n' + doc)
-    except docstring_parser.ParseError: return {}, None, doc
-    ps = {p.arg_name.lstrip('*'): p.description for p in parsed.params if p.description}
-    ret = (parsed.returns.description or parsed.returns.type_name or '') if parsed.returns else None
-    return ps, ret, _drop_param_sections(doc, parsed.style) if ps else doc
+    from docstring_parser import DocstringStyle as S
+    ps, ret = {}, None
+    for style in (S.GOOGLE, S.NUMPYDOC, S.REST, S.EPYDOC):  # each style's sections, so a docstring mixing them loses none
+        # (after a blank first line: Google's parser takes a docstring's first line for its summary, even `Args:`)
+        try: parsed = docstring_parser.parse('\n' + doc, style)
+        except docstring_parser.ParseError: continue
+        for p in parsed.params:
+            if p.description: ps.setdefault(p.arg_name.lstrip('*'), p.description)
+        if ret is None and parsed.returns: ret = parsed.returns.description or parsed.returns.type_name or ''
+    return ps, ret, _drop_param_sections(doc) if ps else doc
 
 _any_hdr = re.compile(r'^[A-Z]\w*(?: \w+)?:\s*$')  # `Args:`, `Returns:`, `Keyword Args:`
 
@@ -292,7 +296,7 @@ _numpy_hdr = re.compile(r'^\s*(?:Parameters|Other Parameters|Attributes)\s*$')
 _numpy_rule = re.compile(r'^\s*-{3,}\s*$')
 _sphinx_field = re.compile(r'^(\s*)[:@](?:param|parameter|arg|argument|key|keyword|type)\b')
 
-def _drop_param_sections(doc: str, style) -> str:
+def _drop_param_sections(doc: str) -> str:
     "`doc` without the parameter sections, whatever their style"
     lines, out, i = doc.splitlines(), [], 0
     while i < len(lines):

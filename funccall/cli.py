@@ -7,8 +7,9 @@
     funccall mcp serve TARGET...              serve TARGET's tools over MCP (stdio)
     funccall mcp list COMMAND...              list an MCP server's tools as schemas
 
-TARGET is a module (its public functions that have docstrings), `module:function`, `module:object`, or a path to
-a `.py` file with an optional `:name`.
+TARGET is a module, `module:function`, `module:object`, or a path to a `.py` file with an optional `:name`. A module
+offers what its `__all__` lists (imported or not), else the public functions with docstrings it defines; a `:name`
+must be one it offers (`schema -v` says which were taken).
 """
 from __future__ import annotations
 

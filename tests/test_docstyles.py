@@ -54,11 +54,20 @@ def mixed(a: int, b: str):
         b: the second
     """
 
+def mixed_styles(a: int, b: str):
+    """Do the thing.
+
+    Args:
+        a: the first
+
+    :param b: the second
+    """
+
 
 @pytest.mark.parametrize('f,desc', [
     (google_args_only, ''), (google_args_and_returns, 'Returns:\n    the count'), (numpy_only, ''), (sphinx_only, ''),
-    (epydoc_only, ''), (mixed, 'Do the thing.'),
-], ids=['google-args-only', 'google-args-returns', 'numpy-only', 'sphinx-only', 'epydoc-only', 'mixed'])
+    (epydoc_only, ''), (mixed, 'Do the thing.'), (mixed_styles, 'Do the thing.'),
+], ids=['google-args-only', 'google-args-returns', 'numpy-only', 'sphinx-only', 'epydoc-only', 'summary-and-args', 'google-and-sphinx'])
 def test_each_style_keeps_its_parameter_descriptions(f, desc):
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter('always')
