@@ -262,8 +262,9 @@ class _Fold:
     def __init__(self, defs: dict, notes: list): self.defs, self.notes = defs, notes
 
     def root(self, s: dict) -> dict:
+        if '$defs' in s: self.defs = {k: self.node(v, f'/$defs/{esc(k)}') for k, v in s['$defs'].items()}  # what a `$ref` inlines is merged too
         body = self.node({k: v for k, v in s.items() if k != '$defs'}, '')
-        if '$defs' in s: body['$defs'] = {k: self.node(v, f'/$defs/{esc(k)}') for k, v in s['$defs'].items()}
+        if '$defs' in s: body['$defs'] = self.defs
         if isinstance(ref := body.get('$ref'), str) and (target := self.target(ref)) is not None:  # the root must be an object
             if (m := _merge({k: v for k, v in body.items() if k not in ('$ref', '$defs')}, self.node(target, ''))) is not None:
                 self.notes.append(('', f'the root $ref {ref!r} inlined (the root must be an object)'))

@@ -119,6 +119,7 @@ def _misfit_defaults(f, s: dict) -> list[str]:
 
 def _unhonoured(f, s: dict) -> list[str]:
     "Idioms funccall reads otherwise than their author may mean: `*args`/`**kwargs` left out, two descriptions of one parameter"
+    f = f.fn if isinstance(f, Tool) else f  # a `Tool`'s own function holds the comments and the docstring
     try: ps = inspect.signature(f).parameters.values()
     except (TypeError, ValueError): return []
     props, res = s['input_schema'].get('properties', {}), []
