@@ -17,7 +17,7 @@ from ._docs import Docs, class_docs, doc_text, func_docs
 from ._json import jsonable, too_deep
 from ._ns import mk_ns, resolve_nm
 from ._types import (JsonSchema, NoneType, SchemaError, TypeInfo, constraints, custom_types, empty, fields,
-                     is_callable_object, kind, on_types_changed, own_annotations, signature, type_name)
+                     is_callable_object, kind, on_types_changed, own_annotations, resolve_self, signature, type_name)
 
 __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'SchemaError', 'SchemaWarning', 'tool_docs']
 
@@ -237,12 +237,14 @@ def _self_class(f):
     for part in qn.split('.')[:-1]: o = getattr(o, part, None)
     return o if isinstance(o, type) else None
 
+class _NoClass: "What `Self` stands for outside a class: only to see whether an annotation holds `Self`"
+
 def _unself(t, f):
-    "Annotation `t` with a bare `Self` read as the class of method `f` (`-> Self` says 'returns a Builder')"
-    if repr(t) not in ('typing.Self', 'typing_extensions.Self'): return t
+    "Annotation `t` with `Self` read as the class of method `f` (`-> Self` says 'returns a Builder'), inside `Optional[Self]` too"
+    if resolve_self(t, _NoClass) is t: return t
     cls = _self_class(f)
     if cls is None: raise SchemaError(f"{getattr(f, '__qualname__', f)!r}: `Self` outside a class's method; annotate with the class")
-    return cls
+    return resolve_self(t, cls)
 
 def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, description) -> dict:
     where = getattr(f, '__qualname__', None) or type(f).__qualname__

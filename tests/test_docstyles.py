@@ -1,7 +1,7 @@
 """Docstrings of every style, whatever sections they hold; attribute docstrings; nested classes' docstrings; `Self`;
 comments that are tool directives (never descriptions)."""
 import warnings
-from typing import Annotated, TypedDict
+from typing import Annotated, Optional, TypedDict
 
 import pytest
 from pydantic import BaseModel
@@ -191,6 +191,22 @@ def test_self_resolves_to_its_class():
     assert get_schema(Builder.add)['description'].endswith('type: Builder')
     s = get_schema(Builder().merge)
     assert 'Self' not in str(s)
+
+
+class Node:
+    "A node"
+    def __init__(self, v: int):
+        self.v = v
+
+    def link(self, other: Optional[Self] = None, many: list[Self] = ()) -> list[Self]:
+        "Link"
+
+
+def test_self_inside_an_annotation_resolves_too():
+    s = get_schema(Node(1).link)
+    ps = s['input_schema']['properties']
+    assert ps['other']['anyOf'] == [{'$ref': '#/$defs/Node'}, {'type': 'null'}] and ps['many']['items'] == {'$ref': '#/$defs/Node'}
+    assert s['description'].endswith('type: array[Node]')
 
 
 def test_self_outside_a_class_is_a_schema_error():
