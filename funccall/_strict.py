@@ -1,5 +1,8 @@
 """Strict mode: a parameters schema rewritten to the JSON Schema subset a provider's constrained decoding takes.
 
+First, what means one object but is written as several is merged (`_Fold`): a singleton `allOf` or an `allOf`
+of objects, a `$ref` beside `properties`, a root `$ref`; what can't merge stays, and is refused below.
+
 Two rule sets, one pass. What the subset can't say as a keyword but a model can read moves into the
 description (`notes`); what it can't hold at all (an open object, any JSON value, a mixed tuple, recursion for
 Claude) is a `fail`, and the caller sends the tool non-strict. Annotations that constrain nothing (`$schema`,

@@ -96,6 +96,16 @@ def test_strict_output_is_valid_under_openais_rules(nm):
     assert ensure_strict_json_schema(copy.deepcopy(out)) == out
 
 
+@pytest.mark.parametrize('nm', list(CASES))
+def test_strict_output_is_valid_under_claudes_rules(nm):
+    "Claude's rules: every object closed, no allOf, no $ref beside other keywords; optional properties stay optional"
+    r = Report()
+    d = to_anthropic(tool(CASES[nm]), strict=True, report=r)
+    assert d['strict'] is True, list(r)
+    bad = [b for b in openai_valid(d['input_schema']) if 'not all required' not in b]
+    assert bad == []
+
+
 def test_merged_properties_keep_both_sides():
     out = to_openai(tool(CASES['ref-beside-properties']), strict=True, report=Report())['function']['parameters']
     p = out['properties']['p']
