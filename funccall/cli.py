@@ -118,7 +118,7 @@ def _misfit_defaults(f, s: dict) -> list[str]:
     return res
 
 def _unhonoured(f, s: dict) -> list[str]:
-    "Idioms funccall reads otherwise than their author may mean: `*args`/`**kwargs` left out, two descriptions of one parameter"
+    "Idioms funccall reads otherwise than their author may mean: `*args`/`**kwargs` left out, an `Annotated` text that disagrees"
     f = f.fn if isinstance(f, Tool) else f  # a `Tool`'s own function holds the comments and the docstring
     try: ps = inspect.signature(f).parameters.values()
     except (TypeError, ValueError): return []
@@ -130,7 +130,7 @@ def _unhonoured(f, s: dict) -> list[str]:
     for nm in props:
         said = {'comment': docs.comments.get(nm), 'Annotated': _annotated_text(f, nm), 'docstring': docs.doc_params.get(nm)}
         said = {k: v for k, v in said.items() if v}
-        if len(set(said.values())) > 1:
+        if 'Annotated' in said and len(set(said.values())) > 1:  # (a comment over the docstring is docments' own rule: not flagged)
             used, *rest = said
             res.append(f"parameter {nm!r} is described twice: the {used} ({said[used][:40]!r}) is used, not the "
                        + ', '.join(f'{k} ({said[k][:40]!r})' for k in rest) + '; keep one (README: where descriptions come from)')
