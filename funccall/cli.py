@@ -22,7 +22,7 @@ from ._load import TargetError, expand, load_target
 from .call import call_func, error_text
 from ._warnings import SchemaWarning
 from .schema import SchemaError, get_schema, tool_docs
-from ._types import type_name
+from ._types import signature, type_name
 from .tools import Tool, to_text
 
 __all__ = ['main']
@@ -137,9 +137,9 @@ def _unhonoured(f, s: dict) -> list[str]:
     return res
 
 def _annotated_text(f, nm: str) -> str | None:
-    "The description parameter `nm`'s `Annotated` metadata gives, if any"
-    try: t = inspect.signature(f).parameters[nm].annotation
-    except (TypeError, ValueError, KeyError): return None
+    "The description parameter `nm`'s `Annotated` metadata gives, if any (string annotations resolved)"
+    try: t = next(p.anno for p in signature(f).params if p.name == nm)
+    except (SchemaError, StopIteration): return None
     for m in getattr(t, '__metadata__', ()):
         if isinstance(m, str): return m
         if isinstance(getattr(m, 'description', None), str): return m.description

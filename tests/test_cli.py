@@ -764,6 +764,7 @@ def test_a_module_of_only_imports_says_what_it_left_out(capsys, tmp_path):
 
 def test_check_reports_every_finding_at_once(capsys, tmp_path):
     f = tool_file(tmp_path, 'many.py', '''
+        from __future__ import annotations
         from typing import Annotated
         def many(a, b: int, *rest: int):
             return a
