@@ -805,3 +805,25 @@ def test_a_function_typed_at_a_prompt_is_told_what_to_do_instead():
     assert r.returncode == 0, r.stderr
     # 3.13 keeps `python -c` source, so the comment is read; before, the warning says what to use instead
     assert r.stdout == 'the a\n' or (r.stdout == '\n' and 'Annotated[T' in r.stderr and "docstring's `Args:`" in r.stderr)
+
+def test_an_imported_class_never_runs(capsys, tmp_path):
+    "`call tools.py:Boom '{}'` of a class the file imports: refused, and its constructor never ran"
+    marker = tmp_path / 'ran'
+    tool_file(tmp_path, 'boomlib.py', f'''
+        class Boom:
+            "Writes a file when made."
+            def __init__(self):
+                open({str(marker)!r}, 'w').close()
+    ''')
+    f = tool_file(tmp_path, 'uses_boom.py', '''
+        from boomlib import Boom
+        def own() -> int:
+            "Mine."
+            return 1
+    ''')
+    for target in (f'{f}:Boom', f'{f}:Boom.__init__'):
+        rc, out, err = cli(capsys, 'call', target, '{}')
+        assert rc == 2 and out == ''
+    assert not marker.exists()
+    rc, out, _ = cli(capsys, 'schema', f)
+    assert names(out) == ['own']

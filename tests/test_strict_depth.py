@@ -4,7 +4,7 @@ import copy, json, warnings
 
 import pytest
 
-from funccall import SchemaError, Toolbox, get_schema, mk_tool, to_anthropic, to_gemini, to_openai
+from funccall import SchemaError, Toolbox, get_schema, mk_tool, to_anthropic, to_gemini, to_mcp, to_openai
 from funccall.providers import ProviderWarning, Report, strict_schema
 
 
@@ -22,6 +22,12 @@ def test_a_deep_schema_in_strict_mode_is_a_schema_error_naming_its_depth(n):
     with pytest.raises(SchemaError, match=r'nested (over )?\d+ levels deep'): strict_schema(nest(n))
     for render in (to_openai, to_anthropic):
         with pytest.raises(SchemaError, match=r'nested (over )?\d+ levels deep'): render(tool(nest(n)), strict=True)
+
+
+@pytest.mark.parametrize('render', [to_openai, to_anthropic, to_gemini, lambda t: to_gemini(t, legacy=True), to_mcp])
+def test_every_renderer_refuses_a_deep_schema_in_words(render):
+    with pytest.raises(SchemaError, match=r'nested (over )?\d+ levels deep'): render(tool(nest(1000)))
+    assert render(tool(nest(90)))  # under the limit: rendered
 
 
 def test_get_schema_of_a_tool_built_from_a_250_level_schema():
