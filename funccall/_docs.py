@@ -57,9 +57,17 @@ def _is_directive(seg: str) -> bool:
     if not (m := _type_re.match(seg)): return False
     rest = m[1].strip()
     if rest.startswith('ignore'): return True
-    try: ast.parse(re.sub(r'^\(.*?\)\s*->', '', rest) or '...', mode='eval')  # a type, or a signature's `(int, str) -> bool`
+    try: tree = ast.parse(re.sub(r'^\(.*?\)\s*->\s*', '', rest) or '...', mode='eval')  # a type, or a signature's `(int, str) -> bool`
     except SyntaxError: return False  # `type: the kind of fruit` describes
-    return True
+    return all(_type_like(n) for n in ast.walk(tree.body))  # `type: daily or weekly` parses, and describes
+
+_BUILTIN_TYPES = {'int', 'str', 'float', 'bool', 'bytes', 'list', 'dict', 'set', 'tuple', 'frozenset', 'object', 'type', 'complex'}
+
+def _type_like(n: ast.AST) -> bool:
+    "Whether node `n` of a parsed `type:` comment is what a type is made of: `List[int]`, `str | None`, `os.PathLike`"
+    if isinstance(n, ast.Name): return n.id in _BUILTIN_TYPES or n.id[:1].isupper()
+    if isinstance(n, ast.Constant): return n.value is None or n.value is Ellipsis or isinstance(n.value, str)
+    return isinstance(n, (ast.Attribute, ast.Subscript, ast.Tuple, ast.List, ast.BinOp, ast.BitOr, ast.Load))
 
 def undirected(
     c:str,  # a comment's text, after its first '#'

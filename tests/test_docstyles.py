@@ -108,6 +108,8 @@ def test_directive_comments_are_never_descriptions(nm, expected):
     ('pyright: ignore[reportGeneralTypeIssues]', ''), ('ruff: noqa', ''), ('isort: skip', ''), ('pragma: no cover', ''), ('type: List[int]', ''),
     ('the a  # type: ignore', 'the a'), ('the #1 choice', 'the #1 choice'), ('number of items', 'number of items'),
     ('pragma no cover', ''), ('pyre-ignore[16]', ''), ('NOLINT', ''), ('noqa:E501  # the a', 'the a'),
+    ('type: Optional[str]', ''), ('type: (int, str) -> bool', ''), ('type: str | None', ''),
+    ('type: daily, weekly or monthly', 'type: daily, weekly or monthly'), ('type: daily', 'type: daily'),
     ('black or white', 'black or white'), ('coverage radius in km', 'coverage radius in km'), ('type of fruit', 'type of fruit'),
 ])
 def test_undirected(c, expected):
