@@ -16,7 +16,7 @@ from uuid import UUID
 __all__ = ['JsonSchema', 'own_annotations', 'KINDS', 'CHECKED', 'constraints',
            'TypeInfo', 'kind', 'custom_types', 'Param', 'Field', 'fields', 'empty', 'NoneType',
            'SchemaError', 'type_name', 'Sig', 'signature', 'on_types_changed', 'type_cache', 'origin', 'is_callable_object',
-           'type_has', 'instance_dict']
+           'type_has', 'instance_dict', 'is_self', 'resolve_self']
 
 empty = inspect.Parameter.empty
 NoneType = type(None)
@@ -460,3 +460,21 @@ def fields(info: TypeInfo) -> list[Field]:
         return res
     return [Field(p.name, p.anno, p.default, p.default is empty, None, p.name) for p in signature(t, where).params
             if p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+
+
+def is_self(t) -> bool: return repr(t) in ('typing.Self', 'typing_extensions.Self')
+
+def resolve_self(
+    t,    # an annotation of a method
+    cls,  # the class `Self` stands for
+):        # `t` with `Self` read as `cls`, wherever it is inside (`Optional[Self]`, `list[Self]`); `t` itself when it has none
+    "Annotation `t` with `typing.Self` replaced by class `cls`"
+    if is_self(t): return cls
+    if not (args := get_args(t)) or get_origin(t) is typing.Literal: return t
+    if get_origin(t) is typing.Annotated:
+        inner = resolve_self(args[0], cls)
+        return t if inner is args[0] else typing.Annotated[(inner, *t.__metadata__)]
+    new = tuple(resolve_self(a, cls) for a in args)
+    if all(a is b for a, b in zip(new, args)): return t
+    if get_origin(t) in (typing.Union, types.UnionType): return typing.Union[new]
+    return t.copy_with(new) if hasattr(t, 'copy_with') else types.GenericAlias(get_origin(t), new)

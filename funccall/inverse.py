@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools, keyword, re, types, typing, unicodedata, weakref
 from inspect import Parameter, Signature, iscoroutinefunction
-from typing import Any, Callable, Literal, Optional, Union
+from typing import Annotated, Any, Callable, Literal, Optional, Union
 from urllib.parse import unquote
 
 from ._inputs import Problem, ToolInputError, short
@@ -122,9 +122,10 @@ def _pointer(root, ref: str):
     return node
 
 class _Annos:
-    "The annotations of one schema: its root (for `$ref`), what it belongs to (for errors), and what each `$ref` became"
-    def __init__(self, root, where: str):
-        self.root, self.where, self.made = root, where, {}
+    """The annotations of one schema: its root (for `$ref`), what it belongs to (for errors), what each `$ref` became, and
+    whether a description inside a union, tuple, list or dict is kept (`schema2anno`; a built tool's signature is plain)"""
+    def __init__(self, root, where: str, described: bool = False):
+        self.root, self.where, self.made, self.described = root, where, {}, described
 
     def bad(self, at: str, what: str) -> ValueError:
         return ValueError(f"{self.where}, at {at or 'the root'}: {what}")
@@ -141,6 +142,13 @@ class _Annos:
         if s.get('nullable') is True and t is not Any: t = Optional[t]  # OpenAPI's (and Gemini's) way to say null
         return t
 
+    def part(self, s, at: str, depth: int):
+        """Annotation for `s` inside a union, tuple, list or dict: `Annotated[T, 'its description']` where it has one, which
+        nothing else would keep (a parameter's or field's description stays in the schema's `properties`)"""
+        t = self.anno(s, at, depth)
+        d = s.get('description') if self.described and type(s) is dict else None
+        return Annotated[t, d] if isinstance(d, str) and d else t
+
     def _list(self, s: dict, k: str, at: str) -> list:
         v = s[k]
         if not isinstance(v, list): raise self.bad(f'{at}/{k}', f"must be an array, got {short(v, 60)}")
@@ -153,7 +161,7 @@ class _Annos:
         if 'enum' in s: return _literal(self._list(s, 'enum', at))
         for k in ('anyOf', 'oneOf'):
             if k in s:
-                return _union([self.anno(x, f'{at}/{k}/{i}', depth + 1) for i, x in enumerate(self._list(s, k, at))])
+                return _union([self.part(x, f'{at}/{k}/{i}', depth + 1) for i, x in enumerate(self._list(s, k, at))])
         if 'allOf' in s:
             typed = [(i, x) for i, x in enumerate(self._list(s, 'allOf', at)) if isinstance(x, dict) and x.keys() & _TYPING_KW]
             if len(typed) == 1 and not (s.keys() & _TYPING_KW - {'allOf'}): return self.anno(typed[0][1], f'{at}/allOf/{typed[0][0]}', depth + 1)
@@ -168,11 +176,11 @@ class _Annos:
 
     def _array(self, s: dict, at: str, depth: int):
         if 'prefixItems' in s:
-            return tuple[tuple(self.anno(x, f'{at}/prefixItems/{i}', depth + 1) for i, x in enumerate(self._list(s, 'prefixItems', at)))]
+            return tuple[tuple(self.part(x, f'{at}/prefixItems/{i}', depth + 1) for i, x in enumerate(self._list(s, 'prefixItems', at)))]
         items = s.get('items')
         if isinstance(items, list): return tuple[tuple(self.anno(x, f'{at}/items/{i}', depth + 1) for i, x in enumerate(items))]  # draft-07's tuples
         if s.get('maxItems') == 0: return tuple[()]
-        item = Any if items is None else self.anno(items, f'{at}/items', depth + 1)
+        item = Any if items is None else self.part(items, f'{at}/items', depth + 1)
         return set[item] if s.get('uniqueItems') is True else list[item]
 
     def _object(self, s: dict, at: str, depth: int, nm: str | None = None, ref: str | None = None):
@@ -183,7 +191,7 @@ class _Annos:
         if isinstance(add, dict):
             names = s.get('propertyNames') if isinstance(s.get('propertyNames'), dict) else {}
             key = int if names.get('pattern') == r'^-?[0-9]+$' else _literal(names['enum']) if isinstance(names.get('enum'), list) else str
-            return dict[key, self.anno(add, f'{at}/additionalProperties', depth + 1)]
+            return dict[key, self.part(add, f'{at}/additionalProperties', depth + 1)]
         return dict
 
     def _ref(self, ref, at: str, depth: int):
@@ -265,10 +273,10 @@ def _union(members: list):
 def schema2anno(
     s: dict,          # a JSON Schema fragment
     defs: dict=None,  # the root `$defs`, used to resolve `$ref`
-):                    # a plain annotation: str, list[int], Literal[...], a union, a TypedDict; Any for what has no Python type
-    "Annotation for schema `s`; the inverse of `handle_type` (descriptions and constraints stay in the schema)"
+):                    # str, list[int], Literal[...], a union, a TypedDict, `Annotated[T, 'desc']` inside a container; Any for what has no Python type
+    "Annotation for schema `s`; the inverse of `handle_type` (constraints, and the descriptions of properties, stay in the schema)"
     root = {'$defs': defs, 'definitions': defs} if defs is not None else s
-    return _Annos(root, 'Schema').anno(s, '')
+    return _Annos(root, 'Schema', described=True).anno(s, '')
 
 # --- parameters and signatures ------------------------------------------------------------------------
 

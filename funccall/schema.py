@@ -6,7 +6,7 @@ nested classes in one root `$defs`, the return annotation appended to the descri
 """
 from __future__ import annotations
 
-import datetime as dt, functools, inspect, marshal, warnings, weakref
+import datetime as dt, functools, inspect, marshal, sys, warnings, weakref
 from decimal import Decimal
 from uuid import UUID
 from types import FunctionType, MethodType
@@ -14,10 +14,10 @@ from typing import Union
 
 from ._warnings import SchemaWarning, caller_level
 from ._docs import Docs, class_docs, doc_text, func_docs
-from ._json import jsonable
+from ._json import jsonable, too_deep
 from ._ns import mk_ns, resolve_nm
 from ._types import (JsonSchema, NoneType, SchemaError, TypeInfo, constraints, custom_types, empty, fields,
-                     is_callable_object, kind, on_types_changed, own_annotations, signature, type_name)
+                     is_callable_object, kind, on_types_changed, own_annotations, resolve_self, signature, type_name)
 
 __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'SchemaError', 'SchemaWarning', 'tool_docs']
 
@@ -228,6 +228,24 @@ def tool_docs(f) -> Docs:
     docs = func_docs(fn) if inspect.isfunction(fn) else Docs({}, {}, None, doc_text(fn))
     return docs._replace(description=docs.description or doc_text(type(f))) if obj else docs
 
+def _self_class(f):
+    "The class `typing.Self` stands for in method `f`'s annotations: its instance's or class's, or the one its qualified name names"
+    if inspect.ismethod(f): return f.__self__ if isinstance(f.__self__, type) else type(f.__self__)
+    fn = _func_of(f)
+    qn, o = getattr(fn, '__qualname__', ''), sys.modules.get(getattr(fn, '__module__', None) or '')
+    if '.' not in qn or '<locals>' in qn: return None
+    for part in qn.split('.')[:-1]: o = getattr(o, part, None)
+    return o if isinstance(o, type) else None
+
+class _NoClass: "What `Self` stands for outside a class: only to see whether an annotation holds `Self`"
+
+def _unself(t, f):
+    "Annotation `t` with `Self` read as the class of method `f` (`-> Self` says 'returns a Builder'), inside `Optional[Self]` too"
+    if resolve_self(t, _NoClass) is t: return t
+    cls = _self_class(f)
+    if cls is None: raise SchemaError(f"{getattr(f, '__qualname__', f)!r}: `Self` outside a class's method; annotate with the class")
+    return resolve_self(t, cls)
+
 def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, description) -> dict:
     where = getattr(f, '__qualname__', None) or type(f).__qualname__
     w = _Walker({}, evalable)
@@ -236,23 +254,28 @@ def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, descrip
         if info.kind in ('scalar', 'format', 'enum', 'object'):
             raise SchemaError(f"{where}: {'an' if info.kind[0] in 'aeiou' else 'a'} {info.kind} type is not a tool; give a function or a class")
         s = w.obj(info, skip_hidden)
-        desc, ret = tool_docs(f).description, None
+        docs, ret = tool_docs(f), None
+        desc = docs.description
     else:
         docs = tool_docs(f)
         props, req = {}, []
         sig = signature(f, where)
         for p in sig.params:
             if p.kind in _VAR or (skip_hidden and p.name.startswith('_')): continue
-            props[p.name] = w.prop(p.anno, p.default, ('Parameter', p.name, where), docs.comments.get(p.name), None, docs.doc_params.get(p.name))
+            props[p.name] = w.prop(_unself(p.anno, f), p.default, ('Parameter', p.name, where), docs.comments.get(p.name), None,
+                                   docs.doc_params.get(p.name))
             if p.default is empty: req.append(p.name)
         s = {'type': 'object', 'properties': props}
         if req: s['required'] = req
         desc = docs.description
         # a docstring with its own returns section keeps it; otherwise the reference's `Returns:` line is added
-        ret = None if docs.doc_returns is not None else _returns_str(sig.returns, docs.returns)
+        ret = None if docs.doc_returns is not None else _returns_str(_unself(sig.returns, f), docs.returns)
         target = type(f).__call__ if is_callable_object(f) else f
         nm = getattr(target, '__name__', None) or getattr(_func_of(target), '__name__', None)
     if description is not None: desc = description
+    elif not desc and docs.only_sections:  # documented, parameters only: what it does is the model's guess
+        warnings.warn(f"{where}: its docstring is only parameter sections, so the tool has no description; add a first line "
+                      "saying what it does (the model reads it to decide when to call the tool)", SchemaWarning, stacklevel=caller_level())
     elif not desc:
         what = 'Class' if issubclass(type(f), type) else 'Function'
         raise SchemaError(f"{what} {where!r} has no docstring; add one (the model reads it to decide when to call the tool) or pass description=")
@@ -303,6 +326,7 @@ def get_schema(
     description = kw.pop('description', None)
     if kw: raise TypeError(f"get_schema() got unexpected keyword arguments {sorted(kw)}")
     if type(f) is FunctionType and (src := f.__dict__.get('__tool_schema__')) is not None:  # built by `mk_tool`: the tool's own schema
+        if (why := too_deep(src['input_schema'], f"Tool {src['name']!r}: its input schema")): raise SchemaError(why)
         return {'name': name or src['name'], 'description': src['description'] if description is None else description,
                 pname: _copy(src['input_schema'])}
     key, how = _cache_key(f)

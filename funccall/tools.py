@@ -545,7 +545,7 @@ def _render(tools: list, fmt: str, strict, rename: bool, report) -> list:
     fmts = {**providers.RENDERERS, 'canonical': None}
     fmt = providers.provider_name(fmt, tuple(fmts))
     if fmt == 'canonical': return [t.schema for t in tools]
-    if fmt in ('gemini', 'mcp'): return fmts[fmt](tools, rename=rename, report=report)
+    if fmt == 'mcp': return fmts[fmt](tools, rename=rename, report=report)
     # one call for the whole list: the renderers read each `Tool`'s own `strict` when `strict` is None, and Claude's
     # request-wide limits on strict tools are checked over all of them
     return fmts[fmt](tools, strict=strict, rename=rename, report=report)
