@@ -34,10 +34,11 @@ there come back as ordinary tool calls, which `run_tool_calls` answers (to the p
 """
 from __future__ import annotations
 
-import contextvars, inspect, json, keyword, os, queue, re, select, signal, subprocess, sys, tempfile, threading, time, typing
+import contextvars, dataclasses, inspect, itertools, json, keyword, os, queue, re, reprlib, select, signal, subprocess, sys, tempfile
+import threading, time, typing
 from typing import Any, Literal, Union
 
-from ._codechild import COMMAND, TB, CodeError, ToolCallError, namespace
+from ._codechild import COMMAND, MAX_PRINTED, TB, CodeError, ToolCallError, namespace
 from .inverse import mk_tool, schema2anno, schema2sig
 from .pytool import python
 from .schema import SchemaError, handle_type
@@ -195,10 +196,54 @@ def _as_json(v):
     try: return json.loads(t := to_text(v))
     except ValueError: return t
 
+MAX_VALUE = 100_000  # characters of a program's final value (or its traceback) in its result; the rest is cut, the model told
+
 def _result(printed: str, value) -> str:
-    parts = [printed.rstrip('\n')] if printed.strip() else []
-    if value is not None: parts.append(to_text(value))
+    "What the model reads of a run: what it printed, then its value's text, each capped (a hostile process sends any length)"
+    parts = [_cut(printed.rstrip('\n'), MAX_PRINTED, 'printed output')] if printed.strip() else []
+    if value is not None: parts.append(_shown(value, MAX_VALUE))
     return '\n'.join(parts)
+
+def _cut(s: str, limit: int, what: str) -> str:
+    return s if len(s) <= limit else f"{s[:limit]}\n[... {what} cut at {limit} characters]"
+
+def _shown(v, limit: int) -> str:
+    """`v` as text for the model, at most `limit` characters, made in time and memory bounded by `limit`: a value that
+    shares one list a million times is a few bytes in the program and gigabytes of text (monty hands back such a value shared)"""
+    if isinstance(v, str): return _cut(v, limit, 'value')
+    if _size(v, limit) <= limit: return _cut(to_text(v), limit, 'value')
+    chunks, n = [], 0
+    try:
+        for chunk in _encoder.iterencode(v):  # (not one-shot: the pure-Python encoder, which yields as it goes)
+            chunks.append(chunk)
+            n += len(chunk)
+            if n > limit: break
+    except (TypeError, ValueError, RecursionError): chunks = [_repr.repr(v)]  # a cycle, nested too deeply
+    return _cut(''.join(chunks), limit, 'value')
+
+def _size(v, budget: int) -> int:
+    "At least how many characters `v`'s text takes, or `budget + 1` when more: found in `budget` steps at most, whatever `v` holds"
+    n, todo = 0, [v]
+    while todo:
+        x = todo.pop()
+        n += 1 + (len(x) if isinstance(x, (str, bytes, bytearray)) else 0)
+        if isinstance(x, dict): items = itertools.chain.from_iterable(x.items())
+        elif isinstance(x, (list, tuple, set, frozenset)): items = x
+        elif dataclasses.is_dataclass(x) and not isinstance(x, type): items = (getattr(x, f.name) for f in dataclasses.fields(x))
+        else: items = ()
+        todo += itertools.islice(items, max(budget + 1 - n - len(todo), 0))  # each takes a character at least: no more are needed
+        if n + len(todo) > budget: return budget + 1
+    return n
+
+def _shallow(o):
+    "A value JSON can't hold, one level down for the encoder to go on into (a dataclass as its fields), or its short text"
+    if dataclasses.is_dataclass(o) and not isinstance(o, type): return {f.name: getattr(o, f.name) for f in dataclasses.fields(o)}
+    if isinstance(o, (set, frozenset)): return list(o)
+    return _repr.repr(o)
+
+_encoder = json.JSONEncoder(ensure_ascii=False, default=_shallow, skipkeys=True)
+_repr = reprlib.Repr()
+_repr.maxstring = _repr.maxother = 200
 
 def _run_here(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:
     out: list = []

@@ -274,3 +274,57 @@ def test_c_code_that_never_returns_freezes_the_process_for_good():
         p.kill()
         out = p.communicate()[0]
     assert 'returned' not in out
+
+# --- what a program hands back is capped, in every mode ------------------------------------------------------------
+
+from funccall.codemode import MAX_VALUE  # noqa: E402
+
+MODES = [False, pytest.param('monty', marks=needs_monty), pytest.param(True, marks=pytest.mark.skipif(os.name == 'nt', reason='POSIX'))]
+
+def _capped(text: str, what: str) -> bool: return len(text) <= MAX_VALUE + 200 and f'[... {what} cut at ' in text
+
+@pytest.mark.parametrize('isolate', MODES)
+def test_a_huge_final_value_is_cut_and_the_cut_said(isolate):
+    "The program's last expression went to the model whole: 100 MB of text from one line of code"
+    r = Toolbox([_slow(0)]).code_tool(isolate=isolate, timeout=20).execute({'code': "print('hi')\n'x' * 5_000_000"})
+    assert r.ok and r.text.startswith('hi\nxxx') and _capped(r.text, 'value') and r.text.endswith('[... value cut at 100000 characters]')
+
+@pytest.mark.parametrize('isolate', MODES)
+def test_a_huge_error_message_is_cut(isolate):
+    r = Toolbox([_slow(0)]).code_tool(isolate=isolate, timeout=20).execute({'code': "raise ValueError('x' * 5_000_000)"})
+    assert not r.ok and 'ValueError' in r.error and _capped(r.error, 'value')
+
+@pytest.mark.parametrize('isolate', [False, pytest.param('monty', marks=needs_monty)])
+def test_a_value_sharing_one_list_many_times_is_cut_without_being_written_out(isolate):
+    """8 MB in the program (monty hands it back shared), 300 MB of text once written out: writing it took 90 s past a
+    2 s deadline, and a million copies would take the host's memory. Now only what is shown is written"""
+    code = 'x = list(range(1000))\n[x] * 100_000'
+    r, secs = _timed(Toolbox([_slow(0)]).code_tool(isolate=isolate, timeout=5), code)
+    assert secs < 5 + 1, f'returned after {secs:.1f} s'
+    assert r.ok and r.text.startswith('[[0, 1, 2') and _capped(r.text, 'value')
+
+@pytest.mark.parametrize('isolate', [False, pytest.param('monty', marks=needs_monty)])
+def test_a_self_containing_or_deeply_nested_value_is_shown_bounded(isolate):
+    tool = Toolbox([_slow(0)]).code_tool(isolate=isolate, timeout=10)
+    r = tool.execute({'code': 'x = [1]\nfor _ in range(200_000): x = [x, x]\nx'})  # shared: 2 ** 200_000 leaves
+    assert (r.ok and len(r.text) <= MAX_VALUE + 200) or (not r.ok and 'Error' in r.error), (r.text or r.error)[:200]
+    if isolate is False:  # monty has no way to build a cycle it can hand back
+        r = tool.execute({'code': 'x = []\nx.append(x)\nd = {"a": x}\nd'})
+        assert r.ok and len(r.text) < 1000
+
+@pytest.mark.skipif(not sys.platform.startswith('linux'), reason='finds the channel in /proc/self/fd')
+def test_an_isolated_program_forging_its_last_message_can_not_send_more_than_the_caps():
+    "The program's process is hostile: it writes the 'done' message itself, 10 MB printed and 10 MB of value"
+    code = textwrap.dedent('''
+        import json, os
+        line = (json.dumps({'done': True, 'printed': 'p' * 10_000_000, 'value': 'v' * 10_000_000, 'failed': False}) + '\\n').encode()
+        for fd in map(int, os.listdir('/proc/self/fd')):
+            if fd > 2 and os.readlink(f'/proc/self/fd/{fd}').startswith(('pipe:', 'socket:')):
+                try: os.write(fd, line)
+                except OSError: pass
+        import time; time.sleep(5)
+    ''')
+    r, secs = _timed(Toolbox([_slow(0)]).code_tool(isolate=True, timeout=10), code)
+    assert r.ok and secs < 5, (secs, (r.text or r.error)[:200])  # the forged message was taken as the program's end
+    assert len(r.text) <= 100_000 + MAX_VALUE + 200, len(r.text)
+    assert '[... printed output cut at 100000 characters]' in r.text and r.text.endswith('[... value cut at 100000 characters]')
