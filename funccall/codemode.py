@@ -174,11 +174,12 @@ def _schemas(box) -> list[tuple]:
     return [(py, json.loads(json.dumps({'name': t.name, 'input_schema': t.schema['input_schema']}, default=str)))
             for py, t, _ in _specs(box)]
 
-def _in_process(box, injected: dict, as_json: bool = False, deadline: float = None):
+def _in_process(box, injected: dict, as_json: bool = False, until: list = None):
     """Run a tool with a program's arguments through the toolbox; its value as it is, or (`as_json`) as JSON data.
-    Past the program's `deadline` (monotonic) no tool runs: a program that swallows its timeout calls none after it"""
+    Past `until[0]` (monotonic: the deadline, or the moment the program returned) no tool runs: a program that swallows its
+    timeout, or a thread it started and left running, calls none after it"""
     def call(name, /, **args):
-        if deadline is not None and time.monotonic() >= deadline: raise TimeoutError(f"the program's time is up: {name} did not run")
+        if until is not None and time.monotonic() >= until[0]: raise TimeoutError(f"the program's time is up: {name} did not run")
         r = box.call(name, args, injected=injected)
         if not r.ok: raise ToolCallError(_error(r))
         return _as_json(r.value) if as_json else r.value
@@ -247,8 +248,10 @@ _repr.maxstring = _repr.maxother = 200
 
 def _run_here(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:
     out: list = []
-    ns = {**namespace(out), **_functions(box, _in_process(box, injected, deadline=time.monotonic() + timeout))}
-    v = python(code, glb=ns, timeout=timeout)
+    until = [time.monotonic() + timeout]
+    ns = {**namespace(out), **_functions(box, _in_process(box, injected, until=until))}
+    try: v = python(code, glb=ns, timeout=timeout)
+    finally: until[0] = float('-inf')  # answered: its threads left running call no tool from now on
     if isinstance(v, str) and v.startswith(TB): raise CodeError(_result(''.join(out), v))
     return _result(''.join(out), v)
 

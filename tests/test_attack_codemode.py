@@ -189,6 +189,18 @@ def test_a_program_swallowing_its_timeout_calls_no_tool_after_the_deadline(isola
     assert n > 5 and len(slow.calls) == n  # no call after it returned
     assert not _python_threads() - before  # and in process, the program's thread stopped
 
+def test_a_thread_an_in_process_program_leaves_running_calls_no_tool_after_its_answer():
+    "The program started a thread looping over a tool and returned: the thread called the tool on after the model had its answer"
+    slow = _slow(0.01)
+    code = ('import threading, time\ndef loop():\n    for _ in range(100):  # (ends: no thread left spinning in the tests)\n'
+            '        try: slow(1)\n        except BaseException: time.sleep(0.01)\n'
+            'threading.Thread(target=loop, daemon=True).start()\n"started"')
+    r = Toolbox([slow]).code_tool(isolate=False, timeout=5).execute({'code': code})
+    assert r.ok and r.text == 'started'
+    n = len(slow.calls)
+    time.sleep(0.5)  # well before the deadline
+    assert len(slow.calls) == n <= 1
+
 def _ticking(run):
     "Run coroutine function `run` beside a ticker on the same loop: (its result, seconds it took, longest gap between ticks)"
     async def main():
