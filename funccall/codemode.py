@@ -26,7 +26,10 @@ pydantic-monty is installed, else True. The application's own process is used on
 - `False`: in this process, like the `python` tool (`funccall.pytool`), with its deadline: the caller has its answer
   0.3 s after it at most, except while the program runs C code that holds the GIL, which freezes the whole application
   until it returns (for good, if it never does). Tools return Python values. Not a sandbox: the program can do all
-  the application can.
+  the application can (read its environment, find the toolbox in memory and call a tool's function without its
+  pipeline); only the functions it is given refuse calls after its deadline or its answer.
+What the model reads is capped in every mode: printed output at `MAX_PRINTED`, the value (or traceback) at `MAX_VALUE`
+characters, written out only as far as shown (`_shown`).
 
 `programmatic(definitions, provider)` renders tools for the providers' own code execution instead (Anthropic's
 `allowed_callers` with its code-execution tool, OpenAI's programmatic tool calling); the calls a program makes

@@ -340,3 +340,38 @@ def test_an_isolated_program_forging_its_last_message_can_not_send_more_than_the
     assert r.ok and secs < 5, (secs, (r.text or r.error)[:200])  # the forged message was taken as the program's end
     assert len(r.text) <= 100_000 + MAX_VALUE + 200, len(r.text)
     assert '[... printed output cut at 100000 characters]' in r.text and r.text.endswith('[... value cut at 100000 characters]')
+
+# --- what a program reaches of the tools ---------------------------------------------------------------------------
+
+def _guarded_box(ran: list) -> Toolbox:
+    "A transfer that needs the user's approval (always declined) and takes the account from the application"
+    from funccall import Tool
+    def transfer(to: str, amount: int, account: str) -> str:
+        "Move money"
+        ran.append((to, amount, account))
+        return 'moved'
+    return Toolbox([Tool(transfer, requires_confirmation=True, confirm=lambda tool, args: False, inject='account')], injected={'account': 'alice'})
+
+SANDBOXED = [pytest.param('monty', marks=needs_monty), pytest.param(True, marks=pytest.mark.skipif(os.name == 'nt', reason='POSIX'))]
+
+@pytest.mark.parametrize('isolate', SANDBOXED)
+@pytest.mark.parametrize('code', ["transfer(to='m', amount=1, account='evil')", "transfer(**{'to': 'm', 'amount': 1, 'account': 'evil'})",
+                                  "transfer('m', 1, 'evil')", "transfer(to='m', amount=1)", "transfer(to='m', amount=1, Account='evil')",
+                                  "transfer.__globals__", "transfer.__closure__[0].cell_contents", "transfer.__wrapped__",
+                                  "import gc\n[o for o in gc.get_objects() if type(o).__name__ == 'Toolbox'][0].tools['transfer'].fn('m', 1, 'evil')"])
+def test_a_sandboxed_program_reaches_a_tool_only_through_its_pipeline(isolate, code):
+    "The model writes the injected account, spreads it in with **, names it otherwise, digs into the function: nothing runs"
+    ran = []
+    r = _guarded_box(ran).code_tool(isolate=isolate, timeout=10).execute({'code': code})
+    text = r.text if r.ok else r.error
+    assert ran == [] and 'alice' not in text and 'moved' not in text, text
+    if code.startswith('transfer('): assert not r.ok and ('supplied by the application' in text or 'declined' in text or 'positional' in text)
+
+def test_an_in_process_program_reaches_the_application_as_documented(monkeypatch):
+    "README: in process, the program reads the environment and calls a tool's own function, skipping confirmation and injection"
+    monkeypatch.setenv('FUNCCALL_TEST_SECRET', 'the application has this')
+    ran = []
+    tool = _guarded_box(ran).code_tool(isolate=False, timeout=10)
+    assert tool.execute({'code': "__import__('os').environ['FUNCCALL_TEST_SECRET']"}).text == 'the application has this'
+    code = "import gc\n[o for o in gc.get_objects() if type(o).__name__ == 'Toolbox'][0].tools['transfer'].fn('m', 1, 'evil')"
+    assert tool.execute({'code': code}).text == 'moved' and ran == [('m', 1, 'evil')]
