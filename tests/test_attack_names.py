@@ -269,3 +269,24 @@ def test_a_command_line_target_reaches_nothing_of_a_toolbox(tmp_path):
     assert list(box.tools) == ['transfer']
     for nm in ('box.call', 'box-call', 'box.tools', 'box.resume', 'box.add'):
         with pytest.raises(TargetError, match='has no tool'): load_target(f'{p}:{nm}')
+
+# --- a tool under another name -----------------------------------------------------------------------------------------
+
+def test_a_tool_of_a_tool_is_refused():
+    "Its pipeline ran inside the outer one: a confirmation became the success text 'Waiting for the user's approval', forever"
+    for inner in (_transfer_tool(), Tool(add, requires_confirmation=True)):
+        with pytest.raises(TypeError, match='Tool of a Tool: use the Tool itself'): Tool(inner, name='pay')
+    assert RAN == []
+
+def test_an_mcp_server_serving_a_tool_under_another_name_keeps_its_pipeline():
+    "`mk_server({'pay': tool})` wrapped the tool: the client's user was never asked, and the model read a pending approval as success"
+    from funccall.mcp import MCPClient, MCPToolError, mk_server
+    with MCPClient(mk_server({'pay': Tool(add, requires_confirmation=True)}), timeout=20) as c:
+        with pytest.raises(MCPToolError, match="Tool 'pay' needs the user's confirmation, and this MCP client can't ask"): c.tools()['pay'](a=1, b=2)
+    t = Tool(transfer, inject='account')
+    with MCPClient(mk_server({'pay': t}, injected={'account': 'alice'}), timeout=20, check=False) as c:  # (the server checks)
+        assert [s['name'] for s in c.schemas()] == ['pay'] and 'account' not in c.schemas()[0]['input_schema']['properties']
+        assert c.tools()['pay'](to='bob', amount=5) == 'alice->bob:5'
+        with pytest.raises(MCPToolError, match="'account' is supplied by the application"): c.tools()['pay'](**FORGED)
+    assert RAN == [('transfer', 'bob', 5, 'alice')]
+    assert t.name == 'transfer' and t.schema['name'] == 'transfer'  # the developer's tool is left as it was
