@@ -25,7 +25,8 @@ pydantic-monty is installed, else True. The application's own process is used on
   Not a sandbox either: the process may read files and the network as the user can.
 - `False`: in this process, like the `python` tool (`funccall.pytool`), with its deadline: the caller has its answer
   0.3 s after it at most, except while the program runs C code that holds the GIL, which freezes the whole application
-  until it returns (for good, if it never does). Tools return Python values. Not a sandbox: the program can do all
+  until it returns (for good, if it never does). Each tool call runs in a thread of its own, as in monty: the timeout,
+  raised at each line of the program, never lands inside a tool. Tools return Python values. Not a sandbox: the program can do all
   the application can (read its environment, find the toolbox in memory and call a tool's function without its
   pipeline); only the functions it is given refuse calls after its deadline or its answer.
 What the model reads is capped in every mode: printed output at `MAX_PRINTED`, the value (or traceback) at `MAX_VALUE`
@@ -179,14 +180,37 @@ def _schemas(box) -> list[tuple]:
 
 def _in_process(box, injected: dict, as_json: bool = False, until: list = None):
     """Run a tool with a program's arguments through the toolbox; its value as it is, or (`as_json`) as JSON data.
-    Past `until[0]` (monotonic: the deadline, or the moment the program returned) no tool runs: a program that swallows its
-    timeout, or a thread it started and left running, calls none after it"""
+    With `until` (the program runs in this process): each call in a thread of its own, so the program's timeout, raised
+    at its every line, never lands inside the tool (it left the application's lock held); past `until[0]` (monotonic:
+    the deadline, or the moment the program returned) no tool runs, for a program that swallows its timeout or a thread
+    it left running"""
+    def run(name, args): return box.call(name, args, injected=injected)
     def call(name, /, **args):
-        if until is not None and time.monotonic() >= until[0]: raise TimeoutError(f"the program's time is up: {name} did not run")
-        r = box.call(name, args, injected=injected)
+        if until is None: r = run(name, args)
+        else:
+            if (left := until[0] - time.monotonic()) <= 0: raise TimeoutError(f"the program's time is up: {name} did not run")
+            try: r = _within(lambda: run(name, args), left, name)
+            except _Late: raise TimeoutError(f"the program's time is up: {name} runs on in the background") from None
         if not r.ok: raise ToolCallError(_error(r))
         return _as_json(r.value) if as_json else r.value
     return call
+
+class _Late(Exception):
+    "The program's deadline passed; `what` says where it was (in a tool call, or between them)"
+    def __init__(self, what: str = 'its process was killed'): super().__init__(what); self.what = what
+
+def _within(fn, left: float, name: str):
+    """`fn()` in a thread of its own, waited for at most `left` seconds; `_Late` when it's still running then (a thread
+    can't be stopped: it runs on in the background, a daemon)"""
+    done, ctx = queue.SimpleQueue(), contextvars.copy_context()
+    def run():
+        try: done.put((True, ctx.run(fn)))
+        except BaseException as e: done.put((False, e))  # noqa: BLE001 - handed to the waiting caller
+    threading.Thread(target=run, name='funccall-code-call', daemon=True).start()
+    try: ok, v = done.get(timeout=max(left, 0))
+    except queue.Empty: raise _Late(f'in a call of {name}, which runs on in the background') from None
+    if not ok: raise v
+    return v
 
 def _error(r) -> str:
     "What a program's failed call reads: the model's message, or why a call waiting for approval can't run here"
@@ -328,26 +352,9 @@ def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict
 _MONTY_PRELUDE = 'ToolCallError = Exception\n'  # a host function's error reaches the sandbox as an `Exception`
 _MONTY_GRACE = 0.25  # seconds past the deadline before the sandbox's process is killed: its own TimeoutError comes first
 
-class _Late(Exception):
-    "The program's deadline passed; `what` says where it was (in a tool call, or between them)"
-    def __init__(self, what: str = 'its process was killed'): super().__init__(what); self.what = what
-
 def _stopped(timeout: float, what: str) -> str:
     "The traceback a program stopped at its deadline reads as"
     return f'{TB}\n  File "<code>", in <module>\n    (stopped after {timeout:g} s; {what})\nTimeoutError'
-
-def _within(fn, left: float, name: str):
-    """`fn()` in a thread of its own, waited for at most `left` seconds; `_Late` when it's still running then (a thread
-    can't be stopped: it runs on in the background, a daemon)"""
-    done, ctx = queue.SimpleQueue(), contextvars.copy_context()
-    def run():
-        try: done.put((True, ctx.run(fn)))
-        except BaseException as e: done.put((False, e))  # noqa: BLE001 - handed to the waiting caller
-    threading.Thread(target=run, name='funccall-code-call', daemon=True).start()
-    try: ok, v = done.get(timeout=max(left, 0))
-    except queue.Empty: raise _Late(f'in a call of {name}, which runs on in the background') from None
-    if not ok: raise v
-    return v
 
 class _Watchdog:
     "Kills process `pid` (the sandbox's worker) at monotonic time `when`, unless the block ends first"

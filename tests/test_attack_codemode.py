@@ -201,6 +201,25 @@ def test_a_thread_an_in_process_program_leaves_running_calls_no_tool_after_its_a
     time.sleep(0.5)  # well before the deadline
     assert len(slow.calls) == n <= 1
 
+def test_an_in_process_timeout_never_lands_inside_a_tool():
+    "The timeout, raised at every line the program's thread ran, interrupted the tool's own cleanup: the application's lock stayed held"
+    lock, log = threading.Lock(), []
+    def write(x: int) -> int:
+        "Write x under the application's lock"
+        lock.acquire()
+        try:
+            log.append(('begin', x))
+            time.sleep(0.2)
+        finally:
+            log.append(('end', x))
+            lock.release()
+        return x
+    r, secs = _timed(Toolbox([write]).code_tool(isolate=False, timeout=0.5), 'for i in range(10): write(i)')
+    assert secs < 1.5 and not r.ok and 'TimeoutError' in r.error
+    assert lock.acquire(timeout=2), 'the lock was left held'  # the call running at the deadline ran on to its end
+    lock.release()
+    assert log[-1][0] == 'end' and [e for e in log if e[0] == 'begin'] == [('begin', i) for i in range(len(log) // 2)]
+
 def _ticking(run):
     "Run coroutine function `run` beside a ticker on the same loop: (its result, seconds it took, longest gap between ticks)"
     async def main():
