@@ -6,7 +6,7 @@ let the model write the injected `account`), of a toolbox or of a group, with ev
 every namespace `call_func`, `call_func_async` and call expressions take; and asserts the raw function never ran (`RAN`)
 and the error is a `ToolNotFound` naming what was asked and what is offered.
 """
-import asyncio
+import asyncio, json
 
 import pytest
 
@@ -352,3 +352,23 @@ def test_a_call_expression_reads_names_as_python_does_and_still_runs_the_pipelin
         [r] = box.call_expr(text)
         assert not r.ok
     assert RAN == [('transfer', 'm', 1, 'alice')]
+
+# --- a provider's response naming attributes -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize('tools', ['list of Tools', 'Toolbox'])
+def test_a_providers_response_naming_attributes_runs_nothing(tools):
+    "What `run_tool_calls` reads from each provider's response: a tool's attribute is an unknown tool there too"
+    from funccall import run_tool_calls
+    t = _transfer_tool()
+    box = [t, add] if tools == 'list of Tools' else Toolbox([t, add], injected={'account': 'alice'})
+    names = ['transfer.fn', 'transfer-fn', 'transfer.execute', 'transfer.__call__', 'add.__wrapped__', '__class__', 'call', 'resume']
+    args = json.dumps(FORGED)
+    responses = {
+        'openai': {'role': 'assistant', 'tool_calls': [{'id': f'c{i}', 'type': 'function', 'function': {'name': nm, 'arguments': args}}
+                                                       for i, nm in enumerate(names)]},
+        'anthropic': {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': f'c{i}', 'name': nm, 'input': FORGED} for i, nm in enumerate(names)]},
+        'openai_responses': [{'type': 'function_call', 'call_id': f'c{i}', 'name': nm, 'arguments': args} for i, nm in enumerate(names)]}
+    for p, resp in responses.items():
+        msgs = run_tool_calls(box, resp, provider=p)
+        assert len(msgs.results) == len(names) and all(r.failure == 'name' for r in msgs.results), p
+    assert RAN == []
