@@ -25,10 +25,10 @@ pydantic-monty is installed, else True. The application's own process is used on
   Not a sandbox either: the process may read files and the network as the user can.
 - `False`: in this process, like the `python` tool (`funccall.pytool`), with its deadline: the caller has its answer
   0.3 s after it at most, except while the program runs C code that holds the GIL, which freezes the whole application
-  until it returns (for good, if it never does). Each tool call runs in a thread of its own, as in monty: the timeout,
-  raised at each line of the program, never lands inside a tool. Tools return Python values. Not a sandbox: the program can do all
-  the application can (read its environment, find the toolbox in memory and call a tool's function without its
-  pipeline); only the functions it is given refuse calls after its deadline or its answer.
+  until it returns (for good, if it never does). Each tool call runs in a thread of its own, as in monty: the
+  timeout, raised at each line of the program, never lands inside a tool. Tools return Python values. Not a sandbox:
+  the program can do all the application can (read its environment, find the toolbox in memory and call a tool's
+  function without its pipeline); only the functions it is given refuse calls after its deadline or its answer.
 What the model reads is capped in every mode: printed output at `MAX_PRINTED`, the value (or traceback) at `MAX_VALUE`
 characters, written out only as far as shown (`_shown`).
 
@@ -233,6 +233,7 @@ def _result(printed: str, value) -> str:
     return '\n'.join(parts)
 
 def _cut(s: str, limit: int, what: str) -> str:
+    "`s` cut to `limit` characters, saying what was cut (as `print` in a program says it)"
     return s if len(s) <= limit else f"{s[:limit]}\n[... {what} cut at {limit} characters]"
 
 def _shown(v, limit: int) -> str:
