@@ -404,7 +404,8 @@ def test_an_in_process_program_reaches_the_application_as_documented(monkeypatch
     "README: in process, the program reads the environment and calls a tool's own function, skipping confirmation and injection"
     monkeypatch.setenv('FUNCCALL_TEST_SECRET', 'the application has this')
     ran = []
-    tool = _guarded_box(ran).code_tool(isolate=False, timeout=10)
+    box = _guarded_box(ran)
+    tool = box.code_tool(isolate=False, timeout=10)
     assert tool.execute({'code': "__import__('os').environ['FUNCCALL_TEST_SECRET']"}).text == 'the application has this'
-    code = "import gc\n[o for o in gc.get_objects() if type(o).__name__ == 'Toolbox'][0].tools['transfer'].fn('m', 1, 'evil')"
+    code = f"import gc\n[o for o in gc.get_objects() if id(o) == {id(box)}][0].tools['transfer'].fn('m', 1, 'evil')"  # (this test's toolbox)
     assert tool.execute({'code': code}).text == 'moved' and ran == [('m', 1, 'evil')]
