@@ -48,7 +48,7 @@ from .pytool import python
 from .schema import SchemaError, handle_type
 from .tools import Tool, to_text
 
-__all__ = ['code_api', 'code_tool', 'safest_mode', 'ToolCallError', 'CodeError', 'programmatic', 'program_callers']
+__all__ = ['code_api', 'code_tool', 'safest_mode', 'ToolCallError', 'CodeError', 'programmatic', 'program_callers', 'MAX_VALUE']
 
 # --- the API as Python source ---------------------------------------------------------------------------
 
