@@ -32,7 +32,7 @@ they load) print goes to stderr.
 """
 from __future__ import annotations
 
-import argparse, asyncio, functools, inspect, ipaddress, json, logging, math, os, re, secrets, shlex, sys, threading, warnings
+import argparse, asyncio, copy, functools, inspect, ipaddress, json, logging, math, os, re, secrets, shlex, sys, threading, warnings
 from collections.abc import Mapping
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
 from functools import partial
@@ -477,13 +477,20 @@ def _context_params(t: Tool) -> list[str]:
     except SchemaError: return []
     return [p.name for p in ps if p.anno is MCPContext]
 
+def _renamed(t: Tool, nm: str) -> Tool:
+    "Tool `t` served as `nm`, its pipeline whole (a `Tool` of it would run the client's call unconfirmed, its own pending for good)"
+    r = copy.copy(t)
+    r.name = r.__name__ = nm
+    r.schema = {**t.schema, 'name': nm}
+    return r
+
 def _toolbox(tools, injected: dict | None) -> tuple[Toolbox, dict]:
     "The tools to serve as one `Toolbox`, and each tool's `MCPContext` parameters (tool name -> names)"
     def tool(t, nm=None):  # a function taking an `MCPContext` gets it injected, out of its schema
         if isinstance(t, Tool):
             if missing := [p for p in _context_params(t) if p not in t.inject]:
                 raise TypeError(f"Tool {t.name!r}: its MCPContext parameter {missing[0]!r} must be injected: Tool(..., inject=({missing[0]!r},))")
-            return t if nm in (None, t.name) else Tool(t, name=nm)
+            return t if nm in (None, t.name) else _renamed(t, nm)
         ps = _context_params(t)
         return Tool(t, name=nm, inject=tuple(ps)) if ps or nm else t
     if isinstance(tools, Mapping): box = Toolbox([tool(t, nm) for nm, t in tools.items()])

@@ -4,6 +4,8 @@ How the timeout stops code: the code always runs in a thread of its own (a daemo
 from (the main thread, another thread, an event loop's thread), and the caller waits for it until the deadline. Then
 `TimeoutError` is raised in the code's thread at its next Python instruction, and again at every line it runs, so
 code that catches it (`except BaseException` in a loop, in a `__del__`) still stops. Nested calls keep their deadlines.
+It lands wherever that thread is, inside functions of yours the code called too (their `finally` blocks included): pass
+in only functions that can take an exception at any line (code mode runs each tool call in a thread of its own for this).
 (So the code never runs on the main thread: what only works there, `signal.signal`, fails in it.)
 
 What the deadline holds, and what it can't:

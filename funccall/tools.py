@@ -225,6 +225,8 @@ class Tool(Sealed):
         provider_options: dict | None=None,  # provider -> keys added to its definition, e.g. `{'anthropic': {'cache_control': {...}}}`
         icons: list | None=None,             # icons for MCP clients' user interfaces: `mcp_types.Icon`s or dicts (`src`, `mimeType`, `sizes`)
     ):
+        if isinstance(fn, Sealed):  # its pipeline inside this one: its confirmation a pending text, its injected values never given
+            raise TypeError(f"Tool of a {type(fn).__name__}: use the {type(fn).__name__} itself, or make the Tool from its function")
         self.fn, self.strict, self.inject = fn, strict, _names(inject)
         self.requires_confirmation, self.confirm = requires_confirmation, confirm
         self.pre_hook, self.post_hook, self.middleware = pre_hook, post_hook, tuple(middleware)
