@@ -359,10 +359,10 @@ def test_a_self_containing_or_deeply_nested_value_is_shown_bounded(isolate):
 
 @pytest.mark.skipif(not sys.platform.startswith('linux'), reason='finds the channel in /proc/self/fd')
 def test_an_isolated_program_forging_its_last_message_can_not_send_more_than_the_caps():
-    "The program's process is hostile: it writes the 'done' message itself, 10 MB printed and 10 MB of value"
+    "The program's process is hostile: it writes the 'done' message itself, 5 MB printed and 5 MB of value (under the channel's 16 MB a line)"
     code = textwrap.dedent('''
         import json, os
-        line = (json.dumps({'done': True, 'printed': 'p' * 10_000_000, 'value': 'v' * 10_000_000, 'failed': False}) + '\\n').encode()
+        line = (json.dumps({'done': True, 'printed': 'p' * 5_000_000, 'value': 'v' * 5_000_000, 'failed': False}) + '\\n').encode()
         for fd in map(int, os.listdir('/proc/self/fd')):
             if fd > 2 and os.readlink(f'/proc/self/fd/{fd}').startswith(('pipe:', 'socket:')):
                 try: os.write(fd, line)
