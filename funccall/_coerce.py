@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from ._inputs import MAX_SHOWN, Problem, short
 from ._json import jsonable
-from ._types import SchemaError, TypeInfo, _is_ndarray, constraints, fields, kind, origin, type_cache, type_name
+from ._types import SchemaError, TypeInfo, _is_ndarray, constraints, fields, kind, needs_pydantic, origin, type_cache, type_name
 
 __all__ = ['Mismatch', 'coercer', 'exact_type', 'ready', 'expected_words', 'path_text', 'MAX_TEXT', 'MAX_LITERAL']
 
@@ -130,9 +130,30 @@ def _parse_text(v: str, t):
 def _build(t):
     try: info = kind(t)
     except SchemaError: return _identity  # no schema, so nothing to check against: as the reference does
+    if info.meta and needs_pydantic(info.meta): return _pydantic_coerce(t)
     c = _builders[info.kind](info)
     if info.meta and (cons := constraints(info.meta, _json_type(info))): c = _constrained(c, cons)
     return c
+
+def _pydantic_coerce(t):
+    "pydantic validates an annotation whose metadata holds its validators (`AfterValidator`, ...): all of it, in pydantic's order"
+    from pydantic import TypeAdapter  # (the metadata is pydantic's, or `get_schema` refused it: pydantic is there)
+    check = TypeAdapter(t).validate_python
+    def f(v):
+        try: return check(v)
+        except ValueError as e: raise _pydantic_mismatch(t, v, e) from None  # pydantic's ValidationError
+    return f
+
+def _pydantic_mismatch(t, v, e: ValueError) -> Mismatch:
+    "Each of the errors in pydantic's `ValidationError` `e` at its path, as one `Mismatch`"
+    errs = e.errors() if callable(getattr(e, 'errors', None)) else []
+    if not errs: return Mismatch(t, v, f"not a valid {type_name(t)}: {str(e)[:200]}")
+    bad = None
+    for err in errs[:MAX_SHOWN + 1]:
+        why = f"{err.get('msg', 'invalid')}, got {short(err.get('input'))}"
+        bad = _gather(bad, Mismatch(None, err.get('input'), why, tuple(err.get('loc', ()))))
+    bad.cut = len(errs) > MAX_SHOWN + 1
+    return bad
 
 def _json_type(info) -> str | None:
     if info.kind == 'scalar': return {str: 'string', int: 'integer', float: 'number'}.get(info.args[0])
@@ -141,6 +162,7 @@ def _json_type(info) -> str | None:
     return None
 
 def _multiple(x, m) -> bool:
+    if type(x) is int and type(m) is int: return x % m == 0  # exactly: a float quotient of large integers rounds
     try: q = x / m
     except (OverflowError, ZeroDivisionError): return False
     return abs(q - round(q)) < 1e-9
@@ -182,7 +204,7 @@ def exact_type(t) -> type | None:
     "The one type a value of annotation `t` may have to need no coercion at all (`int` for `int`), or None"
     try: info = kind(t)
     except SchemaError: return None
-    if info.meta and constraints(info.meta, _json_type(info)): return None  # a range, length or pattern to check
+    if info.meta and (constraints(info.meta, _json_type(info)) or needs_pydantic(info.meta)): return None  # a range, length, pattern or validator
     return info.t if info.kind == 'scalar' and info.t is info.args[0] else None
 
 # --- the {kind: handler} table: each builds the coercer for one kind ----------------------------------
@@ -659,14 +681,7 @@ def _model_coerce(info):
         try: return t.model_validate(d)
         except Exception as e:  # pydantic's ValidationError
             if (pruned := _drop_default_nulls(t, d)) != d: return f(pruned)  # a null strict mode sent inside: left out, as above
-            errs = e.errors() if callable(getattr(e, 'errors', None)) else []
-            if not errs: raise Mismatch(t, v, f"not a valid {type_name(t)}: {str(e)[:200]}") from None
-            bad = None
-            for err in errs[:MAX_SHOWN + 1]:
-                why = f"{err.get('msg', 'invalid')}, got {short(err.get('input'))}"
-                bad = _gather(bad, Mismatch(None, err.get('input'), why, tuple(err.get('loc', ()))))
-            bad.cut = len(errs) > MAX_SHOWN + 1
-            raise bad from None
+            raise _pydantic_mismatch(t, v, e) from None
     return f
 
 _builders = {
