@@ -15,7 +15,7 @@ one is reported: the happy path never pays for words.
 """
 from __future__ import annotations
 
-import ast, base64, binascii, dataclasses, datetime as dt, json, re, sys
+import ast, base64, binascii, copy, dataclasses, datetime as dt, json, re, sys
 from decimal import Decimal
 from keyword import iskeyword
 from uuid import UUID
@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from ._inputs import MAX_SHOWN, Problem, short
 from ._json import jsonable
-from ._types import SchemaError, TypeInfo, _is_ndarray, constraints, fields, kind, needs_pydantic, origin, type_cache, type_name
+from ._types import SchemaError, TypeInfo, _is_ndarray, constraints, empty, fields, kind, needs_pydantic, origin, type_cache, type_name
 
 __all__ = ['Mismatch', 'coercer', 'exact_type', 'ready', 'expected_words', 'path_text', 'MAX_TEXT', 'MAX_LITERAL']
 
@@ -534,11 +534,15 @@ class _FieldsPlan:
 # The fields plan is built on first use: a recursive class refers to its own coercer while being planned
 
 def _typeddict_coerce(info):
-    plan = None
+    plan, defaults = None, None
     def f(v):
-        nonlocal plan
-        if plan is None: plan = _FieldsPlan(info)
-        return plan.kwargs(v)
+        nonlocal plan, defaults
+        if plan is None:
+            plan = _FieldsPlan(info)
+            defaults = {fl.name: fl.default for fl in fields(info) if fl.default is not empty}  # langchain's `Annotated[T, default, "..."]`
+        d = plan.kwargs(v)
+        if defaults and not defaults.keys() <= d.keys(): d = {**{k: copy.deepcopy(x) for k, x in defaults.items() if k not in d}, **d}
+        return d
     return f
 
 def _namedtuple_coerce(info):

@@ -503,6 +503,15 @@ def _td_required(nm: str, a, t) -> bool:
     if get_origin(a) in _wrappers and wrapper in ('Required', 'NotRequired'): return wrapper == 'Required'
     return nm in t.__required_keys__
 
+_literal_defaults = (NoneType, bool, int, float, list, dict, tuple)
+
+def _td_default(a):
+    "langchain's convention for a TypedDict key, `Annotated[T, default, \"description\"]`: its default (`...`: none, so `empty`)"
+    while get_origin(a) in _wrappers: a = get_args(a)[0]
+    meta = a.__metadata__ if type(a) is _AnnotatedAlias else ()
+    if len(meta) == 2 and isinstance(meta[1], str) and type(meta[0]) in _literal_defaults: return meta[0]
+    return empty
+
 def fields(info: TypeInfo) -> list[Field]:
     "Fields of a class kind (`typeddict`, `namedtuple`, `dataclass`, `model`, `class`)"
     t, where = info.t, f'class {info.t.__qualname__!r}'
@@ -517,8 +526,11 @@ def fields(info: TypeInfo) -> list[Field]:
             res.append(Field(f.name, hints.get(f.name, f.type), default, required, f.metadata.get('description'), f.name))
         return res
     if info.kind == 'typeddict':
-        hints = _hints(t, where)
-        return [Field(nm, a, empty, _td_required(nm, a, t), None, nm) for nm, a in hints.items()]
+        res = []
+        for nm, a in _hints(t, where).items():
+            default = _td_default(a)
+            res.append(Field(nm, a, default, _td_required(nm, a, t) and default is empty, None, nm))
+        return res
     if info.kind == 'namedtuple':
         hints, dflt = _hints(t, where), t._field_defaults
         return [Field(nm, hints.get(nm, Any), dflt.get(nm, empty), nm not in dflt, None, nm) for nm in t._fields]
