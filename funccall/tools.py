@@ -254,7 +254,7 @@ class Tool:
         ps = signature(fn, skip=self.inject).params
         self.fold = next(p.name for p in ps if p.name not in self.inject) if fold else None  # the parameter the model's object builds
         # whether calling `fn` needs more than keywords: positional-only or `*args` by position, `**kwargs` spread, `Field` defaults
-        self._spread = any(p.kind not in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY) or type(p.default) is Default for p in ps)
+        self._spread = any(p.kind not in _BY_KEYWORD or type(p.default) is Default for p in ps)
         self.name, self.description = s['name'], s['description']
         self._checker = _shadow(fn, self.inject, self.name) if self.inject else fn  # what the model's arguments are checked against
         hooks = (confirm, pre_hook, post_hook, *self.middleware)
@@ -501,6 +501,8 @@ def _repairs(tr, args: dict, kw: dict) -> None:
         if k in kw and type(kw[k]) is not type(v) and isinstance(kw[k], (bool, int, float, str, list, dict)) and not (
                 type(v) is int and type(kw[k]) is float):
             _trace.event(tr, 'funccall.repair', {'funccall.argument': k, 'funccall.sent': type(v).__name__, 'funccall.made': type(kw[k]).__name__})
+
+_BY_KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)  # parameters a call by keyword fills
 
 def _shadow(fn, inject: tuple, name: str):
     "`fn` as the model sees it, its injected parameters left out: what the model's arguments are checked against"
