@@ -15,7 +15,7 @@ one is reported: the happy path never pays for words.
 """
 from __future__ import annotations
 
-import ast, base64, binascii, copy, dataclasses, datetime as dt, json, re, sys
+import ast, base64, binascii, dataclasses, datetime as dt, json, re, sys
 from decimal import Decimal
 from keyword import iskeyword
 from uuid import UUID
@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from ._inputs import MAX_SHOWN, Problem, short
 from ._json import jsonable
-from ._types import SchemaError, TypeInfo, _is_ndarray, constraints, empty, fields, kind, needs_pydantic, origin, type_cache, type_name
+from ._types import Default, SchemaError, TypeInfo, _is_ndarray, constraints, fields, kind, needs_pydantic, origin, type_cache, type_name
 
 __all__ = ['Mismatch', 'coercer', 'exact_type', 'ready', 'expected_words', 'path_text', 'MAX_TEXT', 'MAX_LITERAL']
 
@@ -482,7 +482,7 @@ def _format_coerce(info):
 
 class _FieldsPlan:
     "How to build the keyword arguments of a class kind from a JSON object"
-    __slots__ = ('info', 'specs', 'by_key', 'required', 'takes')
+    __slots__ = ('info', 'specs', 'by_key', 'required', 'takes', 'fills')
     def __init__(self, info):
         fs = fields(info)
         self.info = info
@@ -491,6 +491,8 @@ class _FieldsPlan:
         self.by_key = {s[0]: s for s in self.specs}
         self.required = frozenset(f.name for f in fs if f.required)
         self.takes = ', '.join(repr(f.name) for f in fs[:MAX_SHOWN]) + (', ...' if len(fs) > MAX_SHOWN else '')
+        # defaults the object can't supply itself: pydantic's `Field` in an `__init__`, langchain's TypedDict `Annotated[T, default, "..."]`
+        self.fills = {f.attr: f.default for f in fs if type(f.default) is Default}
 
     def kwargs(self, v) -> dict:
         "The keyword arguments for `v`: checked field by field; any problem sends it the careful way, to report them all"
@@ -505,6 +507,11 @@ class _FieldsPlan:
                     except Mismatch as e: return self._report(d, v, kw, key, e)
             elif required: return self._report(d, v, kw)
         if len(kw) != len(d): return self._report(d, v, kw)  # fields it doesn't have
+        return self._filled(kw) if self.fills else kw
+
+    def _filled(self, kw: dict) -> dict:
+        for attr, d in self.fills.items():
+            if attr not in kw: kw[attr] = d.make()
         return kw
 
     def _report(self, d: dict, v, done: dict, failed=None, err=None) -> dict:
@@ -529,20 +536,16 @@ class _FieldsPlan:
                 if key in self.required and key not in d:
                     if (bad := _gather(bad, Mismatch(None, v, 'missing (required)', (key,)))).full: break
         if bad is not None: raise bad
-        return kw
+        return self._filled(kw)
 
 # The fields plan is built on first use: a recursive class refers to its own coercer while being planned
 
 def _typeddict_coerce(info):
-    plan, defaults = None, None
+    plan = None
     def f(v):
-        nonlocal plan, defaults
-        if plan is None:
-            plan = _FieldsPlan(info)
-            defaults = {fl.name: fl.default for fl in fields(info) if fl.default is not empty}  # langchain's `Annotated[T, default, "..."]`
-        d = plan.kwargs(v)
-        if defaults and not defaults.keys() <= d.keys(): d = {**{k: copy.deepcopy(x) for k, x in defaults.items() if k not in d}, **d}
-        return d
+        nonlocal plan
+        if plan is None: plan = _FieldsPlan(info)
+        return plan.kwargs(v)
     return f
 
 def _namedtuple_coerce(info):

@@ -6,7 +6,7 @@ function takes and what a class is built from, with annotations resolved.
 """
 from __future__ import annotations
 
-import dataclasses, datetime as dt, enum, functools, inspect, itertools, sys, types, typing
+import copy, dataclasses, datetime as dt, enum, functools, inspect, itertools, sys, types, typing
 from collections import abc
 from decimal import Decimal
 from pathlib import Path, PurePath
@@ -347,7 +347,10 @@ class Default(NamedTuple):
     value: Any = empty  # the default, or `empty` when `factory` makes it
     factory: Any = None # pydantic's `default_factory`, called afresh for each call
 
-    def make(self): return self.factory() if self.factory is not None else self.value
+    def make(self):
+        "The value for one call: made afresh, so a call that changes it changes no other call's"
+        if self.factory is not None: return self.factory()
+        return self.value if type(self.value) in _immutable else copy.deepcopy(self.value)
 
     def shown(self):
         "What a schema shows: the value, or what an empty container's factory makes; else `empty` (a factory's value varies)"
@@ -488,7 +491,7 @@ def signature(
 class Field(NamedTuple):
     name: str        # the key the JSON object uses (a pydantic alias when there is one)
     anno: Any
-    default: Any     # `empty` when there is none to show
+    default: Any     # `empty` when there is none to show; a `Default` when building the object must supply it
     required: bool
     doc: str | None  # a description declared with the field itself (pydantic `Field`, dataclass metadata)
     attr: str        # the Python name, to build the object with
@@ -504,12 +507,13 @@ def _td_required(nm: str, a, t) -> bool:
     return nm in t.__required_keys__
 
 _literal_defaults = (NoneType, bool, int, float, list, dict, tuple)
+_immutable = frozenset((NoneType, bool, int, float, str, bytes))
 
 def _td_default(a):
     "langchain's convention for a TypedDict key, `Annotated[T, default, \"description\"]`: its default (`...`: none, so `empty`)"
     while get_origin(a) in _wrappers: a = get_args(a)[0]
     meta = a.__metadata__ if type(a) is _AnnotatedAlias else ()
-    if len(meta) == 2 and isinstance(meta[1], str) and type(meta[0]) in _literal_defaults: return meta[0]
+    if len(meta) == 2 and isinstance(meta[1], str) and type(meta[0]) in _literal_defaults: return Default(meta[0])
     return empty
 
 def fields(info: TypeInfo) -> list[Field]:

@@ -402,3 +402,32 @@ def test_a_field_default_constraint_is_enforced_as_the_annotated_one(case):
 class _nothing:
     def __enter__(self): return self
     def __exit__(self, *a): return False
+
+class Window:
+    "A window"
+    def __init__(self, title: str, width: int = Field(800, ge=100)):
+        self.title, self.width = title, width
+
+def open_window(w: Window) -> int:
+    "Open a window"
+    return w.width
+
+def test_a_field_default_in_a_class_init_is_filled_in_when_the_class_is_built():
+    s = get_schema(open_window)['input_schema']['$defs']['Window']
+    assert s['properties']['width'] == {'description': '', 'default': 800, 'type': 'integer', 'minimum': 100}
+    assert call_func('open_window', {'w': {'title': 't'}}, [open_window]) == 800
+    assert call_func('open_window', {'w': {'title': 't', 'width': 5}}, [open_window], raise_on_err=False) == (
+        "ToolInputError: Tool 'open_window', argument 'w.width': 5 is less than the minimum 100")
+
+class Opts(TypedDict):
+    tags: Annotated[list, [], "Tags to add"]
+
+def opts(o: Opts) -> list:
+    "Add tags"
+    o['tags'].append('x')  # a tool that changes its default must not change the next call's
+    return o['tags']
+
+def test_a_typeddict_default_is_a_fresh_copy_for_each_call():
+    assert get_schema(opts)['input_schema']['$defs']['Opts']['properties']['tags'] == {
+        'description': 'Tags to add', 'default': [], 'type': 'array', 'items': {}}
+    assert [call_func('opts', {'o': {}}, [opts]) for _ in range(2)] == [['x'], ['x']]
