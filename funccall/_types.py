@@ -480,7 +480,7 @@ def signature(
     res = []
     for nm, default, k in ps:
         anno = empty if nm in skip else hints.get(nm, empty)
-        if default is not empty or type(anno) is _AnnotatedAlias: anno, default = _from_field(anno, default)
+        if type(anno) is _AnnotatedAlias or (default is not empty and field_info(default)): anno, default = _from_field(anno, default)
         declared = anno is not empty
         if not declared and default is not empty: anno = type(default)  # as docments does
         res.append(Param(nm, anno, default, k, declared))

@@ -336,9 +336,11 @@ def get_schema(
 )->dict: # {'name':..., 'description':..., pname:...}
     "Generate JSON schema for a class, function, or method"
     if issubclass(type(f), dict): return f
-    description, inject, fold = kw.pop('description', None), kw.pop('inject', ()), bool(kw.pop('fold', False))
-    if kw: raise TypeError(f"get_schema() got unexpected keyword arguments {sorted(kw)}")
-    inject = (inject,) if isinstance(inject, str) else tuple(inject)
+    description, inject, fold = None, (), False
+    if kw:
+        description, inject, fold = kw.pop('description', None), kw.pop('inject', ()), bool(kw.pop('fold', False))
+        if kw: raise TypeError(f"get_schema() got unexpected keyword arguments {sorted(kw)}")
+        inject = (inject,) if isinstance(inject, str) else tuple(inject)
     if type(f) is FunctionType and (src := f.__dict__.get('__tool_schema__')) is not None:  # built by `mk_tool`: the tool's own schema
         return {'name': name or src['name'], 'description': src['description'] if description is None else description,
                 pname: _copy(src['input_schema'])}
