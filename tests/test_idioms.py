@@ -299,6 +299,7 @@ def test_a_c_class_parameter_is_a_clear_schema_error_not_a_crash():
     assert list(get_schema(q, inject='db')['input_schema']['properties']) == ['sql']
     with pytest.raises(SchemaError, match="has no parameter 'conn' to inject"): get_schema(q, inject='conn')
 
+@pytest.mark.filterwarnings("ignore:.*no source found")  # (a function made by `exec` has no source: its comments are not the point)
 def test_an_injected_parameter_annotation_is_never_resolved():
     ns: dict = {}
     exec(textwrap.dedent('''
