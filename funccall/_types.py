@@ -330,16 +330,17 @@ def field_info(v) -> bool:
     return t.__name__ == 'FieldInfo' and t.__module__ == 'pydantic.fields'
 
 _VALIDATORS = {'pydantic.functional_validators': {'AfterValidator', 'BeforeValidator', 'PlainValidator', 'WrapValidator'},
-               'annotated_types': {'Predicate', 'Not'}}
+               'annotated_types': {'Predicate', 'Not'}, 'pydantic.types': {'Strict'}}
 
 def needs_pydantic(
     meta: tuple,  # `Annotated` metadata
-) -> bool:        # whether it holds a check only pydantic can run: a validator function, a string transform
+) -> bool:        # whether it holds a check only pydantic can run: a validator function, strict mode, a string transform
     "Whether `meta` asks for more than the JSON Schema keywords `constraints` gives: then pydantic validates the value"
     for m in meta:
-        t = type(m)
-        if t.__name__ in _VALIDATORS.get(t.__module__, ()): return True
-        if t.__name__ == 'StringConstraints' and any(getattr(m, k, None) for k in ('strip_whitespace', 'to_upper', 'to_lower')): return True
+        for c in (m, *(m.metadata if field_info(m) else ())):  # `Field(strict=True)` holds a `Strict()`
+            t = type(c)
+            if t.__name__ in _VALIDATORS.get(t.__module__, ()) and getattr(c, 'strict', True): return True
+            if t.__name__ == 'StringConstraints' and any(getattr(c, k, None) for k in ('strip_whitespace', 'to_upper', 'to_lower')): return True
     return False
 
 class Default(NamedTuple):

@@ -134,6 +134,7 @@ def _shown(meta: tuple) -> str: return ', '.join(repr(m)[:80] for m in meta if n
 def _field_keywords(fi) -> dict:
     "What pydantic's `Field` adds to a schema beyond constraints and description: `title`, `examples`, `json_schema_extra`"
     res = {k: v for k in ('title', 'examples') if (v := getattr(fi, k, None)) is not None}
+    if getattr(fi, 'deprecated', None): res['deprecated'] = True
     if isinstance(extra := getattr(fi, 'json_schema_extra', None), dict): res.update(extra)
     return res
 

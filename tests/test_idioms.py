@@ -25,9 +25,13 @@ def tagged(tags: list[str] = Field(default_factory=list, max_length=3), when: st
     "Tag something"
     return tags, when
 
-def titled(n: int = Field(3, title='Count', examples=[1, 2], json_schema_extra={'x-unit': 'items'})):
+def titled(n: int = Field(3, title='Count', examples=[1, 2], json_schema_extra={'x-unit': 'items'}), old: bool = Field(False, deprecated='use n')):
     "Count things"
     return n
+
+def exact(n: int = Field(strict=True), m: Annotated[int, Field(strict=False)] = 0):
+    "pydantic's strict mode: no \"5\" for 5 (funccall's repairs are lax mode's)"
+    return n, m
 
 def priced(price: Annotated[float, Field(default=5.0, ge=0)]):
     "Annotated Field with a default of its own, and no `= 5.0`"
@@ -172,8 +176,13 @@ ROWS = {
         {}, ([], 'now'), {'tags': ['a', 'b', 'c', 'd']}, "Tool 'tagged', argument 'tags': ['a', 'b', 'c', 'd'] has more than 3 items"),
     'pydantic-title-examples': Row(titled,
         {'type': 'object', 'properties': {'n': {'description': '', 'default': 3, 'type': 'integer', 'title': 'Count',
-                                                'examples': [1, 2], 'x-unit': 'items'}}},
+                                                'examples': [1, 2], 'x-unit': 'items'},
+                                          'old': {'description': '', 'default': False, 'type': 'boolean', 'deprecated': True}}},
         {}, 3, {'n': 'x'}, "Tool 'titled', argument 'n': expected an integer, got 'x'"),
+    'pydantic-strict': Row(exact,
+        {'type': 'object', 'properties': {'n': {'description': '', 'type': 'integer'}, 'm': {'description': '', 'default': 0, 'type': 'integer'}},
+         'required': ['n']},
+        {'n': 5, 'm': '6'}, (5, 6), {'n': '5'}, "Tool 'exact', argument 'n': Input should be a valid integer, got '5'"),
     'pydantic-annotated-default': Row(priced,
         {'type': 'object', 'properties': {'price': {'description': '', 'default': 5.0, 'type': 'number', 'minimum': 0}}},
         {}, 5.0, {'price': -1}, "Tool 'priced', argument 'price': -1 is less than the minimum 0"),
