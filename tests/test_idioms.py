@@ -441,3 +441,15 @@ def test_a_typeddict_default_is_a_fresh_copy_for_each_call():
     assert get_schema(opts)['input_schema']['$defs']['Opts']['properties']['tags'] == {
         'description': 'Tags to add', 'default': [], 'type': 'array', 'items': {}}
     assert [call_func('opts', {'o': {}}, [opts]) for _ in range(2)] == [['x'], ['x']]
+
+@pytest.mark.filterwarnings("ignore:.*no source found")
+def test_a_plain_class_without_source_has_a_schema_not_a_crash():
+    "`object.__init__` is C too: a class with no `__init__` of its own, made where there is no source, is an empty object"
+    ns: dict = {}
+    exec(textwrap.dedent('''
+        class Marker:
+            "A marker"
+        def mark(m: Marker):
+            "Mark"
+    '''), ns)
+    assert get_schema(ns['mark'])['input_schema']['$defs'] == {'Marker': {'type': 'object', 'properties': {}, 'title': 'Marker'}}
