@@ -445,7 +445,7 @@ def test_a_typeddict_default_is_a_fresh_copy_for_each_call():
 @pytest.mark.filterwarnings("ignore:.*no source found")
 def test_a_plain_class_without_source_has_a_schema_not_a_crash():
     "`object.__init__` is C too: a class with no `__init__` of its own, made where there is no source, is an empty object"
-    ns: dict = {}
+    ns: dict = {'__name__': 'made_by_exec'}
     exec(textwrap.dedent('''
         class Marker:
             "A marker"
