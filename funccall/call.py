@@ -15,12 +15,15 @@ from ._coerce import Mismatch, _identity, coercer, exact_type, path_text, ready
 from ._inputs import MAX_SHOWN, Problem, ToolInputError, read_arguments as _inputs, short
 from ._run import call_tool, to_thread, is_async as _is_async, run_sync as _run_sync
 from ._ns import ToolNotFound, mk_ns, resolve_nm
-from ._types import Default, SchemaError, empty, is_callable_object, on_types_changed, signature, var_anno
+from ._types import Default, SchemaError, empty, is_callable_object, on_types_changed, signature, type_has, var_anno
 
-__all__ = ['call_func', 'call_func_async', 'coerce_inputs', 'call_args', 'error_text', 'ToolInputError', 'ToolNotFound', 'mk_ns', 'resolve_nm']
+__all__ = ['call_func', 'call_func_async', 'coerce_inputs', 'call_args', 'NAMED', 'error_text', 'ToolInputError', 'ToolNotFound',
+           'mk_ns', 'resolve_nm']
 
 _P = inspect.Parameter
 _VARS = (_P.VAR_POSITIONAL, _P.VAR_KEYWORD)
+NAMED = '__funccall_named__'
+"A class attribute saying its callables take the arguments by the names the schema shows, as keywords (a `Tool`): never spread"
 _ANY = object()  # in `_Plan.fast`: a parameter that takes any value as it is
 _canon_re = re.compile(r'[\W_]+')
 _SETTLED = frozenset({int, float, str, bool, type(None), list, dict, tuple})  # results that are never awaitable (`isawaitable` costs ~0.4 µs)
@@ -58,7 +61,8 @@ class _Plan:
         self.required = frozenset(p.name for p in ps if p.default is empty and p.kind not in _VARS)
         self.fills = {p.name: p.default for p in ps if type(p.default) is Default}  # pydantic's `Field` defaults: the function's own won't do
         varied = self.var_pos is not None or self.var_key is not None
-        self.spread = bool(self.posonly or self.fills or varied)
+        # how the call is made: spread for a function's own parameters, by the schema's names for a `Tool` (it does the rest)
+        self.spread = bool(self.posonly or self.fills or varied) and not type_has(type(f), NAMED)
         self.n = len(ps)
         self.is_async = _is_async(f)
         # the parameters a value may skip coercion for, when its type is exactly the annotation; None when a required one
@@ -131,6 +135,7 @@ class _Plan:
     def _args(self, kw: dict, tool: str, named: bool = False) -> tuple[list, dict]:
         """The call's positional and keyword arguments for the coerced arguments `kw` (with `named`, `kw` itself): the
         defaults pydantic's `Field` holds filled in, `*args` and `**kwargs` spread"""
+        if not self.spread: return kw if named else ((), kw)
         for nm, d in self.fills.items():
             if nm not in kw: kw[nm] = d.make()
         extra = kw.get(self.var_key) if self.var_key is not None else None

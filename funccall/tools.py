@@ -192,6 +192,7 @@ def _names(x) -> tuple:
 
 class Tool:
     "One callable offered to a model, with what runs around each call"
+    __funccall_named__ = True  # (`call.NAMED`) `call_func` calls it with the model's arguments by name: its own pipeline spreads them
     def __init__(
         self,
         fn: Callable,                        # the function, method, async function or callable object

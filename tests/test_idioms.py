@@ -453,3 +453,13 @@ def test_a_plain_class_without_source_has_a_schema_not_a_crash():
             "Mark"
     '''), ns)
     assert get_schema(ns['mark'])['input_schema']['$defs'] == {'Marker': {'type': 'object', 'properties': {}, 'title': 'Marker'}}
+
+def test_call_func_through_a_toolbox_runs_each_idiom_through_the_tool():
+    "A `Tool` takes the model's arguments by name: `call_func` never spreads them into its `__call__`"
+    from funccall import Toolbox
+    box = Toolbox([total, score, spaced])
+    assert call_func('total', {'label': 's', 'args': [1, 2], 'kwargs': {'u': 'v'}}, box) == "s=3 [('u', 'v')]"
+    assert call_func('score', {'score': 5}, box) == '[5, "Unknown"]'
+    assert call_func('spaced', {'first': 1, 'rest': [3]}, box) == '[1, 2, [3]]'
+    assert call_func('total', {'label': 's', 'kwargs': {'label': 't'}}, box, raise_on_err=False) == (
+        "ToolInputError: Tool 'total', argument 'kwargs.label': names parameter 'label'; give it as an argument of its own")
