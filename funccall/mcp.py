@@ -544,9 +544,9 @@ def _wrapper(s: dict | None) -> bool:
     return set(s) - {'$defs'} == {'type', 'properties', 'required'} and list(s['properties']) == ['result'] and s['required'] == ['result']
 
 def _input_schema(t: Tool) -> dict:
-    "What `t` takes, with `additionalProperties: false` where the call refuses other arguments (no `**kwargs`)"
+    "What `t` takes, with `additionalProperties: false`: the call refuses other arguments (a typed `**kwargs` is a property of its own)"
     s = t.schema['input_schema']
-    if 'additionalProperties' in s or any(p.kind == inspect.Parameter.VAR_KEYWORD for p in signature(t.fn).params): return s
+    if 'additionalProperties' in s: return s
     return {**s, 'additionalProperties': False}
 
 def _mcp_tool(t: Tool, out: dict | None) -> types.Tool:
