@@ -766,7 +766,7 @@ def test_check_reports_every_finding_at_once(capsys, tmp_path):
     f = tool_file(tmp_path, 'many.py', '''
         from __future__ import annotations
         from typing import Annotated
-        def many(a, b: int, *rest: int):
+        def many(a, b: int, *rest):
             return a
         def twice(
             a: Annotated[int, 'from Annotated'],  # from the comment
