@@ -49,7 +49,8 @@ class _Plan:
         # `call_func` or a `Toolbox` sends what a direct call sends
         self.unset_by_null = frozenset() if built else frozenset(nm for nm, (_, default, _, _) in self.params.items() if default is not empty)
         self.posonly = [p.name for p in ps if p.kind is _P.POSITIONAL_ONLY]
-        self.required = frozenset(p.name for p in ps if p.default is empty)
+        # a built tool's own check reports every problem, a missing argument with the rest: its parameters all default to unset
+        self.required = frozenset() if built else frozenset(p.name for p in ps if p.default is empty)
         self.n = len(ps)
         self.is_async = _is_async(f)
         # the parameters a value may skip coercion for, when its type is exactly the annotation; None when a required one
