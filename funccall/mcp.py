@@ -33,6 +33,7 @@ import argparse, asyncio, inspect, ipaddress, json, logging, math, os, secrets, 
 from collections.abc import Mapping
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
 from functools import partial
+from types import TracebackType
 from typing import Any
 
 try:
@@ -175,7 +176,7 @@ class MCPClient:
         auth=None,             # an `httpx2.Auth` for a URL, such as the SDK's `mcp.client.auth.OAuthClientProvider`
         prefix: str='',        # put before each tool's name (`prefix='git_'`: `git_status`), so several servers share one toolbox
         validate_output=True,  # check structured results against each tool's output schema: True raises `MCPToolError`, 'warn' warns, False skips
-        on_progress=None,      # `on_progress(tool, progress, total, message)`, sync or async: the server's progress reports, and a task's status messages
+        on_progress=None,      # `on_progress(tool, progress, total, message)`, sync or async: progress reports, a task's status messages
         task_timeout: float=3600,  # seconds a tool run as an MCP task may take in all (then it is cancelled at the server); `math.inf`: no limit
     ):
         self.server, self.timeout, self.check, self.errlog = _server(server, env, cwd), timeout, check, errlog
@@ -329,7 +330,8 @@ class MCPClient:
         if nm not in self._tasked: return await self._client.call_tool(nm, args, progress_callback=progress, meta=_trace.meta())
         async def status(task): await self._progress(tool, None, None, task.status_message)
         try: r = await run_task(self._client.session, nm, args, _trace.meta(), self.timeout, self.task_timeout, status)
-        except TimeoutError: raise TimeoutError(f"Tool {tool!r}: its task did not end within {self.task_timeout:g} s, and was cancelled at the server") from None
+        except TimeoutError:
+            raise TimeoutError(f"Tool {tool!r}: its task did not end within {self.task_timeout:g} s, and was cancelled at the server") from None
         if not r.is_error: await self._client.session.validate_tool_result(nm, r)
         return r
 
@@ -562,10 +564,15 @@ def _error(text: str) -> types.CallToolResult: return types.CallToolResult(conte
 _PKG = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 def _tool_frames(e: BaseException) -> tuple:
-    "`e` to log, its traceback from the tool's first frame on: the pipeline's frames before it tell the operator nothing"
-    tb = e.__traceback__
-    while tb is not None and tb.tb_frame.f_code.co_filename.startswith(_PKG): tb = tb.tb_next
-    return type(e), e, tb or e.__traceback__  # a failure inside funccall itself keeps every frame
+    "`e` to log with the frames of its traceback outside funccall: the pipeline's (hooks, retries, threads) tell the operator nothing"
+    kept, tb = [], e.__traceback__
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(_PKG): kept.append(tb)
+        tb = tb.tb_next
+    if not kept: return type(e), e, e.__traceback__  # a failure inside funccall itself keeps every frame
+    out = None
+    for t in reversed(kept): out = TracebackType(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return type(e), e, out
 
 def _failed(r: ToolResult, text: str) -> types.CallToolResult:
     "A failure as the client gets it: the exception's type and message; its traceback goes to the server's log"
