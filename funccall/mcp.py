@@ -11,8 +11,11 @@ raises `MCPToolError` in the server's words; a connection that ends fails every 
 `MCPConnectionError`. `on_elicit=`/`on_sample=` answer the server's questions and sampling requests, `headers=`
 and `auth=` reach servers behind a gate, `prefix=` renames the tools so several servers share one toolbox.
 
-`MCPClient` builds each tool on its own: a tool whose schema can't be built is left out, warned about and listed in
-`.skipped`, and the others work. Connecting (handshake and tool list) takes at most `timeout` seconds in all.
+`MCPClient` builds each tool on its own: a tool whose schema can't be built (or that runs only as a task on a server
+declaring no tasks) is left out, warned about and listed in `.skipped`, and the others work. Connecting (handshake
+and tool list) takes at most `timeout` seconds in all; any failure to connect is `MCPConnectionError`, saying why (a
+command's exit status and last lines on stderr too). A tool that runs only as a task (SEP-1686) is called as one,
+transparently (see `funccall._mcptasks`): `task_timeout` bounds it, and `on_progress` gets its status messages.
 
 `mk_server` serves functions, callable objects, `Tool`s, `ToolGroup`s and `Toolbox`es. Every call runs the tool's own
 pipeline (`Tool.aexecute`: injected values, hooks, confirmation, cache, middleware, `max_chars`); a bad call or a

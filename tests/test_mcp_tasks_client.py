@@ -57,6 +57,17 @@ def test_a_task_only_tool_is_a_plain_call(everything):
     # every status message, in order, as a progress report of this tool (polling once a second may see each once)
     assert [a for a in said if a[0] == TOOL and a[3] in STAGES] == [(TOOL, None, None, m) for m in STAGES]
 
+def test_a_task_that_needs_input_asks_through_on_elicit(everything):
+    # the task goes to input_required; `tasks/result` carries the server's question to on_elicit, and the answer back
+    asked = []
+    def answer(message, schema):
+        asked.append((message, [o['const'] for o in schema['properties']['interpretation']['oneOf']]))
+        return {'interpretation': 'snake'}
+    with _client(everything, on_elicit=answer) as c:
+        report = c.tools()[TOOL](topic='python', ambiguous=True)
+    assert report.startswith('# Research Report: python (snake)') and '**Clarification**: snake' in report
+    assert [opts for _, opts in asked] == [['programming', 'snake', 'comedy']] and 'python' in asked[0][0]
+
 async def _checked_first(cmd):
     async with _client(cmd) as c:
         with pytest.raises(ValueError, match='topic'): await c.tools()[TOOL](topic=3)
