@@ -4,7 +4,7 @@ it is a plain function call (task created, polled, its result fetched), its stat
 and a task that outlives `task_timeout`, or whose caller is cancelled, is cancelled at the server. `.ci/run`
 installs the server (with node 22 from npm) into `$FUNCCALL_MCP_NPM_DIR` (default `.venv/mcp-npm`); without it this
 test installs it there with npm."""
-import math, os, shutil, subprocess, sys, time
+import math, os, subprocess, sys, time
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,9 @@ import mcp_types as types  # noqa: E402
 
 from funccall._mcptasks import POLL, _pause  # noqa: E402
 from funccall.mcp import MCPClient  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parent / 'mcp_servers'))
+from npm import npm_installed  # noqa: E402
 
 ROOT = Path(__file__).parent.parent
 SERVERS = Path(__file__).parent / 'mcp_servers'
@@ -30,11 +33,7 @@ STAGES = ['Gathering sources...', 'Analyzing content...', 'Synthesizing findings
 @pytest.fixture(scope='module')
 def everything():
     "The command running server-everything over stdio, installed with npm when missing"
-    if not (EVERYTHING.exists() and NODE.exists()):
-        npm = shutil.which('npm')
-        if npm is None: pytest.skip('npm is not installed: server-everything needs it (bash .ci/run installs it)')
-        DIR.mkdir(parents=True, exist_ok=True)
-        subprocess.run([npm, 'install', '--no-audit', '--no-fund', '--prefix', str(DIR), *PACKAGES], check=True, capture_output=True, timeout=300)
+    npm_installed(DIR, PACKAGES, [EVERYTHING, NODE])
     return [str(NODE), str(EVERYTHING), 'stdio']
 
 def _client(cmd, **kw) -> MCPClient: return MCPClient(cmd, timeout=T, errlog=subprocess.DEVNULL, **kw)
