@@ -15,7 +15,7 @@ import anyio  # noqa: E402
 import mcp_types as types  # noqa: E402
 
 from funccall._mcptasks import POLL, _pause  # noqa: E402
-from funccall.mcp import MCPClient  # noqa: E402
+from funccall.mcp import MCPClient, MCPToolError  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent / 'mcp_servers'))
 from npm import npm_installed  # noqa: E402
@@ -123,3 +123,15 @@ def test_a_task_only_tool_without_tasks_is_skipped_with_the_reason():
         with MCPClient([sys.executable, str(SERVERS / 'taskless_server.py')], timeout=T) as c:
             assert list(c.tools()) == ['quick'] and c.tools()['quick']() == 'done'
             assert c.skipped == [('slow', 'it runs only as a task, and the server declared no tasks for tools/call')]
+
+# --- tasks that end in other ways (a server written by hand) ---------------------------------------------------
+
+def test_tasks_that_fail_are_stopped_or_answer_at_once():
+    start = time.monotonic()
+    with MCPClient([sys.executable, str(SERVERS / 'task_server.py')], timeout=T) as c:
+        with pytest.raises(MCPToolError, match="'fails'.*failed: disk full"): c.tools()['fails']()
+        with pytest.raises(MCPToolError, match="'stopped'.*cancelled: stopped by the operator"): c.tools()['stopped']()
+        assert c.tools()['at_once']() == 'done at once'
+        # asked to wait 10^12 ms before the next poll, the client waits at most POLL[1] s
+        assert c.tools()['flood']() == 'flood finished after 2 polls'
+    assert time.monotonic() - start < POLL[1] + T / 2
