@@ -1,18 +1,31 @@
-"""The client's half of MCP tasks (SEP-1686, protocol 2025-11-25): a tool whose `execution.taskSupport` is 'required'
-runs as a task. The `tools/call` carries `task: {ttl}` and is answered at once with the task; `tasks/get` is polled
-(at the server's `pollInterval`, kept within `POLL`) until the task ends or needs input; `tasks/result` then gives
-the tool's result (and, for a task that needs input, carries the server's questions to the client's callbacks
-first). A task that outlives its deadline, or whose caller is cancelled, is cancelled at the server (`tasks/cancel`).
+"""The client's half of MCP tasks, in both of their forms.
+
+SEP-1686 (protocol 2025-11-25): a tool whose `execution.taskSupport` is 'required' runs as a task. The `tools/call`
+carries `task: {ttl}` and is answered at once with the task; `tasks/get` is polled until the task ends or needs
+input; `tasks/result` then gives the tool's result (and, for a task that needs input, carries the server's questions
+to the client's callbacks first).
+
+SEP-2663 (the `io.modelcontextprotocol/tasks` extension of 2026-07-28): the client declares the extension
+(`TasksExtension`), and the server may answer any `tools/call` with a task (`resultType: "task"`); `tasks/get` is
+polled until it carries the result (or the error), the server's questions in `inputRequests` are answered through the
+client's callbacks and sent back with `tasks/update`.
+
+Either way the poll waits the server's interval, kept within `POLL`, each new status message goes to `on_status`,
+and a task that outlives its deadline, or whose caller is cancelled, is cancelled at the server (`tasks/cancel`).
 """
 from __future__ import annotations
 
 import logging, math
-from typing import Any, Awaitable, Callable
+from contextvars import ContextVar
+from typing import Any, Awaitable, Callable, Literal, NamedTuple
 
 import anyio
 import mcp_types as types
+from mcp.client.extension import ClientExtension, ResultClaim
+from mcp.client.session import ClientRequestContext
+from mcp.shared.exceptions import MCPError
 
-__all__ = ['POLL', 'TaskFailed', 'needs_task', 'can_run_tasks', 'run_task']
+__all__ = ['POLL', 'TaskFailed', 'Waiting', 'TasksExtension', 'waiting', 'needs_task', 'can_run_tasks', 'run_task']
 
 _log = logging.getLogger('funccall.mcp')
 POLL = (0.1, 5.0)  # the shortest and longest wait between two `tasks/get`, whatever `pollInterval` the server asks for
@@ -53,10 +66,12 @@ async def _create(session, name: str, args: dict, meta: dict | None, ttl: float,
 async def _send(session, method: str, task_id: str, result, timeout: float):
     return await session.send_request(_Send(method=method, params={'taskId': task_id}), result, request_read_timeout_seconds=timeout)
 
-def _pause(task: types.Task) -> float:
-    "Seconds until the next poll: the server's `pollInterval`, within `POLL` (a hostile 0 or 10^12 changes nothing)"
+def _pause(task, n: int) -> float:
+    """Seconds before poll `n` (from 0): from `POLL[0]`, doubling up to the server's `pollInterval` kept within `POLL`
+    (a quick task ends quickly; a hostile 0 or 10^12 changes nothing)"""
     ms = task.poll_interval
-    return POLL[1] if ms is None or not math.isfinite(ms) else min(max(ms / 1000, POLL[0]), POLL[1])
+    most = POLL[1] if ms is None or not math.isfinite(ms) else min(max(ms / 1000, POLL[0]), POLL[1])
+    return min(most, POLL[0] * 2 ** min(n, 16))
 
 async def run_task(
     session,                  # the SDK's `ClientSession`
@@ -70,16 +85,17 @@ async def run_task(
     "Run tool `name` as a task to its end: its result, or `TaskFailed`; `TimeoutError` past `deadline` (the task cancelled)"
     created = await _create(session, name, args, meta, deadline, timeout)
     if isinstance(created, types.CallToolResult): return created
-    task, said = created.task, None
+    task, said, n = created.task, None, 0
     try:
         with anyio.fail_after(deadline):
             while True:
-                if task.status_message != said:
+                if task.status_message not in (None, said):
                     said = task.status_message
                     await on_status(task)
                 if task.status == 'input_required': break  # `tasks/result` carries the server's questions
                 if task.status in _ENDED: break
-                await anyio.sleep(_pause(task))
+                await anyio.sleep(_pause(task, n))
+                n += 1
                 task = await _send(session, 'tasks/get', task.task_id, types.GetTaskResult, timeout)
             if task.status in ('failed', 'cancelled'):
                 raise TaskFailed(f"the task {task.status}" + (f": {task.status_message}" if task.status_message else ''))
@@ -93,5 +109,89 @@ async def run_task(
 async def _cancel(session, task_id: str) -> None:
     "Ask the server to cancel a task, for at most `_CANCEL_WAIT` s, even while the caller is being cancelled"
     with anyio.CancelScope(shield=True), anyio.move_on_after(_CANCEL_WAIT):
-        try: await _send(session, 'tasks/cancel', task_id, types.CancelTaskResult, _CANCEL_WAIT)
+        try: await _send(session, 'tasks/cancel', task_id, types.Result, _CANCEL_WAIT)  # its reply (the task, in either form) is not needed
         except Exception as e: _log.warning('MCP task %r could not be cancelled: %s', task_id, e)
+
+# --- SEP-2663 ---------------------------------------------------------------------------------------------
+
+EXTENSION = 'io.modelcontextprotocol/tasks'
+
+class Waiting(NamedTuple):
+    "How one call waits for its task: seconds for each reply, seconds for the whole task, and where status messages go"
+    timeout: float
+    deadline: float
+    on_status: Callable[[Any], Awaitable[None]]
+
+waiting: ContextVar[Waiting | None] = ContextVar('funccall_mcp_task_waiting', default=None)  # set by the caller, per call
+
+class _TaskFields(types.Result):
+    "What every SEP-2663 task message carries (camelCase on the wire)"
+    task_id: str
+    status: str
+    status_message: str | None = None
+    poll_interval_ms: float | None = None
+
+    @property
+    def poll_interval(self) -> float | None: return self.poll_interval_ms  # the name `_pause` reads, as SEP-1686 spells it
+
+class TaskHandle(_TaskFields):
+    "A `tools/call` answered with a task"
+    result_type: Literal['task']
+
+class TaskState(_TaskFields):
+    "A `tasks/get` reply: the task, with its result, its error or the server's questions inlined"
+    result: dict | None = None
+    error: dict | None = None
+    input_requests: dict | None = None
+
+class TasksExtension(ClientExtension):
+    "Declares the tasks extension, and turns a task answering a `tools/call` into the call's result"
+    identifier = EXTENSION
+
+    def claims(self): return [ResultClaim(result_type='task', model=TaskHandle, resolve=_resolve)]
+
+async def _resolve(handle: TaskHandle, ctx) -> types.CallToolResult:
+    w = waiting.get() or Waiting(ctx.read_timeout_seconds or 60, math.inf, _quiet)
+    return await follow(ctx.session, handle, w)
+
+async def _quiet(task) -> None: pass
+
+def _ask(method: str, task_id: str, **more) -> _Send:
+    return _Send(method=method, params={'taskId': task_id, **more})
+
+async def follow(session, handle: TaskHandle, w: Waiting) -> types.CallToolResult:
+    "Poll the task `handle` to its end: its result; `MCPError` for its error; `TaskFailed` if cancelled; `TimeoutError` past the deadline"
+    task, said, n = handle, None, 0
+    try:
+        with anyio.fail_after(w.deadline):
+            while True:
+                if task.status_message not in (None, said):
+                    said = task.status_message
+                    await w.on_status(task)
+                if task.status == 'completed' and isinstance(task, TaskState) and task.result is not None:
+                    return types.CallToolResult.model_validate(task.result)
+                if task.status == 'failed':
+                    err = task.error if isinstance(task, TaskState) and isinstance(task.error, dict) else {}
+                    raise MCPError(err.get('code', types.INTERNAL_ERROR), str(err.get('message') or task.status_message or 'the task failed'))
+                if task.status == 'cancelled': raise TaskFailed('the task cancelled' + (f": {task.status_message}" if task.status_message else ''))
+                if task.status == 'input_required' and isinstance(task, TaskState) and task.input_requests:
+                    await _answer(session, task, w.timeout)
+                else:
+                    await anyio.sleep(_pause(task, n))
+                    n += 1
+                task = await session.send_request(_ask('tasks/get', task.task_id), TaskState, request_read_timeout_seconds=w.timeout)
+    except BaseException:
+        if task.status not in _ENDED: await _cancel(session, task.task_id)
+        raise
+
+async def _answer(session, task: TaskState, timeout: float) -> None:
+    "The server's questions (`inputRequests`) answered by the client's callbacks, sent back with `tasks/update`"
+    asked = types.InputRequiredResult.model_validate({'resultType': 'input_required', 'inputRequests': task.input_requests})
+    answers = {}
+    for key, req in asked.input_requests.items():
+        ctx = ClientRequestContext(session=session, request_id=key, meta=req.params.meta if req.params else None)
+        a = await session.dispatch_input_request(ctx, req)
+        if isinstance(a, types.ErrorData): raise MCPError(a.code, a.message)
+        answers[key] = a.model_dump(mode='json', by_alias=True, exclude_none=True)
+    await session.send_request(_ask('tasks/update', task.task_id, inputResponses=answers), types.EmptyResult,
+                               request_read_timeout_seconds=timeout)

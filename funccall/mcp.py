@@ -59,7 +59,7 @@ except ImportError as e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` a
 
 from . import __version__, _trace, content
 from ._mcpstdio import StderrTail, exit_note, spawned
-from ._mcptasks import TaskFailed, can_run_tasks, needs_task, run_task
+from ._mcptasks import TaskFailed, TasksExtension, Waiting, can_run_tasks, needs_task, run_task, waiting
 from ._json import jsonable
 from ._jsonschema import compile_schema
 from ._mcpstate import SECRET_ENV, NonceStore, Sealer, StateError
@@ -266,7 +266,7 @@ class MCPClient:
         # each try anew, and a command that never answered is given up to 2 s to exit before it is killed
         wait = self.timeout - (min(_STOP_GRACE, self.timeout / 2) if isinstance(self.server, StdioServerParameters) else 0)
         with anyio.CancelScope(deadline=anyio.current_time() + wait) as scope:
-            try: c = await Client(server, read_timeout_seconds=self.timeout, **kw).__aenter__()
+            try: c = await Client(server, read_timeout_seconds=self.timeout, extensions=[TasksExtension()], **kw).__aenter__()
             except Exception as e: raise self._unconnected(e) from None
             try:  # `c` was entered above, where a failure to connect gets the HTTP error's words
                 self._validate = c.session.validate_tool_result
@@ -330,11 +330,15 @@ class MCPClient:
     async def _send(self, tool: str, nm: str, args: dict) -> types.CallToolResult:
         "Call tool `nm` (a task, when it runs only as one) and wait for its result"
         progress = None if self.on_progress is None else partial(self._progress, tool)
-        if nm not in self._tasked: return await self._client.call_tool(nm, args, progress_callback=progress, meta=_trace.meta())
         async def status(task): await self._progress(tool, None, None, task.status_message)
-        try: r = await run_task(self._client.session, nm, args, _trace.meta(), self.timeout, self.task_timeout, status)
+        try:
+            if nm not in self._tasked:  # a 2026-07-28 server may still answer with a task (SEP-2663): `waiting` says how to wait
+                token = waiting.set(Waiting(self.timeout, self.task_timeout, status))
+                try: return await self._client.call_tool(nm, args, progress_callback=progress, meta=_trace.meta())
+                finally: waiting.reset(token)
+            r = await run_task(self._client.session, nm, args, _trace.meta(), self.timeout, self.task_timeout, status)
         except TimeoutError:
-            raise TimeoutError(f"Tool {tool!r}: its task did not end within {self.task_timeout:g} s, and was cancelled at the server") from None
+            raise TimeoutError(f"Tool {tool!r}: its task did not end within {self.task_timeout:g} s; the server was asked to cancel it") from None
         if not r.is_error: await self._client.session.validate_tool_result(nm, r)
         return r
 

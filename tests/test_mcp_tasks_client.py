@@ -78,7 +78,7 @@ def test_its_arguments_are_checked_before_a_task_is_made(everything):
 async def _timeout_cancels(cmd):
     async with _client(cmd, task_timeout=1.5) as c:
         start = time.monotonic()
-        with pytest.raises(TimeoutError, match='cancelled at the server'): await c.tools()[TOOL](topic='tea')
+        with pytest.raises(TimeoutError, match='asked to cancel it'): await c.tools()[TOOL](topic='tea')
         assert time.monotonic() - start < 1.5 + 6  # the deadline, and a `tasks/cancel` bounded by a few seconds
         [task] = await _tasks(c)
         assert task.status == 'cancelled'
@@ -110,13 +110,13 @@ def test_a_failing_progress_callback_costs_only_its_reports(everything):
         assert c.tools()['trigger-long-running-operation'](duration=1, steps=2).startswith('Long running operation')
 
 def test_the_poll_interval_a_server_asks_is_bounded():
-    # a hostile server asking for no pause (a busy loop) or for 30 years (a call that never ends) gets the bounds
+    # a hostile server asking for no pause (a busy loop) or for 30 years (a call that never ends) gets the bounds;
+    # polls start quick and double up to the interval asked
     task = dict(task_id='t', status='working', created_at='', last_updated_at='', ttl=None)
     for asked, want in ((0, POLL[0]), (-5, POLL[0]), (10**12, POLL[1]), (None, POLL[1]), (1000, 1.0)):
-        assert _pause(types.Task(poll_interval=asked, **task)) == want
-    assert _pause(types.Task.model_construct(poll_interval=math.nan, **task)) == POLL[1]
-
-# --- a task-only tool the client can't call ------------------------------------------------------------------
+        assert _pause(types.Task(poll_interval=asked, **task), 1000) == want
+    assert _pause(types.Task.model_construct(poll_interval=math.nan, **task), 1000) == POLL[1]
+    assert [_pause(types.Task(poll_interval=1000, **task), n) for n in range(6)] == [0.1, 0.2, 0.4, 0.8, 1.0, 1.0]
 
 def test_a_task_only_tool_without_tasks_is_skipped_with_the_reason():
     with pytest.warns(UserWarning, match="'slow'"):
@@ -135,3 +135,32 @@ def test_tasks_that_fail_are_stopped_or_answer_at_once():
         # asked to wait 10^12 ms before the next poll, the client waits at most POLL[1] s
         assert c.tools()['flood']() == 'flood finished after 2 polls'
     assert time.monotonic() - start < POLL[1] + T / 2
+
+# --- the tasks extension of 2026-07-28 (SEP-2663), against a real FastMCP server with `fastmcp-tasks` ----------------
+
+FASTMCP = [sys.executable, str(SERVERS / 'fastmcp_tasks_server.py')]
+SLOW_START = 60  # FastMCP takes seconds to import on a loaded machine
+
+def test_the_2026_tasks_extension_as_plain_calls():
+    said, asked = [], []
+    def answer(message, schema):
+        asked.append(message)
+        return {'colour': 'teal'}
+    with MCPClient(FASTMCP, timeout=SLOW_START, errlog=subprocess.DEVNULL, on_elicit=answer, on_progress=lambda *a: said.append(a)) as c:
+        assert c.skipped == [] and sorted(c.tools()) == ['ask', 'broken', 'crunch', 'quick']
+        assert c.tools()['crunch'](n=3) == 'crunched 3'  # the server answered with a task: polled to its result
+        with pytest.raises(MCPToolError, match='the disk is full'): c.tools()['broken']()
+        assert c.tools()['ask']() == 'you said teal'  # the task's question (inputRequests) answered, sent with tasks/update
+        assert c.tools()['quick'](x=4) == 8
+    assert asked == ['Which colour?']
+    # the task's status messages (its progress, as FastMCP reports it), in order; a poll may miss one between two others
+    msgs = [a[3] for a in said if a[0] == 'crunch']
+    assert msgs and set(msgs) <= {'item 1 of 3', 'item 2 of 3', 'item 3 of 3'} and msgs == sorted(msgs)
+
+def test_a_2026_task_past_its_deadline_is_cancelled_at_the_server(tmp_path):
+    log = tmp_path / 'items.txt'
+    with MCPClient(FASTMCP, timeout=SLOW_START, errlog=subprocess.DEVNULL, task_timeout=1.5) as c:
+        with pytest.raises(TimeoutError, match='asked to cancel it'): c.tools()['crunch'](n=100, log=str(log))
+        done = len(log.read_text().split())
+        time.sleep(2)  # five items' time: a task still running would have crunched more
+        assert len(log.read_text().split()) == done < 100
