@@ -336,7 +336,7 @@ class MCPClient:
                 token = waiting.set(Waiting(self.timeout, self.task_timeout, status))
                 try: return await self._client.call_tool(nm, args, progress_callback=progress, meta=_trace.meta())
                 finally: waiting.reset(token)
-            r = await run_task(self._client.session, nm, args, _trace.meta(), self.timeout, self.task_timeout, status)
+            r = await run_task(self._client.session, nm, args, _trace.meta(), Waiting(self.timeout, self.task_timeout, status))
         except TimeoutError:
             raise TimeoutError(f"Tool {tool!r}: its task did not end within {self.task_timeout:g} s; the server was asked to cancel it") from None
         if not r.is_error: await self._client.session.validate_tool_result(nm, r)
