@@ -12,6 +12,7 @@ __all__ = ['StderrTail', 'spawned', 'exit_note']
 
 _TAIL = 4096  # bytes of a command's stderr kept to explain a failure (the rest passes through, unkept)
 _LINES = 5    # lines of it shown in an error message
+_LAST_WORDS = 1.0  # seconds to wait for the end of a command's stderr once it exited (a child of it may hold it open)
 
 class StderrTail:
     "A pipe for a command's stderr: a thread passes each chunk on to `errlog` and keeps the last `_TAIL` bytes"
@@ -19,6 +20,7 @@ class StderrTail:
         r, w = os.pipe()
         self.child = os.fdopen(w, 'wb')  # what the command writes to; closed here once it has it
         self._tail, self._out, self._lock = bytearray(), errlog, threading.Lock()
+        self.done = threading.Event()  # set once the command (and all that share its stderr) closed it
         threading.Thread(target=self._pump, args=(r,), name='funccall-mcp-stderr', daemon=True).start()
 
     def _write(self, b: bytes) -> None:
@@ -26,7 +28,10 @@ class StderrTail:
         if out is None: os.write(2, b)
         elif isinstance(out, int):
             if out >= 0: os.write(out, b)  # a file descriptor; DEVNULL and the other negative constants: nowhere
-        elif hasattr(out, 'buffer'): out.buffer.write(b); out.flush()
+        elif hasattr(out, 'buffer'):  # a text file: its own pending text first, then the bytes as they came
+            out.flush()
+            out.buffer.write(b)
+            out.buffer.flush()
         else:
             try: out.write(b)
             except TypeError: out.write(b.decode(errors='replace'))
@@ -38,6 +43,7 @@ class StderrTail:
                 with self._lock: self._tail = (self._tail + b)[-_TAIL:]
                 try: self._write(b)
                 except Exception: pass  # a closed or broken errlog costs its copy, not the connection
+        self.done.set()
 
     def lines(self) -> list[str]:
         "The last few lines the command wrote to stderr"
@@ -66,6 +72,7 @@ def spawned():
 def exit_note(procs: list, tail: StderrTail | None) -> str:
     "What the command said as it failed: its exit status, when it has exited, and its last lines on stderr"
     code = getattr(procs[0], 'returncode', None) if procs else None
+    if code is not None and tail is not None: tail.done.wait(_LAST_WORDS)  # what it wrote last may still be in the pipe
     said = [] if code is None else [f"the server exited with status {code}"]
     if tail is not None and (ls := tail.lines()): said.append('its last lines on stderr:\n  ' + '\n  '.join(ls))
     return '; '.join(said)

@@ -14,8 +14,9 @@ and `auth=` reach servers behind a gate, `prefix=` renames the tools so several 
 `MCPClient` builds each tool on its own: a tool whose schema can't be built (or that runs only as a task on a server
 declaring no tasks) is left out, warned about and listed in `.skipped`, and the others work. Connecting (handshake
 and tool list) takes at most `timeout` seconds in all; any failure to connect is `MCPConnectionError`, saying why (a
-command's exit status and last lines on stderr too). A tool that runs only as a task (SEP-1686) is called as one,
-transparently (see `funccall._mcptasks`): `task_timeout` bounds it, and `on_progress` gets its status messages.
+command's exit status and last lines on stderr too). A tool that runs as an MCP task is a plain call all the same
+(a task-only tool of 2025-11-25, SEP-1686; any tool a 2026-07-28 server answers with a task, SEP-2663: see
+`funccall._mcptasks`): `task_timeout` bounds it, and `on_progress` gets its status messages.
 
 `mk_server` serves functions, callable objects, `Tool`s, `ToolGroup`s and `Toolbox`es. Every call runs the tool's own
 pipeline (`Tool.aexecute`: injected values, hooks, confirmation, cache, middleware, `max_chars`); a bad call or a
@@ -244,6 +245,7 @@ class MCPClient:
         if len(getattr(one, 'exceptions', ())) > 1: why = '; '.join(f"{type(x).__name__}: {_short(x)}" for x in _single(one).exceptions)
         where = self.server if isinstance(self.server, str) else shlex.join([self.server.command, *self.server.args]) \
             if isinstance(self.server, StdioServerParameters) else type(self.server).__name__
+        if self._tail is not None: self._tail.child.close()  # (closed already once the command was spawned)
         note = exit_note(self._procs, self._tail) if self._tail is not None else ''
         code = one.code if isinstance(one, MCPError) else types.CONNECTION_CLOSED
         return MCPConnectionError(code, f"Can't connect to the MCP server {where}: {why}" + (f"; {note}" if note else ''))
