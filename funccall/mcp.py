@@ -241,14 +241,19 @@ class MCPClient:
     def _unconnected(self, e: Exception) -> MCPConnectionError:
         "Any failure to connect (no server at the address, a command that exits, a handshake that makes no sense) as one error"
         one = _single(e)
-        why = self._words(one) if isinstance(one, MCPError) else f"{type(one).__name__}: {_short(one) or 'no message'}"
-        if len(getattr(one, 'exceptions', ())) > 1: why = '; '.join(f"{type(x).__name__}: {_short(x)}" for x in _single(one).exceptions)
-        where = self.server if isinstance(self.server, str) else shlex.join([self.server.command, *self.server.args]) \
-            if isinstance(self.server, StdioServerParameters) else type(self.server).__name__
-        if self._tail is not None: self._tail.child.close()  # (closed already once the command was spawned)
-        note = exit_note(self._procs, self._tail) if self._tail is not None else ''
+        if isinstance(one, MCPError): why = self._words(one)
+        else: why = '; '.join(f"{type(x).__name__}: {_short(x) or 'no message'}" for x in getattr(one, 'exceptions', None) or [one])
+        note = ''
+        if self._tail is not None:
+            self._tail.child.close()  # (closed already, unless the command was never spawned)
+            note = exit_note(self._procs, self._tail)
         code = one.code if isinstance(one, MCPError) else types.CONNECTION_CLOSED
-        return MCPConnectionError(code, f"Can't connect to the MCP server {where}: {why}" + (f"; {note}" if note else ''))
+        return MCPConnectionError(code, f"Can't connect to the MCP server {self._where()}: {why}" + (f"; {note}" if note else ''))
+
+    def _where(self) -> str:
+        "The server, as the user gave it"
+        if isinstance(self.server, StdioServerParameters): return shlex.join([self.server.command, *self.server.args])
+        return self.server if isinstance(self.server, str) else type(self.server).__name__
 
     async def _checked(self, session, name: str, result) -> None:
         "The SDK's check of a structured result against the tool's output schema, as `validate_output` says"
