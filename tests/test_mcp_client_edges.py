@@ -52,13 +52,15 @@ def test_a_command_that_exits_with_status_3(tmp_path):
     assert 'config.toml: no such file' in log.read_text()  # errlog still gets what the command wrote
 
 def test_a_stderr_flood_is_kept_short_in_the_message_and_whole_in_errlog(tmp_path):
-    # 2 MB on stderr, then one line that matters: the message keeps the tail (bounded), errlog every byte
-    code = 'import sys; sys.stderr.write("x" * 2_000_000 + "\\nthe real reason\\n"); sys.exit(4)'
+    # 2 MB on stderr, then twelve lines: the message keeps the last five (at most 4 KB of them), errlog every byte
+    code = ('import sys; sys.stderr.write("x" * 2_000_000 + "\\n" + "".join(f"line {i}\\n" for i in range(11)) + "the real reason\\n"); '
+            'sys.exit(4)')
     log = tmp_path / 'err.txt'
     with open(log, 'w') as f: e = _connect([sys.executable, '-c', code], errlog=f)
-    assert 'exited with status 4' in str(e) and 'the real reason' in str(e)
+    said = str(e).split('its last lines on stderr:')[1].split()
+    assert 'exited with status 4' in str(e) and ' '.join(said) == 'line 7 line 8 line 9 line 10 the real reason'
     assert len(str(e)) < 6000
-    assert log.stat().st_size == 2_000_000 + len('\nthe real reason\n')
+    assert log.stat().st_size == 2_000_001 + sum(len(f'line {i}\n') for i in range(11)) + len('the real reason\n')
 
 def test_stderr_to_devnull_still_explains():
     e = _connect([sys.executable, '-c', 'import sys; sys.stderr.write("nope\\n"); sys.exit(5)'], errlog=subprocess.DEVNULL)

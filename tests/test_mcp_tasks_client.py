@@ -14,7 +14,7 @@ pytest.importorskip('mcp')
 import anyio  # noqa: E402
 import mcp_types as types  # noqa: E402
 
-from funccall._mcptasks import POLL, _pause  # noqa: E402
+from funccall._mcptasks import _CANCEL_WAIT, POLL, _pause  # noqa: E402
 from funccall.mcp import MCPClient, MCPToolError  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent / 'mcp_servers'))
@@ -164,3 +164,10 @@ def test_a_2026_task_past_its_deadline_is_cancelled_at_the_server(tmp_path):
         done = len(log.read_text().split())
         time.sleep(2)  # five items' time: a task still running would have crunched more
         assert len(log.read_text().split()) == done < 100
+
+def test_a_cancel_the_server_never_answers_is_waited_for_at_most_5_s():
+    with MCPClient([sys.executable, str(SERVERS / 'task_server.py')], timeout=T, task_timeout=0.5) as c:
+        start = time.monotonic()
+        with pytest.raises(TimeoutError, match='asked to cancel it'): c.tools()['stuck']()
+        assert time.monotonic() - start < 0.5 + _CANCEL_WAIT + 4  # the deadline, the cancel's own bound, a loaded machine's margin
+        assert c.tools()['at_once']() == 'done at once'  # and the connection still works
