@@ -1,5 +1,9 @@
 """What a stdio MCP server said before it failed: its last lines on stderr (passed on to where they were going, as they
-come) and its exit status, so a connection that fails says why rather than only "Connection closed"."""
+come) and its exit status, so a connection that fails says why rather than only "Connection closed".
+
+The SDK's stdio client keeps its process to itself: importing this module wraps the SDK's (private) spawn function
+once, so that a `spawned()` block in the same task sees the process it started. The wrapper only records; without
+that function (another SDK version) the exit status is left out and the rest works."""
 from __future__ import annotations
 
 import os, threading
