@@ -60,7 +60,8 @@ class _Plan:
         # `call_func` or a `Toolbox` sends what a direct call sends
         self.unset_by_null = frozenset() if built else frozenset(p.name for p in ps if p.default is not empty or p.kind in _VARS)
         self.posonly = [p.name for p in ps if p.kind is _P.POSITIONAL_ONLY]
-        self.required = frozenset(p.name for p in ps if p.default is empty and p.kind not in _VARS)
+        # a built tool's own check reports every problem, a missing argument with the rest: its parameters all default to unset
+        self.required = frozenset() if built else frozenset(p.name for p in ps if p.default is empty and p.kind not in _VARS)
         self.fills = {p.name: p.default for p in ps if type(p.default) is Default}  # pydantic's `Field` defaults: the function's own won't do
         varied = self.var_pos is not None or self.var_key is not None
         # how the call is made: spread for a function's own parameters, by the schema's names for a `Tool` (it does the rest)

@@ -236,8 +236,8 @@ def responses(ps: list) -> list[dict]:
     return res
 
 def gemini(ps: list) -> tuple[str, list[dict]]:
-    "The text for `response.output`, and the function response's `inline_data` parts"
-    return text_of(ps), [{'inline_data': {'mime_type': x.mime_type, 'data': x.data}} for x in ps if isinstance(x, Content)]
+    "The text for `response.output`, and the function response's `inline_data` parts (base64 text, as in Gemini's JSON, so a conversation stays JSON)"
+    return text_of(ps), [{'inline_data': {'mime_type': x.mime_type, 'data': x.b64()}} for x in ps if isinstance(x, Content)]
 
 _AUDIO_FORMATS = {'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/wave': 'wav', 'audio/mpeg': 'mp3', 'audio/mp3': 'mp3'}
 

@@ -548,12 +548,16 @@ def _wrap(tool, args, mw, nxt, inline: bool):
         return await to_thread(mw, tool, a, lambda x=None: asyncio.run_coroutine_threadsafe(call_next(x), loop).result())
     return wrapped
 
+
 def _render(tools: list, fmt: str, strict, rename: bool, report) -> list:
     "Definitions of `tools` for provider `fmt`, each in its own strict mode unless `strict` says otherwise"
     fmts = {**providers.RENDERERS, 'canonical': None}
     fmt = providers.provider_name(fmt, tuple(fmts))
     if fmt == 'canonical': return [t.schema for t in tools]
-    if fmt == 'mcp': return fmts[fmt](tools, rename=rename, report=report)
+    if fmt == 'mcp':
+        if strict: warnings.warn("strict=True changes nothing for MCP tool definitions, which have no strict mode: each call's "
+                                 "arguments are still checked against the schema when it runs", providers.ProviderWarning, stacklevel=4)
+        return fmts[fmt](tools, rename=rename, report=report)
     # one call for the whole list: the renderers read each `Tool`'s own `strict` when `strict` is None, and Claude's
     # request-wide limits on strict tools are checked over all of them
     return fmts[fmt](tools, strict=strict, rename=rename, report=report)
