@@ -126,7 +126,7 @@ def test_strict_for_gemini_and_mcp_warns_and_changes_nothing():
         with warnings.catch_warnings():
             warnings.simplefilter('error')
             plain = box.definitions(fmt)  # no strict asked: no warning
-        with pytest.warns(ProviderWarning, match='no strict mode'): strict = box.definitions(fmt, strict=True)
+        with pytest.warns(ProviderWarning, match='strict'): strict = box.definitions(fmt, strict=True)
         assert strict == plain
 
 # --- the server's log of a failing tool ----------------------------------------------------------------------------
@@ -137,7 +137,7 @@ def test_a_failed_calls_log_starts_at_the_tools_frames(tmp_path):
     log = tmp_path / 'err.txt'
     with open(log, 'w') as f, MCPClient([sys.executable, '-m', 'funccall', 'mcp', 'serve', str(tmp_path / 'failing.py')],
                                         timeout=T, errlog=f) as c:
-        with pytest.raises(Exception, match='bad 3'): c.tools()['explode'](3)
+        with pytest.raises(Exception, match='^ValueError$'): c.tools()['explode'](3)
     text = log.read_text()
     frames = [ln.strip() for ln in text.splitlines() if ln.strip().startswith('File ')]
     assert frames and all('failing.py' in ln for ln in frames), text  # the tool's frames, and no pipeline frames before them
@@ -155,7 +155,7 @@ def _helper(n): raise ValueError(f"bad {n}")
 def test_a_failed_calls_log_keeps_the_tools_frames_only(caplog, kw):
     # middleware, retries and timeouts run the tool through funccall's own frames (threads, attempts): the log leaves them out
     with caplog.at_level('WARNING', logger='funccall.mcp'), MCPClient(mk_server([Tool(explode, **kw)]), timeout=T) as c:
-        with pytest.raises(Exception, match='bad 3'): c.tools()['explode'](3)
+        with pytest.raises(Exception, match='^ValueError$'): c.tools()['explode'](3)
     [rec] = [r for r in caplog.records if r.getMessage() == "Tool 'explode' failed"]
     frames = traceback.extract_tb(rec.exc_info[2])
     assert [f.name for f in frames if f.filename == __file__] in (['explode', '_helper'], ['_mw', 'explode', '_helper'])
