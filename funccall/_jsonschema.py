@@ -62,7 +62,7 @@ from decimal import Context, Decimal, InvalidOperation, localcontext
 from urllib.parse import unquote, urldefrag, urljoin
 
 from ._expect import expected
-from ._regex import Automaton, re_limit
+from ._regex import Automaton, budgeted, re_limit, searcher
 from ._inputs import Problem, short
 from ._warnings import SchemaWarning, caller_level
 
@@ -159,10 +159,7 @@ class _Pattern:
     search in bounded time). `re` searches up to `limit` characters (None: any), the automaton beyond"""
     __slots__ = ('search', 'limit')
     def __init__(self, rx: re.Pattern, limit: int | None, auto: Automaton | None = None):
-        self.limit, find = limit, rx.search
-        if limit is None: self.search = find
-        elif auto is None: self.search = lambda s: True if len(s) > limit else find(s)
-        else: self.search = lambda s: find(s) if len(s) <= limit else (None if auto.search(s) is False else True)
+        self.limit, self.search = limit, searcher(rx.search, limit, auto)
 
 def _regex(p: str) -> _Pattern:
     "Compiled ECMA pattern `p`; ValueError when it can't be checked safely"
@@ -1257,7 +1254,7 @@ class Validator:
 
     def __init__(self, comp: _Compiler, schema):
         self.schema, self._comp, self._node, self._fast = schema, comp, None, None
-        self.is_valid = self._first  # the generated check replaces it on first use
+        self.is_valid = budgeted(self._first)  # the generated check replaces it on first use
         self._report, self._reports = None, 0  # the generated report, made on the second report (a one-off refusal makes none)
 
     def _root(self) -> _Node:
@@ -1276,7 +1273,7 @@ class Validator:
             try: fast = _generate(self._root())
             except RecursionError: return self._slow(v)  # called deep in a stack: answer now, generate another time
             except (SyntaxError, MemoryError): fast = self._slow  # past the generator's limits: the tree answers
-            self._fast = self.is_valid = fast
+            self._fast, self.is_valid = fast, budgeted(fast)  # (one pattern budget a check: `_regex.budgeted`)
         return self._fast(v)
 
     def _slow(self, v) -> bool:
@@ -1294,7 +1291,7 @@ class Validator:
         def ok(v) -> bool:
             try: return n.ok(v)
             except RecursionError: return False
-        return ok
+        return budgeted(ok)
 
     def compile(self) -> Validator:
         "Compile now rather than on first use (warnings about the schema's keywords come now too); returns itself"
@@ -1306,6 +1303,7 @@ class Validator:
         "What the schema accepts, in words for a model"
         return self._root().words
 
+    @budgeted
     def problems(self,
         v,               # the value to check, as JSON values (dict, list, str, int, float, bool, None)
         path: str = '',  # where `v` sits, as the start of each problem's path
