@@ -42,8 +42,10 @@ time. Patterns are ECMA 262 read by Python's `re` (`\\d` and `\\w` are ASCII, `$
 not anchored. No pattern makes a check run long, whatever a server's schema holds (`_regex.py`): `re` has no timeout,
 so it searches a string only as long as a bound on its backtracking allows (no limit for `^[a-z]+$`, whose bound grows
 linearly; a few hundred characters for `\\s+$`; none for `(a+)+$` or `^(a?){28}a{28}$`), and a longer string goes to a
-pure-Python automaton (a lazily built DFA: linear time, at most `_regex.STEPS` steps, about 20 ms); a string it can't
+pure-Python automaton (a lazily built DFA: linear time, at most `_regex.STEPS` steps, 20-60 ms); a string it can't
 finish in that (over 25,000 characters, or a pattern whose states keep changing) is not checked against the pattern.
+The costly searches of one `is_valid` or `problems` call (and of a tool call's retries) share one budget,
+`_regex.CHECK_STEPS`, so many strings or patterns can't add up; past it, strings go unchecked against such patterns.
 A pattern no automaton can run (a backreference or lookaround) that `re` may search only strings under 100 characters
 with is not enforced at all, with a warning.
 A structural mistake (a list for `properties`, a string where a schema goes) is a
