@@ -64,7 +64,7 @@ from decimal import Context, Decimal, InvalidOperation, localcontext
 from urllib.parse import unquote, urldefrag, urljoin
 
 from ._expect import expected
-from ._regex import Automaton, budgeted, re_limit, searcher
+from ._regex import Automaton, budgeted, re_limit, re_rate, searcher
 from ._inputs import Problem, short
 from ._warnings import SchemaWarning, caller_level
 
@@ -160,8 +160,8 @@ class _Pattern:
     """A compiled pattern: `search(s)` is None when `s` doesn't match, else truthy (a match, or a string too long to
     search in bounded time). `re` searches up to `limit` characters (None: any), the automaton beyond"""
     __slots__ = ('search', 'limit')
-    def __init__(self, rx: re.Pattern, limit: int | None, auto: Automaton | None = None):
-        self.limit, self.search = limit, searcher(rx.search, limit, auto)
+    def __init__(self, rx: re.Pattern, limit: int | None, auto: Automaton | None = None, rate: float = 0):
+        self.limit, self.search = limit, searcher(rx.search, limit, auto, rate)
 
 def _regex(p: str) -> _Pattern:
     "Compiled ECMA pattern `p`; ValueError when it can't be checked safely"
@@ -175,7 +175,7 @@ def _regex(p: str) -> _Pattern:
     auto = Automaton.of(parsed) if limit is not None else None
     if limit is not None and limit < _SHORT and auto is None:  # a backreference or lookaround keeps it from the automaton
         raise ValueError(f"pattern {short(p, 60)} is not checked: it can take exponential time (a repeat inside a repeat)")
-    return _Pattern(rx, limit, auto)
+    return _Pattern(rx, limit, auto, re_rate(parsed) if limit is None else 0)
 
 _regex_cache: dict = {}
 

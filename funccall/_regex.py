@@ -26,12 +26,13 @@ from typing import Callable
 try: from re import _parser as _sre, _compiler as _sre_compile  # the stdlib's own regex parser and compiler
 except ImportError: import sre_compile as _sre_compile, sre_parse as _sre  # Python 3.10
 
-__all__ = ['re_limit', 'longest', 'Automaton', 'searcher', 'budgeted', 'RE_BUDGET', 'STEPS', 'CHECK_STEPS']
+__all__ = ['re_limit', 're_rate', 'longest', 'Automaton', 'searcher', 'budgeted', 'RE_BUDGET', 'STEPS', 'CHECK_STEPS']
 
 RE_BUDGET = 100_000  # the most backtracking ways (times start positions and the pattern's width) `re` may take: a few ms
 STEPS = 25_000       # the work an automaton search may do (a character, or an NFA state visited to find a new step): 20-60 ms
 CHECK_STEPS = 40_000 # the work all the costly searches of one check may do together: under 100 ms
 RE_STEPS = 1_000     # what a search by `re` at its longest counts as (its bound, RE_BUDGET ways, takes up to ~2 ms)
+_FREE_RATE = 10      # a linear pattern whose bound's work a character is at most this searches free (`^[a-z]+$`: 4)
 _MAX_RANGES = 32     # a class of more ranges than this is not compared for `_separated` (comparing is quadratic)
 _MAX_SEPARATORS = 8  # the character sets of a sequence compared with each repeat in it, at most
 _CAP = 10 ** 30      # ways beyond counting
@@ -104,8 +105,8 @@ def _width(items) -> int:
     return n
 
 def _reach(items) -> int:
-    """The most characters the parsed `items` can match (`_CAP`: no end): what one start of a search may walk forward
-    before it gives anything back, as `(?:(?:\\s\\w){60}){1,100}` walks 12,000 characters at each start"""
+    """The most characters the parsed `items` can match or look at (`_CAP`: no end): what one start of a search may walk
+    before it gives anything back, as `(?:(?:\\s\\w){60}){1,100}` or `(?=(?:(?:\\s\\w){60}){100})` walk 12,000 at each"""
     n = 0
     for op, av in items:
         if op in _ATOMS: n += 1
@@ -113,19 +114,30 @@ def _reach(items) -> int:
         elif op is _sre.SUBPATTERN: n += _reach(av[-1])
         elif op is _sre.BRANCH: n += max(_reach(x) for x in av[1])
         elif op is getattr(_sre, 'ATOMIC_GROUP', None): n += _reach(av)
-        elif op not in (_sre.AT, _sre.ASSERT, _sre.ASSERT_NOT): return _CAP  # a backreference, a conditional: no end known
+        elif op in (_sre.ASSERT, _sre.ASSERT_NOT): n += _reach(av[1])  # (it matches nothing, but walks as far)
+        elif op is not _sre.AT: return _CAP  # a backreference, a conditional: no end known
         if n >= _CAP: return _CAP
     return n
+
+def _cost(parsed) -> Callable[[int], int]:
+    "The bound on `re`'s work searching a string of n characters with this pattern, as a function of n"
+    items = list(parsed)
+    anchored = bool(items) and items[0][0] is _sre.AT and items[0][1] in (_sre.AT_BEGINNING, _sre.AT_BEGINNING_STRING)
+    width, reach = _width(parsed), _reach(parsed)
+    # at each start: its ways, each a few steps an item, and the characters it walks (forward, or looking around) first
+    return lambda n: min(_mul(_ways(parsed, n) * width + min(n, reach), n + 1 if not anchored else 1), _CAP)
+
+def re_rate(
+    parsed,  # the pattern as `re`'s parser reads it, one `re_limit` finds linear
+) -> float:  # its bound's work a character
+    "The work a character of a linear pattern's search: `(?<=(?:\\s\\w){60})c` is linear, but walks 120 characters at each"
+    return _cost(parsed)(1000) / 1001
 
 def re_limit(
     parsed,       # the pattern as `re`'s parser reads it
 ) -> int | None:  # the longest string `re` may search in bounded time; None for any (the bound grows linearly); -1 for none
     "How long a string `re` may search with this pattern, its backtracking bound kept under `RE_BUDGET`"
-    items = list(parsed)
-    anchored = bool(items) and items[0][0] is _sre.AT and items[0][1] in (_sre.AT_BEGINNING, _sre.AT_BEGINNING_STRING)
-    width, reach = _width(parsed), _reach(parsed)
-    # at each start: its ways, each a few steps an item, and the characters it walks forward first
-    cost = lambda n: min(_mul(_ways(parsed, n) * width + min(n, reach), n + 1 if not anchored else 1), _CAP)
+    cost = _cost(parsed)
     if cost(1000) <= RE_BUDGET * 10 and cost(2000) <= 2.01 * cost(1000): return None  # linear: time follows the length received
     lo, hi = 0, 1 << 20
     if cost(lo) > RE_BUDGET: return -1  # not even an empty string: the automaton, or nothing
@@ -319,12 +331,14 @@ def searcher(
     find: Callable,          # `re`'s search of the pattern
     limit: int | None,       # `re_limit`'s answer: the longest string `find` may search (None: any)
     auto: Automaton | None,  # the pattern's automaton, for longer strings (None: they are not searched)
+    rate: float = 0,         # for a linear pattern (`limit` None), `re_rate`'s answer
 ) -> Callable:               # s -> falsy when `s` doesn't match; truthy when it does, or when that isn't known in bounded time
     "A pattern's search in bounded time: `re` up to `limit` characters, the automaton beyond, within the check's budget"
-    if limit is None: return find
+    if limit is None and rate <= _FREE_RATE: return find
     def search(s: str):
-        if len(s) > limit: return None if auto is not None and auto.search(s) is False else True
-        cost = 1 + RE_STEPS * (len(s) + 1) // (limit + 1)  # (its bound grows faster than the length: this is above it)
+        if limit is not None and len(s) > limit: return None if auto is not None and auto.search(s) is False else True
+        # (a bound that grows faster than the length is below its chord: this is above it)
+        cost = 1 + (int(len(s) * rate) * RE_STEPS // RE_BUDGET if limit is None else RE_STEPS * (len(s) + 1) // (limit + 1))
         if _left(cost) < cost: return True  # the check's budget is spent: not known
         _spend(cost)
         return find(s)
