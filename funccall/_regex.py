@@ -4,8 +4,10 @@
 every such shape. So each pattern gets two things:
 
 - `re_limit(parsed)` (`longest(text)`): the longest string `re` may search, from an upper bound on the ways its backtracking
-  can go (`_ways`: a repeat multiplies the ways of its body for each round, alternatives add, a lookaround multiplies),
-  kept under `RE_BUDGET`. None when the bound grows linearly (`^[a-z]+$`): `re` searches any length.
+  can go (`_ways`: a repeat multiplies the ways of its body for each round, alternatives add, a lookaround multiplies)
+  and the characters each start walks before it gives back (`_reach`: `(?=(?:\\w\\s){60}){100}` looks 12,000 ahead),
+  kept under `RE_BUDGET`. None when the bound grows linearly (`^[a-z]+$`): `re` searches any length, and `re_rate`
+  says what a character costs (a linear pattern that walks far at each start draws on the budget below).
 - `Automaton(parsed)`: the same pattern as a Thompson NFA, run as a DFA built lazily (Rabin-Scott sets of NFA states,
   each step cached per pattern), in pure Python: its time is linear in the string whatever the pattern, and every
   search counts its steps and gives up (None: "not known") past `STEPS`. It covers what a JSON Schema pattern needs
@@ -15,7 +17,7 @@ every such shape. So each pattern gets two things:
 Only a yes/no is asked (a schema's pattern matches or not), so greedy and lazy repeats are the same here.
 
 One argument may hold many strings, and one string meet many patterns: `searcher` gives each pattern its search, and
-every costly search (the automaton's, or `re`'s where a bound applies) made within one `budgeted` call (a check of one
+every costly search (the automaton's, or `re`'s where a bound applies or its rate is high) made within one `budgeted` call (a check of one
 argument) draws on one budget, `CHECK_STEPS`; once it is spent, such searches answer "not known" at once.
 """
 from __future__ import annotations
