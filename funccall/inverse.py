@@ -31,7 +31,7 @@ from urllib.parse import unquote
 
 from ._inputs import Problem, ToolInputError, short
 from ._json import is_json, jsonable
-from ._regex import longest as re_longest
+from ._regex import budgeted, longest as re_longest
 
 __all__ = ['mk_param', 'schema2sig', 'mk_tool', 'schema2anno', 'tool_parts']
 
@@ -1057,21 +1057,27 @@ class _Checked:
                         problems.append(Problem(k, str(e) if not isinstance(e, RecursionError) else "nested too deeply to send as JSON"))
             for k in bad: del kw[k]
         if self.check:
-            kw = self.not_given(kw)
-            found = self.problems(kw)
-            # likewise inside objects: strict mode makes every key required and nullable, so a model sends null for "not given".
-            # All at once when that clears their problems and raises none (the usual case, however many); else one key at a
-            # time, kept only when it does: a required key's null stays reported
-            if nulls := [at for at, m in found if at and m.endswith('got null')]:
-                kw2 = _without_nulls(kw, set(nulls), '')
-                if set(found2 := self.problems(kw2)) < set(found): kw, found = kw2, found2
-                else:
-                    for at in nulls[:_ONE_BY_ONE]:
-                        kw2 = _without_nulls(kw, {at}, '')
-                        if set(found2 := self.problems(kw2)) < set(found): kw, found = kw2, found2
+            kw, found = self._found(kw)
             problems += [p for p in found if not any(f"key {k!r}" in p.message and not p.path for k in bad)] if bad else found
         if problems: raise ToolInputError.of(self.name, problems, len(problems) >= _COUNTED)
         return self.disp(self.name, **kw)
+
+    @budgeted  # (its checks, the retries too, share one budget for their patterns)
+    def _found(self, kw: dict) -> tuple[dict, list]:
+        "The arguments without the nulls that mean \"not given\", and their problems"
+        kw = self.not_given(kw)
+        found = self.problems(kw)
+        # likewise inside objects: strict mode makes every key required and nullable, so a model sends null for "not given".
+        # All at once when that clears their problems and raises none (the usual case, however many); else one key at a
+        # time, kept only when it does: a required key's null stays reported
+        if nulls := [at for at, m in found if at and m.endswith('got null')]:
+            kw2 = _without_nulls(kw, set(nulls), '')
+            if set(found2 := self.problems(kw2)) < set(found): kw, found = kw2, found2
+            else:
+                for at in nulls[:_ONE_BY_ONE]:
+                    kw2 = _without_nulls(kw, {at}, '')
+                    if set(found2 := self.problems(kw2)) < set(found): kw, found = kw2, found2
+        return kw, found
 
 def _without_nulls(v, paths: set, path: str):
     "`v` without the keys at `paths` whose value is null (walked iteratively: arguments may be deeply nested)"
