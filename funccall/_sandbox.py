@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import json, os, signal, sys, time
 
-__all__ = ['BASE_ENV', 'MEMORY_MB', 'MAX_PROCS', 'MAX_OUTPUT', 'MAX_MESSAGE', 'MAX_DEPTH', 'FILE_MB', 'SandboxError', 'Sandbox', 'protections',
+__all__ = ['BASE_ENV', 'MEMORY_MB', 'MAX_PROCS', 'MAX_THREADS', 'MAX_FILES', 'MAX_OUTPUT', 'MAX_MESSAGE', 'MAX_DEPTH', 'FILE_MB', 'SandboxError', 'Sandbox', 'protections',
            'scrub', 'failure', 'import_path']
 
 BASE_ENV = {'PATH': '/usr/local/bin:/usr/bin:/bin', 'LANG': 'C.UTF-8', 'PYTHONIOENCODING': 'utf-8'}  # (+ HOME and TMPDIR: the folder)
 MEMORY_MB = 512        # the program's memory: its tree's resident memory (counted), and each process's address space
 MAX_PROCS = 32         # processes (and, under the kernel's limit, threads) the program's tree may hold, itself included
+MAX_THREADS = 256      # threads the program's tree may hold (counted: the kernel's limit exempts root)
+MAX_FILES = 256        # descriptors each of its processes may hold: bounds the kernel memory its pipes and sockets hold
 MAX_OUTPUT = 100_000   # bytes of the program's stderr kept; the rest is counted and reported as cut
 MAX_MESSAGE = 16 << 20 # bytes of one line the program sends up its channel: a longer one ends it
 FILE_MB = 256          # size of any one file the program writes (RLIMIT_FSIZE)
@@ -44,13 +46,14 @@ _SUPERVISED = 2        # the supervisor's own processes that count towards `RLIM
 
 # --- the supervisor (run as a script: standard library only) ------------------------------------------------
 
-_NEWNS, _NEWUSER, _NEWPID, _NEWNET = 0x20000, 0x10000000, 0x20000000, 0x40000000
+_NEWNS, _NEWUTS, _NEWIPC, _NEWUSER, _NEWPID, _NEWNET = 0x20000, 0x4000000, 0x8000000, 0x10000000, 0x20000000, 0x40000000
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 4096, 0x4000, 1 << 18
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_SECCOMP, _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 1, 4, 22, 36, 38
 _MOUNT_SETATTR, _AT_RECURSIVE, _AT_FDCWD, _ATTR_RDONLY, _ATTR_NOSUID = 442, 0x8000, -100, 1, 2
 _INNER_ID = 1000  # the program's uid and gid inside its user namespace: not 0, so it runs with no capabilities there
-# seccomp: the architecture's audit number and the numbers of the calls refused (ptrace, process_vm_readv/writev, pidfd_getfd)
-_SECCOMP = {'x86_64': (0xC000003E, (101, 310, 311, 438)), 'aarch64': (0xC00000B7, (117, 270, 271, 438))}
+# seccomp: the architecture's audit number and the numbers of the calls refused: ptrace, process_vm_readv/writev,
+# pidfd_getfd (another process's memory); memfd_create, memfd_secret, shmget, msgget (memory no process's PSS shows)
+_SECCOMP = {'x86_64': (0xC000003E, (101, 310, 311, 438, 319, 447, 29, 68)), 'aarch64': (0xC00000B7, (117, 270, 271, 438, 279, 447, 194, 186))}
 
 def _libc():
     import ctypes
@@ -61,13 +64,14 @@ def _check(r: int, what: str) -> None:
     if r != 0: raise OSError(ctypes.get_errno(), f"{what}: {os.strerror(ctypes.get_errno())}")
 
 def _enter_namespaces(network: bool) -> None:
-    "New user, mount and PID namespaces (and network, unless `network`): this process maps its ids to `_INNER_ID`"
+    """New user, mount, PID, IPC and host-name namespaces (and network, unless `network`): this process maps its ids to
+    `_INNER_ID`. IPC: the host's System V shared memory and queues are out of reach (as root's, they would open)"""
     ctypes, libc = _libc()
     uid, gid = os.getuid(), os.getgid()
     if uid == 0:
         try: os.setgroups([])  # root's supplementary groups would keep their access
         except OSError: pass
-    _check(libc.unshare(_NEWUSER | _NEWNS | _NEWPID | (0 if network else _NEWNET)), 'unshare')
+    _check(libc.unshare(_NEWUSER | _NEWNS | _NEWPID | _NEWIPC | _NEWUTS | (0 if network else _NEWNET)), 'unshare')
     for f, text in (('setgroups', 'deny'), ('uid_map', f'{_INNER_ID} {uid} 1'), ('gid_map', f'{_INNER_ID} {gid} 1')):
         with open(f'/proc/self/{f}', 'w') as fh: fh.write(text)
 
@@ -79,7 +83,8 @@ def _mount_attr(path: str, flags: int, set_: int, clr: int) -> None:
 
 def _mounts(folder: str, mb: int) -> None:
     """As the namespace's init: mounts private, all read-only but `folder`, a memory file system of `mb` MB at most
-    (what it holds counts as the program's memory, and goes with the namespace), and a `/proc` of this namespace"""
+    (what it holds counts as the program's memory, and goes with the namespace), and a read-only `/proc` of this namespace,
+    in which no user namespace can be made"""
     ctypes, libc = _libc()
     _check(libc.mount(None, b'/', None, _MS_REC | _MS_PRIVATE, None), 'mount --make-rprivate /')
     _check(libc.mount(b'tmpfs', folder.encode(), b'tmpfs', _MS_NOSUID | _MS_NODEV, f'size={mb}m,mode=700'.encode()), 'mount the working folder')
@@ -87,6 +92,11 @@ def _mounts(folder: str, mb: int) -> None:
     _mount_attr('/', _AT_RECURSIVE, _ATTR_RDONLY | _ATTR_NOSUID, 0)
     _mount_attr(folder, 0, 0, _ATTR_RDONLY)
     _check(libc.mount(b'proc', b'/proc', b'proc', _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None), 'mount /proc')
+    # a user namespace of its own would give the program the right to mount file systems (a memory one nothing counts)
+    with open('/proc/sys/user/max_user_namespaces', 'w') as f: f.write('0')
+    # read-only: the program's ids are the application's user's, so as root's its `/proc/sys` would set the host's sysctls
+    # (`kernel.core_pattern`: a command the host's kernel runs as root), its `/proc/sysrq-trigger` reboot the host
+    _mount_attr('/proc', 0, _ATTR_RDONLY, 0)
 
 _DEVICES = ('null', 'zero', 'full', 'random', 'urandom')  # the device files the program finds in its `/dev`: no disk, no console
 
@@ -103,7 +113,7 @@ def _devices() -> None:
         os.symlink(to, f'/dev/{nm}')
 
 def _seccomp() -> None:
-    "Refuse ptrace, process_vm_readv/writev and pidfd_getfd (EPERM), and every call of a foreign architecture"
+    "Refuse the calls of `_SECCOMP` (EPERM), and every call of a foreign architecture"
     ctypes, libc = _libc()
     arch, nrs = _SECCOMP[os.uname().machine]
     allow, deny = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
@@ -122,7 +132,8 @@ def _seccomp() -> None:
 def _limits(cfg: dict) -> None:
     import resource
     mb = cfg['memory_mb'] << 20
-    limits = [(resource.RLIMIT_AS, mb), (resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, cfg['file_mb'] << 20)]
+    limits = [(resource.RLIMIT_AS, mb), (resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, cfg['file_mb'] << 20),
+              (resource.RLIMIT_NOFILE, MAX_FILES)]
     # the count of processes is the user's own only in a user namespace of its own: elsewhere it counts all the user's
     if cfg['namespaces']: limits.append((resource.RLIMIT_NPROC, cfg['max_procs'] + _SUPERVISED))
     for r, v in limits:
@@ -166,6 +177,15 @@ def _tree(init: bool) -> list[int]:
     out, todo = [], [me]
     while todo: todo += (k := kids.get(todo.pop(), [])); out += k
     return out
+
+def _threads(pids: list[int]) -> int:
+    "The threads `pids` hold (those still there)"
+    total = 0
+    for p in pids:
+        try:
+            with open(f'/proc/{p}/stat', 'rb') as f: total += int(f.read().rsplit(b')', 1)[1].split()[17])
+        except (OSError, ValueError, IndexError): pass
+    return total
 
 def _resident(pids: list[int]) -> int:
     "Bytes of memory `pids` hold (those still there): each one's share of its pages (PSS), so forks sharing them count once"
@@ -214,6 +234,7 @@ def _supervise(cfg: dict, status, init: bool) -> None:
         if cfg['linux']:
             pids = _tree(init)
             if len(pids) > cfg['max_procs']: why = f"it started more than {cfg['max_procs']} processes"
+            elif _threads(pids) > MAX_THREADS: why = f"it started more than {MAX_THREADS} threads"
             elif (rss := _resident(pids) + _folder_size(cfg['folder'], init)) > cfg['memory_mb'] << 20:
                 why = f"its processes and files used {rss >> 20} MB, over {cfg['memory_mb']} MB"
             if why: break
