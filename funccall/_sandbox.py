@@ -30,7 +30,7 @@ from __future__ import annotations
 import json, os, signal, sys, time
 
 __all__ = ['BASE_ENV', 'MEMORY_MB', 'MAX_PROCS', 'MAX_THREADS', 'MAX_FILES', 'MAX_OUTPUT', 'MAX_MESSAGE', 'MAX_DEPTH', 'FILE_MB', 'SandboxError', 'Sandbox', 'protections',
-           'scrub', 'failure', 'import_path']
+           'scrub', 'for_model', 'MAX_RESULT', 'failure', 'import_path']
 
 BASE_ENV = {'PATH': '/usr/local/bin:/usr/bin:/bin', 'LANG': 'C.UTF-8', 'PYTHONIOENCODING': 'utf-8'}  # (+ HOME and TMPDIR: the folder)
 MEMORY_MB = 512        # the program's memory: its tree's resident memory (counted), and each process's address space
@@ -327,6 +327,18 @@ def scrub(
         dirs = sorted({d.rstrip(os.sep) for d in dirs if d and len(d) > 1}, key=len, reverse=True)
         _HOST_PATH = re.compile('|'.join(re.escape(d) for d in dirs)) if dirs else re.compile(r'(?!)')
     return _HOST_PATH.sub('<lib>', text)
+
+MAX_RESULT = 200_000  # characters of a program's result (what it printed, its value) the model reads; the rest is cut
+
+def for_model(
+    text: str,             # what a program sent as its result: anything its process could forge
+    limit: int=MAX_RESULT, # characters kept; the model is told how many more were cut
+) -> str:                  # `text` scrubbed (`scrub`), cut to `limit`, and valid UTF-8 (a lone surrogate becomes '?')
+    "A program's result as the model may read it: no host paths, bounded, encodable"
+    cut = len(text) - limit
+    text = scrub(text[:limit] if cut > 0 else text)
+    if cut > 0: text += f'\n[... {cut} more characters cut]'
+    return text.encode('utf-8', 'replace').decode('utf-8')
 
 _TB = 'Traceback (most recent call last):'
 

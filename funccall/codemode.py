@@ -40,7 +40,7 @@ import contextvars, functools, inspect, json, keyword, os, queue, re, signal, sy
 from typing import Any, Literal, Union
 
 from ._codechild import COMMAND, TB, CodeError, ToolCallError, namespace
-from ._sandbox import MAX_MESSAGE, Sandbox, SandboxError, failure, import_path, scrub
+from ._sandbox import MAX_MESSAGE, Sandbox, SandboxError, failure, for_model, import_path
 from .inverse import mk_tool, schema2anno, schema2sig
 from .pytool import python
 from .schema import SchemaError, handle_type
@@ -245,7 +245,7 @@ def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict
                 kind, *rest = _message(msg)
                 if kind == 'done':
                     printed, value, failed = rest
-                    res = scrub(_result(printed, value))
+                    res = for_model(_result(printed, value))  # (its process may have forged it: of any size)
                     if failed: raise CodeError(res)
                     return res
                 nm, args = rest  # only the toolbox's tools: the process can ask for nothing else
