@@ -3,12 +3,12 @@
 its answer within the deadline plus one second, and that its own memory grew by less than `RSS_MB` meanwhile. Where this
 machine lacks what a protection needs, `protections()` says so and the test is skipped with that reason, not passed.
 The tests run as root in CI: the protections are checked there as root (the harder case: root may trace any process)."""
-import ctypes, os, socket, sys, threading, time, uuid
+import ctypes, json, os, socket, sys, threading, time, uuid
 
 import pytest
 
 from funccall import Toolbox
-from funccall._sandbox import _DEVICES, MAX_DEPTH, MAX_MESSAGE, MAX_OUTPUT, MAX_PROCS, MEMORY_MB, protections
+from funccall._sandbox import _DEVICES, MAX_DEPTH, MAX_FILES, MAX_MESSAGE, MAX_OUTPUT, MAX_PROCS, MAX_RESULT, MAX_THREADS, MEMORY_MB, protections
 from funccall.pytool import python_isolated
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith('linux'), reason='the sandbox is tested on Linux, where its protections are claimed')
@@ -156,6 +156,75 @@ def test_env_and_network_are_refused_where_no_process_of_its_own_runs_the_progra
     for isolate in (False, 'monty'):
         with pytest.raises(ValueError, match='isolate=True'): Toolbox([ping]).code_tool(isolate=isolate, env={'A': '1'})
     with pytest.raises(ValueError, match='isolate=True'): Toolbox([ping]).code_tool(isolate=False, network=True)
+
+# --- the host's kernel (the program's ids are the application's user's: as root, root's) -----------------------------
+
+@pytest.mark.parametrize('mode', MODES)
+def test_the_hosts_sysctls_and_sysrq_do_not_open_for_writing(mode):
+    "As root's, a writable `/proc/sys` set the host's sysctls (`kernel.core_pattern`: a command the host runs as root)"
+    _needs('read_only_files')
+    targets = ['/proc/sys/kernel/core_pattern', '/proc/sys/kernel/hostname', '/proc/sys/vm/drop_caches', '/proc/sysrq-trigger',
+               '/proc/sys/user/max_user_namespaces']
+    code = (f"import os\nopened = []\nfor p in {targets!r}:\n"  # opened only, never written: the open is the test
+            "    try: os.close(os.open(p, os.O_WRONLY)); opened.append(p)\n    except OSError: pass\nopened")
+    assert run(mode, code) == '[]'
+
+NESTED_TMPFS = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+uid, gid = os.getuid(), os.getgid()
+if libc.unshare(0x10000000 | 0x20000) != 0: r = ('refused', ctypes.get_errno())  # CLONE_NEWUSER | CLONE_NEWNS
+else:
+    for f, t in (('setgroups', 'deny'), ('uid_map', f'0 {uid} 1'), ('gid_map', f'0 {gid} 1')):
+        with open(f'/proc/self/{f}', 'w') as fh: fh.write(t)
+    r = ('mounted', libc.mount(b'none', b'/tmp', b'tmpfs', 0, b'size=8m'))
+r
+"""
+
+@pytest.mark.parametrize('mode', MODES)
+def test_no_user_namespace_of_its_own(mode):
+    "In a user namespace of its own it could mount a memory file system that nothing counts against its memory"
+    _needs('namespaces')
+    assert run(mode, NESTED_TMPFS).replace('"', "'").strip('()[]') == "'refused', 28"  # ENOSPC: user.max_user_namespaces is 0
+
+@pytest.mark.parametrize('mode', MODES)
+def test_the_hosts_shared_memory_is_out_of_reach(mode):
+    "A System V segment of the application's (its user's: as root, root's) neither opens nor is seen"
+    _needs('namespaces')
+    libc = ctypes.CDLL(None, use_errno=True)
+    key = int(uuid.uuid4().hex[:7], 16)
+    shm = libc.shmget(key, 4096, 0o1600)  # IPC_CREAT | 0600
+    assert shm >= 0
+    try:
+        code = f"import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n[libc.shmget({key}, 0, 0), open('/proc/sysvipc/shm').read().count('\\n')]"
+        assert run(mode, code) in ('[-1, 1]', '[-1, 0]')  # refused; only the header line, no segment listed
+    finally: libc.shmctl(shm, 0, None)  # IPC_RMID
+
+@pytest.mark.parametrize('mode', MODES)
+def test_memory_that_no_process_maps_cant_be_made(mode):
+    "A memfd written to, a SysV segment or queue filled: memory no process's PSS shows, so the tree's count would miss it"
+    _needs('seccomp')
+    code = ("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nout = []\n"
+            "try: os.memfd_create('x'); out.append('memfd')\nexcept OSError: pass\n"
+            "if libc.shmget(0, 64 << 20, 0o1600) >= 0: out.append('shm')\n"  # IPC_PRIVATE
+            "if libc.msgget(0, 0o1600) >= 0: out.append('msg')\nout")
+    assert run(mode, code) == '[]'
+
+@pytest.mark.parametrize('mode', MODES)
+def test_threads_are_counted_for_the_whole_tree(mode):
+    "The kernel's process limit exempts root: a tree of threads is counted and ended all the same"
+    _needs('tree_process_limit')
+    code = ("import threading, time\nthreading.stack_size(1 << 16)\n"
+            f"for i in range({MAX_THREADS + 50}): threading.Thread(target=time.sleep, args=(10,), daemon=True).start()\ntime.sleep(10)")
+    assert f'more than {MAX_THREADS} threads' in run(mode, code, timeout=6)
+
+@pytest.mark.parametrize('mode', MODES)
+def test_descriptors_are_bounded(mode):
+    "Each pipe or socket holds kernel memory no count sees: the number a process may open is bounded"
+    code = ("import os, resource\nfds = []\ntry:\n    while len(fds) < 5000: fds += os.pipe()\nexcept OSError: pass\n"
+            "try: resource.setrlimit(resource.RLIMIT_NOFILE, (4096, 4096)); raised = True\nexcept (OSError, ValueError): raised = False\n[len(fds), raised]")
+    n, raised = json.loads(run(mode, code).replace('False', 'false').replace('True', 'true'))
+    assert n <= MAX_FILES and raised is False
 
 # --- the application's memory ------------------------------------------------------------------------------
 
@@ -347,6 +416,29 @@ def test_no_host_path_reaches_the_model(mode):
     text = run(mode, "import json\njson.loads('{')")
     assert 'JSONDecodeError' in text and '<lib>' in text
     for p in {sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.__file__))}: assert p not in text
+
+FORGED_RESULT = {  # a result its process forges on the channel, of any size
+    'code': "json.dumps({'done': True, 'printed': 'p' * 6_000_000, 'value': 'v' * 6_000_000, 'failed': False})",
+    'python_isolated': "json.dumps({'repr': 'r' * 12_000_000, 'literal': False})",
+}
+
+@pytest.mark.parametrize('mode', MODES)
+def test_a_forged_result_is_cut(mode):
+    code = f"import json, os, time\ndata = ({FORGED_RESULT[mode]} + '\\n').encode()\nwhile data: data = data[os.write(3, data):]\ntime.sleep(10)"
+    text = run(mode, code, timeout=8)
+    assert len(text) < MAX_RESULT + 200 and text.rstrip().endswith('more characters cut]')
+
+@pytest.mark.parametrize('mode', MODES)
+def test_a_literal_value_carries_no_host_path(mode):
+    text = run(mode, "import sys, os\n[sys.path, os.__file__]")
+    assert '<lib>' in text
+    for p in {sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.__file__))}: assert p not in text
+
+@pytest.mark.parametrize('mode', MODES)
+def test_a_lone_surrogate_reaches_the_model_as_utf8(mode):
+    "Text no UTF-8 carries would raise in the application where it encodes the model's request"
+    text = run(mode, "'a\\ud800b'")
+    assert text.encode('utf-8') and text.startswith(('a', "'a")) and '\ud800' not in text
 
 def test_protections_are_claimed_only_where_they_hold():
     "What `protections()` claims is what a program meets: here, the namespaces it needs for memory and files"
