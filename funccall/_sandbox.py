@@ -51,9 +51,12 @@ _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 409
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_SECCOMP, _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 1, 4, 22, 36, 38
 _MOUNT_SETATTR, _AT_RECURSIVE, _AT_FDCWD, _ATTR_RDONLY, _ATTR_NOSUID = 442, 0x8000, -100, 1, 2
 _INNER_ID = 1000  # the program's uid and gid inside its user namespace: not 0, so it runs with no capabilities there
-# seccomp: the architecture's audit number and the numbers of the calls refused: ptrace, process_vm_readv/writev,
-# pidfd_getfd (another process's memory); memfd_create, memfd_secret, shmget, msgget (memory no process's PSS shows)
-_SECCOMP = {'x86_64': (0xC000003E, (101, 310, 311, 438, 319, 447, 29, 68)), 'aarch64': (0xC00000B7, (117, 270, 271, 438, 279, 447, 194, 186))}
+# seccomp: the architecture's audit number, the numbers of the calls refused: ptrace, process_vm_readv/writev,
+# pidfd_getfd (another process's memory); memfd_create, memfd_secret, shmget, msgget (memory no process's PSS shows);
+# io_uring_setup (its requests make sockets past the filter); and the number of `socket`, refused for AF_UNIX: a socket
+# file on a read-only mount still connects (the application's, a database's, `docker.sock`), and the program's ids are its user's
+_SECCOMP = {'x86_64': (0xC000003E, (101, 310, 311, 438, 319, 447, 29, 68, 425), 41),
+            'aarch64': (0xC00000B7, (117, 270, 271, 438, 279, 447, 194, 186, 425), 198)}
 
 def _libc():
     import ctypes
@@ -113,16 +116,17 @@ def _devices() -> None:
         os.symlink(to, f'/dev/{nm}')
 
 def _seccomp() -> None:
-    "Refuse the calls of `_SECCOMP` (EPERM), and every call of a foreign architecture"
+    "Refuse the calls of `_SECCOMP` and `socket(AF_UNIX, ...)` (EPERM), and every call of a foreign architecture"
     ctypes, libc = _libc()
-    arch, nrs = _SECCOMP[os.uname().machine]
+    arch, nrs, sock = _SECCOMP[os.uname().machine]
     allow, deny = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
-    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
-    n = len(nrs)
-    prog = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, deny), (ld, 0, 0, 0)]
-    prog += [(jge, n + 1, 0, 0x40000000)]  # x32 calls on x86-64: refused
-    prog += [(jeq, n - i, 0, nr) for i, nr in enumerate(nrs)]
-    prog += [(ret, 0, 0, allow), (ret, 0, 0, deny)]
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06  # (offsets in seccomp_data: 0 the call's number, 4 the arch, 16 its first argument)
+    ops = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, deny), (ld, 0, 0, 0), (jge, 'deny', 0, 0x40000000)]  # x32 calls: refused
+    ops += [(jeq, 'deny', 0, nr) for nr in nrs]
+    ops += [(jeq, 0, 'allow', sock), (ld, 0, 0, 16), (jeq, 'deny', 'allow', 1)]  # socket(AF_UNIX, ...)
+    ops += [(ret, 0, 0, allow), (ret, 0, 0, deny)]
+    at = {'allow': len(ops) - 2, 'deny': len(ops) - 1}
+    prog = [(c, at[t] - i - 1 if t in at else t, at[f] - i - 1 if f in at else f, k) for i, (c, t, f, k) in enumerate(ops)]
     class Filter(ctypes.Structure): _fields_ = [('code', ctypes.c_uint16), ('jt', ctypes.c_uint8), ('jf', ctypes.c_uint8), ('k', ctypes.c_uint32)]
     class Prog(ctypes.Structure): _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.POINTER(Filter))]
     arr = (Filter * len(prog))(*[Filter(*x) for x in prog])

@@ -169,6 +169,23 @@ def test_the_hosts_sysctls_and_sysrq_do_not_open_for_writing(mode):
             "    try: os.close(os.open(p, os.O_WRONLY)); opened.append(p)\n    except OSError: pass\nopened")
     assert run(mode, code) == '[]'
 
+@pytest.mark.parametrize('mode', MODES)
+def test_the_applications_unix_sockets_do_not_connect(mode, tmp_path):
+    "A socket file on a read-only mount still connects (the application's own, a database's, `docker.sock`): not from here"
+    _needs('seccomp')
+    path = str(tmp_path / 'app.sock')
+    srv = socket.socket(socket.AF_UNIX)
+    srv.bind(path); srv.listen(1); srv.setblocking(False)
+    try:
+        code = (f"import ctypes, socket\nlibc = ctypes.CDLL(None, use_errno=True)\nout = []\n"
+                f"try: s = socket.socket(socket.AF_UNIX); s.connect({path!r}); s.sendall(b'owned'); out.append('connected')\n"
+                "except OSError: pass\n"
+                "if libc.syscall(425, 8, ctypes.create_string_buffer(120)) >= 0: out.append('io_uring')\n"  # io_uring_setup: sockets past the filter
+                "import asyncio\nout.append(asyncio.run(asyncio.sleep(0, 'asyncio works')))\nout")  # (its socketpair still opens)
+        assert run(mode, code) in ("['asyncio works']", '["asyncio works"]')
+        with pytest.raises(BlockingIOError): srv.accept()
+    finally: srv.close()
+
 NESTED_TMPFS = """
 import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)
