@@ -53,10 +53,12 @@ _MOUNT_SETATTR, _AT_RECURSIVE, _AT_FDCWD, _ATTR_RDONLY, _ATTR_NOSUID = 442, 0x80
 _INNER_ID = 1000  # the program's uid and gid inside its user namespace: not 0, so it runs with no capabilities there
 # seccomp: the architecture's audit number, the numbers of the calls refused: ptrace, process_vm_readv/writev,
 # pidfd_getfd (another process's memory); memfd_create, memfd_secret, shmget, msgget (memory no process's PSS shows);
-# io_uring_setup (its requests make sockets past the filter); and the number of `socket`, refused for AF_UNIX: a socket
+# io_uring_setup (its requests make sockets past the filter); add_key, request_key, keyctl (the application's session
+# keyring: its keys would read back); and the number of `socket`, refused for AF_UNIX: a socket
 # file on a read-only mount still connects (the application's, a database's, `docker.sock`), and the program's ids are its user's
-_SECCOMP = {'x86_64': (0xC000003E, (101, 310, 311, 438, 319, 447, 29, 68, 425), 41),
-            'aarch64': (0xC00000B7, (117, 270, 271, 438, 279, 447, 194, 186, 425), 198)}
+_SECCOMP = {'x86_64': (0xC000003E, (101, 310, 311, 438, 319, 447, 29, 68, 425, 248, 249, 250), 41),
+            'aarch64': (0xC00000B7, (117, 270, 271, 438, 279, 447, 194, 186, 425, 217, 218, 219), 198)}
+_KEYCTL, _JOIN_SESSION_KEYRING = {'x86_64': 250, 'aarch64': 219}, 1
 
 def _libc():
     import ctypes
@@ -155,6 +157,8 @@ def _start_program(cfg: dict, status) -> int:
         os.chdir(cfg['folder'])
         if cfg['linux']:
             _, libc = _libc()
+            # a new session keyring: the application's keys are no longer the program's (where seccomp isn't there to refuse keyctl)
+            if (nr := _KEYCTL.get(os.uname().machine)): libc.syscall(nr, _JOIN_SESSION_KEYRING, None)
             _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 'no_new_privs')
             if cfg['seccomp']: _seccomp()
         os.execve(cfg['argv'][0], cfg['argv'], cfg['env'])

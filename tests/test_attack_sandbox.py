@@ -186,6 +186,26 @@ def test_the_applications_unix_sockets_do_not_connect(mode, tmp_path):
         with pytest.raises(BlockingIOError): srv.accept()
     finally: srv.close()
 
+_KEYS = {'x86_64': (248, 249, 250), 'aarch64': (217, 218, 219)}.get(os.uname().machine)  # add_key, request_key, keyctl
+
+@pytest.mark.parametrize('mode', MODES)
+def test_the_applications_session_keyring_is_not_the_programs(mode):
+    "A key the application holds in its session keyring (a login's credentials, say) doesn't read back in the program"
+    if _KEYS is None: pytest.skip(f'no key syscall numbers for {os.uname().machine}')
+    add, req, ctl = _KEYS
+    libc = ctypes.CDLL(None, use_errno=True)
+    name, secret = f'fc-{uuid.uuid4().hex[:8]}'.encode(), b'the-keyring-secret-' + uuid.uuid4().hex.encode()
+    kid = libc.syscall(add, b'user', name, secret, len(secret), -3)  # KEY_SPEC_SESSION_KEYRING
+    if kid < 0: pytest.skip(f'this machine gives no session keyring (add_key: errno {ctypes.get_errno()})')
+    try:
+        code = (f"import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nbuf = ctypes.create_string_buffer(200)\n"
+                f"got = [libc.syscall({ctl}, 11, {kid}, buf, 200)]\n"  # KEYCTL_READ, by its id
+                f"kid = libc.syscall({req}, b'user', {name!r}, None, 0)\n"  # found by its name in the session keyring
+                f"got += [kid, libc.syscall({ctl}, 11, kid, buf, 200), buf.raw]\ngot")
+        text = run(mode, code)
+        assert secret.decode() not in text and text.replace(' ', '').startswith(('[-1,-1,-1,', "[-1,-1,-1,"))
+    finally: libc.syscall(ctl, 3, kid)  # KEYCTL_REVOKE
+
 NESTED_TMPFS = """
 import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)
