@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json, os, signal, sys, time
 
-__all__ = ['BASE_ENV', 'MEMORY_MB', 'MAX_PROCS', 'MAX_THREADS', 'MAX_FILES', 'MAX_OUTPUT', 'MAX_MESSAGE', 'MAX_DEPTH', 'FILE_MB', 'SandboxError', 'Sandbox', 'protections',
+__all__ = ['BASE_ENV', 'MEMORY_MB', 'MAX_PROCS', 'MAX_THREADS', 'MAX_FILES', 'MAX_OUTPUT', 'MAX_MESSAGE', 'MAX_DEPTH', 'MAX_VALUES', 'FILE_MB', 'SandboxError', 'Sandbox', 'protections',
            'scrub', 'for_model', 'MAX_RESULT', 'failure', 'import_path']
 
 BASE_ENV = {'PATH': '/usr/local/bin:/usr/bin:/bin', 'LANG': 'C.UTF-8', 'PYTHONIOENCODING': 'utf-8'}  # (+ HOME and TMPDIR: the folder)
@@ -526,10 +526,13 @@ class Sandbox:
                     except OSError: pass
 
 MAX_DEPTH = 100  # levels of nesting of a message from the program: deeper ones would overflow the stack of what reads them
+MAX_VALUES = 1_000_000  # commas, brackets and braces in one message (its values at most): each costs the parent ~100 bytes to hold
 
 def _parse(line: bytes):
     "One line of the channel as JSON, or a `SandboxError` saying what is wrong with it"
     deep = SandboxError(f"it sent a message nested over {MAX_DEPTH} levels deep", 'protocol')
+    if sum(line.count(c) for c in (b',', b'[', b'{')) > MAX_VALUES:  # (counted in the text, strings too: cheap, before any is made)
+        raise SandboxError(f"it sent a message of over {MAX_VALUES:,} values (commas, brackets and braces)", 'protocol')
     try: v = json.loads(line)
     except RecursionError: raise deep from None
     except ValueError as e: raise SandboxError(f"it sent a line that is not JSON ({str(e)[:100]})", 'protocol') from None
@@ -538,12 +541,11 @@ def _parse(line: bytes):
 
 def _depth(v) -> int:
     "How deep `v` (JSON data) nests, counted without recursion"
-    deepest, todo = 0, [(v, 1)]
-    while todo:
+    deepest, todo = 0, [(v, 1)] if type(v) in (dict, list) else []
+    while todo:  # (only containers are queued: a message of many scalars costs one pass in C per container)
         x, d = todo.pop()
-        if isinstance(x, (dict, list)):
-            deepest = max(deepest, d)
-            todo += [(y, d + 1) for y in (x.values() if isinstance(x, dict) else x)]
+        if d > deepest: deepest = d
+        todo += [(y, d + 1) for y in (x.values() if type(x) is dict else x) if type(y) in (dict, list)]
     return deepest
 
 if __name__ == '__main__': _boot(json.loads(os.environ.pop(_CFG)))

@@ -431,6 +431,7 @@ FORGED = {  # each, Python making the line the program writes to its channel
     'deep nesting': "b'[' * 100_000 + b']' * 100_000",
     'just deep enough to hurt': f"b'{{\"call\": \"ping\", \"args\": {{\"a\": ' + b'[' * {MAX_DEPTH + 5} + b']' * {MAX_DEPTH + 5} + b'}}}}'",
     'a huge line': f"b'x' * {MAX_MESSAGE + (1 << 20)}",
+    'millions of values': "b'{\"call\": \"ping\", \"args\": {\"a\": [' + b'{},' * 5_000_000 + b'{}]}}'",  # ~800 MB and 40 s to read
     'a result of the wrong types': "b'{\"repr\": 5, \"literal\": \"yes\"}'",
     'a literal too deep to read': "b'{\"repr\": \"' + b'[' * 100_000 + b'\", \"literal\": true}'",
 }
