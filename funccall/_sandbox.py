@@ -6,24 +6,31 @@ one it found at the probe fails to come up):
 - everywhere (POSIX): an environment holding only what the developer passes (`env=`), `BASE_ENV` (and the
   application's `LD_LIBRARY_PATH`, which some Pythons need to start); no file
   descriptor but the program's three pipes; a new, empty working folder, removed afterwards; `RLIMIT_AS` (memory per
-  process), `RLIMIT_FSIZE` (size of each file written), no core files; the parent reads its pipes without blocking,
-  under the deadline, keeping at most `max_output` bytes of what it writes to stderr (the rest is counted, not kept);
-- on Linux with user namespaces (`namespaces`): new user, PID and mount namespaces. The supervisor is the
+  process), `RLIMIT_FSIZE` (size of each file written), `RLIMIT_NOFILE` (`MAX_FILES`), no core files; the parent reads
+  its pipes without blocking, under the deadline, keeping at most `max_output` bytes of what it writes to stderr (the
+  rest is counted, not kept), and refuses a channel message over `MAX_MESSAGE` bytes or `MAX_VALUES` values before
+  reading it; what the model reads of a result goes through `for_model` (cut, scrubbed, valid UTF-8);
+- on Linux with user namespaces (`namespaces`): new user, PID, mount, IPC and host-name namespaces. The supervisor is the
   namespace's init: when it ends, the kernel kills everything in it, a `setsid` grandchild too. `/proc` shows the
   program's own processes only, so the application can't be found by its pid (not through `/proc/<pid>/mem`,
-  `ptrace` or `process_vm_readv`), and the program runs with no capabilities, so it can't unmount that `/proc`;
-  every mount is read-only but the working folder (a memory file system of `memory_mb` at most, its files counted as
-  the program's memory), and `/dev` holds `null`, `zero`, `full`, `random` and `urandom`
+  `ptrace` or `process_vm_readv`), and the program runs with no capabilities, so it can't unmount that `/proc`, nor
+  make a user namespace of its own to get some (`user.max_user_namespaces` is 0 in its own); every mount is read-only
+  but the working folder (a memory file system of `memory_mb` at most, its files counted as the program's memory),
+  `/proc` too (its ids are the application's user's: as root's, a writable `/proc/sys` would set the host's sysctls),
+  and `/dev` holds `null`, `zero`, `full`, `random` and `urandom`
   only (`read_only_files`); no network but a loopback that is down
-  (`no_network`, unless `network=True`). The supervisor counts the tree's processes and memory every 20 ms and ends
-  it past `max_procs` or `memory_mb`; `RLIMIT_NPROC` bounds it in the kernel too except for root, whom the kernel
-  exempts (`kernel_process_limit`);
+  (`no_network`, unless `network=True`). The supervisor counts the tree's processes, threads and memory every 20 ms
+  and ends it past `max_procs`, `MAX_THREADS` or `memory_mb`; `RLIMIT_NPROC` bounds it in the kernel too except for
+  root, whom the kernel exempts (`kernel_process_limit`);
 - on Linux without them: the supervisor is a child subreaper (a `setsid` grandchild is its to find and end), with
   the same counting, and the program can see and, as the same user, read the application's memory;
-- on Linux, a seccomp filter refusing `ptrace`, `process_vm_readv`, `process_vm_writev` and `pidfd_getfd`
-  (x86-64 and arm64), after `PR_SET_NO_NEW_PRIVS` (`seccomp`, `no_new_privs`);
+- on Linux, a new session keyring (the application's keys out of reach), and a seccomp filter refusing `ptrace`,
+  `process_vm_readv`, `process_vm_writev` and `pidfd_getfd`, the calls that make memory no process maps (`memfd_create`,
+  System V memory and queues), `io_uring`, the key calls and `socket(AF_UNIX)` (a socket file connects on a read-only
+  mount: the application's, `docker.sock`) (x86-64 and arm64), after `PR_SET_NO_NEW_PRIVS` (`seccomp`, `no_new_privs`);
 - elsewhere (macOS): the process group is killed at the deadline; a program that leaves it (`setsid`) outlives it.
-None of this is a virtual machine: the program reads any file the user can read, and shares the kernel.
+None of this is a virtual machine: the program reads any file the user can read (as root, root's: the application's
+`.env` too), the kernel memory its pipes and sockets hold is bounded by `MAX_FILES` only, and it shares the kernel.
 """
 from __future__ import annotations
 
