@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import json, os, signal, sys, time
 
-__all__ = ['BASE_ENV', 'MEMORY_MB', 'MAX_PROCS', 'MAX_THREADS', 'MAX_FILES', 'MAX_OUTPUT', 'MAX_MESSAGE', 'MAX_DEPTH', 'MAX_VALUES', 'FILE_MB', 'SandboxError', 'Sandbox', 'protections',
-           'scrub', 'for_model', 'MAX_RESULT', 'failure', 'import_path']
+__all__ = ['BASE_ENV', 'MEMORY_MB', 'MAX_PROCS', 'MAX_THREADS', 'MAX_FILES', 'MAX_OUTPUT', 'MAX_MESSAGE', 'MAX_DEPTH', 'MAX_VALUES',
+           'FILE_MB', 'SandboxError', 'Sandbox', 'protections', 'scrub', 'for_model', 'MAX_RESULT', 'failure', 'import_path']
 
 BASE_ENV = {'PATH': '/usr/local/bin:/usr/bin:/bin', 'LANG': 'C.UTF-8', 'PYTHONIOENCODING': 'utf-8'}  # (+ HOME and TMPDIR: the folder)
 MEMORY_MB = 512        # the program's memory: its tree's resident memory (counted), and each process's address space
