@@ -203,11 +203,13 @@ def _threads(pids: list[int]) -> int:
     return total
 
 def _resident(pids: list[int]) -> int:
-    "Bytes of memory `pids` hold (those still there): each one's share of its pages (PSS), so forks sharing them count once"
+    """Bytes of memory `pids` hold (those still there): each one's share of its pages (PSS), so forks sharing them count
+    once, in memory and in swap (`madvise(MADV_PAGEOUT)` sends a process's own pages there)"""
     total = 0
     for p in pids:
         try:
-            with open(f'/proc/{p}/smaps_rollup', 'rb') as f: total += int(f.read().split(b'\nPss:', 1)[1].split()[0]) << 10
+            with open(f'/proc/{p}/smaps_rollup', 'rb') as f: text = f.read()
+            total += sum(int(text.split(k, 1)[1].split()[0]) << 10 for k in (b'\nPss:', b'\nSwapPss:') if k in text)
         except (OSError, ValueError, IndexError): pass
     return total
 
