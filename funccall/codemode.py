@@ -360,7 +360,7 @@ def code_tool(
     isolate: bool | str=None,  # None: the safest installed (`safest_mode`); 'monty': pydantic-monty's sandbox; True: a process
                                #   of its own; False: this process (only when asked for: the program can do all the application can)
     timeout: float=30,         # seconds the program may run, its tool calls included
-    memory_mb: int=512,        # the address-space limit of the program's process (True), or monty's memory limit
+    memory_mb: int=512,        # memory of the program's whole process tree, and each process's address space (True), or monty's limit
     text_input: bool=False,    # take the program as free-form text (an OpenAI custom tool): no JSON string to escape it in
     env: dict=None,            # environment variables the program's process gets (isolate=True; it gets none of the application's)
     network: bool=False,       # let the program's process use the network (isolate=True; cut where `_sandbox.protections()` can)
