@@ -15,7 +15,8 @@ one it found at the probe fails to come up):
   program's own processes only, so the application can't be found by its pid (not through `/proc/<pid>/mem`,
   `ptrace` or `process_vm_readv`), and the program runs with no capabilities, so it can't unmount that `/proc`, nor
   make a user namespace of its own to get some (`user.max_user_namespaces` is 0 in its own); every mount is read-only
-  but the working folder (a memory file system of `memory_mb` at most, its files counted as the program's memory),
+  but the working folder (a memory file system of `memory_mb` and `MAX_INODES` files at most, its files counted as the
+  program's memory),
   `/proc` too (its ids are the application's user's: as root's, a writable `/proc/sys` would set the host's sysctls),
   and `/dev` holds `null`, `zero`, `full`, `random` and `urandom`
   only (`read_only_files`); no network but a loopback that is down
@@ -37,7 +38,7 @@ from __future__ import annotations
 import json, os, signal, sys, time
 
 __all__ = ['BASE_ENV', 'MEMORY_MB', 'MAX_PROCS', 'MAX_THREADS', 'MAX_FILES', 'MAX_OUTPUT', 'MAX_MESSAGE', 'MAX_DEPTH', 'MAX_VALUES',
-           'FILE_MB', 'SandboxError', 'Sandbox', 'protections', 'scrub', 'for_model', 'MAX_RESULT', 'failure', 'import_path']
+           'FILE_MB', 'MAX_INODES', 'SandboxError', 'Sandbox', 'protections', 'scrub', 'for_model', 'MAX_RESULT', 'failure', 'import_path']
 
 BASE_ENV = {'PATH': '/usr/local/bin:/usr/bin:/bin', 'LANG': 'C.UTF-8', 'PYTHONIOENCODING': 'utf-8'}  # (+ HOME and TMPDIR: the folder)
 MEMORY_MB = 512        # the program's memory: its tree's resident memory (counted), and each process's address space
@@ -47,6 +48,7 @@ MAX_FILES = 256        # descriptors each of its processes may hold: bounds the 
 MAX_OUTPUT = 100_000   # bytes of the program's stderr kept; the rest is counted and reported as cut
 MAX_MESSAGE = 16 << 20 # bytes of one line the program sends up its channel: a longer one ends it
 FILE_MB = 256          # size of any one file the program writes (RLIMIT_FSIZE)
+MAX_INODES = 32768     # files and folders its working folder may hold: an empty one holds no block, but kernel memory
 _POLL = 0.02           # seconds between the supervisor's counts of processes and memory
 _CFG = 'FUNCCALL_SANDBOX'  # the supervisor's settings, in its environment
 _SUPERVISED = 2        # the supervisor's own processes that count towards `RLIMIT_NPROC` in its namespace
@@ -99,7 +101,8 @@ def _mounts(folder: str, mb: int) -> None:
     in which no user namespace can be made"""
     ctypes, libc = _libc()
     _check(libc.mount(None, b'/', None, _MS_REC | _MS_PRIVATE, None), 'mount --make-rprivate /')
-    _check(libc.mount(b'tmpfs', folder.encode(), b'tmpfs', _MS_NOSUID | _MS_NODEV, f'size={mb}m,mode=700'.encode()), 'mount the working folder')
+    opts = f'size={mb}m,nr_inodes={MAX_INODES},mode=700'.encode()
+    _check(libc.mount(b'tmpfs', folder.encode(), b'tmpfs', _MS_NOSUID | _MS_NODEV, opts), 'mount the working folder')
     _devices()
     _mount_attr('/', _AT_RECURSIVE, _ATTR_RDONLY | _ATTR_NOSUID, 0)
     _mount_attr(folder, 0, 0, _ATTR_RDONLY)

@@ -8,7 +8,7 @@ import ctypes, json, os, socket, sys, threading, time, uuid
 import pytest
 
 from funccall import Toolbox
-from funccall._sandbox import _DEVICES, MAX_DEPTH, MAX_FILES, MAX_MESSAGE, MAX_OUTPUT, MAX_PROCS, MAX_RESULT, MAX_THREADS, MEMORY_MB, protections
+from funccall._sandbox import _DEVICES, MAX_DEPTH, MAX_FILES, MAX_INODES, MAX_MESSAGE, MAX_OUTPUT, MAX_PROCS, MAX_RESULT, MAX_THREADS, MEMORY_MB, protections
 from funccall.pytool import python_isolated
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith('linux'), reason='the sandbox is tested on Linux, where its protections are claimed')
@@ -423,6 +423,15 @@ def test_memory_sent_to_swap_still_counts():
     with Sandbox([sys.executable, '-S', '-c', code], 10, memory_mb=256) as sb:
         sb.finish()
         assert 'over 256 MB' in sb.ended.get('over', ''), sb.ended
+
+@pytest.mark.parametrize('mode', MODES)
+def test_empty_files_are_bounded(mode):
+    "An empty file holds no block of the folder (so nothing of its memory count) but kernel memory: their number is bounded"
+    _needs('read_only_files')
+    code = (f"import os\nn = 0\ntry:\n    for i in range({MAX_INODES + 100}): os.close(os.open(f'f{{i}}', os.O_CREAT | os.O_WRONLY)); n += 1\n"
+            "except OSError: pass\n[n, os.statvfs('.').f_files]")
+    made, most = json.loads(run(mode, code, timeout=20))
+    assert made < MAX_INODES and most == MAX_INODES
 
 @pytest.mark.parametrize('mode', MODES)
 def test_one_process_over_the_limit_gets_a_memory_error(mode):
