@@ -538,7 +538,7 @@ class Sandbox:
                     except OSError: pass
 
 MAX_DEPTH = 100  # levels of nesting of a message from the program: deeper ones would overflow the stack of what reads them
-MAX_VALUES = 1_000_000  # commas, brackets and braces in one message (its values at most): each costs the parent ~100 bytes to hold
+MAX_VALUES = 250_000  # commas, brackets and braces in one message (its values at most): each costs the parent ~100 bytes and ~1 µs to read
 
 def _parse(line: bytes):
     "One line of the channel as JSON, or a `SandboxError` saying what is wrong with it"
