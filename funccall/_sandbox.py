@@ -24,7 +24,8 @@ one it found at the probe fails to come up):
   and ends it past `max_procs`, `MAX_THREADS` or `memory_mb`; `RLIMIT_NPROC` bounds it in the kernel too except for
   root, whom the kernel exempts (`kernel_process_limit`);
 - on Linux without them: the supervisor is a child subreaper (a `setsid` grandchild is its to find and end), with
-  the same counting, and the program can see and, as the same user, read the application's memory;
+  the same counting, and the program can see and, as the same user, read the application's memory, signal it, and kill
+  its supervisor first (then nothing counts or ends its tree: `deadline_kills_tree` is not claimed);
 - on Linux, a new session keyring (the application's keys out of reach), and a seccomp filter refusing `ptrace`,
   `process_vm_readv`, `process_vm_writev` and `pidfd_getfd`, the calls that make memory no process maps (`memfd_create`,
   System V memory and queues), `io_uring`, the key calls and `socket(AF_UNIX)` (a socket file connects on a read-only

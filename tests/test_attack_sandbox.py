@@ -552,3 +552,18 @@ def test_without_namespaces_processes_and_memory_are_still_counted():
     assert _host_procs(m) == []
     hog = "import os, time\nfor i in range(3):\n    if os.fork() == 0: break\nblock = b'x' * (200 << 20)\ntime.sleep(5)"
     assert f'over {MEMORY_MB} MB' in _bare(hog)[0]['over']
+
+def test_without_namespaces_killing_the_supervisor_is_a_limit_protections_admit(monkeypatch):
+    "Same user, it may kill its supervisor, and its `setsid` grandchild lives on: so the fallback claims no deadline for the tree"
+    import funccall._sandbox as sandbox
+    m = _marker()
+    code = DOUBLE_FORK.format(name=NAME_ME.format(m=m)) + "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\ntime.sleep(5)"
+    try:
+        with pytest.raises(sandbox.SandboxError): _bare(code, timeout=2)  # (its supervisor dead, the deadline ends the call)
+        assert _host_procs(m), 'the grandchild was ended after all: the README and protections() can claim the deadline here'
+    finally:
+        for p in _host_procs(m): os.kill(p, 9)
+    real = sandbox._works
+    monkeypatch.setattr(sandbox, '_works', lambda **kw: False if kw['namespaces'] else real(**kw))  # a machine without them
+    claims = sandbox._probe(False)
+    assert not claims['namespaces'] and not claims['deadline_kills_tree'] and not claims['application_memory_hidden']
