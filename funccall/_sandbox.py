@@ -356,9 +356,9 @@ def for_model(
     limit: int=MAX_RESULT, # characters kept; the model is told how many more were cut
 ) -> str:                  # `text` scrubbed (`scrub`), cut to `limit`, and valid UTF-8 (a lone surrogate becomes '?')
     "A program's result as the model may read it: no host paths, bounded, encodable"
-    cut = len(text) - limit
-    text = scrub(text[:limit] if cut > 0 else text)
-    if cut > 0: text += f'\n[... {cut} more characters cut]'
+    clean = scrub(text[:2 * limit])  # scrubbed before the cut, which could split a path (twice the limit: bounded time)
+    cut = len(clean) - limit + max(0, len(text) - 2 * limit)
+    text = clean[:limit] + (f'\n[... {cut} more characters cut]' if cut > 0 else '')
     return text.encode('utf-8', 'replace').decode('utf-8')
 
 _TB = 'Traceback (most recent call last):'

@@ -513,6 +513,12 @@ def test_a_literal_value_carries_no_host_path(mode):
     assert '<lib>' in text
     for p in {sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.__file__))}: assert p not in text
 
+def test_the_cut_of_a_result_splits_no_host_path():
+    "Cut first, a path across the cut would keep its first half, which no longer reads as a path to scrub"
+    half = len(sys.base_prefix) // 2  # (the interpreter's folder: the same in the program's process)
+    text = run('code', f"import sys\n'a' * {MAX_RESULT - half} + sys.base_prefix + 'b' * 100")
+    assert sys.base_prefix[:half] not in text and text.rstrip().endswith('more characters cut]')
+
 @pytest.mark.parametrize('mode', MODES)
 def test_a_lone_surrogate_reaches_the_model_as_utf8(mode):
     "Text no UTF-8 carries would raise in the application where it encodes the model's request"
