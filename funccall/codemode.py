@@ -45,7 +45,7 @@ import typing
 from typing import Any, Literal, Union
 
 from ._codechild import COMMAND, MAX_PRINTED, TB, CodeError, ToolCallError, namespace
-from ._sandbox import MAX_MESSAGE, Sandbox, SandboxError, failure, import_path, scrub
+from ._sandbox import MAX_MESSAGE, Sandbox, SandboxError, failure, for_model, import_path
 from .inverse import mk_tool, schema2anno, schema2sig
 from .pytool import python
 from .schema import SchemaError, handle_type
@@ -304,7 +304,7 @@ def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict
                 kind, *rest = _message(msg)
                 if kind == 'done':
                     printed, value, failed = rest
-                    res = scrub(_result(printed, value))
+                    res = for_model(_result(printed, value))  # (its process may have forged it: of any size)
                     if failed: raise CodeError(res)
                     return res
                 nm, args = rest  # only the toolbox's tools: the process can ask for nothing else
@@ -419,7 +419,7 @@ def code_tool(
     isolate: bool | str=None,  # None: the safest installed (`safest_mode`); 'monty': pydantic-monty's sandbox; True: a process
                                #   of its own; False: this process (only when asked for: the program can do all the application can)
     timeout: float=30,         # seconds the program may run, its tool calls included
-    memory_mb: int=512,        # the address-space limit of the program's process (True), or monty's memory limit
+    memory_mb: int=512,        # memory of the program's whole process tree, and each process's address space (True), or monty's limit
     text_input: bool=False,    # take the program as free-form text (an OpenAI custom tool): no JSON string to escape it in
     env: dict=None,            # environment variables the program's process gets (isolate=True; it gets none of the application's)
     network: bool=False,       # let the program's process use the network (isolate=True; cut where `_sandbox.protections()` can)
