@@ -40,7 +40,9 @@ def with_class_docs(
     if not defs or f is None: return s
     found: dict = {}
     try:
-        for p in signature(f).params: _classes(p.anno, found)
+        if isinstance(f, type): _classes(f, found)  # a class as the tool: its fields' classes
+        else:
+            for p in signature(f).params: _classes(p.anno, found)
     except (SchemaError, TypeError, ValueError): return s  # the schema was made; its class docs are a nicety
     for nm, d in defs.items():
         if nm in found and 'description' not in d and (doc := _class_doc(found[nm])): defs[nm] = {**d, 'description': doc}

@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from ._inputs import MAX_SHOWN, Problem, short
 from ._json import jsonable
-from ._types import SchemaError, TypeInfo, _is_ndarray, constraints, fields, kind, origin, type_cache, type_name
+from ._types import Default, SchemaError, TypeInfo, _is_ndarray, constraints, fields, kind, needs_pydantic, origin, type_cache, type_name
 
 __all__ = ['Mismatch', 'coercer', 'exact_type', 'ready', 'expected_words', 'path_text', 'MAX_TEXT', 'MAX_LITERAL']
 
@@ -130,9 +130,30 @@ def _parse_text(v: str, t):
 def _build(t):
     try: info = kind(t)
     except SchemaError: return _identity  # no schema, so nothing to check against: as the reference does
+    if info.meta and needs_pydantic(info.meta): return _pydantic_coerce(t)
     c = _builders[info.kind](info)
     if info.meta and (cons := constraints(info.meta, _json_type(info))): c = _constrained(c, cons)
     return c
+
+def _pydantic_coerce(t):
+    "pydantic validates an annotation whose metadata holds its validators (`AfterValidator`, ...): all of it, in pydantic's order"
+    from pydantic import TypeAdapter  # (the metadata is pydantic's, or `get_schema` refused it: pydantic is there)
+    check = TypeAdapter(t).validate_python
+    def f(v):
+        try: return check(v)
+        except ValueError as e: raise _pydantic_mismatch(t, v, e) from None  # pydantic's ValidationError
+    return f
+
+def _pydantic_mismatch(t, v, e: ValueError) -> Mismatch:
+    "Each of the errors in pydantic's `ValidationError` `e` at its path, as one `Mismatch`"
+    errs = e.errors() if callable(getattr(e, 'errors', None)) else []
+    if not errs: return Mismatch(t, v, f"not a valid {type_name(t)}: {str(e)[:200]}")
+    bad = None
+    for err in errs[:MAX_SHOWN + 1]:
+        why = f"{err.get('msg', 'invalid')}, got {short(err.get('input'))}"
+        bad = _gather(bad, Mismatch(None, err.get('input'), why, tuple(err.get('loc', ()))))
+    bad.cut = len(errs) > MAX_SHOWN + 1
+    return bad
 
 def _json_type(info) -> str | None:
     if info.kind == 'scalar': return {str: 'string', int: 'integer', float: 'number'}.get(info.args[0])
@@ -141,6 +162,7 @@ def _json_type(info) -> str | None:
     return None
 
 def _multiple(x, m) -> bool:
+    if type(x) is int and type(m) is int: return x % m == 0  # exactly: a float quotient of large integers rounds
     try: q = x / m
     except (OverflowError, ZeroDivisionError): return False
     return abs(q - round(q)) < 1e-9
@@ -182,7 +204,7 @@ def exact_type(t) -> type | None:
     "The one type a value of annotation `t` may have to need no coercion at all (`int` for `int`), or None"
     try: info = kind(t)
     except SchemaError: return None
-    if info.meta and constraints(info.meta, _json_type(info)): return None  # a range, length or pattern to check
+    if info.meta and (constraints(info.meta, _json_type(info)) or needs_pydantic(info.meta)): return None  # a range, length, pattern or validator
     return info.t if info.kind == 'scalar' and info.t is info.args[0] else None
 
 # --- the {kind: handler} table: each builds the coercer for one kind ----------------------------------
@@ -460,7 +482,7 @@ def _format_coerce(info):
 
 class _FieldsPlan:
     "How to build the keyword arguments of a class kind from a JSON object"
-    __slots__ = ('info', 'specs', 'by_key', 'required', 'takes')
+    __slots__ = ('info', 'specs', 'by_key', 'required', 'takes', 'fills')
     def __init__(self, info):
         fs = fields(info)
         self.info = info
@@ -469,6 +491,8 @@ class _FieldsPlan:
         self.by_key = {s[0]: s for s in self.specs}
         self.required = frozenset(f.name for f in fs if f.required)
         self.takes = ', '.join(repr(f.name) for f in fs[:MAX_SHOWN]) + (', ...' if len(fs) > MAX_SHOWN else '')
+        # defaults the object can't supply itself: pydantic's `Field` in an `__init__`, langchain's TypedDict `Annotated[T, default, "..."]`
+        self.fills = {f.attr: f.default for f in fs if type(f.default) is Default}
 
     def kwargs(self, v) -> dict:
         "The keyword arguments for `v`: checked field by field; any problem sends it the careful way, to report them all"
@@ -483,6 +507,11 @@ class _FieldsPlan:
                     except Mismatch as e: return self._report(d, v, kw, key, e)
             elif required: return self._report(d, v, kw)
         if len(kw) != len(d): return self._report(d, v, kw)  # fields it doesn't have
+        return self._filled(kw) if self.fills else kw
+
+    def _filled(self, kw: dict) -> dict:
+        for attr, d in self.fills.items():
+            if attr not in kw: kw[attr] = d.make()
         return kw
 
     def _report(self, d: dict, v, done: dict, failed=None, err=None) -> dict:
@@ -507,7 +536,7 @@ class _FieldsPlan:
                 if key in self.required and key not in d:
                     if (bad := _gather(bad, Mismatch(None, v, 'missing (required)', (key,)))).full: break
         if bad is not None: raise bad
-        return kw
+        return self._filled(kw)
 
 # The fields plan is built on first use: a recursive class refers to its own coercer while being planned
 
@@ -659,14 +688,7 @@ def _model_coerce(info):
         try: return t.model_validate(d)
         except Exception as e:  # pydantic's ValidationError
             if (pruned := _drop_default_nulls(t, d)) != d: return f(pruned)  # a null strict mode sent inside: left out, as above
-            errs = e.errors() if callable(getattr(e, 'errors', None)) else []
-            if not errs: raise Mismatch(t, v, f"not a valid {type_name(t)}: {str(e)[:200]}") from None
-            bad = None
-            for err in errs[:MAX_SHOWN + 1]:
-                why = f"{err.get('msg', 'invalid')}, got {short(err.get('input'))}"
-                bad = _gather(bad, Mismatch(None, err.get('input'), why, tuple(err.get('loc', ()))))
-            bad.cut = len(errs) > MAX_SHOWN + 1
-            raise bad from None
+            raise _pydantic_mismatch(t, v, e) from None
     return f
 
 _builders = {

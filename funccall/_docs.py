@@ -1,9 +1,12 @@
 """Descriptions of tools, parameters and fields, from source comments and docstrings.
 
-A parameter's description is found in this order, first wins (the schema module adds the middle step):
-1. its docments `# comment`: on the parameter's line, or on the comment lines just above it;
+A parameter's description is found in this order, first wins (the schema module adds the second step):
+1. its docments `# comment`: on the parameter's line, or on the comment lines just above it; a comment that is a
+   tool directive (`# type: ignore`, `# noqa`, `# pragma: no cover`, ...) is none, and a trailing one is cut;
 2. `Annotated[T, "description"]` metadata, or pydantic's `Field(description=...)`;
-3. its entry in the docstring's parameter section (Google `Args:`, NumPy `Parameters`, Sphinx `:param x:`).
+3. a class field's attribute docstring (`a: int` and a string on the line after it);
+4. its entry in the docstring's parameter section (Google `Args:`, NumPy `Parameters`, Sphinx `:param x:`, Epydoc
+   `@param x:`), whatever other sections the docstring holds.
 
 When a docstring's parameter section is used, the tool description drops that section and keeps the rest.
 Source is read through `linecache`, so it is read once per file; a function's signature is parsed on its
@@ -18,7 +21,7 @@ from typing import NamedTuple
 from ._types import _code_params
 from ._warnings import SchemaWarning, caller_level
 
-__all__ = ['Docs', 'func_docs', 'class_docs', 'doc_text']
+__all__ = ['Docs', 'func_docs', 'class_docs', 'doc_text', 'undirected']
 
 class Docs(NamedTuple):
     comments: dict          # name -> its docments comment
@@ -26,17 +29,53 @@ class Docs(NamedTuple):
     returns: str | None     # the return annotation's comment
     description: str        # the docstring, less the parameter section `doc_params` came from
     doc_returns: str | None = None  # the docstring's own returns section, kept in `description`
+    only_sections: bool = False     # the docstring is parameter sections alone: documented, with no description left
 
 # A comment starts at the first `#` outside a string literal: group 1 is the code, group 2 the comment
 _sq, _dq = r"'[^'\\]*(?:\\.[^'\\]*)*'", r'"[^"\\]*(?:\\.[^"\\]*)*"'  # string literals, unrolled: no backtracking
 _comment_re = re.compile(rf"""^([^'"#]*(?:(?:{_sq}|{_dq})[^'"#]*)*)#(.*)$""")
 
 def _comment(line: str) -> str | None:
+    "The comment on `line` less its tool directives ('' when it is only directives), or `None` when it has none"
     i = line.find('#')
     if i < 0: return None
-    if "'" not in line and '"' not in line: return line[i + 1:].strip()  # no string the '#' could be in
+    if "'" not in line and '"' not in line: return undirected(line[i + 1:])  # no string the '#' could be in
     m = _comment_re.match(line)
-    return m[2].strip() if m else None
+    return undirected(m[2]) if m else None
+
+# Comments that speak to a tool (a type checker, linter, formatter, coverage), never to a reader: `# type: ignore`,
+# and the linters', formatters' and coverage's own (each one '#' segment of a comment)
+# (a tool named by an ordinary word, `black` or `coverage`, counts only with its colon: `# coverage radius` describes)
+_directive_re = re.compile(r'(?:(?:noqa|nosec|lgtm|nolint|noinspection)\b|pyre-(?:ignore|fixme)\b|pragma:|pragma\s+no\s*(?:cover|branch)\b'
+                           r'|(?:fmt|pylint|mypy|pyright|ruff|isort|flake8|yapf|black|pytype|coverage|cspell|codespell|spell-checker)\s*:)', re.I)
+_type_re = re.compile(r'type\s*:\s*(.*)$', re.S)
+
+def _is_directive(seg: str) -> bool:
+    "Whether the comment segment `seg` is a tool directive: a named tool's, or a PEP 484 `type:` comment (`type: ignore`, `type: List[int]`)"
+    seg = seg.strip()
+    if _directive_re.match(seg): return True
+    if not (m := _type_re.match(seg)): return False
+    rest = m[1].strip()
+    if rest.startswith('ignore'): return True
+    try: tree = ast.parse(re.sub(r'^\(.*?\)\s*->\s*', '', rest) or '...', mode='eval')  # a type, or a signature's `(int, str) -> bool`
+    except SyntaxError: return False  # `type: the kind of fruit` describes
+    return all(_type_like(n) for n in ast.walk(tree.body))  # `type: daily or weekly` parses, and describes
+
+_BUILTIN_TYPES = {'int', 'str', 'float', 'bool', 'bytes', 'list', 'dict', 'set', 'tuple', 'frozenset', 'object', 'type', 'complex'}
+
+def _type_like(n: ast.AST) -> bool:
+    "Whether node `n` of a parsed `type:` comment is what a type is made of: `List[int]`, `str | None`, `os.PathLike`"
+    if isinstance(n, ast.Name): return n.id in _BUILTIN_TYPES or n.id[:1].isupper()
+    if isinstance(n, ast.Constant): return n.value is None or n.value is Ellipsis or isinstance(n.value, str)
+    return isinstance(n, (ast.Attribute, ast.Subscript, ast.Tuple, ast.List, ast.BinOp, ast.BitOr, ast.Load))
+
+def undirected(
+    c:str,  # a comment's text, after its first '#'
+) -> str:   # `c` without the segments that are tool directives: '' when nothing else is left
+    "Comment `c` as a description: `the a  # type: ignore` is 'the a', `noqa: F821` is ''"
+    segs = c.split('#')
+    if not any(map(_is_directive, segs)): return c.strip()  # (`the #1 choice` stays as written)
+    return ' # '.join(x.strip() for x in segs if x.strip() and not _is_directive(x))
 
 def _code(line: str) -> str:
     m = _comment_re.match(line) if '#' in line else None
@@ -55,11 +94,13 @@ def _param_comments(lines: list[str], locs: dict, top: int) -> dict:
     res = {}
     for ln, nm in locs.items():
         c = _comment(lines[ln - 1])
-        if c is None:
+        if not c:  # none, or only a directive: the comment lines above describe it
             above, i = [], ln - 1
-            while i > top and i not in locs and (a := _comment(lines[i - 1])) is not None: above.append(a); i -= 1
-            c = '\n'.join(reversed(above)) or None
-        if c is not None: res[nm] = c
+            while i > top and i not in locs and (a := _comment(lines[i - 1])) is not None:
+                if a: above.append(a)
+                i -= 1
+            c = '\n'.join(reversed(above))
+        if c: res[nm] = c
     return res
 
 # --- functions: parse the signature alone --------------------------------------------------------------
@@ -199,6 +240,20 @@ def _class_comments(cls) -> dict | None:
     locs = {n.lineno: n.target.id for n in node.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
     return _param_comments(lines, locs, node.lineno)
 
+def _class_attribute_docs(cls) -> dict:
+    "The attribute docstrings in the body of class `cls`"
+    _, node = _class_node(cls)
+    return {} if node is None else _attribute_docs(node)
+
+def _attribute_docs(node: ast.ClassDef) -> dict:
+    "Attribute docstrings in a class body (PEP 257, as Sphinx and pydantic read them): `a: int` then `\"\"\"The first\"\"\"`"
+    res, body = {}, node.body
+    for n, nxt in zip(body, body[1:]):
+        if (isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name) and isinstance(nxt, ast.Expr)
+                and isinstance(nxt.value, ast.Constant) and isinstance(nxt.value.value, str) and (d := inspect.cleandoc(nxt.value.value))):
+            res[n.target.id] = d
+    return res
+
 # --- docstrings ----------------------------------------------------------------------------------------
 
 _section_hint = re.compile(r'^\s*(?:Args|Arguments|Parameters|Params|Attributes|Keyword Args|Keyword Arguments|Other Parameters|Returns?|Yields?)'
@@ -221,19 +276,35 @@ def doc_text(obj) -> str:
 def _docstring_params(doc: str) -> tuple[dict, str | None, str]:
     "Parameter and return descriptions from a docstring's sections, and the docstring without its parameter section"
     if not _section_hint.search(doc): return {}, None, doc
+    doc = _indent_opening_section(doc)
     import docstring_parser  # only docstrings with a parameter section pay for the import
-    try: parsed = docstring_parser.parse(doc)
-    except docstring_parser.ParseError: return {}, None, doc
-    ps = {p.arg_name.lstrip('*'): p.description for p in parsed.params if p.description}
-    ret = (parsed.returns.description or parsed.returns.type_name or '') if parsed.returns else None
-    return ps, ret, _drop_param_sections(doc, parsed.style) if ps else doc
+    from docstring_parser import DocstringStyle as S
+    ps, ret = {}, None
+    for style in (S.GOOGLE, S.NUMPYDOC, S.REST, S.EPYDOC):  # each style's sections, so a docstring mixing them loses none
+        # (after a blank first line: Google's parser takes a docstring's first line for its summary, even `Args:`)
+        try: parsed = docstring_parser.parse('\n' + doc, style)
+        except docstring_parser.ParseError: continue
+        for p in parsed.params:
+            if p.description: ps.setdefault(p.arg_name.lstrip('*'), p.description)
+        if ret is None and parsed.returns: ret = parsed.returns.description or parsed.returns.type_name or ''
+    return ps, ret, _drop_param_sections(doc) if ps else doc
+
+_any_hdr = re.compile(r'^[A-Z]\w*(?: \w+)?:\s*$')  # `Args:`, `Returns:`, `Keyword Args:`
+
+def _indent_opening_section(doc: str) -> str:
+    """`doc` with the body of a Google section that opens it indented: `Args:` on the opening quotes' line leaves its
+    entries with no indent after `inspect.cleandoc`, where no parser sees them as the section's"""
+    lines = doc.splitlines()
+    if len(lines) < 2 or not _any_hdr.match(lines[0]) or not lines[1].strip() or lines[1][0].isspace(): return doc
+    j = next((i for i in range(1, len(lines)) if _any_hdr.match(lines[i])), len(lines))
+    return '\n'.join([lines[0], *('    ' + x if x.strip() else x for x in lines[1:j]), *lines[j:]])
 
 _google_hdr = re.compile(r'^(\s*)(?:Args|Arguments|Parameters|Params|Attributes|Keyword Args|Keyword Arguments|Other Parameters)\s*:\s*$')
 _numpy_hdr = re.compile(r'^\s*(?:Parameters|Other Parameters|Attributes)\s*$')
 _numpy_rule = re.compile(r'^\s*-{3,}\s*$')
 _sphinx_field = re.compile(r'^(\s*)[:@](?:param|parameter|arg|argument|key|keyword|type)\b')
 
-def _drop_param_sections(doc: str, style) -> str:
+def _drop_param_sections(doc: str) -> str:
     "`doc` without the parameter sections, whatever their style"
     lines, out, i = doc.splitlines(), [], 0
     while i < len(lines):
@@ -267,7 +338,7 @@ def _docments(obj) -> dict | None:
     from fastcore.docments import docments  # (imported here: only objects without source a file or cell holds pay for it)
     try: d = docments(obj, returns=True)
     except Exception: return None  # no source, or source it can't parse: what a reader of comments can't help
-    return {k: v for k, v in d.items() if isinstance(v, str) and v}
+    return {k: c for k, v in d.items() if isinstance(v, str) and (c := undirected(v))}
 
 def _comments(obj, own: dict | None, fields) -> dict:
     "`own` (funccall's reader), else fastcore's `docments`; a `SchemaWarning` when neither finds the source of `obj`'s `fields`"
@@ -275,7 +346,8 @@ def _comments(obj, own: dict | None, fields) -> dict:
     if (cms := _docments(obj)) is not None: return cms
     if fields:
         warnings.warn(f"{getattr(obj, '__qualname__', obj)!s:.80}: no source found to read the `# comments` of {', '.join(fields)[:120]}; "
-                      "they have no descriptions unless the docstring or `Annotated` gives them", SchemaWarning, stacklevel=caller_level())
+                      "describe them with `Annotated[T, 'what it is']` or the docstring's `Args:` section instead (code typed at a "
+                      "prompt, in `python -c` or piped to Python keeps no source to read comments from)", SchemaWarning, stacklevel=caller_level())
     return {}
 
 def func_docs(f) -> Docs:
@@ -283,7 +355,7 @@ def func_docs(f) -> Docs:
     dps, dret, desc = _docstring_params(doc_text(f))
     own = _fn_comments(f)  # (the names a warning would give are read only when it may be given)
     cms = dict(_comments(f, own, [nm for nm, _, _ in _code_params(f)] if own is None and not dps else ()))
-    return Docs(cms, dps, cms.pop('return', None), desc, dret)
+    return Docs(cms, dps, cms.pop('return', None), desc, dret, bool(dps) and not desc)
 
 def _own_classes(cls) -> list:
     "`cls` and the bases whose fields it inherits, base first, leaving out library bases such as `BaseModel`"
@@ -295,12 +367,16 @@ def class_docs(cls, init=None) -> Docs:
     "Descriptions of the fields of class `cls` (body comments, inherited ones too), or of `init`'s parameters"
     def make():
         dps, _, desc = _docstring_params(doc_text(cls))
-        if init is not None:
+        if init is not None and not inspect.isfunction(init): cms = {}  # `object.__init__`, a C type's: no source, no comments
+        elif init is not None:
             if not dps: dps = _docstring_params(doc_text(init))[0]
             cms = dict(_comments(init, _fn_comments(init), [nm for nm, _, _ in _code_params(init)][1:] if not dps else ()))
             cms.pop('return', None)
         else:
-            cms = {}
-            for k in _own_classes(cls): cms.update(_comments(k, _class_comments(k), list(vars(k)['__annotations__']) if not dps else ()))
-        return Docs(cms, dps, None, desc)
+            cms, attrs = {}, {}
+            for k in _own_classes(cls):
+                cms.update(_comments(k, _class_comments(k), list(vars(k)['__annotations__']) if not dps else ()))
+                attrs.update(_class_attribute_docs(k))
+            if attrs: return Docs(cms, {**dps, **attrs}, None, desc, None, bool(dps) and not desc)  # nearer the field than `Attributes:`
+        return Docs(cms, dps, None, desc, None, bool(dps) and not desc)
     return _cached(cls, make)

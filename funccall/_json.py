@@ -12,7 +12,7 @@ from decimal import Decimal
 from pathlib import PurePath
 from uuid import UUID
 
-__all__ = ['jsonable', 'is_json']
+__all__ = ['jsonable', 'is_json', 'nesting', 'MAX_NESTING', 'too_deep']
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _plain = (str, int, float, bool, type(None))
@@ -64,3 +64,33 @@ def jsonable(
         return {f.name: jsonable(getattr(v, f.name)) for f in dataclasses.fields(v)}
     if hasattr(v, 'model_dump') and not isinstance(v, type): return v.model_dump(mode='json', by_alias=True)  # pydantic: as its schema spells it
     raise TypeError(f"{type(v).__name__} value {v!r:.60} can't be held by JSON")
+
+# How deep (dicts and lists inside each other) a schema may be for funccall to render it: its walkers recurse, and
+# 200 levels (100 nested objects: a schema node and its `properties`) leave half of Python's stack spare. No provider
+# takes as much (OpenAI's strict mode: 10 objects)
+MAX_NESTING = 200
+
+def nesting(
+    v,             # a JSON-like value: dicts, lists, scalars
+    stop:int=None, # stop counting past this depth (bounded time for a hostile value)
+) -> int:          # how many dicts and lists deep `v` goes (a scalar is 0), walked without recursion
+    "The depth of `v`'s nesting"
+    deepest, todo = 0, [(v, 1)]
+    while todo:
+        x, d = todo.pop()
+        if not isinstance(x, (dict, list, tuple)): continue
+        deepest = max(deepest, d)
+        if stop is not None and deepest > stop: return deepest
+        todo += [(y, d + 1) for y in (x.values() if isinstance(x, dict) else x)]
+    return deepest
+
+def too_deep(
+    s,                     # a schema
+    where:str,             # what it is, for the message: "Tool 'search': its input schema"
+    limit:int=MAX_NESTING, # the deepest allowed
+) -> str | None:           # why `s` is too deep to render, or None
+    "A message naming how deep `s` is when it is deeper than `limit`"
+    n = nesting(s, 4 * limit)
+    if n <= limit: return None
+    return (f"{where} is nested {f'over {n - 1}' if n > 4 * limit else n} levels deep (dicts and lists); funccall renders schemas up to "
+            f"{limit} levels (OpenAI's strict mode takes 10 nested objects): flatten it, or name repeated parts in $defs")

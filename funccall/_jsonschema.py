@@ -42,8 +42,10 @@ time. Patterns are ECMA 262 read by Python's `re` (`\\d` and `\\w` are ASCII, `$
 not anchored. No pattern makes a check run long, whatever a server's schema holds (`_regex.py`): `re` has no timeout,
 so it searches a string only as long as a bound on its backtracking allows (no limit for `^[a-z]+$`, whose bound grows
 linearly; a few hundred characters for `\\s+$`; none for `(a+)+$` or `^(a?){28}a{28}$`), and a longer string goes to a
-pure-Python automaton (a lazily built DFA: linear time, at most `_regex.STEPS` steps, about 20 ms); a string it can't
+pure-Python automaton (a lazily built DFA: linear time, at most `_regex.STEPS` steps, 20-60 ms); a string it can't
 finish in that (over 25,000 characters, or a pattern whose states keep changing) is not checked against the pattern.
+The costly searches of one `is_valid` or `problems` call (and of a tool call's retries) share one budget,
+`_regex.CHECK_STEPS`, so many strings or patterns can't add up; past it, strings go unchecked against such patterns.
 A pattern no automaton can run (a backreference or lookaround) that `re` may search only strings under 100 characters
 with is not enforced at all, with a warning.
 A structural mistake (a list for `properties`, a string where a schema goes) is a
@@ -62,7 +64,7 @@ from decimal import Context, Decimal, InvalidOperation, localcontext
 from urllib.parse import unquote, urldefrag, urljoin
 
 from ._expect import expected
-from ._regex import Automaton, re_limit
+from ._regex import Automaton, budgeted, re_limit, re_rate, searcher
 from ._inputs import Problem, short
 from ._warnings import SchemaWarning, caller_level
 
@@ -158,11 +160,8 @@ class _Pattern:
     """A compiled pattern: `search(s)` is None when `s` doesn't match, else truthy (a match, or a string too long to
     search in bounded time). `re` searches up to `limit` characters (None: any), the automaton beyond"""
     __slots__ = ('search', 'limit')
-    def __init__(self, rx: re.Pattern, limit: int | None, auto: Automaton | None = None):
-        self.limit, find = limit, rx.search
-        if limit is None: self.search = find
-        elif auto is None: self.search = lambda s: True if len(s) > limit else find(s)
-        else: self.search = lambda s: find(s) if len(s) <= limit else (None if auto.search(s) is False else True)
+    def __init__(self, rx: re.Pattern, limit: int | None, auto: Automaton | None = None, rate: float = 0):
+        self.limit, self.search = limit, searcher(rx.search, limit, auto, rate)
 
 def _regex(p: str) -> _Pattern:
     "Compiled ECMA pattern `p`; ValueError when it can't be checked safely"
@@ -176,7 +175,7 @@ def _regex(p: str) -> _Pattern:
     auto = Automaton.of(parsed) if limit is not None else None
     if limit is not None and limit < _SHORT and auto is None:  # a backreference or lookaround keeps it from the automaton
         raise ValueError(f"pattern {short(p, 60)} is not checked: it can take exponential time (a repeat inside a repeat)")
-    return _Pattern(rx, limit, auto)
+    return _Pattern(rx, limit, auto, re_rate(parsed) if limit is None else 0)
 
 _regex_cache: dict = {}
 
@@ -1257,7 +1256,7 @@ class Validator:
 
     def __init__(self, comp: _Compiler, schema):
         self.schema, self._comp, self._node, self._fast = schema, comp, None, None
-        self.is_valid = self._first  # the generated check replaces it on first use
+        self.is_valid = budgeted(self._first)  # the generated check replaces it on first use
         self._report, self._reports = None, 0  # the generated report, made on the second report (a one-off refusal makes none)
 
     def _root(self) -> _Node:
@@ -1276,7 +1275,7 @@ class Validator:
             try: fast = _generate(self._root())
             except RecursionError: return self._slow(v)  # called deep in a stack: answer now, generate another time
             except (SyntaxError, MemoryError): fast = self._slow  # past the generator's limits: the tree answers
-            self._fast = self.is_valid = fast
+            self._fast, self.is_valid = fast, budgeted(fast)  # (one pattern budget a check: `_regex.budgeted`)
         return self._fast(v)
 
     def _slow(self, v) -> bool:
@@ -1294,7 +1293,7 @@ class Validator:
         def ok(v) -> bool:
             try: return n.ok(v)
             except RecursionError: return False
-        return ok
+        return budgeted(ok)
 
     def compile(self) -> Validator:
         "Compile now rather than on first use (warnings about the schema's keywords come now too); returns itself"
@@ -1306,6 +1305,7 @@ class Validator:
         "What the schema accepts, in words for a model"
         return self._root().words
 
+    @budgeted
     def problems(self,
         v,               # the value to check, as JSON values (dict, list, str, int, float, bool, None)
         path: str = '',  # where `v` sits, as the start of each problem's path

@@ -52,8 +52,27 @@ def _is_collection(o) -> bool:
     "A `Toolbox`, `ToolGroup`, or list of tools: a target that holds tools rather than being one"
     return isinstance(o, (list, tuple, Toolbox, ToolGroup))
 
+def _exported(mod) -> list | None:
+    "The names the module's `__all__` lists, or None when it has none"
+    names = getattr(mod, '__all__', None)
+    return [k for k in names if isinstance(k, str)] if isinstance(names, (list, tuple)) else None
+
+def _its_own(mod, o) -> bool:
+    "Whether `o` belongs to module `mod`: a function or class defined there, or any other value (an object, a Toolbox) set there"
+    if inspect.isfunction(o) or isinstance(o, type): return getattr(o, '__module__', None) == mod.__name__
+    return not inspect.ismodule(o) and not inspect.isbuiltin(o)
+
+def _offered(mod, nm: str) -> bool:
+    "Whether the module offers name `nm` as a tool: its `__all__` lists it, or (without one) it is the module's own"
+    names = _exported(mod)
+    return nm in names if names is not None else _its_own(mod, vars(mod).get(nm))
+
 def _named(mod, spec: str, nm: str) -> list:
     ns = vars(mod)
+    head = nm.split('.')[0]
+    if head in ns and not head.startswith('_') and not _offered(mod, head):  # `tools.py:BaseModel`: imported there, not offered
+        why = "its __all__ doesn't list it" if _exported(mod) is not None else 'it is imported there, not defined there'
+        raise TargetError(f"{head[:80]!r} in {spec!r} is not one of its tools ({why}); list it in the module's __all__ to offer it")
     if '.' not in nm and not nm.startswith('_') and _is_collection(o := ns.get(nm)): return [o]
     try: f = resolve_nm(nm, ns)
     except ToolNotFound as e:
@@ -74,14 +93,33 @@ def _named(mod, spec: str, nm: str) -> list:
 def load_target(
     target: str,            # `module`, `module:name`, `path/to/file.py` or `path/to/file.py:name`
     documented: bool=True,  # of a whole module, only the functions with docstrings (`check` wants them all)
-) -> list:                  # the tools: the named object, or a module's public functions
-    "The tools `target` names, found with `call_func`'s name rules"
+    notes: list=None,       # a list to add a line to saying which of a module's names were taken, and why
+) -> list:                  # the tools: the named object, or what a module offers
+    """The tools `target` names, found with `call_func`'s name rules. A module offers what its `__all__` lists (imported
+    or not: functions, callable objects, `Tool`s, toolboxes, tool groups and lists of tools), else the public functions it
+    defines; a `:name` must be one it offers"""
     mod_spec, _, nm = target.rpartition(':') if re.search(r':[^:/\\]+$', target) else (target, '', '')
     mod = _import(mod_spec)
     if nm: return _named(mod, mod_spec, nm)
-    names = getattr(mod, '__all__', None) or [k for k in vars(mod) if not k.startswith('_')]
-    return [o for k in names if isinstance(k, str) and not k.startswith('_') and inspect.isfunction(o := vars(mod).get(k))
-            and o.__module__ == mod.__name__ and (o.__doc__ or not documented)]
+    ns, names = vars(mod), _exported(mod)
+    if names is not None:
+        found = [o for k in names if not k.startswith('_') and _is_tool(o := ns.get(k))
+                 and (not documented or not inspect.isfunction(o) or o.__doc__)]
+        skipped = [k for k in names if k.startswith('_') or not _is_tool(ns.get(k))]
+        why = f"the {len(found)} tool{'s' if len(found) != 1 else ''} its __all__ lists; not tools: "
+    else:
+        pub = [o for k, o in ns.items() if not k.startswith('_') and inspect.isfunction(o)]
+        found = [o for o in pub if o.__module__ == mod.__name__ and (o.__doc__ or not documented)]
+        skipped = [o.__name__ for o in pub if o.__module__ != mod.__name__]
+        why = (f"the {len(found)} public function{'s' if len(found) != 1 else ''} it defines (it has no __all__); "
+               "imported, offered only when __all__ lists them: ")
+    if notes is not None: notes.append(f"{mod_spec}: {why}{', '.join(skipped[:5]) or 'none'}{', ...' if len(skipped) > 5 else ''}")
+    return found
+
+def _is_tool(o) -> bool:
+    "A value `__all__` may offer as a tool: a function, a `Tool`, a collection of tools, or a callable object (not a class)"
+    if isinstance(o, (list, tuple)): return bool(o) and all(callable(x) or _is_collection(x) for x in o)  # not a list of names
+    return inspect.isfunction(o) or isinstance(o, Tool) or _is_collection(o) or (callable(o) and not isinstance(o, type) and not inspect.isbuiltin(o))
 
 def expand(
     objs: list,  # what `load_target` gave: functions, callable objects, `Tool`s, and `Toolbox`es, `ToolGroup`s and lists of them

@@ -6,51 +6,69 @@ one it found at the probe fails to come up):
 - everywhere (POSIX): an environment holding only what the developer passes (`env=`), `BASE_ENV` (and the
   application's `LD_LIBRARY_PATH`, which some Pythons need to start); no file
   descriptor but the program's three pipes; a new, empty working folder, removed afterwards; `RLIMIT_AS` (memory per
-  process), `RLIMIT_FSIZE` (size of each file written), no core files; the parent reads its pipes without blocking,
-  under the deadline, keeping at most `max_output` bytes of what it writes to stderr (the rest is counted, not kept);
-- on Linux with user namespaces (`namespaces`): new user, PID and mount namespaces. The supervisor is the
+  process), `RLIMIT_FSIZE` (size of each file written), `RLIMIT_NOFILE` (`MAX_FILES`), no core files; the parent reads
+  its pipes without blocking, under the deadline, keeping at most `max_output` bytes of what it writes to stderr (the
+  rest is counted, not kept), and refuses a channel message over `MAX_MESSAGE` bytes or `MAX_VALUES` values before
+  reading it; what the model reads of a result goes through `for_model` (cut, scrubbed, valid UTF-8);
+- on Linux with user namespaces (`namespaces`): new user, PID, mount, IPC and host-name namespaces. The supervisor is the
   namespace's init: when it ends, the kernel kills everything in it, a `setsid` grandchild too. `/proc` shows the
   program's own processes only, so the application can't be found by its pid (not through `/proc/<pid>/mem`,
-  `ptrace` or `process_vm_readv`), and the program runs with no capabilities, so it can't unmount that `/proc`;
-  every mount is read-only but the working folder (a memory file system of `memory_mb` at most, its files counted as
-  the program's memory), and `/dev` holds `null`, `zero`, `full`, `random` and `urandom`
+  `ptrace` or `process_vm_readv`), and the program runs with no capabilities, so it can't unmount that `/proc`, nor
+  make a user namespace of its own to get some (`user.max_user_namespaces` is 0 in its own); every mount is read-only
+  but the working folder (a memory file system of `memory_mb` and `MAX_INODES` files at most, its files counted as the
+  program's memory),
+  `/proc` too (its ids are the application's user's: as root's, a writable `/proc/sys` would set the host's sysctls),
+  and `/dev` holds `null`, `zero`, `full`, `random` and `urandom`
   only (`read_only_files`); no network but a loopback that is down
-  (`no_network`, unless `network=True`). The supervisor counts the tree's processes and memory every 20 ms and ends
-  it past `max_procs` or `memory_mb`; `RLIMIT_NPROC` bounds it in the kernel too except for root, whom the kernel
-  exempts (`kernel_process_limit`);
+  (`no_network`, unless `network=True`). The supervisor counts the tree's processes, threads and memory every 20 ms
+  and ends it past `max_procs`, `MAX_THREADS` or `memory_mb`; `RLIMIT_NPROC` bounds it in the kernel too except for
+  root, whom the kernel exempts (`kernel_process_limit`);
 - on Linux without them: the supervisor is a child subreaper (a `setsid` grandchild is its to find and end), with
-  the same counting, and the program can see and, as the same user, read the application's memory;
-- on Linux, a seccomp filter refusing `ptrace`, `process_vm_readv`, `process_vm_writev` and `pidfd_getfd`
-  (x86-64 and arm64), after `PR_SET_NO_NEW_PRIVS` (`seccomp`, `no_new_privs`);
+  the same counting, and the program can see and, as the same user, read the application's memory, signal it, and kill
+  its supervisor first (then nothing counts or ends its tree: `deadline_kills_tree` is not claimed);
+- on Linux, a new session keyring (the application's keys out of reach), and a seccomp filter refusing `ptrace`,
+  `process_vm_readv`, `process_vm_writev` and `pidfd_getfd`, the calls that make memory no process maps (`memfd_create`,
+  System V memory and queues), `io_uring`, the key calls and `socket(AF_UNIX)` (a socket file connects on a read-only
+  mount: the application's, `docker.sock`) (x86-64 and arm64), after `PR_SET_NO_NEW_PRIVS` (`seccomp`, `no_new_privs`);
 - elsewhere (macOS): the process group is killed at the deadline; a program that leaves it (`setsid`) outlives it.
-None of this is a virtual machine: the program reads any file the user can read, and shares the kernel.
+None of this is a virtual machine: the program reads any file the user can read (as root, root's: the application's
+`.env` too), the kernel memory its pipes and sockets hold is bounded by `MAX_FILES` only, and it shares the kernel.
 """
 from __future__ import annotations
 
 import json, os, signal, sys, time
 
-__all__ = ['BASE_ENV', 'MEMORY_MB', 'MAX_PROCS', 'MAX_OUTPUT', 'MAX_MESSAGE', 'MAX_DEPTH', 'FILE_MB', 'SandboxError', 'Sandbox', 'protections',
-           'scrub', 'failure', 'import_path']
+__all__ = ['BASE_ENV', 'MEMORY_MB', 'MAX_PROCS', 'MAX_THREADS', 'MAX_FILES', 'MAX_OUTPUT', 'MAX_MESSAGE', 'MAX_DEPTH', 'MAX_VALUES',
+           'FILE_MB', 'MAX_INODES', 'SandboxError', 'Sandbox', 'protections', 'scrub', 'for_model', 'MAX_RESULT', 'failure', 'import_path']
 
 BASE_ENV = {'PATH': '/usr/local/bin:/usr/bin:/bin', 'LANG': 'C.UTF-8', 'PYTHONIOENCODING': 'utf-8'}  # (+ HOME and TMPDIR: the folder)
 MEMORY_MB = 512        # the program's memory: its tree's resident memory (counted), and each process's address space
 MAX_PROCS = 32         # processes (and, under the kernel's limit, threads) the program's tree may hold, itself included
+MAX_THREADS = 256      # threads the program's tree may hold (counted: the kernel's limit exempts root)
+MAX_FILES = 256        # descriptors each of its processes may hold: bounds the kernel memory its pipes and sockets hold
 MAX_OUTPUT = 100_000   # bytes of the program's stderr kept; the rest is counted and reported as cut
 MAX_MESSAGE = 16 << 20 # bytes of one line the program sends up its channel: a longer one ends it
 FILE_MB = 256          # size of any one file the program writes (RLIMIT_FSIZE)
+MAX_INODES = 32768     # files and folders its working folder may hold: an empty one holds no block, but kernel memory
 _POLL = 0.02           # seconds between the supervisor's counts of processes and memory
 _CFG = 'FUNCCALL_SANDBOX'  # the supervisor's settings, in its environment
 _SUPERVISED = 2        # the supervisor's own processes that count towards `RLIMIT_NPROC` in its namespace
 
 # --- the supervisor (run as a script: standard library only) ------------------------------------------------
 
-_NEWNS, _NEWUSER, _NEWPID, _NEWNET = 0x20000, 0x10000000, 0x20000000, 0x40000000
+_NEWNS, _NEWUTS, _NEWIPC, _NEWUSER, _NEWPID, _NEWNET = 0x20000, 0x4000000, 0x8000000, 0x10000000, 0x20000000, 0x40000000
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 4096, 0x4000, 1 << 18
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_SECCOMP, _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 1, 4, 22, 36, 38
 _MOUNT_SETATTR, _AT_RECURSIVE, _AT_FDCWD, _ATTR_RDONLY, _ATTR_NOSUID = 442, 0x8000, -100, 1, 2
 _INNER_ID = 1000  # the program's uid and gid inside its user namespace: not 0, so it runs with no capabilities there
-# seccomp: the architecture's audit number and the numbers of the calls refused (ptrace, process_vm_readv/writev, pidfd_getfd)
-_SECCOMP = {'x86_64': (0xC000003E, (101, 310, 311, 438)), 'aarch64': (0xC00000B7, (117, 270, 271, 438))}
+# seccomp: the architecture's audit number, the numbers of the calls refused: ptrace, process_vm_readv/writev,
+# pidfd_getfd (another process's memory); memfd_create, memfd_secret, shmget, msgget (memory no process's PSS shows);
+# io_uring_setup (its requests make sockets past the filter); add_key, request_key, keyctl (the application's session
+# keyring: its keys would read back); and the number of `socket`, refused for AF_UNIX: a socket
+# file on a read-only mount still connects (the application's, a database's, `docker.sock`), and the program's ids are its user's
+_SECCOMP = {'x86_64': (0xC000003E, (101, 310, 311, 438, 319, 447, 29, 68, 425, 248, 249, 250), 41),
+            'aarch64': (0xC00000B7, (117, 270, 271, 438, 279, 447, 194, 186, 425, 217, 218, 219), 198)}
+_KEYCTL, _JOIN_SESSION_KEYRING = {'x86_64': 250, 'aarch64': 219}, 1
 
 def _libc():
     import ctypes
@@ -61,13 +79,14 @@ def _check(r: int, what: str) -> None:
     if r != 0: raise OSError(ctypes.get_errno(), f"{what}: {os.strerror(ctypes.get_errno())}")
 
 def _enter_namespaces(network: bool) -> None:
-    "New user, mount and PID namespaces (and network, unless `network`): this process maps its ids to `_INNER_ID`"
+    """New user, mount, PID, IPC and host-name namespaces (and network, unless `network`): this process maps its ids to
+    `_INNER_ID`. IPC: the host's System V shared memory and queues are out of reach (as root's, they would open)"""
     ctypes, libc = _libc()
     uid, gid = os.getuid(), os.getgid()
     if uid == 0:
         try: os.setgroups([])  # root's supplementary groups would keep their access
         except OSError: pass
-    _check(libc.unshare(_NEWUSER | _NEWNS | _NEWPID | (0 if network else _NEWNET)), 'unshare')
+    _check(libc.unshare(_NEWUSER | _NEWNS | _NEWPID | _NEWIPC | _NEWUTS | (0 if network else _NEWNET)), 'unshare')
     for f, text in (('setgroups', 'deny'), ('uid_map', f'{_INNER_ID} {uid} 1'), ('gid_map', f'{_INNER_ID} {gid} 1')):
         with open(f'/proc/self/{f}', 'w') as fh: fh.write(text)
 
@@ -79,14 +98,21 @@ def _mount_attr(path: str, flags: int, set_: int, clr: int) -> None:
 
 def _mounts(folder: str, mb: int) -> None:
     """As the namespace's init: mounts private, all read-only but `folder`, a memory file system of `mb` MB at most
-    (what it holds counts as the program's memory, and goes with the namespace), and a `/proc` of this namespace"""
+    (what it holds counts as the program's memory, and goes with the namespace), and a read-only `/proc` of this namespace,
+    in which no user namespace can be made"""
     ctypes, libc = _libc()
     _check(libc.mount(None, b'/', None, _MS_REC | _MS_PRIVATE, None), 'mount --make-rprivate /')
-    _check(libc.mount(b'tmpfs', folder.encode(), b'tmpfs', _MS_NOSUID | _MS_NODEV, f'size={mb}m,mode=700'.encode()), 'mount the working folder')
+    opts = f'size={mb}m,nr_inodes={MAX_INODES},mode=700'.encode()
+    _check(libc.mount(b'tmpfs', folder.encode(), b'tmpfs', _MS_NOSUID | _MS_NODEV, opts), 'mount the working folder')
     _devices()
     _mount_attr('/', _AT_RECURSIVE, _ATTR_RDONLY | _ATTR_NOSUID, 0)
     _mount_attr(folder, 0, 0, _ATTR_RDONLY)
     _check(libc.mount(b'proc', b'/proc', b'proc', _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None), 'mount /proc')
+    # a user namespace of its own would give the program the right to mount file systems (a memory one nothing counts)
+    with open('/proc/sys/user/max_user_namespaces', 'w') as f: f.write('0')
+    # read-only: the program's ids are the application's user's, so as root's its `/proc/sys` would set the host's sysctls
+    # (`kernel.core_pattern`: a command the host's kernel runs as root), its `/proc/sysrq-trigger` reboot the host
+    _mount_attr('/proc', 0, _ATTR_RDONLY, 0)
 
 _DEVICES = ('null', 'zero', 'full', 'random', 'urandom')  # the device files the program finds in its `/dev`: no disk, no console
 
@@ -103,16 +129,17 @@ def _devices() -> None:
         os.symlink(to, f'/dev/{nm}')
 
 def _seccomp() -> None:
-    "Refuse ptrace, process_vm_readv/writev and pidfd_getfd (EPERM), and every call of a foreign architecture"
+    "Refuse the calls of `_SECCOMP` and `socket(AF_UNIX, ...)` (EPERM), and every call of a foreign architecture"
     ctypes, libc = _libc()
-    arch, nrs = _SECCOMP[os.uname().machine]
+    arch, nrs, sock = _SECCOMP[os.uname().machine]
     allow, deny = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
-    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
-    n = len(nrs)
-    prog = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, deny), (ld, 0, 0, 0)]
-    prog += [(jge, n + 1, 0, 0x40000000)]  # x32 calls on x86-64: refused
-    prog += [(jeq, n - i, 0, nr) for i, nr in enumerate(nrs)]
-    prog += [(ret, 0, 0, allow), (ret, 0, 0, deny)]
+    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06  # (offsets in seccomp_data: 0 the call's number, 4 the arch, 16 its first argument)
+    ops = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, deny), (ld, 0, 0, 0), (jge, 'deny', 0, 0x40000000)]  # x32 calls: refused
+    ops += [(jeq, 'deny', 0, nr) for nr in nrs]
+    ops += [(jeq, 0, 'allow', sock), (ld, 0, 0, 16), (jeq, 'deny', 'allow', 1)]  # socket(AF_UNIX, ...)
+    ops += [(ret, 0, 0, allow), (ret, 0, 0, deny)]
+    at = {'allow': len(ops) - 2, 'deny': len(ops) - 1}
+    prog = [(c, at[t] - i - 1 if t in at else t, at[f] - i - 1 if f in at else f, k) for i, (c, t, f, k) in enumerate(ops)]
     class Filter(ctypes.Structure): _fields_ = [('code', ctypes.c_uint16), ('jt', ctypes.c_uint8), ('jf', ctypes.c_uint8), ('k', ctypes.c_uint32)]
     class Prog(ctypes.Structure): _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.POINTER(Filter))]
     arr = (Filter * len(prog))(*[Filter(*x) for x in prog])
@@ -122,7 +149,8 @@ def _seccomp() -> None:
 def _limits(cfg: dict) -> None:
     import resource
     mb = cfg['memory_mb'] << 20
-    limits = [(resource.RLIMIT_AS, mb), (resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, cfg['file_mb'] << 20)]
+    limits = [(resource.RLIMIT_AS, mb), (resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, cfg['file_mb'] << 20),
+              (resource.RLIMIT_NOFILE, MAX_FILES)]
     # the count of processes is the user's own only in a user namespace of its own: elsewhere it counts all the user's
     if cfg['namespaces']: limits.append((resource.RLIMIT_NPROC, cfg['max_procs'] + _SUPERVISED))
     for r, v in limits:
@@ -140,6 +168,8 @@ def _start_program(cfg: dict, status) -> int:
         os.chdir(cfg['folder'])
         if cfg['linux']:
             _, libc = _libc()
+            # a new session keyring: the application's keys are no longer the program's (where seccomp isn't there to refuse keyctl)
+            if (nr := _KEYCTL.get(os.uname().machine)): libc.syscall(nr, _JOIN_SESSION_KEYRING, None)
             _check(libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 'no_new_privs')
             if cfg['seccomp']: _seccomp()
         os.execve(cfg['argv'][0], cfg['argv'], cfg['env'])
@@ -167,12 +197,23 @@ def _tree(init: bool) -> list[int]:
     while todo: todo += (k := kids.get(todo.pop(), [])); out += k
     return out
 
-def _resident(pids: list[int]) -> int:
-    "Bytes of memory `pids` hold (those still there): each one's share of its pages (PSS), so forks sharing them count once"
+def _threads(pids: list[int]) -> int:
+    "The threads `pids` hold (those still there)"
     total = 0
     for p in pids:
         try:
-            with open(f'/proc/{p}/smaps_rollup', 'rb') as f: total += int(f.read().split(b'\nPss:', 1)[1].split()[0]) << 10
+            with open(f'/proc/{p}/stat', 'rb') as f: total += int(f.read().rsplit(b')', 1)[1].split()[17])
+        except (OSError, ValueError, IndexError): pass
+    return total
+
+def _resident(pids: list[int]) -> int:
+    """Bytes of memory `pids` hold (those still there): each one's share of its pages (PSS), so forks sharing them count
+    once, in memory and in swap (`madvise(MADV_PAGEOUT)` sends a process's own pages there)"""
+    total = 0
+    for p in pids:
+        try:
+            with open(f'/proc/{p}/smaps_rollup', 'rb') as f: text = f.read()
+            total += sum(int(text.split(k, 1)[1].split()[0]) << 10 for k in (b'\nPss:', b'\nSwapPss:') if k in text)
         except (OSError, ValueError, IndexError): pass
     return total
 
@@ -214,6 +255,7 @@ def _supervise(cfg: dict, status, init: bool) -> None:
         if cfg['linux']:
             pids = _tree(init)
             if len(pids) > cfg['max_procs']: why = f"it started more than {cfg['max_procs']} processes"
+            elif _threads(pids) > MAX_THREADS: why = f"it started more than {MAX_THREADS} threads"
             elif (rss := _resident(pids) + _folder_size(cfg['folder'], init)) > cfg['memory_mb'] << 20:
                 why = f"its processes and files used {rss >> 20} MB, over {cfg['memory_mb']} MB"
             if why: break
@@ -306,6 +348,18 @@ def scrub(
         dirs = sorted({d.rstrip(os.sep) for d in dirs if d and len(d) > 1}, key=len, reverse=True)
         _HOST_PATH = re.compile('|'.join(re.escape(d) for d in dirs)) if dirs else re.compile(r'(?!)')
     return _HOST_PATH.sub('<lib>', text)
+
+MAX_RESULT = 200_000  # characters of a program's result (what it printed, its value) the model reads; the rest is cut
+
+def for_model(
+    text: str,             # what a program sent as its result: anything its process could forge
+    limit: int=MAX_RESULT, # characters kept; the model is told how many more were cut
+) -> str:                  # `text` scrubbed (`scrub`), cut to `limit`, and valid UTF-8 (a lone surrogate becomes '?')
+    "A program's result as the model may read it: no host paths, bounded, encodable"
+    clean = scrub(text[:2 * limit])  # scrubbed before the cut, which could split a path (twice the limit: bounded time)
+    cut = len(clean) - limit + max(0, len(text) - 2 * limit)
+    text = clean[:limit] + (f'\n[... {cut} more characters cut]' if cut > 0 else '')
+    return text.encode('utf-8', 'replace').decode('utf-8')
 
 _TB = 'Traceback (most recent call last):'
 
@@ -485,10 +539,13 @@ class Sandbox:
                     except OSError: pass
 
 MAX_DEPTH = 100  # levels of nesting of a message from the program: deeper ones would overflow the stack of what reads them
+MAX_VALUES = 250_000  # commas, brackets and braces in one message (its values at most): each costs the parent ~100 bytes and ~1 µs to read
 
 def _parse(line: bytes):
     "One line of the channel as JSON, or a `SandboxError` saying what is wrong with it"
     deep = SandboxError(f"it sent a message nested over {MAX_DEPTH} levels deep", 'protocol')
+    if sum(line.count(c) for c in (b',', b'[', b'{')) > MAX_VALUES:  # (counted in the text, strings too: cheap, before any is made)
+        raise SandboxError(f"it sent a message of over {MAX_VALUES:,} values (commas, brackets and braces)", 'protocol')
     try: v = json.loads(line)
     except RecursionError: raise deep from None
     except ValueError as e: raise SandboxError(f"it sent a line that is not JSON ({str(e)[:100]})", 'protocol') from None
@@ -497,12 +554,11 @@ def _parse(line: bytes):
 
 def _depth(v) -> int:
     "How deep `v` (JSON data) nests, counted without recursion"
-    deepest, todo = 0, [(v, 1)]
-    while todo:
+    deepest, todo = 0, [(v, 1)] if type(v) in (dict, list) else []
+    while todo:  # (only containers are queued: a message of many scalars costs one pass in C per container)
         x, d = todo.pop()
-        if isinstance(x, (dict, list)):
-            deepest = max(deepest, d)
-            todo += [(y, d + 1) for y in (x.values() if isinstance(x, dict) else x)]
+        if d > deepest: deepest = d
+        todo += [(y, d + 1) for y in (x.values() if type(x) is dict else x) if type(y) in (dict, list)]
     return deepest
 
 if __name__ == '__main__': _boot(json.loads(os.environ.pop(_CFG)))

@@ -1,5 +1,8 @@
 """Strict mode: a parameters schema rewritten to the JSON Schema subset a provider's constrained decoding takes.
 
+First, what means one object but is written as several is merged (`_Fold`): a singleton `allOf` or an `allOf`
+of objects, a `$ref` beside `properties`, a root `$ref`; what can't merge stays, and is refused below.
+
 Two rule sets, one pass. What the subset can't say as a keyword but a model can read moves into the
 description (`notes`); what it can't hold at all (an open object, any JSON value, a mixed tuple, recursion for
 Claude) is a `fail`, and the caller sends the tool non-strict. Annotations that constrain nothing (`$schema`,
@@ -20,7 +23,9 @@ from __future__ import annotations
 
 import json, re
 
-__all__ = ['reachable_defs', 'esc', 'hint', 'ANNOTATIONS', 'normalize', 'strict_pass', 'OPENAI', 'ANTHROPIC', 'StrictRules', 'union_count',
+from ._json import too_deep
+
+__all__ = ['esc', 'hint', 'ANNOTATIONS', 'normalize', 'strict_pass', 'OPENAI', 'ANTHROPIC', 'StrictRules', 'union_count',
            'optional_count', 'nullable']
 
 ANNOTATIONS = {'$schema', '$id', '$comment', '$anchor', 'examples', 'readOnly', 'writeOnly', 'deprecated'}  # constrain nothing
@@ -178,6 +183,11 @@ class _Pass:
         n = len(self.fails)
         for k in [k for k in s if k in _CANT]: self.fails.append((path, _CANT[k]))
         if 'anyOf' in s: s['anyOf'] = [self.node(x, f'{path}/anyOf/{i}', depth) for i, x in enumerate(s['anyOf'])]
+        if 'properties' in s and s.get('type') != 'object':  # object keywords with no `type`: an object, or something unmergeable
+            if 'anyOf' in s or 'type' in s: self.fails.append((path, 'has properties beside a $ref, anyOf or type they can\'t merge with'))
+            else:
+                s['type'] = 'object'
+                self.notes.append((path, 'properties without a type: sent as an object'))
         if not any(k in s for k in _TYPED): self.fails.append((path, 'takes any JSON value'))
         if self.r.primitive_enums and not all(map(_primitive, s.get('enum', ()))): self.fails.append((path, 'has an enum of objects or lists'))
         if self.r.primitive_enums and not _primitive(s.get('const')): self.fails.append((path, 'has a const object or list'))
@@ -210,8 +220,9 @@ class _Pass:
             what = 'a dict[str, V]' if isinstance(extra, dict) else 'an object of any shape'
             self.fails.append((path, f'is {what}: strict mode needs every key listed'))
             return s
-        if self.r.max_depth and depth > self.r.max_depth:
+        if self.r.max_depth and depth > self.r.max_depth:  # said once, where it goes too deep: nothing below is walked
             self.fails.append((path, f'is nested {depth} deep: {self.r.who} takes at most {self.r.max_depth} levels'))
+            return s
         req, props = set(s.get('required', ())), {}
         self.nprops += len(s.get('properties', {}))
         for k, v in s.get('properties', {}).items():
@@ -242,6 +253,75 @@ class _Pass:
         else: s['items'] = self.node(items, f'{path}/items', depth)
         return s
 
+# --- allOf and a `$ref` with object keywords beside it, merged into one object ------------------------------------
+
+_OBJ_KW = {'type', 'properties', 'required', 'additionalProperties'}
+_MERGE_SAME = ('description', 'title')  # annotations: the outer one wins, never a conflict
+
+class _Fold:
+    """A schema with what strict mode can't send as written, but means one object, merged: a singleton `allOf`, an
+    `allOf` of objects, a `$ref` beside `properties` (`{"properties": ..., "$ref": ...}` is both: 2020-12's reading),
+    and a root `$ref`. What can't merge (two different schemas for one property) is left for the pass to refuse."""
+    def __init__(self, defs: dict, notes: list): self.defs, self.notes = defs, notes
+
+    def root(self, s: dict) -> dict:
+        if '$defs' in s: self.defs = {k: self.node(v, f'/$defs/{esc(k)}') for k, v in s['$defs'].items()}  # what a `$ref` inlines is merged too
+        body = self.node({k: v for k, v in s.items() if k != '$defs'}, '')
+        if '$defs' in s: body['$defs'] = self.defs
+        if isinstance(ref := body.get('$ref'), str) and (target := self.target(ref)) is not None:  # the root must be an object
+            if (m := _merge({k: v for k, v in body.items() if k not in ('$ref', '$defs')}, self.node(target, ''))) is not None:
+                self.notes.append(('', f'the root $ref {ref!r} inlined (the root must be an object)'))
+                body = {**m, **({'$defs': body['$defs']} if '$defs' in body else {})}
+        return body
+
+    def target(self, ref: str):
+        "The definition `ref` names, or None"
+        nm = ref[len('#/$defs/'):] if ref.startswith('#/$defs/') else None
+        t = self.defs.get(nm) if nm is not None else None
+        return t if isinstance(t, dict) else None
+
+    def node(self, s, path: str):
+        if isinstance(s, list): return [self.node(x, path) for x in s]
+        if not isinstance(s, dict): return s
+        s = {k: v if k in ('enum', 'const', 'default', 'examples', 'required') else
+             {n: self.node(x, f'{path}/{k}/{esc(n)}') for n, x in v.items()} if k in ('properties', '$defs') and isinstance(v, dict) else
+             self.node(v, f'{path}/{k}') for k, v in s.items()}
+        if isinstance(s.get('allOf'), list) and all(isinstance(x, dict) for x in s['allOf']):
+            merged = {k: v for k, v in s.items() if k != 'allOf'}
+            for x in s['allOf']:
+                merged = _merge(merged, self.unref(x)) if merged is not None else None
+            if merged is not None:
+                self.notes.append((path, f"allOf of {len(s['allOf'])} merged into one schema"))
+                s = merged
+        if isinstance(s.get('$ref'), str) and _OBJ_KW & s.keys() and (t := self.target(s['$ref'])) is not None:
+            m = _merge({k: v for k, v in s.items() if k != '$ref'}, t)
+            if m is not None:
+                self.notes.append((path, f"$ref {s['$ref']!r} beside object keywords: inlined and merged"))
+                s = m
+        return s
+
+    def unref(self, x: dict) -> dict:
+        "`x`, or the definition it is only a `$ref` to (an `allOf` member is merged with what it names)"
+        if list(x) == ['$ref'] and (t := self.target(x['$ref'])) is not None: return t
+        return x
+
+def _merge(a: dict, b: dict) -> dict | None:
+    "One schema meaning both `a` and `b` (properties joined, required joined; `a`'s title and description), or None where they differ"
+    out = dict(a)
+    for k, v in b.items():
+        if k in _MERGE_SAME and k in out: continue  # the outer schema's words describe the merged one
+        if k == 'properties' and isinstance(v, dict) and isinstance(out.get(k), dict):
+            ps = dict(out[k])
+            for n, x in v.items():
+                if n in ps and ps[n] != x: return None  # two schemas for one property: an intersection strict mode can't say
+                ps[n] = x
+            out[k] = ps
+        elif k == 'required' and isinstance(v, list) and isinstance(out.get(k), list): out[k] = [*out[k], *(x for x in v if x not in out[k])]
+        elif k not in out or out[k] == v: out[k] = v
+        else: return None
+    if 'properties' in out and 'type' not in out: out['type'] = 'object'
+    return out
+
 def _refs(s, out: set) -> set:
     "The `$defs` names `s` refers to"
     if isinstance(s, dict):
@@ -251,7 +331,7 @@ def _refs(s, out: set) -> set:
         for v in s: _refs(v, out)
     return out
 
-def reachable_defs(s: dict) -> dict:
+def _reachable_defs(s: dict) -> dict:
     "`s` keeping only the `$defs` its properties reach: a definition nothing uses constrains nothing"
     defs, todo, keep = s['$defs'], _refs({k: v for k, v in s.items() if k != '$defs'}, set()), set()
     while todo:
@@ -281,9 +361,13 @@ def strict_pass(
     rules:StrictRules,   # `OPENAI` or `ANTHROPIC`
 ) -> tuple:              # (the strict schema, notes, fails), notes and fails as `(path, what)`
     "`s` rewritten to `rules`' subset: what it can't say moved to descriptions (notes), what it can't hold listed (fails)"
+    if (why := too_deep(s, 'the schema')): return s, [], [('', why[len('the schema '):])]
     s = normalize({k: v for k, v in s.items() if k not in ANNOTATIONS})
-    if '$defs' in s: s = reachable_defs(s)
+    notes: list = []
+    s = _Fold(s.get('$defs', {}), notes).root(s)
+    if '$defs' in s: s = _reachable_defs(s)
     p = _Pass(rules, s.get('$defs', {}))
+    p.notes += notes
     res = p.root(s)
     return res, p.notes, p.fails
 

@@ -6,7 +6,7 @@ function takes and what a class is built from, with annotations resolved.
 """
 from __future__ import annotations
 
-import dataclasses, datetime as dt, enum, functools, inspect, itertools, sys, types, typing
+import copy, dataclasses, datetime as dt, enum, functools, inspect, itertools, sys, types, typing
 from collections import abc
 from decimal import Decimal
 from pathlib import Path, PurePath
@@ -16,7 +16,7 @@ from uuid import UUID
 __all__ = ['JsonSchema', 'own_annotations', 'KINDS', 'CHECKED', 'constraints',
            'TypeInfo', 'kind', 'custom_types', 'Param', 'Field', 'fields', 'empty', 'NoneType',
            'SchemaError', 'type_name', 'Sig', 'signature', 'on_types_changed', 'type_cache', 'origin', 'is_callable_object',
-           'type_has', 'instance_dict']
+           'type_has', 'instance_dict', 'is_self', 'resolve_self', 'Default', 'field_info', 'needs_pydantic', 'var_anno']
 
 empty = inspect.Parameter.empty
 NoneType = type(None)
@@ -230,7 +230,17 @@ def _classify(t, o) -> TypeInfo:
     if issubclass(t, PurePath): return TypeInfo('format', t, (PurePath,))
     if issubclass(t, _scalars): return TypeInfo('scalar', t, (next(s for s in _scalars if issubclass(t, s)),))
     if t.__module__ == 'builtins': raise SchemaError(f"Can't make a schema for {t!r}; use a JSON type (str, int, float, bool, list, dict)")
+    if _built_in_c(t):
+        raise SchemaError(f"Can't make a schema for {t!r}: its constructor is written in C, so its fields can't be read; "
+                          "use a JSON type, or supply it from the application (Tool(f, inject=...))")
     return TypeInfo('class', t)
+
+def _built_in_c(t: type) -> bool:
+    "Whether class `t` is made by a constructor written in C (`sqlite3.Connection`): no Python `__init__` or `__new__` says its fields"
+    init = next((_cdict(k)['__init__'] for k in _mro(t) if '__init__' in _cdict(k)), None)
+    new = next((_cdict(k)['__new__'] for k in _mro(t) if '__new__' in _cdict(k)), None)
+    if init is object.__init__: return not (new is object.__new__ or isinstance(new, staticmethod))
+    return not isinstance(init, types.FunctionType)
 
 def origin(t):
     "The class behind a parametrised annotation: `frozenset` for `frozenset[int]`"
@@ -312,10 +322,66 @@ def _resolve_nested(obj, hints: dict) -> dict:
 
 # --- parameters of callables ------------------------------------------------------------------------
 
+_AnnotatedAlias = type(typing.Annotated[int, 0])
+
+def field_info(v) -> bool:
+    "Whether `v` is pydantic's `FieldInfo` (what `Field(...)` gives), checked without importing pydantic"
+    t = type(v)
+    return t.__name__ == 'FieldInfo' and t.__module__ == 'pydantic.fields'
+
+_VALIDATORS = {'pydantic.functional_validators': {'AfterValidator', 'BeforeValidator', 'PlainValidator', 'WrapValidator'},
+               'annotated_types': {'Predicate', 'Not'}, 'pydantic.types': {'Strict'}}
+
+def needs_pydantic(
+    meta: tuple,  # `Annotated` metadata
+) -> bool:        # whether it holds a check only pydantic can run: a validator function, strict mode, a string transform
+    "Whether `meta` asks for more than the JSON Schema keywords `constraints` gives: then pydantic validates the value"
+    for m in meta:
+        for c in (m, *(m.metadata if field_info(m) else ())):  # `Field(strict=True)` holds a `Strict()`
+            t = type(c)
+            if t.__name__ in _VALIDATORS.get(t.__module__, ()) and getattr(c, 'strict', True): return True
+            if t.__name__ == 'StringConstraints' and any(getattr(c, k, None) for k in ('strip_whitespace', 'to_upper', 'to_lower')): return True
+    return False
+
+class Default(NamedTuple):
+    "A default the call supplies itself, as the function's own is pydantic's `FieldInfo` (or there is none, the default being in `Annotated`)"
+    value: Any = empty  # the default, or `empty` when `factory` makes it
+    factory: Any = None # pydantic's `default_factory`, called afresh for each call
+
+    def make(self):
+        "The value for one call: made afresh, so a call that changes it changes no other call's"
+        if self.factory is not None: return self.factory()
+        return self.value if type(self.value) in _immutable else copy.deepcopy(self.value)
+
+    def shown(self):
+        "What a schema shows: the value, or what an empty container's factory makes; else `empty` (a factory's value varies)"
+        if self.factory is None: return self.value
+        return self.factory() if self.factory in _container_factories else empty
+
+def _field_default(fi):
+    "The default a pydantic `FieldInfo` gives a parameter: `empty` when it is required"
+    if fi.is_required(): return empty
+    return Default(factory=fi.default_factory) if fi.default_factory is not None else Default(fi.default)
+
+def _from_field(anno, default) -> tuple:
+    """A parameter's annotation and default as pydantic reads them: `x: int = Field(ge=0)` is `Annotated[int, Field(ge=0)]`
+    with the field's default; `Annotated[float, Field(default=5.0)]` with no default of its own has 5.0"""
+    if field_info(default): return typing.Annotated[(Any if anno is empty else anno), default], _field_default(default)
+    if default is empty and type(anno) is _AnnotatedAlias:
+        for m in reversed(anno.__metadata__):
+            if field_info(m) and not m.is_required(): return anno, _field_default(m)
+    return anno, default
+
+def var_anno(
+    p,         # a `Param` of kind `VAR_POSITIONAL` (`*args: int`) or `VAR_KEYWORD` (`**kwargs: str`)
+):             # what the model sends for it: `list[int]`, `dict[str, str]`
+    "The annotation of the one JSON value that holds what a `*args` or `**kwargs` parameter takes"
+    return list[p.anno] if p.kind is _P.VAR_POSITIONAL else dict[str, p.anno]
+
 class Param(NamedTuple):
     name: str
     anno: Any       # resolved annotation; the default's type, as docments does, when there is none; else `empty`
-    default: Any    # `empty` when required
+    default: Any    # `empty` when required; a `Default` when the call must supply it (pydantic's `Field`)
     kind: Any       # an `inspect.Parameter` kind
     declared: bool = True  # whether `anno` was written in the signature (not taken from the default)
 
@@ -374,11 +440,21 @@ def _code_params(fn) -> list[tuple]:
     if code.co_flags & inspect.CO_VARKEYWORDS: res.append((vn[i], empty, _P.VAR_KEYWORD))
     return res
 
+def _without(fn: types.FunctionType, skip) -> types.FunctionType:
+    "A copy of `fn` whose annotations leave out those of the parameters in `skip`: resolving the rest can't fail on theirs"
+    view = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    view.__annotations__ = {k: v for k, v in own_annotations(fn, {}).items() if k not in skip}
+    return view
+
 class Sig(NamedTuple):
     params: list    # `Param`s, `self` left out
     returns: Any    # the return annotation, `empty` when there is none
 
-def signature(f, where: str | None = None) -> Sig:
+def signature(
+    f,                       # a function, method, class or callable object
+    where: str | None=None,  # how to name it in errors
+    skip=(),                 # parameters whose annotations are not read (injected ones: their types are the application's)
+) -> Sig:
     "Parameters and return annotation of function, method, class or callable object `f`, annotations resolved"
     target, drop_first = _target(f)
     where = where or repr(getattr(f, '__qualname__', f))
@@ -394,6 +470,7 @@ def signature(f, where: str | None = None) -> Sig:
         fn = getattr(fn, '__func__', fn)  # a `Tool` of a method wraps the bound method: its annotations are its function's
         if not isinstance(fn, types.FunctionType): fn = target
     annos = own_annotations(fn, {})
+    if skip and type(fn) is types.FunctionType and any(k in annos for k in skip): fn = _without(fn, skip)
     try: hints = _hints(fn, where)
     except SchemaError:
         if not _has_fwd(annos.get('return')): raise
@@ -403,7 +480,8 @@ def signature(f, where: str | None = None) -> Sig:
     if ps and (drop_first or by_name) and ps[0][2] <= _P.POSITIONAL_OR_KEYWORD: ps = ps[1:]
     res = []
     for nm, default, k in ps:
-        anno = hints.get(nm, empty)
+        anno = empty if nm in skip else hints.get(nm, empty)
+        if type(anno) is _AnnotatedAlias or (default is not empty and field_info(default)): anno, default = _from_field(anno, default)
         declared = anno is not empty
         if not declared and default is not empty: anno = type(default)  # as docments does
         res.append(Param(nm, anno, default, k, declared))
@@ -414,7 +492,7 @@ def signature(f, where: str | None = None) -> Sig:
 class Field(NamedTuple):
     name: str        # the key the JSON object uses (a pydantic alias when there is one)
     anno: Any
-    default: Any     # `empty` when there is none to show
+    default: Any     # `empty` when there is none to show; a `Default` when building the object must supply it
     required: bool
     doc: str | None  # a description declared with the field itself (pydantic `Field`, dataclass metadata)
     attr: str        # the Python name, to build the object with
@@ -428,6 +506,16 @@ def _td_required(nm: str, a, t) -> bool:
     wrapper = getattr(get_origin(a), '_name', None) or getattr(a, '_name', None)
     if get_origin(a) in _wrappers and wrapper in ('Required', 'NotRequired'): return wrapper == 'Required'
     return nm in t.__required_keys__
+
+_literal_defaults = (NoneType, bool, int, float, list, dict, tuple)
+_immutable = frozenset((NoneType, bool, int, float, str, bytes))
+
+def _td_default(a):
+    "langchain's convention for a TypedDict key, `Annotated[T, default, \"description\"]`: its default (`...`: none, so `empty`)"
+    while get_origin(a) in _wrappers: a = get_args(a)[0]
+    meta = a.__metadata__ if type(a) is _AnnotatedAlias else ()
+    if len(meta) == 2 and isinstance(meta[1], str) and type(meta[0]) in _literal_defaults: return Default(meta[0])
+    return empty
 
 def fields(info: TypeInfo) -> list[Field]:
     "Fields of a class kind (`typeddict`, `namedtuple`, `dataclass`, `model`, `class`)"
@@ -443,8 +531,11 @@ def fields(info: TypeInfo) -> list[Field]:
             res.append(Field(f.name, hints.get(f.name, f.type), default, required, f.metadata.get('description'), f.name))
         return res
     if info.kind == 'typeddict':
-        hints = _hints(t, where)
-        return [Field(nm, a, empty, _td_required(nm, a, t), None, nm) for nm, a in hints.items()]
+        res = []
+        for nm, a in _hints(t, where).items():
+            default = _td_default(a)
+            res.append(Field(nm, a, default, _td_required(nm, a, t) and default is empty, None, nm))
+        return res
     if info.kind == 'namedtuple':
         hints, dflt = _hints(t, where), t._field_defaults
         return [Field(nm, hints.get(nm, Any), dflt.get(nm, empty), nm not in dflt, None, nm) for nm in t._fields]
@@ -460,3 +551,21 @@ def fields(info: TypeInfo) -> list[Field]:
         return res
     return [Field(p.name, p.anno, p.default, p.default is empty, None, p.name) for p in signature(t, where).params
             if p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+
+
+def is_self(t) -> bool: return repr(t) in ('typing.Self', 'typing_extensions.Self')
+
+def resolve_self(
+    t,    # an annotation of a method
+    cls,  # the class `Self` stands for
+):        # `t` with `Self` read as `cls`, wherever it is inside (`Optional[Self]`, `list[Self]`); `t` itself when it has none
+    "Annotation `t` with `typing.Self` replaced by class `cls`"
+    if is_self(t): return cls
+    if not (args := get_args(t)) or get_origin(t) is typing.Literal: return t
+    if get_origin(t) is typing.Annotated:
+        inner = resolve_self(args[0], cls)
+        return t if inner is args[0] else typing.Annotated[(inner, *t.__metadata__)]
+    new = tuple(resolve_self(a, cls) for a in args)
+    if all(a is b for a, b in zip(new, args)): return t
+    if get_origin(t) in (typing.Union, types.UnionType): return typing.Union[new]
+    return t.copy_with(new) if hasattr(t, 'copy_with') else types.GenericAlias(get_origin(t), new)

@@ -13,15 +13,19 @@ import builtins, inspect, os, re, traceback, weakref
 from types import FunctionType, MethodType
 from typing import Any, Callable
 
-from ._coerce import Mismatch, _identity, coercer, exact_type, ready
+from ._coerce import Mismatch, _identity, coercer, exact_type, path_text, ready
 from ._inputs import MAX_SHOWN, Problem, ToolInputError, read_arguments as _inputs, short
 from ._run import call_tool, to_thread, is_async as _is_async, run_sync as _run_sync
 from ._ns import Sealed, ToolHolder, ToolNotFound, find_tool, mk_ns, resolve_nm
-from ._types import SchemaError, empty, is_callable_object, on_types_changed, signature
+from ._types import Default, SchemaError, empty, is_callable_object, on_types_changed, signature, type_has, var_anno
 
-__all__ = ['call_func', 'call_func_async', 'coerce_inputs', 'error_text', 'ToolInputError', 'ToolNotFound', 'mk_ns', 'resolve_nm']
+__all__ = ['call_func', 'call_func_async', 'coerce_inputs', 'call_args', 'NAMED', 'error_text', 'ToolInputError', 'ToolNotFound',
+           'mk_ns', 'resolve_nm']
 
 _P = inspect.Parameter
+_VARS = (_P.VAR_POSITIONAL, _P.VAR_KEYWORD)
+NAMED = '__funccall_named__'
+"A class attribute saying its callables take the arguments by the names the schema shows, as keywords (a `Tool`): never spread"
 _ANY = object()  # in `_Plan.fast`: a parameter that takes any value as it is
 _canon_re = re.compile(r'[\W_]+')
 _SETTLED = frozenset({int, float, str, bool, type(None), list, dict, tuple})  # results that are never awaitable (`isawaitable` costs ~0.4 µs)
@@ -31,33 +35,45 @@ def _canon(k: str) -> str: return _canon_re.sub('', k)
 class _Plan:
     "How to call one function: its parameters' coercers, defaults and kinds, worked out once"
     __slots__ = ('name', 'params', 'fast', 'all_given', 'n', 'required', 'canon', 'var_kw', 'posonly', 'is_async', 'takes', 'unset_by_null',
-                 '__weakref__')
+                 'fills', 'var_pos', 'var_key', 'before_var', 'keywords', 'spread', '__weakref__')
 
     def __init__(self, f, name: str):
         self.name = name
         ps = signature(f).params  # a `SchemaError` here is the developer's to fix; `raise_on_err=False` reports it
-        # a tool built by `mk_tool` checks its arguments against its own schema, which may allow more than its annotations say
+        # a tool built by `mk_tool` checks its arguments against its own schema, which may allow more than its annotations say;
+        # any other tool takes only the names its schema shows: an unknown one is refused, never slipped into `**kwargs`
         built = type(f) is FunctionType and '__tool_schema__' in f.__dict__
-        self.var_kw = built or any(p.kind is _P.VAR_KEYWORD for p in ps)
-        ps = [p for p in ps if p.kind not in (_P.VAR_POSITIONAL, _P.VAR_KEYWORD)]
+        self.var_kw = built
+        self.keywords = frozenset(p.name for p in ps if p.kind in (_P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY))
+        self.before_var = [p.name for p in ps if p.kind <= _P.POSITIONAL_OR_KEYWORD]
+        # a typed `*args`/`**kwargs` is one argument the model fills, a list or an object (the schema's `args`, `kwargs`)
+        ps = [p for p in ps if p.kind not in _VARS or (p.declared and not built)]
+        self.var_pos = next((p.name for p in ps if p.kind is _P.VAR_POSITIONAL), None)
+        self.var_key = next((p.name for p in ps if p.kind is _P.VAR_KEYWORD), None)
         # an unannotated parameter accepts anything: its default's type (`None`!) is no rule for what the model may send
         # name -> (coercer, default, kind, the type a value needs to skip coercion or None)
-        self.params = {p.name: (ready(coercer(p.anno)), p.default, p.kind, exact_type(p.anno)) if p.declared and not built
-                       else (_identity, p.default, p.kind, None) for p in ps}
+        annos = {p.name: var_anno(p) if p.kind in _VARS else p.anno for p in ps}
+        self.params = {p.name: (ready(coercer(annos[p.name])), p.default, p.kind, exact_type(annos[p.name]))
+                       if p.declared and not built else (_identity, p.default, p.kind, None) for p in ps}
         # null for a parameter with a default means "use the default" (strict mode makes optionals nullable, and a model
         # sends null for "not given"); a built tool gets the null itself and applies its schema's rule, so a call through
         # `call_func` or a `Toolbox` sends what a direct call sends
-        self.unset_by_null = frozenset() if built else frozenset(nm for nm, (_, default, _, _) in self.params.items() if default is not empty)
+        self.unset_by_null = frozenset() if built else frozenset(p.name for p in ps if p.default is not empty or p.kind in _VARS)
         self.posonly = [p.name for p in ps if p.kind is _P.POSITIONAL_ONLY]
-        self.required = frozenset(p.name for p in ps if p.default is empty)
+        # a built tool's own check reports every problem, a missing argument with the rest: its parameters all default to unset
+        self.required = frozenset() if built else frozenset(p.name for p in ps if p.default is empty and p.kind not in _VARS)
+        self.fills = {p.name: p.default for p in ps if type(p.default) is Default}  # pydantic's `Field` defaults: the function's own won't do
+        varied = self.var_pos is not None or self.var_key is not None
+        # how the call is made: spread for a function's own parameters, by the schema's names for a `Tool` (it does the rest)
+        self.spread = bool(self.posonly or self.fills or varied) and not type_has(type(f), NAMED)
         self.n = len(ps)
         self.is_async = _is_async(f)
         # the parameters a value may skip coercion for, when its type is exactly the annotation; None when a required one
         # has no such type (or positional-only parameters need placing): then every call goes to `bind`
         fast = {p.name: t for p in ps if (t := self._fast_type(p)) is not None}
-        self.fast = None if self.posonly or not self.required <= fast.keys() else fast
+        self.fast = None if self.spread or not self.required <= fast.keys() else fast
         by_position = _by_position(f, list(self.params))
-        self.all_given = _all_given(self.params, by_position) if by_position or not self.posonly else None
+        self.all_given = _all_given(self.params, by_position) if not varied and (by_position or not self.posonly) else None
         canon: dict = {}
         for nm in self.params: canon.setdefault(_canon(nm), []).append(nm)
         self.canon = {k: v[0] for k, v in canon.items() if len(v) == 1}
@@ -70,8 +86,9 @@ class _Plan:
         c, _, _, exact = self.params[p.name]
         return _ANY if c is _identity else exact
 
-    def bind(self, inputs: dict, name: str | None=None) -> tuple[list, dict]:
-        "Positional and keyword arguments for `inputs`, coerced; raises `ToolInputError` naming the tool as `name` and every problem"
+    def bind(self, inputs: dict, name: str | None=None, named: bool=False) -> tuple[list, dict]:
+        """Positional and keyword arguments for `inputs`, coerced (with `named`, the arguments by parameter name); raises
+        `ToolInputError` naming the tool as `name` and every problem"""
         params, kw, failed = self.params, {}, None
         try:  # arguments named exactly as the parameters, that all fit: no bookkeeping
             for k, v in inputs.items():
@@ -81,12 +98,13 @@ class _Plan:
                 elif v is None and k in self.unset_by_null: continue  # null means "use the default" (strict mode sends it)
                 else: kw[k] = spec[0](v)
             else:
-                if len(kw) == self.n or kw.keys() >= self.required: return self._args(kw) if self.posonly else ((), kw)
+                if len(kw) == self.n or kw.keys() >= self.required:
+                    return self._args(kw, name or self.name, named) if self.spread else kw if named else ((), kw)
         except Mismatch as e: failed = (k, e)  # its problems, found already: not looked for again
         except RecursionError: pass
-        return self._bind_carefully(inputs, kw, name or self.name, failed)
+        return self._bind_carefully(inputs, kw, name or self.name, failed, named)
 
-    def _bind_carefully(self, inputs: dict, kw: dict, tool: str, failed: tuple | None = None) -> tuple[list, dict]:
+    def _bind_carefully(self, inputs: dict, kw: dict, tool: str, failed: tuple | None = None, named: bool = False) -> tuple[list, dict]:
         """The rest of `inputs` after the arguments in `kw` (and `failed`, an argument with its `Mismatch`): names matched
         loosely, and every problem found and reported"""
         params, bad = self.params, None
@@ -111,13 +129,28 @@ class _Plan:
                 except Mismatch as e: bad = _add(bad, e.problems(k), e.full)
                 except RecursionError: bad = _add(bad, [Problem(k, 'nested too deeply to read')])
             if bad[1]: break  # enough to show: the rest would not be read
-        if bad is None and self.required <= kw.keys(): return self._args(kw)
+        if bad is None and self.required <= kw.keys(): return self._args(kw, tool, named)
         if bad is None or not bad[1]:
             missing = [Problem(nm, 'missing (required)') for nm in params if nm in self.required and nm not in seen]
             if missing: bad = _add(bad, missing)
         raise ToolInputError.of(tool, bad[0], bad[1])
 
-    def _args(self, kw: dict) -> tuple[list, dict]:
+    def _args(self, kw: dict, tool: str, named: bool = False) -> tuple[list, dict]:
+        """The call's positional and keyword arguments for the coerced arguments `kw` (with `named`, `kw` itself): the
+        defaults pydantic's `Field` holds filled in, `*args` and `**kwargs` spread"""
+        if not self.spread: return kw if named else ((), kw)
+        for nm, d in self.fills.items():
+            if nm not in kw: kw[nm] = d.make()
+        extra = kw.get(self.var_key) if self.var_key is not None else None
+        if extra and (clash := [k for k in extra if k in self.keywords]):  # it would give that parameter twice
+            raise ToolInputError.of(tool, [Problem(path_text(self.var_key, (k,)), f"names parameter {k!r}; give it as an argument of its own")
+                                           for k in clash[:MAX_SHOWN]], len(clash) > MAX_SHOWN)
+        if named: return kw
+        if extra is not None: kw.update(kw.pop(self.var_key))
+        elif self.var_key is not None: kw.pop(self.var_key, None)
+        rest = kw.pop(self.var_pos, None) if self.var_pos is not None else None
+        if rest:  # what comes before `*args` goes by position: each parameter, given or its default
+            return [kw.pop(nm) if nm in kw else self.params[nm][1] for nm in self.before_var] + list(rest), kw
         args = []
         if self.posonly:
             last = max((i for i, nm in enumerate(self.posonly) if nm in kw), default=-1)
@@ -296,12 +329,23 @@ def coerce_inputs(
     func,          # the tool
     inputs,        # its arguments from the model: a dict or JSON text
     name:str=None, # the tool's name in error messages (default: the function's)
+    fold:str=None, # the parameter whose fields `inputs` are, as `get_schema(func, fold=True)` shows them
 ) -> dict:         # the arguments, coerced to `func`'s annotations
     "Check and coerce a model's arguments for `func`; raises `ToolInputError` naming what does not fit"
     name = name or getattr(func, '__name__', type(func).__name__)
-    plan = _plan(func, name)
-    args, kw = plan.bind(_inputs(inputs, name), name)
-    return {**dict(zip(plan.posonly, args)), **kw} if args else kw
+    plan, inputs = _plan(func, name), _inputs(inputs, name)
+    if fold is not None:  # the object is built from the whole of `inputs`; a problem is named at its place there
+        try: inputs = {fold: plan.params[fold][0](inputs)}
+        except Mismatch as e: raise ToolInputError.of(name, e.problems(''), e.full) from None
+    return plan.bind(inputs, name, named=True)
+
+def call_args(
+    func,          # the tool
+    kw: dict,      # its arguments by parameter name, coerced (as `coerce_inputs` gives them), injected ones included
+) -> tuple:        # `(args, kw)` to call `func(*args, **kw)` with
+    "How to call `func` with arguments named as its parameters: positional-only ones by position, `*args` and `**kwargs` spread"
+    plan = _plan(func, getattr(func, '__name__', type(func).__name__))
+    return plan._args(dict(kw), plan.name) if plan.spread else ((), kw)
 
 def call_func(
     fc_name,                  # the tool's name as the model sent it (dotted names reach methods), or the callable

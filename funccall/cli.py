@@ -7,8 +7,9 @@
     funccall mcp serve TARGET...              serve TARGET's tools over MCP (stdio)
     funccall mcp list COMMAND...              list an MCP server's tools as schemas
 
-TARGET is a module (its public functions that have docstrings), `module:function`, `module:object`, or a path to
-a `.py` file with an optional `:name`.
+TARGET is a module, `module:function`, `module:object`, or a path to a `.py` file with an optional `:name`. A module
+offers what its `__all__` lists (imported or not), else the public functions with docstrings it defines; a `:name`
+must be one it offers (`schema -v` says which were taken).
 """
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ from ._json import jsonable
 from ._load import TargetError, expand, load_target
 from .call import call_func, error_text
 from ._warnings import SchemaWarning
-from .schema import SchemaError, get_schema
-from ._types import type_name
+from .schema import SchemaError, get_schema, tool_docs
+from ._types import signature, type_name
 from .tools import Tool, to_text
 
 __all__ = ['main']
@@ -36,9 +37,13 @@ def _format(v: str) -> str:
     try: return providers.provider_name(v, tuple(FORMATS))
     except ValueError: raise argparse.ArgumentTypeError(f"unknown format {v[:40]!r}; use one of {FORMAT_NAMES}") from None
 
-def _tools(target: str, documented: bool=True) -> list:
-    fs = expand(load_target(target, documented))
-    if not fs: raise TargetError(f"{target!r} has no public functions with docstrings")
+def _tools(target: str, documented: bool=True, verbose: bool=False) -> list:
+    "The tools `target` names; which of a module's names were taken, and why, said with -v or when there are none"
+    notes: list = []
+    fs = expand(load_target(target, documented, notes))
+    if not fs: raise TargetError(f"{target!r} has no public functions with docstrings" + (f" (took {notes[0].split(': ', 1)[1]})" if notes else ''))
+    if verbose:
+        for n in notes: print(f"note: {n}", file=sys.stderr)
     return [_as_served(f) for f in fs]
 
 def _as_served(f):
@@ -57,7 +62,7 @@ def _contexts(t: Tool) -> dict:
 # --- schema ---------------------------------------------------------------------------------------------
 
 def _schema_cmd(args) -> int:
-    fs = _tools(args.target)
+    fs = _tools(args.target, verbose=args.verbose)
     if args.strict and args.format not in STRICT:
         return _fail(f"--strict: {args.format} has no strict mode; use --format openai, responses or anthropic")
     if FORMATS[args.format] is None: out = [get_schema(f, evalable=True) for f in fs]
@@ -125,15 +130,47 @@ def _misfit_defaults(f, s: dict) -> list[str]:
         res.append(f"parameter {k!r}: the default {p['default']!r:.40} doesn't fit its annotation ({problems[0].message}){fix}")
     return res
 
+def _unhonoured(f, s: dict) -> list[str]:
+    "Idioms funccall reads otherwise than their author may mean: `*args`/`**kwargs` left out, an `Annotated` text that disagrees"
+    f = f.fn if isinstance(f, Tool) else f  # a `Tool`'s own function holds the comments and the docstring
+    try: ps = inspect.signature(f).parameters.values()
+    except (TypeError, ValueError): return []
+    props, res = s['input_schema'].get('properties', {}), []
+    for p in ps:
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.name not in props:
+            res.append(f"parameter {'*' if p.kind == p.VAR_POSITIONAL else '**'}{p.name} is not in the schema: the model can't fill it")
+    docs = tool_docs(f)
+    for nm in props:
+        said = {'comment': docs.comments.get(nm), 'Annotated': _annotated_text(f, nm), 'docstring': docs.doc_params.get(nm)}
+        said = {k: v for k, v in said.items() if v}
+        if 'Annotated' in said and len(set(said.values())) > 1:  # (a comment over the docstring is docments' own rule: not flagged)
+            used, *rest = said
+            res.append(f"parameter {nm!r} is described twice: the {used} ({said[used][:40]!r}) is used, not the "
+                       + ', '.join(f'{k} ({said[k][:40]!r})' for k in rest) + '; keep one (README: where descriptions come from)')
+    return res
+
+def _annotated_text(f, nm: str) -> str | None:
+    "The description parameter `nm`'s `Annotated` metadata gives, if any (string annotations resolved)"
+    try: t = next(p.anno for p in signature(f).params if p.name == nm)
+    except (SchemaError, StopIteration): return None
+    for m in getattr(t, '__metadata__', ()):
+        if isinstance(m, str): return m
+        if isinstance(getattr(m, 'description', None), str): return m.description
+    return None
+
 def _check_tool(f) -> tuple[list[str], list[str]]:
     "Findings (problems to fix) and notes (what renderers would change without loss) for one tool"
     findings, notes = [], []
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter('always')
         try: s = get_schema(f, evalable=True)
-        except SchemaError as e: return [str(e)], []
+        except SchemaError as e:
+            findings.append(str(e))
+            if 'has no docstring' not in str(e): return findings + _unannotated(f), []
+            try: s = get_schema(f, evalable=True, description='-')  # the other findings too, not one at a time
+            except SchemaError as e2: return findings + [str(e2)] + _unannotated(f), []
     findings += [str(w.message) for w in ws if issubclass(w.category, SchemaWarning)]
-    findings += _unannotated(f) + _misfit_defaults(f, s) + _undescribed(s)
+    findings += _unannotated(f) + _misfit_defaults(f, s) + _undescribed(s) + _unhonoured(f, s)
     if not _openai_name.match(s['name']): findings.append(f"name {s['name']!r} breaks OpenAI's and Anthropic's rule ^[a-zA-Z0-9_-]{{1,64}}$")
     for fmt in providers.PROVIDERS:
         rep, label = providers.Report(), 'responses' if fmt == 'openai_responses' else fmt  # as `--format` names it

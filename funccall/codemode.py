@@ -27,8 +27,12 @@ pydantic-monty is installed, else True. The application's own process is used on
   breaks this protocol ends the program with a `CodeError`.
 - `False`: in this process, like the `python` tool (`funccall.pytool`), with its deadline: the caller has its answer
   0.3 s after it at most, except while the program runs C code that holds the GIL, which freezes the whole application
-  until it returns (for good, if it never does). Tools return Python values. Not a sandbox: the program can do all
-  the application can.
+  until it returns (for good, if it never does). Each tool call runs in a thread of its own, as in monty: the
+  timeout, raised at each line of the program, never lands inside a tool. Tools return Python values. Not a sandbox:
+  the program can do all the application can (read its environment, find the toolbox in memory and call a tool's
+  function without its pipeline); only the functions it is given refuse calls after its deadline or its answer.
+What the model reads is capped in every mode: printed output at `MAX_PRINTED`, the value (or traceback) at `MAX_VALUE`
+characters, written out only as far as shown (`_shown`).
 
 `programmatic(definitions, provider)` renders tools for the providers' own code execution instead (Anthropic's
 `allowed_callers` with its code-execution tool, OpenAI's programmatic tool calling); the calls a program makes
@@ -36,17 +40,18 @@ there come back as ordinary tool calls, which `run_tool_calls` answers (to the p
 """
 from __future__ import annotations
 
-import contextvars, functools, inspect, json, keyword, os, queue, re, signal, sys, threading, time, typing
+import contextvars, dataclasses, functools, inspect, itertools, json, keyword, os, queue, re, reprlib, signal, sys, threading, time
+import typing
 from typing import Any, Literal, Union
 
-from ._codechild import COMMAND, TB, CodeError, ToolCallError, namespace
-from ._sandbox import MAX_MESSAGE, Sandbox, SandboxError, failure, import_path, scrub
+from ._codechild import COMMAND, MAX_PRINTED, TB, CodeError, ToolCallError, namespace
+from ._sandbox import MAX_MESSAGE, Sandbox, SandboxError, failure, for_model, import_path
 from .inverse import mk_tool, schema2anno, schema2sig
 from .pytool import python
 from .schema import SchemaError, handle_type
 from .tools import Tool, to_text
 
-__all__ = ['code_api', 'code_tool', 'safest_mode', 'ToolCallError', 'CodeError', 'programmatic', 'program_callers']
+__all__ = ['code_api', 'code_tool', 'safest_mode', 'ToolCallError', 'CodeError', 'programmatic', 'program_callers', 'MAX_VALUE']
 
 # --- the API as Python source ---------------------------------------------------------------------------
 
@@ -176,12 +181,19 @@ def _schemas(box) -> list[tuple]:
     return [(py, json.loads(json.dumps({'name': t.name, 'input_schema': t.schema['input_schema']}, default=str)))
             for py, t, _ in _specs(box)]
 
-def _in_process(box, injected: dict, as_json: bool = False, deadline: float = None):
+def _in_process(box, injected: dict, as_json: bool = False, until: list = None):
     """Run a tool with a program's arguments through the toolbox; its value as it is, or (`as_json`) as JSON data.
-    Past the program's `deadline` (monotonic) no tool runs: a program that swallows its timeout calls none after it"""
+    With `until` (the program runs in this process): each call in a thread of its own, so the program's timeout, raised
+    at its every line, never lands inside the tool (it left the application's lock held); past `until[0]` (monotonic:
+    the deadline, or the moment the program returned) no tool runs, for a program that swallows its timeout or a thread
+    it left running"""
+    def run(name, args): return box.call(name, args, injected=injected)
     def call(name, /, **args):
-        if deadline is not None and time.monotonic() >= deadline: raise TimeoutError(f"the program's time is up: {name} did not run")
-        r = box.call(name, args, injected=injected)
+        if until is None: r = run(name, args)
+        else:
+            if (left := until[0] - time.monotonic()) <= 0: raise TimeoutError(f"the program's time is up: {name} did not run")
+            try: r = _within(lambda: run(name, args), left, name)
+            except _Late: raise TimeoutError(f"the program's time is up: {name} runs on in the background") from None
         if not r.ok: raise ToolCallError(_error(r))
         return _as_json(r.value) if as_json else r.value
     return call
@@ -198,15 +210,62 @@ def _as_json(v):
     try: return json.loads(t := to_text(v))
     except ValueError: return t
 
+MAX_VALUE = 100_000  # characters of a program's final value (or its traceback) in its result; the rest is cut, the model told
+
 def _result(printed: str, value) -> str:
-    parts = [printed.rstrip('\n')] if printed.strip() else []
-    if value is not None: parts.append(to_text(value))
+    "What the model reads of a run: what it printed, then its value's text, each capped (a hostile process sends any length)"
+    parts = [_cut(printed.rstrip('\n'), MAX_PRINTED, 'printed output')] if printed.strip() else []
+    if value is not None: parts.append(_shown(value, MAX_VALUE))
     return '\n'.join(parts)
+
+def _cut(s: str, limit: int, what: str) -> str:
+    "`s` cut to `limit` characters, saying what was cut (as `print` in a program says it)"
+    return s if len(s) <= limit else f"{s[:limit]}\n[... {what} cut at {limit} characters]"
+
+def _shown(v, limit: int) -> str:
+    """`v` as text for the model, at most `limit` characters, made in time and memory bounded by `limit`: a value that
+    shares one list a million times is a few bytes in the program and gigabytes of text (monty hands back such a value shared)"""
+    if isinstance(v, str): return _cut(v, limit, 'value')
+    if _size(v, limit) <= limit: return _cut(to_text(v), limit, 'value')
+    chunks, n = [], 0
+    try:
+        for chunk in _encoder.iterencode(v):  # (not one-shot: the pure-Python encoder, which yields as it goes)
+            chunks.append(chunk)
+            n += len(chunk)
+            if n > limit: break
+    except (TypeError, ValueError, RecursionError): chunks = [_repr.repr(v)]  # a cycle, nested too deeply
+    return _cut(''.join(chunks), limit, 'value')
+
+def _size(v, budget: int) -> int:
+    "At least how many characters `v`'s text takes, or `budget + 1` when more: found in `budget` steps at most, whatever `v` holds"
+    n, todo = 0, [v]
+    while todo:
+        x = todo.pop()
+        n += 1 + (len(x) if isinstance(x, (str, bytes, bytearray)) else 0)
+        if isinstance(x, dict): items = itertools.chain.from_iterable(x.items())
+        elif isinstance(x, (list, tuple, set, frozenset)): items = x
+        elif dataclasses.is_dataclass(x) and not isinstance(x, type): items = (getattr(x, f.name) for f in dataclasses.fields(x))
+        else: items = ()
+        todo += itertools.islice(items, max(budget + 1 - n - len(todo), 0))  # each takes a character at least: no more are needed
+        if n + len(todo) > budget: return budget + 1
+    return n
+
+def _shallow(o):
+    "A value JSON can't hold, one level down for the encoder to go on into (a dataclass as its fields), or its short text"
+    if dataclasses.is_dataclass(o) and not isinstance(o, type): return {f.name: getattr(o, f.name) for f in dataclasses.fields(o)}
+    if isinstance(o, (set, frozenset)): return list(o)
+    return _repr.repr(o)
+
+_encoder = json.JSONEncoder(ensure_ascii=False, default=_shallow, skipkeys=True)
+_repr = reprlib.Repr()
+_repr.maxstring = _repr.maxother = 200
 
 def _run_here(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:
     out: list = []
-    ns = {**namespace(out), **_functions(box, _in_process(box, injected, deadline=time.monotonic() + timeout))}
-    v = python(code, glb=ns, timeout=timeout)
+    until = [time.monotonic() + timeout]
+    ns = {**namespace(out), **_functions(box, _in_process(box, injected, until=until))}
+    try: v = python(code, glb=ns, timeout=timeout)
+    finally: until[0] = float('-inf')  # answered: its threads left running call no tool from now on
     if isinstance(v, str) and v.startswith(TB): raise CodeError(_result(''.join(out), v))
     return _result(''.join(out), v)
 
@@ -245,7 +304,7 @@ def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict
                 kind, *rest = _message(msg)
                 if kind == 'done':
                     printed, value, failed = rest
-                    res = scrub(_result(printed, value))
+                    res = for_model(_result(printed, value))  # (its process may have forged it: of any size)
                     if failed: raise CodeError(res)
                     return res
                 nm, args = rest  # only the toolbox's tools: the process can ask for nothing else
@@ -360,7 +419,7 @@ def code_tool(
     isolate: bool | str=None,  # None: the safest installed (`safest_mode`); 'monty': pydantic-monty's sandbox; True: a process
                                #   of its own; False: this process (only when asked for: the program can do all the application can)
     timeout: float=30,         # seconds the program may run, its tool calls included
-    memory_mb: int=512,        # the address-space limit of the program's process (True), or monty's memory limit
+    memory_mb: int=512,        # memory of the program's whole process tree, and each process's address space (True), or monty's limit
     text_input: bool=False,    # take the program as free-form text (an OpenAI custom tool): no JSON string to escape it in
     env: dict=None,            # environment variables the program's process gets (isolate=True; it gets none of the application's)
     network: bool=False,       # let the program's process use the network (isolate=True; cut where `_sandbox.protections()` can)

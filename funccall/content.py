@@ -11,11 +11,14 @@ Files are the developer's decision. A `str` is never a path (it is refused, unle
 from a `pathlib.Path` or `Image.from_path(path, root=..., max_bytes=...)`, at once, in the tool: only a regular file
 (opened non-blocking, checked with `fstat` on the open descriptor: no FIFO, device or folder), at most `max_bytes`
 (reading no more than one byte past it), and with `root` only a file whose real path is inside that folder (opened a
-folder at a time with O_NOFOLLOW where the OS allows, so a symlink swapped in after the check is refused too).
+folder at a time with O_NOFOLLOW where the OS allows, so a symlink swapped in after the check is refused too). A path
+over 4,096 characters is refused unread. `root` confines names, not inodes: a hard link or bind mount inside it is
+served. Media that come from outside (a `data:` URL's type, an MCP server's items, `from_json`'s data) are checked:
+a MIME type is a `type/subtype` name, and base64 over `MAX_BYTES` is never decoded.
 """
 from __future__ import annotations
 
-import base64, binascii, mimetypes, os, stat
+import base64, binascii, mimetypes, os, re, stat
 from pathlib import Path
 from typing import Callable
 
@@ -25,6 +28,8 @@ __all__ = ['Content', 'Image', 'Audio', 'File', 'PathRefused', 'MAX_BYTES', 'par
 
 MAX_BYTES = 32 * 2**20
 "The most bytes a result reads from a file unless `max_bytes=` says otherwise (32 MiB: Claude's limit for a PDF)"
+_MAX_PATH = 4096  # the longest path read (Linux's PATH_MAX): resolving a longer one, `a/../` repeated, costs quadratic time
+_MIME = re.compile(r'[A-Za-z0-9][\w!#$&^.+-]{0,126}/[A-Za-z0-9][\w!#$&^.+-]{0,126}')  # RFC 6838's names, no parameters
 
 class PathRefused(ValueError):
     "A file a result was asked to read is outside its folder, not a regular file, too large, or can't be read"
@@ -44,7 +49,9 @@ class Content:
         self.path = None
         if isinstance(data, (bytes, bytearray, memoryview)): self._data = bytes(data)
         elif isinstance(data, str): self._data, mime_type = _data_url(data, type(self).__name__, mime_type)
-        elif isinstance(data, os.PathLike): self._data, self.path = _read(data, None, MAX_BYTES, type(self).__name__), Path(data)
+        elif isinstance(data, os.PathLike):
+            p = _path(data, type(self).__name__)
+            self._data, self.path = _read(p, None, MAX_BYTES, type(self).__name__), Path(p)
         else: raise TypeError(f"{type(self).__name__} takes bytes, a data URL or a pathlib.Path, not {type(data).__name__}")
         self.name = name or (self.path.name if self.path else None)
         self.mime_type = mime_type or (self.path and mimetypes.guess_type(self.path.name)[0]) or self.default_mime
@@ -60,8 +67,9 @@ class Content:
     ):
         """Read a file into a result now, in the tool, so a refusal is the tool's error. Only a regular file is read (not
         a FIFO, device or folder), at most `max_bytes` of it; with `root`, only one whose real path is inside `root`"""
-        c = cls(_read(path, root, max_bytes, cls.__name__), mime_type or _guess(path), name or Path(path).name)
-        c.path = Path(path)
+        p = _path(path, cls.__name__)  # (asked once: a PathLike that answers differently each time reads what it names)
+        c = cls(_read(p, root, max_bytes, cls.__name__), mime_type or _guess(p), name or Path(p).name)
+        c.path = Path(p)
         return c
 
     @property
@@ -73,7 +81,7 @@ class Content:
     def data_url(self) -> str: return f'data:{self.mime_type};base64,{self.b64()}'
 
     def __repr__(self):
-        where = f', {self.path}' if self.path else ''
+        where = f', {short(str(self.path), 120)}' if self.path else ''
         return f"{type(self).__name__}({self.mime_type}, {len(self._data)} bytes{where})"
 
     def __str__(self): return f"[{self.kind} {self.name or ''}{' ' if self.name else ''}({self.mime_type})]"
@@ -91,7 +99,9 @@ def _data_url(s: str, who: str, mime_type: str | None) -> tuple[bytes, str | Non
                         f"or, to read a file, pathlib.Path(...) or {who}.from_path(path, root=...)")
     try: data = base64.b64decode(body, validate=True)
     except (binascii.Error, ValueError): raise ValueError(f"{who}: the data URL's base64 is malformed") from None
-    return data, mime_type or head[5:-7] or None
+    if (said := head[5:-7]) and not _MIME.fullmatch(said):  # (it goes into each provider's request and the model's text)
+        raise ValueError(f"{who}: the data URL's MIME type {short(said, 60)} is not a type/subtype name")
+    return data, mime_type or said or None
 
 # --- reading a file, as the developer allowed ------------------------------------------------------------------
 
@@ -101,11 +111,17 @@ _NOFOLLOW = getattr(os, 'O_NOFOLLOW', 0)
 _DIR = os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0) | _NOFOLLOW
 _WALK = os.open in os.supports_dir_fd and _NOFOLLOW != 0  # step down from the root one folder at a time, never through a symlink
 
-def _read(path, root, limit: int, who: str) -> bytes:
-    "A regular file's bytes, at most `limit` of them; with `root`, from inside `root` only. PathRefused otherwise"
+def _path(path, who: str) -> str:
+    "`path` as a str, asked of a `PathLike` once; PathRefused when longer than any the OS opens"
     if not isinstance(path, (str, os.PathLike)): raise TypeError(f"{who}.from_path takes a str or a Path, not {type(path).__name__}")
-    shown = short(os.fspath(path), 120)
-    try: fd = _open(os.fspath(path), root, f"{who}: {shown}")
+    p = os.fsdecode(os.fspath(path))
+    if len(p) > _MAX_PATH: raise PathRefused(f"{who}: the path {short(p, 60)} is longer than {_MAX_PATH} characters")
+    return p
+
+def _read(path: str, root, limit: int, who: str) -> bytes:
+    "A regular file's bytes, at most `limit` of them; with `root`, from inside `root` only. PathRefused otherwise"
+    shown = short(path, 120)
+    try: fd = _open(path, root, f"{who}: {shown}")
     except PathRefused: raise
     except (OSError, ValueError) as e: raise PathRefused(f"{who}: can't read {shown}: {getattr(e, 'strerror', None) or e}") from None
     try:
@@ -119,7 +135,7 @@ def _open(path: str, root, where: str) -> int:
     if root is None:
         _regular(os.stat(path), where)  # a device is not even opened (opening some does something); fstat checks again after
         return os.open(path, _OPEN)
-    top = os.path.realpath(root)
+    top = os.path.realpath(_path(root, 'root'))
     real = os.path.realpath(os.path.join(top, path))
     if not _inside(real, top): raise PathRefused(f"{where} is outside the folder the tool reads from")
     if not _WALK:
@@ -171,13 +187,23 @@ class File(Content):
 
 _MCP_KEYS = {'type', 'data', 'mimeType', 'annotations', '_meta'}
 
+_B64_LONGEST = 4 * -(-MAX_BYTES // 3)  # the base64 of `MAX_BYTES` bytes: 4 characters a 3 bytes, padded
+
+def _b64(s: str) -> bytes | None:
+    "The bytes of base64 text `s`; None when it is malformed or would decode to more than `MAX_BYTES` (then not decoded)"
+    if len(s) > _B64_LONGEST: return None
+    try: data = base64.b64decode(s, validate=True)
+    except ValueError: return None
+    return data if len(data) <= MAX_BYTES else None
+
 def _from_mcp(x):
-    "An MCP image or audio content item, as `MCPClient` gives it (`{'type': 'image', 'data': base64, 'mimeType'}`), as `Content`"
+    """An MCP image or audio content item, as `MCPClient` gives it (`{'type': 'image', 'data': base64, 'mimeType'}`), as
+    `Content`; over `MAX_BYTES`, a line saying it was left out; `x` itself when it is no such item"""
     if not (type(x) is dict and x.get('type') in ('image', 'audio') and set(x) <= _MCP_KEYS
-            and isinstance(x.get('data'), str) and isinstance(x.get('mimeType'), str)): return x
-    try: data = base64.b64decode(x['data'], validate=True)
-    except ValueError: return x
-    return (Image if x['type'] == 'image' else Audio)(data, x['mimeType'])
+            and isinstance(x.get('data'), str) and isinstance(x.get('mimeType'), str) and _MIME.fullmatch(x['mimeType'])): return x
+    if (data := _b64(x['data'])) is not None: return (Image if x['type'] == 'image' else Audio)(data, x['mimeType'])
+    if len(x['data']) <= _B64_LONGEST: return x  # malformed: not an item (a server's own dict, maybe)
+    return f"[{x['type']} ({x['mimeType']}) of {len(x['data']) * 3 // 4} bytes, over the {MAX_BYTES} a result takes: left out]"
 
 def parts(
     v,                       # a tool's return value
@@ -189,7 +215,8 @@ def parts(
     if type(v) is dict and v.get('type') in ('image', 'audio'): v = [v]
     if isinstance(v, (list, tuple)) and v:
         ps = [_from_mcp(x) for x in v]
-        if any(isinstance(x, Content) for x in ps): return [x if isinstance(x, (Content, str)) else text(x) for x in ps]
+        if any(p is not x for p, x in zip(ps, v)) or any(isinstance(p, Content) for p in ps):  # (an item too large is its note)
+            return [x if isinstance(x, (Content, str)) else text(x) for x in ps]
     return None
 
 _KINDS = {'image': Image, 'audio': Audio, 'file': File}
@@ -199,10 +226,17 @@ def to_json(ps: list) -> list:
     return [x if isinstance(x, str) else {'funccall_content': x.kind, 'mime_type': x.mime_type, 'name': x.name, 'data': x.b64()} for x in ps]
 
 def from_json(v):
-    "`to_json`'s parts back, media as `Content`; any other value unchanged"
+    "`to_json`'s parts back, media as `Content`; any other value unchanged. ValueError for a medium that can't be one"
     if not (isinstance(v, list) and any(isinstance(x, dict) and x.get('funccall_content') in _KINDS for x in v)): return v
-    return [_KINDS[x['funccall_content']](base64.b64decode(x['data']), x['mime_type'], x.get('name'))
-            if isinstance(x, dict) and x.get('funccall_content') in _KINDS else x for x in v]
+    return [_medium(x) if isinstance(x, dict) and x.get('funccall_content') in _KINDS else x for x in v]
+
+def _medium(x: dict) -> Content:
+    "One medium of `to_json`'s, checked: the data may come back from wherever the application kept it"
+    data, mime, name = x.get('data'), x.get('mime_type'), x.get('name')
+    if not (isinstance(data, str) and isinstance(mime, str) and _MIME.fullmatch(mime) and (name is None or isinstance(name, str))):
+        raise ValueError(f"Not a medium's data (needs base64 'data' and a 'mime_type'): {short(x, 100)}")
+    if (b := _b64(data)) is None: raise ValueError(f"A medium's data is not base64 of at most {MAX_BYTES} bytes: {short(data, 60)}")
+    return _KINDS[x['funccall_content']](b, mime, name)
 
 def text_of(ps: list, note: Callable=str) -> str:
     "The parts as one text, each medium as `note(c)`"
@@ -236,8 +270,8 @@ def responses(ps: list) -> list[dict]:
     return res
 
 def gemini(ps: list) -> tuple[str, list[dict]]:
-    "The text for `response.output`, and the function response's `inline_data` parts"
-    return text_of(ps), [{'inline_data': {'mime_type': x.mime_type, 'data': x.data}} for x in ps if isinstance(x, Content)]
+    "The text for `response.output`, and the function response's `inline_data` parts (base64 text, as in Gemini's JSON, so a conversation stays JSON)"
+    return text_of(ps), [{'inline_data': {'mime_type': x.mime_type, 'data': x.b64()}} for x in ps if isinstance(x, Content)]
 
 _AUDIO_FORMATS = {'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/wave': 'wav', 'audio/mpeg': 'mp3', 'audio/mp3': 'mp3'}
 

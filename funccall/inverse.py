@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import functools, keyword, re, types, typing, unicodedata, weakref
 from inspect import Parameter, Signature, iscoroutinefunction
-from typing import Any, Callable, Literal, Optional, Union
+from typing import Annotated, Any, Callable, Literal, Optional, Union
 from urllib.parse import unquote
 
 from ._inputs import Problem, ToolInputError, short
 from ._json import is_json, jsonable
-from ._regex import longest as re_longest
+from ._regex import budgeted, longest as re_longest
 
 __all__ = ['mk_param', 'schema2sig', 'mk_tool', 'schema2anno', 'tool_parts']
 
@@ -123,9 +123,10 @@ def _pointer(root, ref: str):
     return node
 
 class _Annos:
-    "The annotations of one schema: its root (for `$ref`), what it belongs to (for errors), and what each `$ref` became"
-    def __init__(self, root, where: str):
-        self.root, self.where, self.made = root, where, {}
+    """The annotations of one schema: its root (for `$ref`), what it belongs to (for errors), what each `$ref` became, and
+    whether a description inside a union, tuple, list or dict is kept (`schema2anno`; a built tool's signature is plain)"""
+    def __init__(self, root, where: str, described: bool = False):
+        self.root, self.where, self.made, self.described = root, where, {}, described
 
     def bad(self, at: str, what: str) -> ValueError:
         return ValueError(f"{self.where}, at {at or 'the root'}: {what}")
@@ -142,6 +143,13 @@ class _Annos:
         if s.get('nullable') is True and t is not Any: t = Optional[t]  # OpenAPI's (and Gemini's) way to say null
         return t
 
+    def part(self, s, at: str, depth: int):
+        """Annotation for `s` inside a union, tuple, list or dict: `Annotated[T, 'its description']` where it has one, which
+        nothing else would keep (a parameter's or field's description stays in the schema's `properties`)"""
+        t = self.anno(s, at, depth)
+        d = s.get('description') if self.described and type(s) is dict else None
+        return Annotated[t, d] if isinstance(d, str) and d else t
+
     def _list(self, s: dict, k: str, at: str) -> list:
         v = s[k]
         if not isinstance(v, list): raise self.bad(f'{at}/{k}', f"must be an array, got {short(v, 60)}")
@@ -154,7 +162,7 @@ class _Annos:
         if 'enum' in s: return _literal(self._list(s, 'enum', at))
         for k in ('anyOf', 'oneOf'):
             if k in s:
-                return _union([self.anno(x, f'{at}/{k}/{i}', depth + 1) for i, x in enumerate(self._list(s, k, at))])
+                return _union([self.part(x, f'{at}/{k}/{i}', depth + 1) for i, x in enumerate(self._list(s, k, at))])
         if 'allOf' in s:
             typed = [(i, x) for i, x in enumerate(self._list(s, 'allOf', at)) if isinstance(x, dict) and x.keys() & _TYPING_KW]
             if len(typed) == 1 and not (s.keys() & _TYPING_KW - {'allOf'}): return self.anno(typed[0][1], f'{at}/allOf/{typed[0][0]}', depth + 1)
@@ -169,11 +177,11 @@ class _Annos:
 
     def _array(self, s: dict, at: str, depth: int):
         if 'prefixItems' in s:
-            return tuple[tuple(self.anno(x, f'{at}/prefixItems/{i}', depth + 1) for i, x in enumerate(self._list(s, 'prefixItems', at)))]
+            return tuple[tuple(self.part(x, f'{at}/prefixItems/{i}', depth + 1) for i, x in enumerate(self._list(s, 'prefixItems', at)))]
         items = s.get('items')
         if isinstance(items, list): return tuple[tuple(self.anno(x, f'{at}/items/{i}', depth + 1) for i, x in enumerate(items))]  # draft-07's tuples
         if s.get('maxItems') == 0: return tuple[()]
-        item = Any if items is None else self.anno(items, f'{at}/items', depth + 1)
+        item = Any if items is None else self.part(items, f'{at}/items', depth + 1)
         return set[item] if s.get('uniqueItems') is True else list[item]
 
     def _object(self, s: dict, at: str, depth: int, nm: str | None = None, ref: str | None = None):
@@ -184,7 +192,7 @@ class _Annos:
         if isinstance(add, dict):
             names = s.get('propertyNames') if isinstance(s.get('propertyNames'), dict) else {}
             key = int if names.get('pattern') == r'^-?[0-9]+$' else _literal(names['enum']) if isinstance(names.get('enum'), list) else str
-            return dict[key, self.anno(add, f'{at}/additionalProperties', depth + 1)]
+            return dict[key, self.part(add, f'{at}/additionalProperties', depth + 1)]
         return dict
 
     def _ref(self, ref, at: str, depth: int):
@@ -266,10 +274,10 @@ def _union(members: list):
 def schema2anno(
     s: dict,          # a JSON Schema fragment
     defs: dict=None,  # the root `$defs`, used to resolve `$ref`
-):                    # a plain annotation: str, list[int], Literal[...], a union, a TypedDict; Any for what has no Python type
-    "Annotation for schema `s`; the inverse of `handle_type` (descriptions and constraints stay in the schema)"
+):                    # str, list[int], Literal[...], a union, a TypedDict, `Annotated[T, 'desc']` inside a container; Any for what has no Python type
+    "Annotation for schema `s`; the inverse of `handle_type` (constraints, and the descriptions of properties, stay in the schema)"
     root = {'$defs': defs, 'definitions': defs} if defs is not None else s
-    return _Annos(root, 'Schema').anno(s, '')
+    return _Annos(root, 'Schema', described=True).anno(s, '')
 
 # --- parameters and signatures ------------------------------------------------------------------------
 
@@ -1050,21 +1058,27 @@ class _Checked:
                         problems.append(Problem(k, str(e) if not isinstance(e, RecursionError) else "nested too deeply to send as JSON"))
             for k in bad: del kw[k]
         if self.check:
-            kw = self.not_given(kw)
-            found = self.problems(kw)
-            # likewise inside objects: strict mode makes every key required and nullable, so a model sends null for "not given".
-            # All at once when that clears their problems and raises none (the usual case, however many); else one key at a
-            # time, kept only when it does: a required key's null stays reported
-            if nulls := [at for at, m in found if at and m.endswith('got null')]:
-                kw2 = _without_nulls(kw, set(nulls), '')
-                if set(found2 := self.problems(kw2)) < set(found): kw, found = kw2, found2
-                else:
-                    for at in nulls[:_ONE_BY_ONE]:
-                        kw2 = _without_nulls(kw, {at}, '')
-                        if set(found2 := self.problems(kw2)) < set(found): kw, found = kw2, found2
+            kw, found = self._found(kw)
             problems += [p for p in found if not any(f"key {k!r}" in p.message and not p.path for k in bad)] if bad else found
         if problems: raise ToolInputError.of(self.name, problems, len(problems) >= _COUNTED)
         return self.disp(self.name, **kw)
+
+    @budgeted  # (its checks, the retries too, share one budget for their patterns)
+    def _found(self, kw: dict) -> tuple[dict, list]:
+        "The arguments without the nulls that mean \"not given\", and their problems"
+        kw = self.not_given(kw)
+        found = self.problems(kw)
+        # likewise inside objects: strict mode makes every key required and nullable, so a model sends null for "not given".
+        # All at once when that clears their problems and raises none (the usual case, however many); else one key at a
+        # time, kept only when it does: a required key's null stays reported
+        if nulls := [at for at, m in found if at and m.endswith('got null')]:
+            kw2 = _without_nulls(kw, set(nulls), '')
+            if set(found2 := self.problems(kw2)) < set(found): kw, found = kw2, found2
+            else:
+                for at in nulls[:_ONE_BY_ONE]:
+                    kw2 = _without_nulls(kw, {at}, '')
+                    if set(found2 := self.problems(kw2)) < set(found): kw, found = kw2, found2
+        return kw, found
 
 def _without_nulls(v, paths: set, path: str):
     "`v` without the keys at `paths` whose value is null (walked iteratively: arguments may be deeply nested)"

@@ -11,8 +11,12 @@ raises `MCPToolError` in the server's words; a connection that ends fails every 
 `MCPConnectionError`. `on_elicit=`/`on_sample=` answer the server's questions and sampling requests, `headers=`
 and `auth=` reach servers behind a gate, `prefix=` renames the tools so several servers share one toolbox.
 
-`MCPClient` builds each tool on its own: a tool whose schema can't be built is left out, warned about and listed in
-`.skipped`, and the others work. Connecting (handshake and tool list) takes at most `timeout` seconds in all.
+`MCPClient` builds each tool on its own: a tool whose schema can't be built (or that runs only as a task on a server
+declaring no tasks) is left out, warned about and listed in `.skipped`, and the others work. Connecting (handshake
+and tool list) takes at most `timeout` seconds in all; any failure to connect is `MCPConnectionError`, saying why (a
+command's exit status and last lines on stderr too). A tool that runs as an MCP task is a plain call all the same
+(a task-only tool of 2025-11-25, SEP-1686; any tool a 2026-07-28 server answers with a task, SEP-2663: see
+`funccall._mcptasks`): `task_timeout` bounds it, and `on_progress` gets its status messages.
 
 `mk_server` serves functions, callable objects, `Tool`s, `ToolGroup`s and `Toolbox`es. Every call runs the tool's own
 pipeline (`Tool.aexecute`: injected values, hooks, confirmation, cache, middleware, `max_chars`); a bad call comes
@@ -35,12 +39,12 @@ load) print goes to stderr.
 """
 from __future__ import annotations
 
-import argparse, asyncio, functools, inspect, ipaddress, json, logging, math, os, re, secrets, shlex, sys, threading, warnings
+import argparse, asyncio, copy, functools, inspect, ipaddress, json, logging, math, os, re, secrets, shlex, sys, threading, warnings
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
 from functools import partial
-from types import UnionType
+from types import TracebackType, UnionType
 from typing import Any, Union
 
 try:
@@ -65,6 +69,8 @@ except ImportError as e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` a
     raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({e}): pip install 'funccall[mcp]'") from e
 
 from . import __version__, _trace, content
+from ._mcpstdio import StderrTail, exit_note, spawned
+from ._mcptasks import TaskFailed, TasksExtension, Waiting, can_run_tasks, needs_task, run_task, waiting
 from ._json import jsonable
 from ._jsonschema import compile_schema
 from ._mcpstate import SECRET_ENV, NonceStore, Sealer, StateError
@@ -128,12 +134,16 @@ def _undecodable(m) -> bool:
     return isinstance(line, str) and '\ufffd' in line
 
 @asynccontextmanager
-async def _stdio(params: StdioServerParameters, errlog):
+async def _stdio(params: StdioServerParameters, tail: StderrTail, procs: list):
     """The SDK's stdio transport, except that a reply that isn't UTF-8 ends the connection: the calls waiting on it
     fail at once (the SDK would log the line and let them wait for their timeout). Other unreadable lines are logged
-    and skipped, as the SDK does."""
+    and skipped, as the SDK does. The process goes into `procs`, for its exit status."""
     # bytes that aren't UTF-8 are read as U+FFFD (rather than crash the SDK's reader), and the line then fails as JSON
-    async with stdio_client(params.model_copy(update={'encoding_error_handler': 'replace'}), errlog=errlog) as (read, write):
+    params = params.model_copy(update={'encoding_error_handler': 'replace'})
+    async with AsyncExitStack() as stack:
+        with spawned() as box, tail.child:  # our copy of the stderr pipe closed once spawned: its tail ends with the command
+            read, write = await stack.enter_async_context(stdio_client(params, errlog=tail.child))
+        procs += box
         send, recv = anyio.create_memory_object_stream(0)
         async def pump():
             async with send:
@@ -184,11 +194,14 @@ class MCPClient:
         auth=None,             # an `httpx2.Auth` for a URL, such as the SDK's `mcp.client.auth.OAuthClientProvider`
         prefix: str='',        # put before each tool's name (`prefix='git_'`: `git_status`), so several servers share one toolbox
         validate_output=True,  # check structured results against each tool's output schema: True raises `MCPToolError`, 'warn' warns, False skips
+        on_progress=None,      # `on_progress(tool, progress, total, message)`, sync or async: progress reports, a task's status messages
+        task_timeout: float=3600,  # seconds a tool run as an MCP task may take in all (then it is cancelled at the server); `math.inf`: no limit
     ):
         self.server, self.timeout, self.check, self.errlog = _server(server, env, cwd), timeout, check, errlog
         if validate_output not in (True, False, 'warn'): raise ValueError("MCPClient: validate_output is True, False or 'warn'")
         self.on_elicit, self.on_sample, self.headers, self.auth = on_elicit, on_sample, headers, auth
-        self.prefix, self.validate_output = prefix, validate_output
+        self.prefix, self.validate_output, self.on_progress, self.task_timeout = prefix, validate_output, on_progress, task_timeout
+        self._tasked: set[str] = set()  # the tools (as the server spells them) that run only as tasks
         self._client = self._portal = self._stack = None
         self._specs, self._tools, self._wrapped = [], {}, set()
         self.skipped: list[tuple[str, str]] = []  # (name, reason) of each tool of the server that couldn't be built
@@ -218,7 +231,9 @@ class MCPClient:
 
     def _transport(self):
         "What `mcp.Client` connects through"
-        if isinstance(self.server, StdioServerParameters): return _stdio(self.server, self.errlog)
+        if isinstance(self.server, StdioServerParameters):
+            self._tail = StderrTail(self.errlog)
+            return _stdio(self.server, self._tail, self._procs)
         if _is_url(self.server): return self._http()
         return self.server
 
@@ -237,6 +252,23 @@ class MCPClient:
         "The message of `e`, with the HTTP error behind it"
         return f"{e.message} ({self._http_error})" if self._http_error else e.message
 
+    def _unconnected(self, e: Exception) -> MCPConnectionError:
+        "Any failure to connect (no server at the address, a command that exits, a handshake that makes no sense) as one error"
+        one = _single(e)
+        if isinstance(one, MCPError): why = self._words(one)
+        else: why = '; '.join(f"{type(x).__name__}: {_short(x) or 'no message'}" for x in getattr(one, 'exceptions', None) or [one])
+        note = ''
+        if self._tail is not None:
+            self._tail.child.close()  # (closed already, unless the command was never spawned)
+            note = exit_note(self._procs, self._tail)
+        code = one.code if isinstance(one, MCPError) else types.CONNECTION_CLOSED
+        return MCPConnectionError(code, f"Can't connect to the MCP server {self._where()}: {why}" + (f"; {note}" if note else ''))
+
+    def _where(self) -> str:
+        "The server, as the user gave it"
+        if isinstance(self.server, StdioServerParameters): return shlex.join([self.server.command, *self.server.args])
+        return self.server if isinstance(self.server, str) else type(self.server).__name__
+
     async def _checked(self, session, name: str, result) -> None:
         "The SDK's check of a structured result against the tool's output schema, as `validate_output` says"
         if self.validate_output is False: return
@@ -248,22 +280,20 @@ class MCPClient:
     @asynccontextmanager
     async def _open(self, dispfn):
         "Connect, list the tools and make them dispatch through `dispfn`; disconnect on exit"
-        # the SDK sends a command's stderr to `sys.stderr`, which in a notebook is no file a process can write to
+        self._http_error, self._tail, self._procs = None, None, []
         server = self._transport()
         kw = dict(elicitation_callback=self._elicit if self.on_elicit else None, sampling_callback=self._sample if self.on_sample else None)
         # the whole connection (handshake, tool list) within `timeout`, as the user counts it: the SDK's own timeout counts
         # each try anew, and a command that never answered is given up to 2 s to exit before it is killed
         wait = self.timeout - (min(_STOP_GRACE, self.timeout / 2) if isinstance(self.server, StdioServerParameters) else 0)
-        self._http_error = None
         with anyio.CancelScope(deadline=anyio.current_time() + wait) as scope:
-            try: c = await Client(server, read_timeout_seconds=self.timeout, **kw).__aenter__()
-            except Exception as e:
-                if not (isinstance(one := _single(e), MCPError) and self._http_error): raise
-                raise MCPConnectionError(one.code, f"Can't connect: {self._words(one)}") from None
+            try: c = await Client(server, read_timeout_seconds=self.timeout, extensions=[TasksExtension()], **kw).__aenter__()
+            except Exception as e: raise self._unconnected(e) from None
             try:  # `c` was entered above, where a failure to connect gets the HTTP error's words
                 self._validate = c.session.validate_tool_result
                 c.session.validate_tool_result = partial(self._checked, c.session)
-                specs = await self._list(c)
+                try: specs = await self._list(c)
+                except Exception as e: raise self._unconnected(e) from None
                 scope.deadline = math.inf  # connected: from now on each call has its own `timeout`
                 async with self._built(c, specs, dispfn): yield self
             except BaseException as e:
@@ -285,7 +315,12 @@ class MCPClient:
         "The server's tools built as Python callables for the life of the connection"
         self._client, self._specs, self.skipped = c, [], []
         self._wrapped = {t.name for t in specs if _wrapper(t.output_schema)}
+        self._tasked = {t.name for t in specs if needs_task(t)}
+        no_tasks = can_run_tasks(c.session) if self._tasked else None
         for t in specs:  # one tool that can't be built costs only itself
+            if no_tasks and t.name in self._tasked:
+                self.skipped.append((t.name, no_tasks))
+                continue
             try: self._tools[self.prefix + t.name] = mk_tool(dispfn, t.model_copy(update={'name': self.prefix + t.name}), check=self.check)
             except (ValueError, TypeError, SchemaError) as e: self.skipped.append((t.name, f"{type(e).__name__}: {e}"))
             else:
@@ -295,14 +330,15 @@ class MCPClient:
             warnings.warn(f"MCPClient: {len(self.skipped)} tool(s) of the server can't be called from Python and were left out: "
                           + '; '.join(f'{nm!r} ({why[:200]})' for nm, why in self.skipped), stacklevel=4)
         try: yield self
-        finally: self._client, self._specs, self._tools, self._wrapped = None, [], {}, set()
+        finally: self._client, self._specs, self._tools, self._wrapped, self._tasked = None, [], {}, set(), set()
 
     # the tool's name is positional-only, so a property called `name` (or `self`) arrives in `args` like any other
     async def _acall(self, tool: str, /, **args) -> Any:
         if self._client is None: raise RuntimeError(f"Tool {tool!r} called after its MCPClient closed")
         nm = tool[len(self.prefix):]  # as the server spells it
-        try: r = await self._client.call_tool(nm, args, meta=_trace.meta())  # joins our trace
-        except MCPToolError: raise
+        try: r = await self._send(tool, nm, args)
+        except (MCPToolError, TimeoutError): raise  # (a task's deadline: a TimeoutError is an OSError too)
+        except TaskFailed as e: raise MCPToolError(f"Tool {tool!r}: {e}", tool) from None
         except MCPError as e:
             if e.code == types.CONNECTION_CLOSED: raise MCPConnectionError(e.code, f"{e.message} during {tool!r}") from None
             if e.code == types.REQUEST_TIMEOUT: raise TimeoutError(f"{e.message}: tool {tool!r} got no answer within {self.timeout:g} s") from None
@@ -311,6 +347,27 @@ class MCPClient:
             msg = f"The connection to the MCP server failed during {tool!r}: {type(e).__name__}: {e}"
             raise MCPConnectionError(types.CONNECTION_CLOSED, msg) from None
         return _value(tool, r, nm in self._wrapped)
+
+    async def _send(self, tool: str, nm: str, args: dict) -> types.CallToolResult:
+        "Call tool `nm` (a task, when it runs only as one) and wait for its result"
+        progress = None if self.on_progress is None else partial(self._progress, tool)
+        async def status(task): await self._progress(tool, None, None, task.status_message)
+        try:
+            if nm not in self._tasked:  # a 2026-07-28 server may still answer with a task (SEP-2663): `waiting` says how to wait
+                token = waiting.set(Waiting(self.timeout, self.task_timeout, status))
+                try: return await self._client.call_tool(nm, args, progress_callback=progress, meta=_trace.meta())
+                finally: waiting.reset(token)
+            r = await run_task(self._client.session, nm, args, _trace.meta(), Waiting(self.timeout, self.task_timeout, status))
+        except TimeoutError:
+            raise TimeoutError(f"Tool {tool!r}: its task did not end within {self.task_timeout:g} s; the server was asked to cancel it") from None
+        if not r.is_error: await self._client.session.validate_tool_result(nm, r)
+        return r
+
+    async def _progress(self, tool: str, progress: float | None, total: float | None, message: str | None) -> None:
+        "Hand a progress report (or a task's status message) to `on_progress`; a failing callback costs only its report"
+        if self.on_progress is None: return
+        try: await _answer(self.on_progress, tool, progress, total, message)
+        except Exception: _log.warning('MCPClient: on_progress failed for %r', tool, exc_info=True)
 
     def _call(self, tool: str, /, **args) -> Any:
         if self._portal is None: raise RuntimeError(f"Tool {tool!r} called after its MCPClient closed")
@@ -499,13 +556,20 @@ def context_params(
     except SchemaError: return []
     return [p.name for p in ps if p.anno is MCPContext]
 
+def _renamed(t: Tool, nm: str) -> Tool:
+    "Tool `t` served as `nm`, its pipeline whole (a `Tool` of it would run the client's call unconfirmed, its own pending for good)"
+    r = copy.copy(t)
+    r.name = r.__name__ = nm
+    r.schema = {**t.schema, 'name': nm}
+    return r
+
 def _toolbox(tools, injected: dict | None) -> tuple[Toolbox, dict]:
     "The tools to serve as one `Toolbox`, and each tool's `MCPContext` parameters (tool name -> names)"
     def tool(t, nm=None):  # a function taking an `MCPContext` gets it injected, out of its schema
         if isinstance(t, Tool):
             if missing := [p for p in context_params(t) if p not in t.inject]:
                 raise TypeError(f"Tool {t.name!r}: its MCPContext parameter {missing[0]!r} must be injected: Tool(..., inject=({missing[0]!r},))")
-            return t if nm in (None, t.name) else Tool(t, name=nm)
+            return t if nm in (None, t.name) else _renamed(t, nm)
         ps = context_params(t)
         return Tool(t, name=nm, inject=tuple(ps)) if ps or nm else t
     if isinstance(tools, Mapping): box = Toolbox([tool(t, nm) for nm, t in tools.items()])
@@ -587,14 +651,14 @@ def _closed_defs(fn, params: list) -> set:
     return {nm for nm, closed in names.items() if closed}
 
 def _input_schema(t: Tool) -> dict:
-    """What `t` takes, with `additionalProperties: false` where the call refuses other arguments: at the top (no
-    `**kwargs`), and in each dataclass, TypedDict and NamedTuple it takes"""
+    """What `t` takes, with `additionalProperties: false` where the call refuses other arguments: at the top (a typed
+    `**kwargs` is a property of its own), and in each dataclass, TypedDict and NamedTuple it takes"""
     s = t.schema['input_schema']
     if defs := s.get('$defs'):
         closed = _closed_defs(t.fn, list(s['properties']))
         s = {**s, '$defs': {nm: {**d, 'additionalProperties': False} if nm in closed and 'additionalProperties' not in d else d
                             for nm, d in defs.items()}}
-    if 'additionalProperties' in s or any(p.kind == inspect.Parameter.VAR_KEYWORD for p in signature(t.fn).params): return s
+    if 'additionalProperties' in s: return s
     return {**s, 'additionalProperties': False}
 
 def _mcp_tool(t: Tool, out: dict | None) -> types.Tool:
@@ -606,6 +670,19 @@ def _mcp_tool(t: Tool, out: dict | None) -> types.Tool:
                       annotations=annotations, icons=getattr(t, 'icons', None))
 
 def _error(text: str) -> types.CallToolResult: return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+
+_PKG = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+def _tool_frames(e: BaseException) -> tuple:
+    "`e` to log with the frames of its traceback outside funccall: the pipeline's (hooks, retries, threads) tell the operator nothing"
+    kept, tb = [], e.__traceback__
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(_PKG): kept.append(tb)
+        tb = tb.tb_next
+    if not kept: return type(e), e, e.__traceback__  # a failure inside funccall itself keeps every frame
+    out = None
+    for t in reversed(kept): out = TracebackType(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return type(e), e, out
 
 _ERRORS = ('type', 'message')  # what an error result says of an exception raised in a tool: `mk_server(errors=)`
 
@@ -622,7 +699,7 @@ def _failed(r: ToolResult, text: str, errors: str) -> types.CallToolResult:
     """A failure as the client gets it: funccall's own words for a bad call, a refusal or a timeout; for the tool's own
     exception, its type (and message, with errors='message'); the traceback goes to the server's log only"""
     if r.exception is None or r.failure in ('name', 'arguments', 'declined'): return _error(text.split(_TRACE, 1)[0])  # the model's to fix
-    _log.warning('Tool %r failed', r.name, exc_info=r.exception)  # the operator's to see
+    _log.warning('Tool %r failed', r.name, exc_info=_tool_frames(r.exception))  # the operator's to see
     return _error(text.split(_TRACE, 1)[0] if r.failure == 'timeout' else _said(r.exception, text, errors))
 
 def _blocks(v) -> list | None:

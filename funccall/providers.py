@@ -25,7 +25,7 @@ from typing import Any, Callable, NamedTuple
 from ._classdocs import with_class_docs
 from ._docs import class_docs
 from ._gemini import Json, Legacy
-from ._json import jsonable
+from ._json import jsonable, too_deep
 from ._ns import mk_ns, resolve_nm
 from ._strict import ANTHROPIC, OPENAI, esc as _esc, normalize, optional_count, strict_pass, union_count
 from ._types import NoneType, SchemaError, empty, fields, kind, signature, type_name
@@ -98,6 +98,9 @@ _PARAM_KEYS = ('input_schema', 'parameters', 'inputSchema')
 
 def _canonical(t) -> dict:
     "A fresh, JSON-safe copy of a tool's canonical schema (so no renderer touches its input): given, or made from a callable"
+    if isinstance(t, dict) or isinstance(getattr(t, 'schema', None), dict):  # (a callable's schema: `get_schema` checks it)
+        s = t if isinstance(t, dict) else t.schema
+        if (why := too_deep(s, f"Tool {str(s.get('name'))[:60]!r}: its schema")): raise SchemaError(why)
     if isinstance(getattr(t, 'schema', None), dict) and not isinstance(t, dict):  # a `Tool`
         return with_class_docs(jsonable(t.schema), getattr(t, 'fn', None))
     if isinstance(t, dict):
@@ -313,9 +316,17 @@ def to_gemini(
     rename:bool=False,    # rewrite names Gemini rejects instead of raising
     report=None,          # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
     legacy:bool=False,    # `parameters` in the OpenAPI subset, for endpoints without `parameters_json_schema`
+    strict:bool=None,     # Gemini has no strict flag per tool: a strict tool is sent as is, with a lossy change saying so
 ):                        # `{'name', 'description', 'parameters_json_schema'}` (or `'parameters'`), or a list
     "Gemini function declarations: `types.Tool(function_declarations=to_gemini(fs))`; JSON Schema as it is, or the OpenAPI subset"
-    return _render(tools, 'gemini', lambda s, nm, ch, t: _gemini_fn(s, nm, ch, legacy), rename, report)
+    def one(s, nm, ch, t):
+        if _is_strict(t, strict): ch.append(('', _GEMINI_STRICT, True))
+        return _gemini_fn(s, nm, ch, legacy)
+    return _render(tools, 'gemini', one, rename, report)
+
+# Gemini's constrained decoding is the request's `function_calling_config` mode VALIDATED, not a flag on the declaration
+_GEMINI_STRICT = ("strict: Gemini has no strict flag per tool, so it is sent as is; for calls that fit the schema, send "
+                  "tool_config=tool_choice('gemini', 'auto', tools=[...])['tool_config'] (mode VALIDATED)")
 
 # the renderers by `provider_name`'s names: what `Toolbox.definitions` and the command line render with
 RENDERERS = {'openai': to_openai, 'openai_responses': to_openai_responses, 'anthropic': to_anthropic, 'gemini': to_gemini, 'mcp': to_mcp}
@@ -452,7 +463,7 @@ def function_to_tool(
     "The OpenAI tool for `func` with its own type table: Optional unwrapped, unions as `oneOf`, classes inline, no defaults"
     where = getattr(func, '__qualname__', None) or type(func).__qualname__
     docs = tool_docs(func)
-    if not docs.description:
+    if not docs.description and not docs.only_sections:
         raise SchemaError(f"Function {where!r} has no docstring; add one (the model reads it to decide when to call the tool)")
     try: annotated = {nm for nm, p in inspect.signature(func).parameters.items() if p.annotation is not inspect.Parameter.empty}
     except (TypeError, ValueError): annotated = set()

@@ -4,6 +4,8 @@ How the timeout stops code: the code always runs in a thread of its own (a daemo
 from (the main thread, another thread, an event loop's thread), and the caller waits for it until the deadline. Then
 `TimeoutError` is raised in the code's thread at its next Python instruction, and again at every line it runs, so
 code that catches it (`except BaseException` in a loop, in a `__del__`) still stops. Nested calls keep their deadlines.
+It lands wherever that thread is, inside functions of yours the code called too (their `finally` blocks included): pass
+in only functions that can take an exception at any line (code mode runs each tool call in a thread of its own for this).
 (So the code never runs on the main thread: what only works there, `signal.signal`, fails in it.)
 
 What the deadline holds, and what it can't:
@@ -294,7 +296,7 @@ def python_isolated(
     timeout:int=3600,  # Maximum run time in seconds
 ):
     "Executes python `code` in a new process, killed after `timeout` seconds, returning its final expression (as a literal or its repr)."
-    from ._sandbox import Sandbox, SandboxError, failure, import_path, scrub
+    from ._sandbox import Sandbox, SandboxError, failure, for_model, import_path
     argv = [sys.executable, '-S', '-c', _CHILD, __file__, str(_MAX_RESULT)]
     sb = None
     try:
@@ -304,17 +306,19 @@ def python_isolated(
                 sb.finish()
                 raise sb.ended_error()
     except SandboxError as e: return failure(e, sb, timeout)
-    return _isolated_value(res, scrub)
+    return _isolated_value(res, for_model)
 
-def _isolated_value(res, scrub):
-    "The value `python_isolated`'s process sent: a literal as itself, else its repr (host paths scrubbed); a forged one as text"
+def _isolated_value(res, for_model):
+    """The value `python_isolated`'s process sent: a literal as itself, else its repr (`for_model`: host paths scrubbed, cut,
+    valid UTF-8; a literal's paths too, as its repr); a forged one as text"""
     if not (isinstance(res, dict) and isinstance(r := res.get('repr'), str) and isinstance(res.get('literal'), bool)):
         return f"The program's process broke its channel's protocol: it sent something that is not its result: {json.dumps(res)[:100]}"
+    limit = _MAX_RESULT + 100  # (room for the child's own note of what it cut)
     if res['literal'] and len(r) <= _MAX_RESULT:
-        try: v = ast.literal_eval(r)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError): return scrub(r)
-        return scrub(v) if isinstance(v, str) else v  # (a traceback is text)
-    return scrub(r)
+        try: v = ast.literal_eval(for_model(r, limit))
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError): return for_model(r, limit)
+        return for_model(v, limit) if isinstance(v, str) else v  # (a traceback is text)
+    return for_model(r, limit)
 
 # --- the tool -------------------------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ nested classes in one root `$defs`, the return annotation appended to the descri
 """
 from __future__ import annotations
 
-import datetime as dt, functools, inspect, marshal, warnings, weakref
+import datetime as dt, functools, importlib.util, inspect, marshal, sys, warnings, weakref
 from decimal import Decimal
 from uuid import UUID
 from types import FunctionType, MethodType
@@ -14,10 +14,11 @@ from typing import Union
 
 from ._warnings import SchemaWarning, caller_level
 from ._docs import Docs, class_docs, doc_text, func_docs
-from ._json import jsonable
+from ._json import jsonable, too_deep
 from ._ns import mk_ns, resolve_nm
-from ._types import (JsonSchema, NoneType, SchemaError, TypeInfo, constraints, custom_types, empty, fields,
-                     is_callable_object, kind, on_types_changed, own_annotations, signature, type_name)
+from ._types import (Default, JsonSchema, NoneType, SchemaError, TypeInfo, constraints, custom_types, empty, field_info, fields,
+                     is_callable_object, kind, needs_pydantic, on_types_changed, own_annotations, resolve_self, signature,
+                     type_name, var_anno)
 
 __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'SchemaError', 'SchemaWarning', 'tool_docs']
 
@@ -55,6 +56,8 @@ class _Walker:
     def _meta(self, s: dict, meta: tuple) -> dict:
         "Apply `Annotated` metadata: a string or pydantic `Field` describes, constraints constrain, a dict adds keywords"
         # `JsonSchema` metadata is raw JSON Schema, as written by hand or kept by `schema2anno`
+        if needs_pydantic(meta) and not _has_pydantic():
+            raise SchemaError(f"{_shown(meta)} is a check only pydantic runs, and pydantic is not installed; install it (pip install pydantic)")
         s = dict(s)
         for m in meta:
             if isinstance(m, str):
@@ -63,11 +66,13 @@ class _Walker:
                 s.update(m); continue
             if isinstance(getattr(m, 'description', None), str): s.setdefault('description', m.description)
             s.update(constraints((m,), s.get('type')))
+            if field_info(m): s.update(_field_keywords(m))
         return s
 
     def default(self, v, where: tuple):
         "A default as the schema shows it: as is, or JSON-safe with `evalable`; `empty` when JSON can't hold it"
-        if not self.evalable: return v
+        if type(v) is Default: v = v.shown()
+        if v is empty or not self.evalable: return v
         try: return jsonable(v)
         except TypeError as e:
             warnings.warn(f"{_where(where)}: default left out of the schema: {e}", SchemaWarning, stacklevel=caller_level())
@@ -87,7 +92,7 @@ class _Walker:
     def obj(self, info: TypeInfo, skip_hidden: bool = False) -> dict:
         "Object schema of a class kind, with a `title`"
         t = info.t
-        init = t.__init__ if info.kind == 'class' else None
+        init = _own_init(t) if info.kind == 'class' else None
         docs = class_docs(t, init)
         props, req = {}, []
         for f in fields(info):
@@ -118,6 +123,21 @@ class _Walker:
         scratch = _Walker(dict(self.defs), self.evalable)
         scratch.owners = dict.fromkeys(self.defs, info.t)  # no recursion into the comparison
         return scratch.obj(info) == self.defs[nm]
+
+def _own_init(t: type):
+    "The `__init__` of class `t` that has comments to read: a Python function, not `object`'s own"
+    return t.__init__ if isinstance(t.__init__, FunctionType) else None
+
+def _has_pydantic() -> bool: return importlib.util.find_spec('pydantic') is not None
+
+def _shown(meta: tuple) -> str: return ', '.join(repr(m)[:80] for m in meta if needs_pydantic((m,)))
+
+def _field_keywords(fi) -> dict:
+    "What pydantic's `Field` adds to a schema beyond constraints and description: `title`, `examples`, `json_schema_extra`"
+    res = {k: v for k in ('title', 'examples') if (v := getattr(fi, k, None)) is not None}
+    if getattr(fi, 'deprecated', None): res['deprecated'] = True
+    if isinstance(extra := getattr(fi, 'json_schema_extra', None), dict): res.update(extra)
+    return res
 
 # --- the {kind: handler} table -------------------------------------------------------------------------
 
@@ -222,13 +242,47 @@ def _func_of(f):
 
 def tool_docs(f) -> Docs:
     "The descriptions of calling `f`: a class's fields, or a function's, method's or callable object's parameters"
-    if issubclass(type(f), type): return class_docs(f, f.__init__ if kind(f).kind == 'class' else None)
+    if issubclass(type(f), type): return class_docs(f, _own_init(f) if kind(f).kind == 'class' else None)
     obj = is_callable_object(f)
     fn = _func_of(type(f).__call__ if obj else f)
     docs = func_docs(fn) if inspect.isfunction(fn) else Docs({}, {}, None, doc_text(fn))
     return docs._replace(description=docs.description or doc_text(type(f))) if obj else docs
 
-def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, description) -> dict:
+def _self_class(f):
+    "The class `typing.Self` stands for in method `f`'s annotations: its instance's or class's, or the one its qualified name names"
+    if inspect.ismethod(f): return f.__self__ if isinstance(f.__self__, type) else type(f.__self__)
+    fn = _func_of(f)
+    qn, o = getattr(fn, '__qualname__', ''), sys.modules.get(getattr(fn, '__module__', None) or '')
+    if '.' not in qn or '<locals>' in qn: return None
+    for part in qn.split('.')[:-1]: o = getattr(o, part, None)
+    return o if isinstance(o, type) else None
+
+class _NoClass: "What `Self` stands for outside a class: only to see whether an annotation holds `Self`"
+
+def _unself(t, f):
+    "Annotation `t` with `Self` read as the class of method `f` (`-> Self` says 'returns a Builder'), inside `Optional[Self]` too"
+    if resolve_self(t, _NoClass) is t: return t
+    cls = _self_class(f)
+    if cls is None: raise SchemaError(f"{getattr(f, '__qualname__', f)!r}: `Self` outside a class's method; annotate with the class")
+    return resolve_self(t, cls)
+
+def _folded(w: _Walker, ps: list, where: str) -> dict:
+    "The schema of the tool's one parameter, a class, as the tool's own: its fields at the root (`fold=True`)"
+    info = kind(ps[0].anno) if len(ps) == 1 else None
+    if info is None or info.kind not in ('model', 'typeddict', 'dataclass'):
+        raise SchemaError(f"{where}: fold=True needs a tool whose one parameter is a pydantic model, TypedDict or dataclass; "
+                          f"it takes {[p.name for p in ps]}")
+    return w.obj(info)
+
+def _params(f, where: str, skip_hidden: bool, inject: tuple) -> tuple:
+    "The signature of `f`, and the parameters the model fills: injected ones, hidden ones and untyped `*args`/`**kwargs` left out"
+    sig = signature(f, where, inject)
+    if unknown := [nm for nm in inject if nm not in {p.name for p in sig.params}]:
+        raise SchemaError(f"{where!r} has no parameter {', '.join(map(repr, unknown))} to inject")
+    ps = [p for p in sig.params if p.name not in inject and not (skip_hidden and p.name.startswith('_')) and (p.kind not in _VAR or p.declared)]
+    return sig, ps
+
+def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, description, inject: tuple=(), fold: bool=False) -> dict:
     where = getattr(f, '__qualname__', None) or type(f).__qualname__
     w = _Walker({}, evalable)
     if issubclass(type(f), type):
@@ -236,23 +290,28 @@ def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, descrip
         if info.kind in ('scalar', 'format', 'enum', 'object'):
             raise SchemaError(f"{where}: {'an' if info.kind[0] in 'aeiou' else 'a'} {info.kind} type is not a tool; give a function or a class")
         s = w.obj(info, skip_hidden)
-        desc, ret = tool_docs(f).description, None
+        docs, ret = tool_docs(f), None
+        desc = docs.description
     else:
         docs = tool_docs(f)
         props, req = {}, []
-        sig = signature(f, where)
-        for p in sig.params:
-            if p.kind in _VAR or (skip_hidden and p.name.startswith('_')): continue
-            props[p.name] = w.prop(p.anno, p.default, ('Parameter', p.name, where), docs.comments.get(p.name), None, docs.doc_params.get(p.name))
-            if p.default is empty: req.append(p.name)
-        s = {'type': 'object', 'properties': props}
+        sig, ps = _params(f, where, skip_hidden, inject)
+        for p in ([] if fold else ps):
+            var = p.kind in _VAR  # `*args: int` is an array `args`, `**kwargs: str` an object `kwargs`, as openai-agents sends them
+            t = var_anno(p) if var else _unself(p.anno, f)
+            props[p.name] = w.prop(t, p.default, ('Parameter', p.name, where), docs.comments.get(p.name), None, docs.doc_params.get(p.name))
+            if p.default is empty and not var: req.append(p.name)
+        s = _folded(w, ps, where) if fold else {'type': 'object', 'properties': props}
         if req: s['required'] = req
         desc = docs.description
         # a docstring with its own returns section keeps it; otherwise the reference's `Returns:` line is added
-        ret = None if docs.doc_returns is not None else _returns_str(sig.returns, docs.returns)
+        ret = None if docs.doc_returns is not None else _returns_str(_unself(sig.returns, f), docs.returns)
         target = type(f).__call__ if is_callable_object(f) else f
         nm = getattr(target, '__name__', None) or getattr(_func_of(target), '__name__', None)
     if description is not None: desc = description
+    elif not desc and docs.only_sections:  # documented, parameters only: what it does is the model's guess
+        warnings.warn(f"{where}: its docstring is only parameter sections, so the tool has no description; add a first line "
+                      "saying what it does (the model reads it to decide when to call the tool)", SchemaWarning, stacklevel=caller_level())
     elif not desc:
         what = 'Class' if issubclass(type(f), type) else 'Function'
         raise SchemaError(f"{what} {where!r} has no docstring; add one (the model reads it to decide when to call the tool) or pass description=")
@@ -296,22 +355,27 @@ def get_schema(
     evalable:bool=False, # stringify defaults that can't be literal_eval'd?
     skip_hidden:bool=False, # skip parameters starting with '_'?
     name=None, # Override function name (useful for dotted paths like 'obj.method')
-    **kw, # `description=`: use this instead of the docstring
+    **kw, # `description=`: use this instead of the docstring; `inject=`: parameters the application supplies, left out
+          # unread; `fold=True`: a lone model/TypedDict/dataclass parameter's fields are the tool's own
 )->dict: # {'name':..., 'description':..., pname:...}
     "Generate JSON schema for a class, function, or method"
     if issubclass(type(f), dict): return f
-    description = kw.pop('description', None)
-    if kw: raise TypeError(f"get_schema() got unexpected keyword arguments {sorted(kw)}")
+    description, inject, fold = None, (), False
+    if kw:
+        description, inject, fold = kw.pop('description', None), kw.pop('inject', ()), bool(kw.pop('fold', False))
+        if kw: raise TypeError(f"get_schema() got unexpected keyword arguments {sorted(kw)}")
+        inject = (inject,) if isinstance(inject, str) else tuple(inject)
     if type(f) is FunctionType and (src := f.__dict__.get('__tool_schema__')) is not None:  # built by `mk_tool`: the tool's own schema
+        if (why := too_deep(src['input_schema'], f"Tool {src['name']!r}: its input schema")): raise SchemaError(why)
         return {'name': name or src['name'], 'description': src['description'] if description is None else description,
                 pname: _copy(src['input_schema'])}
     key, how = _cache_key(f)
-    opts = (how, pname, evalable, skip_hidden, name, description)
+    opts = (how, pname, evalable, skip_hidden, name, description, inject, fold)
     try: per_fn = _cache.get(key)  # (not `[key]`: a first schema raises and catches no `KeyError`)
     except TypeError: per_fn = None  # not weakly referenceable
     ver = _version(key)
     if per_fn is not None and (entry := per_fn.get(opts)) is not None and _same(entry[0], ver): return _thaw(entry[1])
-    s = _tool_schema(f, pname, evalable, skip_hidden, name, description)
+    s = _tool_schema(f, pname, evalable, skip_hidden, name, description, inject, fold)
     if per_fn is None:
         try: per_fn = _cache.setdefault(key, {})
         except TypeError: return s  # not weakly referenceable: not cached

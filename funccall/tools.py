@@ -23,11 +23,10 @@ from typing import Any, Callable, Literal
 from . import _trace, content, providers
 from ._json import jsonable
 from ._ns import Sealed, ToolHolder, public_methods
-from ._types import empty, is_callable_object, signature
+from ._types import Default, empty, is_callable_object, signature
 from ._inputs import ToolInputError, read_arguments
-from ._strict import reachable_defs
 from ._run import WorkersExhausted, call_tool, in_threads, in_threads_async, loop_running, settle, stop_iteration, to_thread, is_async, run_sync
-from .call import ToolNotFound, coerce_inputs, error_text
+from .call import ToolNotFound, call_args, coerce_inputs, error_text
 from .expr import ExprError, parse_calls
 from .schema import SchemaError, get_schema
 
@@ -193,6 +192,7 @@ def _names(x) -> tuple:
 
 class Tool(Sealed):
     "One callable offered to a model, with what runs around each call (sealed: a model's name never reaches its attributes)"
+    __funccall_named__ = True  # (`call.NAMED`) `call_func` calls it with the model's arguments by name: its own pipeline spreads them
     def __init__(
         self,
         fn: Callable,                        # the function, method, async function or callable object
@@ -225,7 +225,10 @@ class Tool(Sealed):
         examples: list | None=None,          # example arguments, checked against the schema (Anthropic's `input_examples`)
         provider_options: dict | None=None,  # provider -> keys added to its definition, e.g. `{'anthropic': {'cache_control': {...}}}`
         icons: list | None=None,             # icons for MCP clients' user interfaces: `mcp_types.Icon`s or dicts (`src`, `mimeType`, `sizes`)
+        fold: bool=False,                    # the one parameter, a pydantic model/TypedDict/dataclass: its fields are the tool's own
     ):
+        if isinstance(fn, Sealed):  # its pipeline inside this one: its confirmation a pending text, its injected values never given
+            raise TypeError(f"Tool of a {type(fn).__name__}: use the {type(fn).__name__} itself, or make the Tool from its function")
         self.fn, self.strict, self.inject = fn, strict, _names(inject)
         self.requires_confirmation, self.confirm = requires_confirmation, confirm
         self.pre_hook, self.post_hook, self.middleware = pre_hook, post_hook, tuple(middleware)
@@ -246,15 +249,15 @@ class Tool(Sealed):
         gen = inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
         self._cache = _Cache(cache_ttl, cache_dir) if cache_ttl and not gen else None  # a generator's values can't be replayed
         if name is None and is_callable_object(fn): name = type(fn).__name__  # not the reference's `__call__`
-        s = get_schema(fn, evalable=True, name=name, **({'description': description} if description else {}))
-        props, params = s['input_schema']['properties'], inspect.signature(fn).parameters
-        if unknown := [k for k in self.inject if k not in params]:
-            raise SchemaError(f"Tool {s['name']!r} has no parameter {', '.join(map(repr, unknown))} to inject")
-        for nm in self.inject: props.pop(nm, None)
-        if req := [r for r in s['input_schema'].get('required', []) if r not in self.inject]: s['input_schema']['required'] = req
-        else: s['input_schema'].pop('required', None)
-        if self.inject and '$defs' in s['input_schema']: s['input_schema'] = reachable_defs(s['input_schema'])  # an injected class's too
+        if unknown := [k for k in self.inject if k not in inspect.signature(fn).parameters]:
+            raise SchemaError(f"Tool {name or getattr(fn, '__name__', '?')!r} has no parameter {', '.join(map(repr, unknown))} to inject")
+        # injected parameters are left out unread: their types are the application's (a database connection, a run context)
+        s = get_schema(fn, evalable=True, name=name, inject=self.inject, fold=fold, **({'description': description} if description else {}))
         self.schema = s  # the canonical schema, injected parameters left out
+        ps = signature(fn, skip=self.inject).params
+        self.fold = next(p.name for p in ps if p.name not in self.inject) if fold else None  # the parameter the model's object builds
+        # whether calling `fn` needs more than keywords: positional-only or `*args` by position, `**kwargs` spread, `Field` defaults
+        self._spread = any(p.kind not in _BY_KEYWORD or type(p.default) is Default for p in ps)
         self.name, self.description = s['name'], s['description']
         self._checker = _shadow(fn, self.inject, self.name) if self.inject else fn  # what the model's arguments are checked against
         hooks = (confirm, pre_hook, post_hook, *self.middleware)
@@ -336,7 +339,7 @@ class Tool(Sealed):
         return args
 
     def _kwargs(self, args: dict, injected: dict) -> dict:
-        kw = coerce_inputs(self._checker, args, self.name)
+        kw = coerce_inputs(self._checker, args, self.name, fold=self.fold)
         return {**kw, **injected} if injected else kw
 
     def _result(self, args: dict, call_id, **kw) -> ToolResult:
@@ -436,13 +439,14 @@ class Tool(Sealed):
 
     async def _call(self, kw: dict, inline: bool):
         "The function itself: awaited when async; a sync one right here (`inline`) or in a worker thread"
-        if self.is_async: return await self.fn(**kw)
+        args, kw = call_args(self.fn, kw) if self._spread else ((), kw)
+        if self.is_async: return await self.fn(*args, **kw)
         if inline == _THREAD:  # a batch's worker thread: what a sync callable hands back to await is settled, as the loop's way does
-            try: res = call_tool(self.fn, (), kw)
+            try: res = call_tool(self.fn, args, kw)
             except StopIteration as e: raise stop_iteration(e) from e  # what the loop's way makes of it (a coroutine can't let it out)
             return settle(_settle(res)) if type(res) not in _SETTLED and (inspect.isawaitable(res) or inspect.isasyncgen(res)) else res
-        if inline: return call_tool(self.fn, (), kw)
-        res = await to_thread(call_tool, self.fn, (), kw)
+        if inline: return call_tool(self.fn, args, kw)
+        res = await to_thread(call_tool, self.fn, args, kw)
         return await res if inspect.isawaitable(res) else res  # a sync callable that hands back a coroutine
 
     def _chain(self, args: dict, inj: dict, kw: dict, inline: bool):
@@ -501,11 +505,13 @@ def _repairs(tr, args: dict, kw: dict) -> None:
                 type(v) is int and type(kw[k]) is float):
             _trace.event(tr, 'funccall.repair', {'funccall.argument': k, 'funccall.sent': type(v).__name__, 'funccall.made': type(kw[k]).__name__})
 
+_BY_KEYWORD = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)  # parameters a call by keyword fills
+
 def _shadow(fn, inject: tuple, name: str):
     "`fn` as the model sees it, its injected parameters left out: what the model's arguments are checked against"
     P = inspect.Parameter
     ps = [P(p.name, p.kind, default=p.default, annotation=p.anno if p.anno is not empty else P.empty)
-          for p in signature(fn).params if p.name not in inject]  # annotations resolved in `fn`'s own module
+          for p in signature(fn, skip=inject).params if p.name not in inject]  # annotations resolved in `fn`'s own module
     def shadow(**kw): raise NotImplementedError  # only checked against, never called
     shadow.__signature__, shadow.__name__ = inspect.Signature(ps), name
     shadow.__annotations__ = {p.name: p.annotation for p in ps if p.annotation is not P.empty}
@@ -542,12 +548,16 @@ def _wrap(tool, args, mw, nxt, inline: bool):
         return await to_thread(mw, tool, a, lambda x=None: asyncio.run_coroutine_threadsafe(call_next(x), loop).result())
     return wrapped
 
+
 def _render(tools: list, fmt: str, strict, rename: bool, report) -> list:
     "Definitions of `tools` for provider `fmt`, each in its own strict mode unless `strict` says otherwise"
     fmts = {**providers.RENDERERS, 'canonical': None}
     fmt = providers.provider_name(fmt, tuple(fmts))
     if fmt == 'canonical': return [t.schema for t in tools]
-    if fmt in ('gemini', 'mcp'): return fmts[fmt](tools, rename=rename, report=report)
+    if fmt == 'mcp':
+        if strict: warnings.warn("strict=True changes nothing for MCP tool definitions, which have no strict mode: each call's "
+                                 "arguments are still checked against the schema when it runs", providers.ProviderWarning, stacklevel=4)
+        return fmts[fmt](tools, rename=rename, report=report)
     # one call for the whole list: the renderers read each `Tool`'s own `strict` when `strict` is None, and Claude's
     # request-wide limits on strict tools are checked over all of them
     return fmts[fmt](tools, strict=strict, rename=rename, report=report)

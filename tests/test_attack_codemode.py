@@ -189,6 +189,50 @@ def test_a_program_swallowing_its_timeout_calls_no_tool_after_the_deadline(isola
     assert n > 5 and len(slow.calls) == n  # no call after it returned
     assert not _python_threads() - before  # and in process, the program's thread stopped
 
+def test_a_thread_an_in_process_program_leaves_running_calls_no_tool_after_its_answer():
+    "The program started a thread looping over a tool and returned: the thread called the tool on after the model had its answer"
+    slow = _slow(0.01)
+    code = ('import threading, time\ndef loop():\n    for _ in range(100):  # (ends: no thread left spinning in the tests)\n'
+            '        try: slow(1)\n        except BaseException: time.sleep(0.01)\n'
+            'threading.Thread(target=loop, daemon=True).start()\n"started"')
+    r = Toolbox([slow]).code_tool(isolate=False, timeout=5).execute({'code': code})
+    assert r.ok and r.text == 'started'
+    time.sleep(0.1)  # a call begun before the answer runs on to its end
+    n = len(slow.calls)
+    time.sleep(0.5)  # well before the deadline
+    assert len(slow.calls) == n and n <= 1
+
+def test_an_in_process_timeout_never_lands_inside_a_tool():
+    "The timeout, raised at every line the program's thread ran, interrupted the tool's own cleanup: the application's lock stayed held"
+    lock, log = threading.Lock(), []
+    def write(x: int) -> int:
+        "Write x under the application's lock"
+        lock.acquire()
+        try:
+            log.append(('begin', x))
+            time.sleep(0.2)
+        finally:
+            log.append(('end', x))
+            lock.release()
+        return x
+    r, secs = _timed(Toolbox([write]).code_tool(isolate=False, timeout=0.5), 'for i in range(10): write(i)')
+    assert secs < 1.5 and not r.ok and 'TimeoutError' in r.error
+    assert lock.acquire(timeout=2), 'the lock was left held'  # the call running at the deadline ran on to its end
+    lock.release()
+    assert log[-1][0] == 'end' and [e for e in log if e[0] == 'begin'] == [('begin', i) for i in range(len(log) // 2)]
+
+def test_the_python_tools_timeout_lands_inside_a_function_it_was_given_as_documented():
+    "README: a function passed in to `python` takes the timeout at any line, its `finally` included; code mode's tools don't"
+    lock = threading.Lock()
+    def write() -> None:
+        lock.acquire()
+        try: time.sleep(0.5)
+        finally:
+            time.sleep(0.01)  # a line before the release: the timeout raised here again
+            lock.release()
+    assert 'TimeoutError' in python('write()', glb={'write': write}, timeout=0.2)
+    assert not lock.acquire(timeout=1.5)  # its sleep over long ago: the release was never reached
+
 def _ticking(run):
     "Run coroutine function `run` beside a ticker on the same loop: (its result, seconds it took, longest gap between ticks)"
     async def main():
@@ -220,7 +264,8 @@ def test_the_event_loop_keeps_running_while_a_program_blocks_in_c_past_its_deadl
     try: r, secs, gap = _ticking(lambda: box.acall(next(iter(box)).name, args))
     finally: release.set()
     assert secs < 2, f'timeout=1 returned after {secs:.1f} s'
-    assert 'TimeoutError' in (r.error or r.text) and 'inside a blocking call' in (r.error or r.text)
+    assert 'TimeoutError' in (r.error or r.text)
+    if how == 'python': assert 'inside a blocking call' in r.text  # (code mode's tool call blocks its own thread: the program stops)
     assert gap < 0.5, f'the event loop stood still for {gap:.2f} s'
 
 def test_called_synchronously_on_the_loop_thread_python_holds_the_loop_until_its_report():
@@ -274,3 +319,93 @@ def test_c_code_that_never_returns_freezes_the_process_for_good():
         p.kill()
         out = p.communicate()[0]
     assert 'returned' not in out
+
+# --- what a program hands back is capped, in every mode ------------------------------------------------------------
+
+from funccall.codemode import MAX_VALUE  # noqa: E402
+
+MODES = [False, pytest.param('monty', marks=needs_monty), pytest.param(True, marks=pytest.mark.skipif(os.name == 'nt', reason='POSIX'))]
+
+def _capped(text: str, what: str) -> bool: return len(text) <= MAX_VALUE + 200 and f'[... {what} cut at ' in text
+
+@pytest.mark.parametrize('isolate', MODES)
+def test_a_huge_final_value_is_cut_and_the_cut_said(isolate):
+    "The program's last expression went to the model whole: 100 MB of text from one line of code"
+    r = Toolbox([_slow(0)]).code_tool(isolate=isolate, timeout=20).execute({'code': "print('hi')\n'x' * 5_000_000"})
+    assert r.ok and r.text.startswith('hi\nxxx') and _capped(r.text, 'value') and r.text.endswith('[... value cut at 100000 characters]')
+
+@pytest.mark.parametrize('isolate', MODES)
+def test_a_huge_error_message_is_cut(isolate):
+    r = Toolbox([_slow(0)]).code_tool(isolate=isolate, timeout=20).execute({'code': "raise ValueError('x' * 5_000_000)"})
+    assert not r.ok and 'ValueError' in r.error and _capped(r.error, 'value')
+
+@pytest.mark.parametrize('isolate', [False, pytest.param('monty', marks=needs_monty)])
+def test_a_value_sharing_one_list_many_times_is_cut_without_being_written_out(isolate):
+    """8 MB in the program (monty hands it back shared), 300 MB of text once written out: writing it took 90 s past a
+    2 s deadline, and a million copies would take the host's memory. Now only what is shown is written"""
+    code = 'x = list(range(1000))\n[x] * 100_000'
+    r, secs = _timed(Toolbox([_slow(0)]).code_tool(isolate=isolate, timeout=5), code)
+    assert secs < 5 + 1, f'returned after {secs:.1f} s'
+    assert r.ok and r.text.startswith('[[0, 1, 2') and _capped(r.text, 'value')
+
+@pytest.mark.parametrize('isolate', [False, pytest.param('monty', marks=needs_monty)])
+def test_a_self_containing_or_deeply_nested_value_is_shown_bounded(isolate):
+    tool = Toolbox([_slow(0)]).code_tool(isolate=isolate, timeout=10)
+    r = tool.execute({'code': 'x = [1]\nfor _ in range(200_000): x = [x, x]\nx'})  # shared: 2 ** 200_000 leaves
+    assert (r.ok and len(r.text) <= MAX_VALUE + 200) or (not r.ok and 'Error' in r.error), (r.text or r.error)[:200]
+    if isolate is False:  # monty has no way to build a cycle it can hand back
+        r = tool.execute({'code': 'x = []\nx.append(x)\nd = {"a": x}\nd'})
+        assert r.ok and len(r.text) < 1000
+
+@pytest.mark.skipif(not sys.platform.startswith('linux'), reason='finds the channel in /proc/self/fd')
+def test_an_isolated_program_forging_its_last_message_can_not_send_more_than_the_caps():
+    "The program's process is hostile: it writes the 'done' message itself, 5 MB printed and 5 MB of value (under the channel's 16 MB a line)"
+    code = textwrap.dedent('''
+        import json, os
+        line = (json.dumps({'done': True, 'printed': 'p' * 5_000_000, 'value': 'v' * 5_000_000, 'failed': False}) + '\\n').encode()
+        for fd in map(int, os.listdir('/proc/self/fd')):
+            if fd > 2 and os.readlink(f'/proc/self/fd/{fd}').startswith(('pipe:', 'socket:')):
+                try: os.write(fd, line)
+                except OSError: pass
+        import time; time.sleep(5)
+    ''')
+    r, secs = _timed(Toolbox([_slow(0)]).code_tool(isolate=True, timeout=10), code)
+    assert r.ok and secs < 5, (secs, (r.text or r.error)[:200])  # the forged message was taken as the program's end
+    assert len(r.text) <= 100_000 + MAX_VALUE + 200, len(r.text)
+    assert '[... printed output cut at 100000 characters]' in r.text and r.text.endswith('[... value cut at 100000 characters]')
+
+# --- what a program reaches of the tools ---------------------------------------------------------------------------
+
+def _guarded_box(ran: list) -> Toolbox:
+    "A transfer that needs the user's approval (always declined) and takes the account from the application"
+    from funccall import Tool
+    def transfer(to: str, amount: int, account: str) -> str:
+        "Move money"
+        ran.append((to, amount, account))
+        return 'moved'
+    return Toolbox([Tool(transfer, requires_confirmation=True, confirm=lambda tool, args: False, inject='account')], injected={'account': 'alice'})
+
+SANDBOXED = [pytest.param('monty', marks=needs_monty), pytest.param(True, marks=pytest.mark.skipif(os.name == 'nt', reason='POSIX'))]
+
+@pytest.mark.parametrize('isolate', SANDBOXED)
+@pytest.mark.parametrize('code', ["transfer(to='m', amount=1, account='evil')", "transfer(**{'to': 'm', 'amount': 1, 'account': 'evil'})",
+                                  "transfer('m', 1, 'evil')", "transfer(to='m', amount=1)", "transfer(to='m', amount=1, Account='evil')",
+                                  "transfer.__globals__", "transfer.__closure__[0].cell_contents", "transfer.__wrapped__",
+                                  "import gc\n[o for o in gc.get_objects() if type(o).__name__ == 'Toolbox'][0].tools['transfer'].fn('m', 1, 'evil')"])
+def test_a_sandboxed_program_reaches_a_tool_only_through_its_pipeline(isolate, code):
+    "The model writes the injected account, spreads it in with **, names it otherwise, digs into the function: nothing runs"
+    ran = []
+    r = _guarded_box(ran).code_tool(isolate=isolate, timeout=10).execute({'code': code})
+    text = r.text if r.ok else r.error
+    assert ran == [] and 'alice' not in text and 'moved' not in text, text
+    if code.startswith('transfer('): assert not r.ok and ('supplied by the application' in text or 'declined' in text or 'positional' in text)
+
+def test_an_in_process_program_reaches_the_application_as_documented(monkeypatch):
+    "README: in process, the program reads the environment and calls a tool's own function, skipping confirmation and injection"
+    monkeypatch.setenv('FUNCCALL_TEST_SECRET', 'the application has this')
+    ran = []
+    box = _guarded_box(ran)
+    tool = box.code_tool(isolate=False, timeout=10)
+    assert tool.execute({'code': "__import__('os').environ['FUNCCALL_TEST_SECRET']"}).text == 'the application has this'
+    code = f"import gc\n[o for o in gc.get_objects() if id(o) == {id(box)}][0].tools['transfer'].fn('m', 1, 'evil')"  # (this test's toolbox)
+    assert tool.execute({'code': code}).text == 'moved' and ran == [('m', 1, 'evil')]

@@ -6,7 +6,7 @@ let the model write the injected `account`), of a toolbox or of a group, with ev
 every namespace `call_func`, `call_func_async` and call expressions take; and asserts the raw function never ran (`RAN`)
 and the error is a `ToolNotFound` naming what was asked and what is offered.
 """
-import asyncio
+import asyncio, json
 
 import pytest
 
@@ -269,3 +269,106 @@ def test_a_command_line_target_reaches_nothing_of_a_toolbox(tmp_path):
     assert list(box.tools) == ['transfer']
     for nm in ('box.call', 'box-call', 'box.tools', 'box.resume', 'box.add'):
         with pytest.raises(TargetError, match='has no tool'): load_target(f'{p}:{nm}')
+
+# --- a tool under another name -----------------------------------------------------------------------------------------
+
+def test_a_tool_of_a_tool_is_refused():
+    "Its pipeline ran inside the outer one: a confirmation became the success text 'Waiting for the user's approval', forever"
+    for inner in (_transfer_tool(), Tool(add, requires_confirmation=True)):
+        with pytest.raises(TypeError, match='Tool of a Tool: use the Tool itself'): Tool(inner, name='pay')
+    assert RAN == []
+
+def test_an_mcp_server_serving_a_tool_under_another_name_keeps_its_pipeline():
+    "`mk_server({'pay': tool})` wrapped the tool: the client's user was never asked, and the model read a pending approval as success"
+    from funccall.mcp import MCPClient, MCPToolError, mk_server
+    t = Tool(transfer, inject='account')
+    server = mk_server({'plus': Tool(add, requires_confirmation=True), 'pay': t}, injected={'account': 'alice'})
+    with MCPClient(server, timeout=20, check=False) as c:  # (the server checks)
+        with pytest.raises(MCPToolError, match="Tool 'plus' needs the user's confirmation, and this MCP client can't ask"): c.tools()['plus'](a=1, b=2)
+        assert 'account' not in {s['name']: s for s in c.schemas()}['pay']['input_schema']['properties']
+        assert c.tools()['pay'](to='bob', amount=5) == 'alice->bob:5'
+        with pytest.raises(MCPToolError, match="'account' is supplied by the application"): c.tools()['pay'](**FORGED)
+    assert RAN == [('transfer', 'bob', 5, 'alice')]
+    assert t.name == 'transfer' and t.schema['name'] == 'transfer'  # the developer's tool is left as it was
+
+# --- spellings ----------------------------------------------------------------------------------------------------------
+
+SPELLINGS = ['transfer ', ' transfer', 'Transfer', 'TRANSFER', 'transfer\x00', 'transfer\n', 'transfer.', '.transfer', 'transfer..fn',
+             'transfer-', '-transfer', 'transfer--fn', 'ｔｒａｎｓｆｅｒ', 'transfer\u200b', 'trans\u00adfer', 'transfer\u2024fn', 'transfer\uff0efn',
+             'transfer/fn', 'transfer:fn', 'transfer[fn]', 'transfer().fn', 'transfer.fn()', '', '.', '-', '..', 'transfer' + '.fn' * 100_000,
+             'a.' * 100_000]
+
+@pytest.mark.parametrize('kind', list(_namespaces()))
+def test_no_other_spelling_of_a_tool_name_reaches_anything(kind):
+    "Whitespace, case, look-alikes (full-width letters, a one-dot leader), empty segments, control characters, 100,000 segments"
+    ns = _namespaces()[kind]
+    for nm in SPELLINGS:
+        with pytest.raises(ToolNotFound) as ei: call_func(nm, FORGED, ns)
+        assert len(str(ei.value)) < 500  # a long name is named, not echoed
+    assert RAN == []
+
+def test_an_objects_getattr_never_runs_and_a_bound_methods_object_is_out_of_reach():
+    "A name is read from dicts only: `__getattr__` answering any name is never asked; a method's `__self__` holds the secrets"
+    class Anything:
+        def __getattr__(self, nm):
+            RAN.append(('getattr', nm))
+            return lambda **kw: RAN.append(('called', nm))
+    class Service:
+        def __init__(self): self.api_key = 'secret'
+        def lookup(self, q: str) -> str:
+            "Look up q"
+            return q
+    svc = Service()
+    for ns in ({'any': Anything()}, [Tool(svc.lookup)], Toolbox([svc.lookup]), {'lookup': Tool(svc.lookup)}, [{'svc': Tool(svc.lookup)}]):
+        for nm in ('any.transfer', 'any-x', 'any.__call__', 'lookup.__self__', 'lookup.__self__.api_key', 'lookup.fn.__self__',
+                   'lookup-fn-__self__-lookup', 'lookup.__func__', 'svc.fn', 'svc.__self__'):
+            with pytest.raises(ToolNotFound): call_func(nm, {'q': 'x'}, ns)
+    assert RAN == []
+
+@pytest.mark.parametrize('args', [{'to': 'm', 'amount': 1, 'Account': 'evil'}, {'to': 'm', 'amount': 1, 'account ': 'evil'},
+                                  {'to': 'm', 'amount': 1, 'ACCOUNT': 'evil'}, {'to': 'm', 'amount': 1, 'acc_ount': 'evil'},
+                                  {'to': 'm', 'amount': 1, 'kwargs': {'account': 'evil'}},
+                                  '{"to": "m", "amount": 1, "\\u0061ccount": "evil"}', '{"to": "m", "amount": 1, "account": "x", "account": "evil"}',
+                                  '"{\\"to\\": \\"m\\", \\"amount\\": 1, \\"account\\": \\"evil\\"}"'])
+def test_no_spelling_of_an_injected_argument_is_the_injected_value(args):
+    "Other cases, spaces, underscores, JSON escapes, a duplicate key, a nested dict, JSON inside JSON: refused, or never the account"
+    seen = []
+    def pay(to: str, amount: int, account: str, **extra) -> str:
+        "Pay, keeping what else was sent"
+        seen.append((account, extra))
+        return account
+    box = Toolbox([Tool(transfer, inject='account'), Tool(pay, inject='account')], injected={'account': 'alice'})
+    for nm in ('transfer', 'pay'):
+        for r in (box.call(nm, args), asyncio.run(box.acall(nm, args))):
+            assert not r.ok or r.value == 'alice->m:1' or r.value == 'alice', r
+    assert all(a == 'alice' for a, _ in seen) and all(r[3] == 'alice' for r in RAN)
+
+def test_a_call_expression_reads_names_as_python_does_and_still_runs_the_pipeline():
+    "The parser folds look-alikes (NFKC): `ｔransfer` is `transfer`, through its pipeline; `ａccount=` is `account=`, refused"
+    box = Toolbox([_transfer_tool(confirm=lambda tool, args: True)], injected={'account': 'alice'})
+    [r] = box.call_expr('ｔransfer(to="m", amount=1)')
+    assert r.ok and r.value == 'alice->m:1'
+    for text in ('transfer(to="m", amount=1, ａccount="evil")', 'transfer.ｆn(to="m", amount=1, account="evil")', 'transfer("m", 1, "evil")'):
+        [r] = box.call_expr(text)
+        assert not r.ok
+    assert RAN == [('transfer', 'm', 1, 'alice')]
+
+# --- a provider's response naming attributes -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize('tools', ['list of Tools', 'Toolbox'])
+def test_a_providers_response_naming_attributes_runs_nothing(tools):
+    "What `run_tool_calls` reads from each provider's response: a tool's attribute is an unknown tool there too"
+    from funccall import run_tool_calls
+    t = _transfer_tool()
+    box = [t, add] if tools == 'list of Tools' else Toolbox([t, add], injected={'account': 'alice'})
+    names = ['transfer.fn', 'transfer-fn', 'transfer.execute', 'transfer.__call__', 'add.__wrapped__', '__class__', 'call', 'resume']
+    args = json.dumps(FORGED)
+    responses = {
+        'openai': {'role': 'assistant', 'tool_calls': [{'id': f'c{i}', 'type': 'function', 'function': {'name': nm, 'arguments': args}}
+                                                       for i, nm in enumerate(names)]},
+        'anthropic': {'role': 'assistant', 'content': [{'type': 'tool_use', 'id': f'c{i}', 'name': nm, 'input': FORGED} for i, nm in enumerate(names)]},
+        'openai_responses': [{'type': 'function_call', 'call_id': f'c{i}', 'name': nm, 'arguments': args} for i, nm in enumerate(names)]}
+    for p, resp in responses.items():
+        msgs = run_tool_calls(box, resp, provider=p)
+        assert len(msgs.results) == len(names) and all(r.failure == 'name' for r in msgs.results), p
+    assert RAN == []

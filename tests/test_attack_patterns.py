@@ -3,7 +3,7 @@
 Each test makes the attack and asserts its effect did not happen: no argument check runs long (measured in CPU time,
 with a generous margin for a loaded machine, and printed), no RecursionError escapes, and what can be checked still is.
 """
-import json, random, re, time, warnings
+import json, random, re, threading, time, warnings
 
 import pytest
 
@@ -190,3 +190,117 @@ def test_the_automaton_cache_stays_bounded():
     for i in range(40):
         auto.search(''.join(chr(0x4e00 + i * 1000 + k) for k in range(1000)) + '?')
         assert len(auto.known) <= _regex._MAX_KNOWN and auto.held <= _regex._MAX_HELD + len(auto.prog)
+
+# --- second review: many strings, many patterns, patterns built against the automaton ------------------------------
+
+def _cjk(n: int, start: int = 0) -> str:
+    "`n` characters never seen before in this test: each automaton step is a new one (no cached step helps)"
+    return ''.join(chr(0x4e00 + (start + k) % 20_000) for k in range(n))
+
+def _array_tool(item: dict):
+    return mk_tool(disp, mcp_tool({'type': 'array', 'items': item}))
+
+def test_many_strings_in_one_argument_share_one_budget():
+    "200 strings of 5,000 new characters each through a catastrophic pattern took 2 s, 11 ms each; now the whole argument is bounded"
+    fn = _array_tool({'type': 'string', 'pattern': r'([^!]|a)+!'})
+    strings = [_cjk(5000, i * 5000) + '!' for i in range(200)]
+    t = time.process_time()
+    fn(s=strings)
+    took = time.process_time() - t
+    print(f'200 strings: {took * 1000:.0f} ms')
+    assert took < LIMIT
+    with pytest.raises(ToolInputError, match="pattern"): fn(s=[_cjk(1000)] + strings)  # the first string is still checked
+
+def test_the_budget_covers_the_report_and_the_retries_too():
+    """Strings that fail a branch each (anyOf), beside 50 required keys sent null, which the call retries one at a time
+    (52 checks of the whole argument): still one budget for the call"""
+    item = {'anyOf': [{'type': 'string', 'pattern': r'([^!]|a)+!'}, {'type': 'string'}]}
+    nulls = {'type': 'object', 'properties': {f'k{i}': {'type': 'integer'} for i in range(50)}, 'required': [f'k{i}' for i in range(50)]}
+    schema = {'type': 'object', 'properties': {'s': {'type': 'array', 'items': item}, 'o': nulls}, 'required': ['s']}
+    fn = mk_tool(disp, {'name': 't', 'description': 'A tool', 'inputSchema': schema})
+    strings = [_cjk(3000, i * 3000) for i in range(100)]
+    t = time.process_time()
+    with pytest.raises(ToolInputError, match='got null'): fn(s=strings, o={f'k{i}': None for i in range(50)})
+    took = time.process_time() - t
+    print(f'52 checks: {took * 1000:.0f} ms')
+    assert took < LIMIT
+    v = compile_schema(schema)
+    t = time.process_time()
+    assert v.problems({'s': strings + [None]})  # is_valid, then the walk that reports: one budget
+    assert time.process_time() - t < LIMIT
+
+def test_one_string_against_many_patterns_is_bounded():
+    "allOf of 150 distinct catastrophic patterns on one 20,000-character string: 150 automaton searches took 2.5 s"
+    pats = [{'pattern': f'([^!]|a{{{k}}})+!'} for k in range(1, 151)]
+    fn = mk_tool(disp, mcp_tool({'type': 'string', 'allOf': pats}))
+    ok, took = checked(fn, _cjk(20_000) + '!')
+    print(f'150 patterns: {took * 1000:.0f} ms')
+    assert ok and took < LIMIT
+
+def test_pattern_properties_keys_share_the_budget():
+    s = {'type': 'object', 'patternProperties': {r'([^!]|a)+!': {'type': 'integer'}}}
+    v = compile_schema(s)
+    keys = {_cjk(4000, i * 4000) + '!': 1 for i in range(150)}
+    t = time.process_time()
+    assert v.is_valid(keys)
+    assert time.process_time() - t < LIMIT
+
+def _builds(pattern: str) -> float:
+    "The CPU seconds compiling `pattern` into a schema check takes, run in a thread so a hang fails the test, not the run"
+    took = []
+    def build():
+        t = time.process_time()
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            compile_schema({'type': 'string', 'pattern': pattern}).is_valid('a' * 50 + '!')
+        took.append(time.process_time() - t)
+    th = threading.Thread(target=build, daemon=True)
+    th.start(); th.join(60)
+    assert took, f'compiling {pattern[:40]!r} did not end'
+    return took[0]
+
+@pytest.mark.parametrize('pattern', [
+    r'(?:){4000000000}(a+)+$', r'(?:|){4000000000}(a+)+$', r'(?:\b){4000000000}(a+)+$', r'(?:a{0}){4000000}(a+)+$',
+    '(?:' + 'a+' * 9000 + ')*$', '(?:' + 'a+a' * 6000 + ')*$', '(?:' + '|'.join(f'a{i}' for i in range(3000)) + ')+$',
+    '(?:' + ('[' + ''.join(f'{chr(0x100 + 2 * i)}-{chr(0x101 + 2 * i)}' for i in range(200)) + ']+') * 20 + ')*$',
+    r'(?:(?:(?:a{1,9}){1,9}){1,9}){1,9}$', r'(?:a{1000}){1000}$', '(' * 90 + 'a+' + ')*' * 90 + '$',
+], ids=['empty-4e9', 'empty-branch-4e9', 'boundary-4e9', 'a{0}-4e6', 'a+x9000', 'a+a-x6000', 'branches-3000',
+        'classes-200-ranges', 'nested-counted', 'a{1000}{1000}', 'deep-groups'])
+def test_a_pattern_built_against_the_automaton_compiles_in_bounded_time(pattern):
+    "An empty body repeated 4 billion times hung the automaton's construction; thousands of repeats were quadratic (3 s for 8 KB)"
+    took = _builds(pattern)
+    print(f'{pattern[:30]!r} ({len(pattern)} chars): {took * 1000:.0f} ms')
+    assert took < 2 * LIMIT
+
+@pytest.mark.parametrize('pattern,s', [(r'(?a)\bx', 'éx'), (r'(?a)x\b', 'xé'), (r'(?a)\Bx', 'éx'), (r'(?a:\b)x', 'éx'),
+                                       (r'(?a)\b\w', 'é'), (r'\bx', 'éx'), (r'(?i)\bk', 'éK')])
+def test_word_boundaries_read_words_as_re_does(pattern, s):
+    "Under the ASCII flag `é` is no word character for `\\b`: the automaton took it for one and disagreed with `re`"
+    auto = Automaton.of(_sre.parse(pattern))
+    assert auto is None or auto.search(s) == (re.search(pattern, s) is not None)
+
+def test_the_automaton_agrees_with_re_on_unicode_and_flags():
+    "Drawn again, with Unicode strings (case folding, digits of other scripts, the Kelvin sign) and global flags"
+    rnd, n = random.Random(5), 0
+    atoms = _ATOMS + ['é', 'ſ', 'K', '(?i:k)', '(?i:s)', r'\W', r'\D', '[^\\W]', '(?:)', '(|a)', '(a|)', 'a{0}', '(?a:\\w)', r'\A']
+    for _ in range(400):
+        p = rnd.choice(['', '(?i)', '(?a)', '(?s)', '(?ai)']) + ''.join(f'(?:{rnd.choice(atoms)})' + rnd.choice(['', '*', '+?', '{0,2}']) for _ in range(4))
+        rx, auto = re.compile(p), Automaton.of(_sre.parse(p))
+        assert auto is not None, p
+        for _ in range(10):
+            s = ''.join(rnd.choice('ab1 xA_\néſKkSsİı٣\u212a') for _ in range(rnd.randint(0, 7)))
+            assert auto.search(s) == (rx.search(s) is not None), (p, s)
+            n += 1
+    assert n == 4000
+
+@pytest.mark.parametrize('pattern', [r'(?:(?:\s\w){60}){1,100}c$', r'(?:(?:(?:\s\w){3}){20}){1,12}c$',
+                                     r'(?=(?:(?:\s\w){60}){100})c', r'(?!(?:(?:\s\w){60}){100}c)x', r'(?<=(?:\s\w){60})c'])
+def test_a_counted_repeat_that_walks_far_at_each_start_is_not_taken_for_linear(pattern):
+    """Found by drawing patterns: its ways don't grow with the string, so its bound was called linear and `re` searched any
+    length, but each start walks up to 12,000 characters (forward, or looking ahead) first: 3.7 s and 9.9 s on 30,000
+    characters. The lookbehind is linear, 120 characters a start: 1 s on 400,000, now within the check's budget"""
+    fn = mk_tool(disp, mcp_tool({'type': 'string', 'pattern': pattern}))
+    for n in (3000, 30_000, 400_000):
+        ok, took = checked(fn, (' a' * n)[:n])
+        assert took < LIMIT, (n, took)
+    if pattern.endswith('c$'): assert not checked(fn, ' a' * 60)[0] and checked(fn, ' a' * 60 + 'c')[0]  # still enforced

@@ -179,3 +179,103 @@ def test_mcp_content_of_a_refused_path_holds_no_secret(site):
     ok = box.call('chart', {'name': 'sales.png'}, call_id='c2')
     items = content.mcp(content.parts(ok.value))
     assert [i['type'] for i in items] == ['text', 'image'] and base64.b64decode(items[1]['data']) == b'\x89PNG sales'
+
+# --- second review: paths spelled to slip past, links the kernel makes, media that come back ------------------------
+
+def test_a_long_path_is_refused_at_once(site):
+    "'sub/../' 100,000 times took 3.6 s to resolve (quadratic) and was then read; no path the OS can open is that long"
+    for name in ('sub/../' * 100_000 + 'sales.png', 'a/' * 100_000 + 'x', '/' + 'x' * 5000):
+        t = time.process_time()
+        r = chart_box(site).call('chart', {'name': name}, call_id='c1')
+        assert r.status == 'failure' and 'longer than 4096' in r.error and time.process_time() - t < 0.5
+        with pytest.raises(PathRefused, match='longer than'): File(Path(name))
+    assert chart_box(site).call('chart', {'name': 'sub/../' * 500 + 'sales.png'}, call_id='c2').ok  # (a long path it may open)
+
+@pytest.mark.parametrize('name', ['sales.png\0', '\0../secret.png', 'to_secret.png\0.png', '../secret.png\0sales.png'])
+def test_a_nul_byte_is_refused(site, name):
+    r = chart_box(site).call('chart', {'name': name}, call_id='c1')
+    assert r.status == 'failure' and 'PathRefused' in r.error and not leaked(sent(r))
+
+def test_root_spelled_any_way_confines_the_same(site, tmp_path, monkeypatch):
+    "A root that is a symlink, relative, with a trailing slash, or the prefix of a sibling folder"
+    (tmp_path / 'charts2').mkdir()
+    (tmp_path / 'charts2' / 'x.png').write_bytes(SECRET)
+    (tmp_path / 'link').symlink_to(site)
+    monkeypatch.chdir(tmp_path)
+    for root in (site, tmp_path / 'link', 'charts', './charts/', str(site) + '/', str(site) + '//', 'link/sub/..'):
+        assert Image.from_path('sales.png', root=root).data == b'\x89PNG sales', root
+        for name in ('../charts2/x.png', str(tmp_path / 'charts2' / 'x.png'), '../secret.png', '../link/../secret.png'):
+            with pytest.raises(PathRefused, match='outside'): Image.from_path(name, root=root)
+
+def test_magic_links_of_proc_are_refused(site):
+    "/proc/self/fd/N and /proc/self/root lead anywhere: a link to them inside the folder, or the path itself, is refused"
+    secret = site.parent / 'secret.png'
+    fd = os.open(secret, os.O_RDONLY)
+    try:
+        (site / 'fd.png').symlink_to(f'/proc/self/fd/{fd}')
+        (site / 'rootfs').symlink_to('/proc/self/root')
+        names = ['fd.png', f'rootfs{secret}', f'/proc/self/fd/{fd}', f'/proc/self/root{secret}', f'/proc/{os.getpid()}/fd/{fd}',
+                 f'/dev/fd/{fd}', '/proc/self/cwd/secret.png']
+        for name in names:
+            r = chart_box(site).call('chart', {'name': name}, call_id='c1')
+            assert r.status == 'failure' and 'PathRefused' in r.error and not leaked(sent(r)), name
+    finally: os.close(fd)
+
+def test_a_pathlike_is_asked_for_its_path_once(site, tmp_path):
+    "A PathLike whose `__fspath__` answers differently each time read one file and named another"
+    class Flip:
+        n = 0
+        def __fspath__(self):
+            Flip.n += 1
+            return str(site / 'sales.png') if Flip.n == 1 else str(tmp_path / 'secret.png')
+    img = Image(Flip())
+    assert img.data == b'\x89PNG sales' and img.path == site / 'sales.png' and Flip.n == 1
+    class Bytes(os.PathLike):
+        def __fspath__(self): return os.fsencode(site / 'sales.png')
+    assert Image(Bytes()).data == Image.from_path(Bytes(), root=site).data == b'\x89PNG sales'
+
+def test_a_data_url_names_a_mime_type_only():
+    "The type goes into every provider's request and the model's text: a 1 MB or multi-line one is refused"
+    for head in ('x' * 1_000_000, 'text/html\n<script>', 'image/png;charset=x', 'image/', '/png', 'image png'):
+        with pytest.raises(ValueError, match='MIME type'): Image(f'data:{head};base64,AAAA')
+    assert Image('data:image/svg+xml;base64,AAAA').mime_type == 'image/svg+xml'
+
+def _item(n_bytes: int, mime='image/png') -> dict:
+    return {'type': 'image', 'data': base64.b64encode(b'\0' * n_bytes).decode(), 'mimeType': mime}
+
+def test_an_mcp_servers_image_over_the_limit_is_left_out_undecoded():
+    "A hostile server's 40 MB image was decoded whole and sent; now a line says it was left out, and nothing is decoded"
+    big = _item(MAX_BYTES + 3)
+    tracemalloc.start()
+    try:
+        ps = content.parts([big, 'caption'])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally: tracemalloc.stop()
+    assert peak < 1 << 20 and ps[1] == 'caption' and 'left out' in ps[0] and big['data'][:100] not in ps[0]
+    assert content.parts(big) == ps[:1]
+    ok = content.parts([_item(MAX_BYTES)])
+    assert isinstance(ok[0], Image) and len(ok[0].data) == MAX_BYTES
+
+def test_an_mcp_item_with_a_bad_mime_type_is_no_medium():
+    assert content.parts([_item(3, 'text/html\n<b>')]) is None and content.parts([_item(3, 'x' * 300)]) is None
+
+def test_a_kept_result_read_back_is_checked():
+    "ToolResult.from_dict (a pending approval the application kept, maybe in a client's hands) decoded any base64 unchecked"
+    from funccall import ToolResult
+    def kept(**medium):
+        return {'name': 'chart', 'arguments': {}, 'status': 'success',
+                'value': [{'funccall_content': 'image', 'mime_type': 'image/png', 'name': None, 'data': 'AAAA', **medium}]}
+    assert ToolResult.from_dict(kept()).value[0].data == b'\0\0\0'
+    huge = base64.b64encode(b'\0' * (MAX_BYTES + 3)).decode()
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match='at most'): ToolResult.from_dict(kept(data=huge))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally: tracemalloc.stop()
+    assert peak < 1 << 20
+    for bad in ({'data': '@@@@'}, {'data': 5}, {'mime_type': 'text/html\n'}, {'mime_type': None}, {'name': ['x']}):
+        with pytest.raises(ValueError): ToolResult.from_dict(kept(**bad))
+
+def test_repr_of_a_long_path_is_short(site):
+    img = Image.from_path('sub/../' * 500 + 'sales.png', root=site)
+    assert len(repr(img)) < 200

@@ -3,12 +3,12 @@
 its answer within the deadline plus one second, and that its own memory grew by less than `RSS_MB` meanwhile. Where this
 machine lacks what a protection needs, `protections()` says so and the test is skipped with that reason, not passed.
 The tests run as root in CI: the protections are checked there as root (the harder case: root may trace any process)."""
-import ctypes, os, socket, sys, threading, time, uuid
+import ctypes, json, os, socket, sys, threading, time, uuid
 
 import pytest
 
 from funccall import Toolbox
-from funccall._sandbox import _DEVICES, MAX_DEPTH, MAX_MESSAGE, MAX_OUTPUT, MAX_PROCS, MEMORY_MB, protections
+from funccall._sandbox import _DEVICES, MAX_DEPTH, MAX_FILES, MAX_INODES, MAX_MESSAGE, MAX_OUTPUT, MAX_PROCS, MAX_RESULT, MAX_THREADS, MEMORY_MB, protections
 from funccall.pytool import python_isolated
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith('linux'), reason='the sandbox is tested on Linux, where its protections are claimed')
@@ -157,6 +157,129 @@ def test_env_and_network_are_refused_where_no_process_of_its_own_runs_the_progra
         with pytest.raises(ValueError, match='isolate=True'): Toolbox([ping]).code_tool(isolate=isolate, env={'A': '1'})
     with pytest.raises(ValueError, match='isolate=True'): Toolbox([ping]).code_tool(isolate=False, network=True)
 
+# --- the host's kernel (the program's ids are the application's user's: as root, root's) -----------------------------
+
+@pytest.mark.parametrize('mode', MODES)
+def test_the_hosts_sysctls_and_sysrq_do_not_open_for_writing(mode):
+    "As root's, a writable `/proc/sys` set the host's sysctls (`kernel.core_pattern`: a command the host runs as root)"
+    _needs('read_only_files')
+    targets = ['/proc/sys/kernel/core_pattern', '/proc/sys/kernel/hostname', '/proc/sys/vm/drop_caches', '/proc/sysrq-trigger',
+               '/proc/sys/user/max_user_namespaces']
+    code = (f"import os\nopened = []\nfor p in {targets!r}:\n"  # opened only, never written: the open is the test
+            "    try: os.close(os.open(p, os.O_WRONLY)); opened.append(p)\n    except OSError: pass\nopened")
+    assert run(mode, code) == '[]'
+
+@pytest.mark.parametrize('mode', MODES)
+def test_the_applications_unix_sockets_do_not_connect(mode, tmp_path):
+    "A socket file on a read-only mount still connects (the application's own, a database's, `docker.sock`): not from here"
+    _needs('seccomp')
+    path = str(tmp_path / 'app.sock')
+    srv = socket.socket(socket.AF_UNIX)
+    srv.bind(path); srv.listen(1); srv.setblocking(False)
+    try:
+        code = (f"import ctypes, socket\nlibc = ctypes.CDLL(None, use_errno=True)\nout = []\n"
+                f"try: s = socket.socket(socket.AF_UNIX); s.connect({path!r}); s.sendall(b'owned'); out.append('connected')\n"
+                "except OSError: pass\n"
+                "if libc.syscall(425, 8, ctypes.create_string_buffer(120)) >= 0: out.append('io_uring')\n"  # io_uring_setup: sockets past the filter
+                "import asyncio\nout.append(asyncio.run(asyncio.sleep(0, 'asyncio works')))\nout")  # (its socketpair still opens)
+        assert run(mode, code) in ("['asyncio works']", '["asyncio works"]')
+        with pytest.raises(BlockingIOError): srv.accept()
+    finally: srv.close()
+
+_KEYS = {'x86_64': (248, 249, 250), 'aarch64': (217, 218, 219)}.get(os.uname().machine)  # add_key, request_key, keyctl
+
+@pytest.mark.parametrize('mode', MODES)
+def test_the_applications_session_keyring_is_not_the_programs(mode):
+    "A key the application holds in its session keyring (a login's credentials, say) doesn't read back in the program"
+    if _KEYS is None: pytest.skip(f'no key syscall numbers for {os.uname().machine}')
+    add, req, ctl = _KEYS
+    libc = ctypes.CDLL(None, use_errno=True)
+    name, secret = f'fc-{uuid.uuid4().hex[:8]}'.encode(), b'the-keyring-secret-' + uuid.uuid4().hex.encode()
+    kid = libc.syscall(add, b'user', name, secret, len(secret), -3)  # KEY_SPEC_SESSION_KEYRING
+    if kid < 0: pytest.skip(f'this machine gives no session keyring (add_key: errno {ctypes.get_errno()})')
+    try:
+        code = (f"import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\nbuf = ctypes.create_string_buffer(200)\n"
+                f"got = [libc.syscall({ctl}, 11, {kid}, buf, 200)]\n"  # KEYCTL_READ, by its id
+                f"kid = libc.syscall({req}, b'user', {name!r}, None, 0)\n"  # found by its name in the session keyring
+                f"got += [kid, libc.syscall({ctl}, 11, kid, buf, 200), buf.raw]\ngot")
+        text = run(mode, code)
+        assert secret.decode() not in text and text.replace(' ', '').startswith(('[-1,-1,-1,', "[-1,-1,-1,"))
+    finally: libc.syscall(ctl, 3, kid)  # KEYCTL_REVOKE
+
+INT80 = """
+import ctypes, mmap, os
+m = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+m.write(b'\\xb8\\x14\\x00\\x00\\x00\\xcd\\x80\\xc3')  # mov eax, 20 (getpid in the 32-bit table); int 0x80; ret
+getpid32 = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(m)))
+pid = os.fork()
+if pid == 0: os._exit(getpid32() & 0xff)  # (in a child: a kernel without the 32-bit entry ends it with a signal)
+os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+"""
+
+@pytest.mark.parametrize('mode', MODES)
+def test_the_32_bit_system_call_entry_is_refused(mode):
+    "`int 0x80` reaches the 32-bit table, where `ptrace` has another number: every call made there is refused"
+    _needs('seccomp')
+    if os.uname().machine != 'x86_64': pytest.skip('int 0x80 is an x86-64 attack')
+    assert run(mode, INT80) == '255'  # -EPERM's low byte; the call itself would give the child's pid (2 here)
+
+NESTED_TMPFS = """
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+uid, gid = os.getuid(), os.getgid()
+if libc.unshare(0x10000000 | 0x20000) != 0: r = ('refused', ctypes.get_errno())  # CLONE_NEWUSER | CLONE_NEWNS
+else:
+    for f, t in (('setgroups', 'deny'), ('uid_map', f'0 {uid} 1'), ('gid_map', f'0 {gid} 1')):
+        with open(f'/proc/self/{f}', 'w') as fh: fh.write(t)
+    r = ('mounted', libc.mount(b'none', b'/tmp', b'tmpfs', 0, b'size=8m'))
+r
+"""
+
+@pytest.mark.parametrize('mode', MODES)
+def test_no_user_namespace_of_its_own(mode):
+    "In a user namespace of its own it could mount a memory file system that nothing counts against its memory"
+    _needs('namespaces')
+    assert run(mode, NESTED_TMPFS).replace('"', "'").strip('()[]') == "'refused', 28"  # ENOSPC: user.max_user_namespaces is 0
+
+@pytest.mark.parametrize('mode', MODES)
+def test_the_hosts_shared_memory_is_out_of_reach(mode):
+    "A System V segment of the application's (its user's: as root, root's) neither opens nor is seen"
+    _needs('namespaces')
+    libc = ctypes.CDLL(None, use_errno=True)
+    key = int(uuid.uuid4().hex[:7], 16)
+    shm = libc.shmget(key, 4096, 0o1600)  # IPC_CREAT | 0600
+    assert shm >= 0
+    try:
+        code = f"import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n[libc.shmget({key}, 0, 0), open('/proc/sysvipc/shm').read().count('\\n')]"
+        assert run(mode, code) in ('[-1, 1]', '[-1, 0]')  # refused; only the header line, no segment listed
+    finally: libc.shmctl(shm, 0, None)  # IPC_RMID
+
+@pytest.mark.parametrize('mode', MODES)
+def test_memory_that_no_process_maps_cant_be_made(mode):
+    "A memfd written to, a SysV segment or queue filled: memory no process's PSS shows, so the tree's count would miss it"
+    _needs('seccomp')
+    code = ("import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\nout = []\n"
+            "try: os.memfd_create('x'); out.append('memfd')\nexcept OSError: pass\n"
+            "if libc.shmget(0, 64 << 20, 0o1600) >= 0: out.append('shm')\n"  # IPC_PRIVATE
+            "if libc.msgget(0, 0o1600) >= 0: out.append('msg')\nout")
+    assert run(mode, code) == '[]'
+
+@pytest.mark.parametrize('mode', MODES)
+def test_threads_are_counted_for_the_whole_tree(mode):
+    "The kernel's process limit exempts root: a tree of threads is counted and ended all the same"
+    _needs('tree_process_limit')
+    code = ("import threading, time\nthreading.stack_size(1 << 16)\n"
+            f"for i in range({MAX_THREADS + 50}): threading.Thread(target=time.sleep, args=(10,), daemon=True).start()\ntime.sleep(10)")
+    assert f'more than {MAX_THREADS} threads' in run(mode, code, timeout=6)
+
+@pytest.mark.parametrize('mode', MODES)
+def test_descriptors_are_bounded(mode):
+    "Each pipe or socket holds kernel memory no count sees: the number a process may open is bounded"
+    code = ("import os, resource\nfds = []\ntry:\n    while len(fds) < 5000: fds += os.pipe()\nexcept OSError: pass\n"
+            "try: resource.setrlimit(resource.RLIMIT_NOFILE, (4096, 4096)); raised = True\nexcept (OSError, ValueError): raised = False\n[len(fds), raised]")
+    n, raised = json.loads(run(mode, code).replace('False', 'false').replace('True', 'true'))
+    assert n <= MAX_FILES and raised is False
+
 # --- the application's memory ------------------------------------------------------------------------------
 
 SECRET = bytearray(b'the-application-secret-' + uuid.uuid4().hex.encode())  # in this process's memory, at a known address
@@ -286,6 +409,30 @@ def test_files_it_writes_count_as_its_memory(mode):
     assert 'kept' not in text and (f'over {limit} MB' in text or 'No space left' in text), text[-300:]
     assert os.statvfs('/tmp').f_bavail * os.statvfs('/tmp').f_frsize > free - (400 << 20)  # (other processes write there too)
 
+def _swap() -> bool:
+    with open('/proc/swaps') as f: return len(f.read().splitlines()) > 1
+
+def test_memory_sent_to_swap_still_counts():
+    "`madvise(MADV_PAGEOUT)` moves a process's own pages to swap, out of its PSS: the count takes its swap share too"
+    if not _swap(): pytest.skip('this machine has no swap, so no page can be sent there')
+    from funccall._sandbox import Sandbox
+    code = ("import ctypes, mmap, os, time\nfor i in range(3):\n    if os.fork() == 0: break\n"
+            "m = mmap.mmap(-1, 100 << 20)\nfor j in range(0, len(m), 4096): m[j] = 1\n"
+            "ctypes.CDLL(None).madvise(ctypes.c_void_p(ctypes.addressof(ctypes.c_char.from_buffer(m))), len(m), 21)\n"  # MADV_PAGEOUT
+            "time.sleep(5)")
+    with Sandbox([sys.executable, '-S', '-c', code], 10, memory_mb=256) as sb:
+        sb.finish()
+        assert 'over 256 MB' in sb.ended.get('over', ''), sb.ended
+
+@pytest.mark.parametrize('mode', MODES)
+def test_empty_files_are_bounded(mode):
+    "An empty file holds no block of the folder (so nothing of its memory count) but kernel memory: their number is bounded"
+    _needs('read_only_files')
+    code = (f"import os\nn = 0\ntry:\n    for i in range({MAX_INODES + 100}): os.close(os.open(f'f{{i}}', os.O_CREAT | os.O_WRONLY)); n += 1\n"
+            "except OSError: pass\n[n, os.statvfs('.').f_files]")
+    made, most = json.loads(run(mode, code, timeout=20))
+    assert made < MAX_INODES and most == MAX_INODES
+
 @pytest.mark.parametrize('mode', MODES)
 def test_one_process_over_the_limit_gets_a_memory_error(mode):
     text = run(mode, "x = b'x' * (2 << 30)\nlen(x)", memory_mb=256 if mode == 'code' else None)
@@ -325,6 +472,7 @@ FORGED = {  # each, Python making the line the program writes to its channel
     'deep nesting': "b'[' * 100_000 + b']' * 100_000",
     'just deep enough to hurt': f"b'{{\"call\": \"ping\", \"args\": {{\"a\": ' + b'[' * {MAX_DEPTH + 5} + b']' * {MAX_DEPTH + 5} + b'}}}}'",
     'a huge line': f"b'x' * {MAX_MESSAGE + (1 << 20)}",
+    'millions of values': "b'{\"call\": \"ping\", \"args\": {\"a\": [' + b'{},' * 5_000_000 + b'{}]}}'",  # ~800 MB and 40 s to read
     'a result of the wrong types': "b'{\"repr\": 5, \"literal\": \"yes\"}'",
     'a literal too deep to read': "b'{\"repr\": \"' + b'[' * 100_000 + b'\", \"literal\": true}'",
 }
@@ -347,6 +495,35 @@ def test_no_host_path_reaches_the_model(mode):
     text = run(mode, "import json\njson.loads('{')")
     assert 'JSONDecodeError' in text and '<lib>' in text
     for p in {sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.__file__))}: assert p not in text
+
+FORGED_RESULT = {  # a result its process forges on the channel, of any size
+    'code': "json.dumps({'done': True, 'printed': 'p' * 6_000_000, 'value': 'v' * 6_000_000, 'failed': False})",
+    'python_isolated': "json.dumps({'repr': 'r' * 12_000_000, 'literal': False})",
+}
+
+@pytest.mark.parametrize('mode', MODES)
+def test_a_forged_result_is_cut(mode):
+    code = f"import json, os, time\ndata = ({FORGED_RESULT[mode]} + '\\n').encode()\nwhile data: data = data[os.write(3, data):]\ntime.sleep(10)"
+    text = run(mode, code, timeout=8)
+    assert len(text) < MAX_RESULT + 200 and text.rstrip().endswith('more characters cut]')
+
+@pytest.mark.parametrize('mode', MODES)
+def test_a_literal_value_carries_no_host_path(mode):
+    text = run(mode, "import sys, os\n[sys.path, os.__file__]")
+    assert '<lib>' in text
+    for p in {sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.__file__))}: assert p not in text
+
+def test_the_cut_of_a_result_splits_no_host_path():
+    "Cut first, a path across the cut would keep its first half, which no longer reads as a path to scrub"
+    half = len(sys.base_prefix) // 2  # (the interpreter's folder: the same in the program's process)
+    text = run('code', f"import sys\n'a' * {MAX_RESULT - half} + sys.base_prefix + 'b' * 100")
+    assert sys.base_prefix[:half] not in text and text.rstrip().endswith('more characters cut]')
+
+@pytest.mark.parametrize('mode', MODES)
+def test_a_lone_surrogate_reaches_the_model_as_utf8(mode):
+    "Text no UTF-8 carries would raise in the application where it encodes the model's request"
+    text = run(mode, "'a\\ud800b'")
+    assert text.encode('utf-8') and text.startswith(('a', "'a")) and '\ud800' not in text
 
 def test_protections_are_claimed_only_where_they_hold():
     "What `protections()` claims is what a program meets: here, the namespaces it needs for memory and files"
@@ -381,3 +558,18 @@ def test_without_namespaces_processes_and_memory_are_still_counted():
     assert _host_procs(m) == []
     hog = "import os, time\nfor i in range(3):\n    if os.fork() == 0: break\nblock = b'x' * (200 << 20)\ntime.sleep(5)"
     assert f'over {MEMORY_MB} MB' in _bare(hog)[0]['over']
+
+def test_without_namespaces_killing_the_supervisor_is_a_limit_protections_admit(monkeypatch):
+    "Same user, it may kill its supervisor, and its `setsid` grandchild lives on: so the fallback claims no deadline for the tree"
+    import funccall._sandbox as sandbox
+    m = _marker()
+    code = DOUBLE_FORK.format(name=NAME_ME.format(m=m)) + "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\ntime.sleep(5)"
+    try:
+        with pytest.raises(sandbox.SandboxError): _bare(code, timeout=2)  # (its supervisor dead, the deadline ends the call)
+        assert _host_procs(m), 'the grandchild was ended after all: the README and protections() can claim the deadline here'
+    finally:
+        for p in _host_procs(m): os.kill(p, 9)
+    real = sandbox._works
+    monkeypatch.setattr(sandbox, '_works', lambda **kw: False if kw['namespaces'] else real(**kw))  # a machine without them
+    claims = sandbox._probe(False)
+    assert not claims['namespaces'] and not claims['deadline_kills_tree'] and not claims['application_memory_hidden']

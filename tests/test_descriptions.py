@@ -602,13 +602,15 @@ def shapes(a: int, /, b: int = 1, *args: int, c: str, d: str = 'd', **kw: int):
 
 
 def test_parameter_kinds():
-    "positional-only and keyword-only parameters are properties; *args and **kwargs are left out"
+    "positional-only and keyword-only parameters are properties; typed *args and **kwargs are an array and an object (issue 29)"
     assert get_schema(shapes)['input_schema'] == {
         'type': 'object',
         'properties': {'a': {'description': '', 'type': 'integer'},
                        'b': {'description': '', 'default': 1, 'type': 'integer'},
+                       'args': {'description': '', 'type': 'array', 'items': {'type': 'integer'}},
                        'c': {'description': '', 'type': 'string'},
-                       'd': {'description': '', 'default': 'd', 'type': 'string'}},
+                       'd': {'description': '', 'default': 'd', 'type': 'string'},
+                       'kw': {'description': '', 'type': 'object', 'additionalProperties': {'type': 'integer'}}},
         'required': ['a', 'c']}
 
 

@@ -24,7 +24,7 @@ from decimal import Decimal
 from inspect import Parameter
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any, Literal, NamedTuple, Optional, Union
+from typing import Annotated, Any, Literal, NamedTuple, Optional, Union
 from uuid import UUID
 
 import pytest
@@ -156,7 +156,8 @@ def test_tool_parts_defaults():
     ({'anyOf': [{'type': 'string'}, {'type': 'null'}]}, Optional[str]),
     ({'anyOf': [{'type': 'string', 'minLength': 1}, {'type': 'null'}]}, Optional[str]),
     ({'anyOf': [{'type': 'integer', 'minimum': 1}, {'type': 'null'}]}, Optional[int]),
-    ({'anyOf': [{'type': 'string', 'description': 'd'}, {'type': 'null'}], 'default': None}, Optional[str]),
+    # a union member's description has no other place to stay: `Annotated`, so `handle_type` gives the schema back (issue 29)
+    ({'anyOf': [{'type': 'string', 'description': 'd'}, {'type': 'null'}], 'default': None}, Optional[Annotated[str, 'd']]),
     ({'anyOf': [{'type': 'string'}, {}]}, Any),
     ({'allOf': [{'type': 'integer'}], 'description': 'n'}, int),
     ({'allOf': [{'type': 'integer'}, {'type': 'number'}]}, Any),

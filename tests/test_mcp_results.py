@@ -75,9 +75,9 @@ def built(x: int) -> types.CallToolResult:  # the result, as MCP has it
     "Builds its own MCP result"
     return types.CallToolResult(content=[types.TextContent(text=str(x))])
 
-def open_kw(a: int, **extra) -> int:  # a
-    "Takes any other argument"
-    return a
+def open_kw(a: int, **extra: int) -> int:  # a
+    "Takes other integers, in `extra`"
+    return a + sum(extra.values())
 
 SERVER = mk_server([spot, camel, pin, spots, images, image, maybe, broken, liar, built, open_kw])
 
@@ -138,11 +138,14 @@ def test_input_schema_refuses_what_the_call_refuses():
     async def main():
         async with Client(SERVER) as c:
             tools = {t.name: t for t in (await c.list_tools()).tools}
-            return tools, await c.call_tool('spot', {'x': 1, 'y': 2}), await c.call_tool('open_kw', {'a': 1, 'b': 2})
-    tools, extra, kw = arun(main())
+            return (tools, await c.call_tool('spot', {'x': 1, 'y': 2}), await c.call_tool('open_kw', {'a': 1, 'extra': {'b': 2}}),
+                    await c.call_tool('open_kw', {'a': 1, 'b': 2}))
+    tools, extra, kw, flat = arun(main())
     assert tools['spot'].input_schema['additionalProperties'] is False
-    assert 'additionalProperties' not in tools['open_kw'].input_schema  # **kwargs: anything more is taken
+    assert tools['open_kw'].input_schema['additionalProperties'] is False  # **extra: int is a property, `extra`
+    assert tools['open_kw'].input_schema['properties']['extra']['additionalProperties'] == {'type': 'integer'}
     assert extra.is_error and "'y'" in extra.content[0].text
-    assert not kw.is_error and kw.structured_content == {'result': 1}
+    assert not kw.is_error and kw.structured_content == {'result': 3}
+    assert flat.is_error and "'b'" in flat.content[0].text  # never slipped into `**extra`
     jsonschema.validate({'x': 1}, tools['spot'].input_schema)
     with pytest.raises(jsonschema.ValidationError): jsonschema.validate({'x': 1, 'y': 2}, tools['spot'].input_schema)

@@ -20,6 +20,7 @@ import datetime as dt
 import enum
 import inspect
 import itertools
+import json
 import typing
 from decimal import Decimal
 from pathlib import Path
@@ -300,12 +301,23 @@ def test_the_fixpoint_fails_when_the_built_annotations_are_any():
 @example(dict[int, Point])
 @example(Optional[list[Row]])
 @example(dict[int, tuple[int, Annotated[int, 'described']]])  # a description in a fixed tuple once made `items` an anyOf
+@example(list[Optional[Annotated[Any, 'described']]])  # `anyOf: [{description}, null]` once came back as `{}` (issue 29)
+@example(dict[str, Union[int, Annotated[int, 'described']]])  # two members alike but for a description once became one
 def test_handle_type_of_schema2anno_is_a_fixpoint(t):
     defs = {}
     s = handle_type(t, defs)
     defs2 = {}
     assert _types(handle_type(schema2anno(s, defs), defs2)) == _types(s)
     assert _named(defs2) == _named(defs)
+
+
+@pytest.mark.parametrize('t', [dict[int, tuple[int, Annotated[int, 'described']]], list[Optional[Annotated[Any, 'described']]],
+                               list[Annotated[int, 'described']], dict[str, Annotated[str, 'described']], Union[Annotated[int, 'described'], str]])
+def test_descriptions_inside_containers_come_back(t):
+    "`schema2anno` keeps a description no `properties` holds (in a union, tuple, list or dict) as `Annotated`: the schema comes back whole"
+    s = handle_type(t)
+    assert 'described' in json.dumps(s)
+    assert handle_type(schema2anno(s)) == s
 
 
 def _types(s):
