@@ -14,7 +14,8 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 from pydantic import TypeAdapter  # noqa: E402
 
 from funccall import Tool  # noqa: E402
-from funccall.mcp import TASKS, MCPContext, RedisStore, mk_server  # noqa: E402
+from funccall._mcpstore import MemoryTaskStore  # noqa: E402
+from funccall.mcp import TASKS, MCPClient, MCPContext, RedisStore, mk_server  # noqa: E402
 
 T = 30  # seconds: a generous bound for one conversation
 
@@ -295,7 +296,6 @@ def test_the_command_line_refuses_tasks_on_workers_without_a_shared_store(tmp_pa
     assert '--redis' in capsys.readouterr().err
 
 def test_tasks_in_memory_are_bounded_and_the_call_past_the_bound_is_an_error_result():
-    from funccall._mcpstore import MemoryTaskStore
     server = mk_server([quick], tasks=['quick'], store=MemoryTaskStore(max_tasks=2))
     async def main():
         async with Client(server, extensions=[TasksExt()]) as c:
@@ -404,3 +404,30 @@ def test_running_tasks_are_bounded_per_process():
     over, again = arun(main())
     assert over.is_error and 'runs 2 tasks already' in over.content[0].text
     assert again.status == 'working'
+
+# --- funccall's own client (MCPClient) against the served tasks ---------------------------------------------
+
+class Counting(MemoryTaskStore):
+    "The in-memory store, counting the tasks made and remembering the last"
+    def __init__(self): super().__init__(); self.made = []
+    def create(self, tid, rec, ttl):
+        self.made.append(tid)
+        return super().create(tid, rec, ttl)
+
+async def hold(s: float) -> str:
+    "Waits s seconds"
+    await asyncio.sleep(s)
+    return 'held to the end'
+
+def test_mcpclient_calls_a_served_task_as_a_plain_function():
+    store = Counting()
+    with MCPClient(mk_server([quick], tasks=['quick'], store=store), timeout=T) as c: got = c.tools()['quick'](4)
+    assert got == 8 and len(store.made) == 1  # it went as a task
+
+def test_mcpclient_giving_up_on_a_task_cancels_it_at_the_server():
+    store = Counting()
+    with MCPClient(mk_server([hold], tasks=['hold'], store=store), timeout=T, task_timeout=0.5) as c:
+        with pytest.raises(TimeoutError): c.tools()['hold'](60)
+    deadline = time.monotonic() + T
+    while store.get(store.made[0])['status'] == 'working' and time.monotonic() < deadline: time.sleep(0.05)
+    assert store.get(store.made[0])['status'] == 'cancelled'
