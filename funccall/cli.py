@@ -205,7 +205,8 @@ def _mcp():
 def _mcp_serve_cmd(args) -> int:
     return _mcp().main(['serve', *args.targets, '--name', args.name, *(['--http', args.http] if args.http else []),
                         '--workers', str(args.workers), *(x for h in args.allow_host for x in ('--allow-host', h)),
-                        *(x for o in args.allow_origin for x in ('--allow-origin', o)), '--errors', args.errors])
+                        *(x for o in args.allow_origin for x in ('--allow-origin', o)), '--errors', args.errors,
+                        *(x for t in args.task for x in ('--task', t)), *(['--redis', args.redis] if args.redis else [])])
 
 def _mcp_list_cmd(args) -> int:
     mcp = _mcp()
@@ -268,6 +269,8 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument('--allow-origin', action='append', default=[], metavar='ORIGIN', help='with --http: accept this Origin too (repeatable)')
     sp.add_argument('--errors', choices=('type', 'message'), default='type',
                     help="what an error result says of a tool's own exception: its type (default), or type and message")
+    sp.add_argument('--task', action='append', default=[], metavar='TOOL', help='serve this long-running tool as an MCP task (repeatable)')
+    sp.add_argument('--redis', metavar='URL', help='keep tasks and used answers in this Redis (redis://HOST:PORT/DB), shared by workers')
     sp.set_defaults(run=_mcp_serve_cmd)
     sp = msub.add_parser('list', help="print an MCP server's tools as JSON schemas", formatter_class=fmt,
                          epilog='examples:\n  funccall mcp list mcp-server-time\n  funccall mcp list python -m mcp_server_fetch')

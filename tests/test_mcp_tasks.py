@@ -431,3 +431,24 @@ def test_mcpclient_giving_up_on_a_task_cancels_it_at_the_server():
     deadline = time.monotonic() + T
     while store.get(store.made[0])['status'] == 'working' and time.monotonic() < deadline: time.sleep(0.05)
     assert store.get(store.made[0])['status'] == 'cancelled'
+
+# --- fastmcp's client (with fastmcp-tasks) against `funccall mcp serve --task` ---------------------------------
+
+def test_fastmcp_client_runs_polls_fetches_and_cancels_a_served_task(tmp_path):
+    fastmcp = pytest.importorskip('fastmcp', reason='fastmcp is in the dev extra')
+    call_tool_task = pytest.importorskip('fastmcp_tasks.client', reason='fastmcp-tasks is in the dev extra').call_tool_task
+    from fastmcp.client.transports import StdioTransport
+    (tmp_path / 'naps.py').write_text('import asyncio\n\nasync def nap(s: float) -> str:\n    "Sleeps s seconds"\n'
+                                      '    await asyncio.sleep(s)\n    return "rested"\n')
+    served = StdioTransport(sys.executable, ['-m', 'funccall', 'mcp', 'serve', 'naps.py', '--task', 'nap'], cwd=str(tmp_path))
+    async def main():
+        async with fastmcp.Client(served) as c:
+            plain = await c.call_tool('nap', {'s': 0.1})  # resolved by fastmcp as a plain call
+            t = await call_tool_task(c, 'nap', {'s': 0.1})  # a task handle, at once
+            first = (await t.status()).status
+            done = (await t.result()).data
+            long = await call_tool_task(c, 'nap', {'s': 60})
+            await long.cancel()
+            return plain.data, first, done, (await long.status()).status
+    plain, first, done, cancelled = arun(main())
+    assert plain == done == 'rested' and first in ('working', 'completed') and cancelled == 'cancelled'
