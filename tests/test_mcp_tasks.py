@@ -452,3 +452,17 @@ def test_fastmcp_client_runs_polls_fetches_and_cancels_a_served_task(tmp_path):
             return plain.data, first, done, (await long.status()).status
     plain, first, done, cancelled = arun(main())
     assert plain == done == 'rested' and first in ('working', 'completed') and cancelled == 'cancelled'
+
+@pytest.mark.parametrize('where', ['memory', 'redis'])
+def test_a_task_record_expires_after_its_ttl(where, request):
+    store = RedisStore(request.getfixturevalue('redis_url'), prefix='t3:') if where == 'redis' else MemoryTaskStore()
+    server = mk_server([quick], tasks=['quick'], store=store, task_ttl=0.5)
+    async def main():
+        async with Client(server, extensions=[TasksExt()]) as c:
+            h = await start(c, 'quick', {'x': 1})
+            done = await wait(c.session, h.task_id)
+            await asyncio.sleep(1.0)
+            with pytest.raises(MCPError) as e: await send(c.session, 'tasks/get', taskId=h.task_id)
+            return done, e.value
+    done, gone = arun(main())
+    assert done['ttlMs'] == 500 and done['status'] == 'completed' and gone.code == types.INVALID_PARAMS
