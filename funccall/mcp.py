@@ -827,6 +827,22 @@ def serve(
 
 # --- the command line ---------------------------------------------------------------------------------
 
+def _take_secret() -> str | None:
+    """The secret in the environment, taken out of it: out of `os.environ`, so no subprocess a tool starts inherits it,
+    and its bytes overwritten where the C library keeps them, which on Linux is the process's starting environment that
+    `/proc/PID/environ` shows any process of the same user (a tool's subprocess reading its parent's, say)"""
+    _wipe_env(SECRET_ENV)
+    return os.environ.pop(SECRET_ENV, None) or None
+
+def _wipe_env(name: str) -> None:
+    "Overwrite the C library's copy of environment variable `name`'s value with zero bytes (Python's own copy is left)"
+    import ctypes
+    try:
+        libc = ctypes.CDLL(None)  # this process's C library
+        libc.getenv.restype = ctypes.c_void_p
+    except (OSError, TypeError, AttributeError): return  # no C library to reach (Windows): nothing shows its environment
+    if p := libc.getenv(name.encode()): ctypes.memset(p, 0, len(ctypes.string_at(p)))
+
 def main(
     argv: list[str] | None = None,  # the arguments after `python -m funccall.mcp` (default: `sys.argv[1:]`)
 ) -> int:                           # the exit status
@@ -844,8 +860,7 @@ def main(
     sp.add_argument('--errors', choices=_ERRORS, default='type',
                     help="what an error result says of a tool's own exception: its type (default), or type and message")
     args = ap.parse_args(argv)
-    # read once and out of the environment before any tool loads: no subprocess a tool starts inherits it
-    secret = os.environ.pop(SECRET_ENV, None) or None
+    secret = _take_secret()  # before any tool loads
     try:
         if args.workers < 1 or (args.workers > 1 and not args.http): raise ValueError("--workers takes a number >= 1, with --http")
         if args.http: _host_port(args.http)

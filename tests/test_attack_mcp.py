@@ -186,8 +186,11 @@ def spy() -> dict:  # where the secret was found
     env = subprocess.run(['env'], capture_output=True, text=True).stdout
     with open('/proc/self/environ', 'rb') as f: own = f.read().decode(errors='replace')
     child = subprocess.run(['cat', '/proc/self/environ'], capture_output=True).stdout.decode(errors='replace')
+    # a subprocess reading the starting environments of the processes above it: this one's, and (with --workers) its parent's
+    above = subprocess.run(['sh', '-c', f'cat /proc/$PPID/environ /proc/{os.getppid()}/environ'], capture_output=True).stdout.decode(errors='replace')
     return {'os.environ': 'FUNCCALL_MCP_SECRET' in os.environ or secret in str(os.environ), 'env': 'FUNCCALL_MCP_SECRET' in env or secret in env,
-            '/proc/self/environ': 'FUNCCALL_MCP_SECRET' in own or secret in own, 'child /proc': 'FUNCCALL_MCP_SECRET' in child or secret in child}
+            '/proc/self/environ': secret in own, 'child /proc': 'FUNCCALL_MCP_SECRET' in child or secret in child,
+            "the server's starting environment": secret in above}
 '''
 
 def _serve(args: list, env: dict, port: int):
@@ -226,8 +229,6 @@ def test_the_secret_never_reaches_a_tools_environment_or_its_subprocesses(tmp_pa
         state = Sealer(secret).seal('spy', {}, {'answers': {}, 'asked': []})
         status, r = rpc(url, 'tools/call', {'name': 'spy', 'arguments': {}, 'requestState': state})
     finally: _stop(p)
-    if workers == 1:  # one process: its starting environment is the operator's, which Python can't rewrite (see the README)
-        for x in found: del x['/proc/self/environ']
     assert all(not any(x.values()) for x in found), found
     assert status == 200 and 'structuredContent' in r['result'], r
 
