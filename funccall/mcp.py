@@ -32,7 +32,7 @@ they load) print goes to stderr.
 """
 from __future__ import annotations
 
-import argparse, asyncio, functools, inspect, ipaddress, json, logging, math, os, re, secrets, shlex, sys, threading, warnings
+import argparse, asyncio, functools, inspect, ipaddress, json, logging, math, os, re, secrets, shlex, sys, threading, traceback, warnings
 from collections.abc import Mapping
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
 from functools import partial
@@ -563,10 +563,20 @@ def _said(e: BaseException, text: str, errors: str) -> str:
     "What the client reads of `e`, a tool's own exception whose full text is `text`: its type, or with errors='message' its message too"
     return text.split(_TRACE, 1)[0] if errors == 'message' else _type_name(e)
 
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+def _models(r: ToolResult) -> bool:
+    """Whether failure `r` is the client's call, told in funccall's own words: a refusal, or a bad name or arguments that
+    funccall found itself. A `ToolInputError` raised in the tool's own code (or a hook's) is the tool's: it may hold
+    the server's state (a tool's own `call_func` of a server value, say)"""
+    if r.exception is None or r.failure == 'declined': return True
+    if r.failure not in ('name', 'arguments'): return False
+    return all(os.path.dirname(os.path.abspath(f.f_code.co_filename)) == _HERE for f, _ in traceback.walk_tb(r.exception.__traceback__))
+
 def _failed(r: ToolResult, text: str, errors: str) -> types.CallToolResult:
     """A failure as the client gets it: funccall's own words for a bad call, a refusal or a timeout; for the tool's own
     exception, its type (and message, with errors='message'); the traceback goes to the server's log only"""
-    if r.exception is None or r.failure in ('name', 'arguments', 'declined'): return _error(text.split(_TRACE, 1)[0])  # the model's to fix
+    if _models(r): return _error(text.split(_TRACE, 1)[0])  # the model's to fix
     _log.warning('Tool %r failed', r.name, exc_info=r.exception)  # the operator's to see
     return _error(text.split(_TRACE, 1)[0] if r.failure == 'timeout' else _said(r.exception, text, errors))
 

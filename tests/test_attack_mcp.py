@@ -15,7 +15,7 @@ import mcp_types as types  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
-from funccall import Tool, WorkersExhausted  # noqa: E402
+from funccall import Tool, ToolInputError, WorkersExhausted, call_func  # noqa: E402
 from funccall._mcpstate import Sealer  # noqa: E402
 from funccall._run import _workers, call_tool, set_max_workers, to_thread  # noqa: E402
 from funccall.mcp import SECRET_ENV, MCPContext, mk_asgi_app, mk_server  # noqa: E402
@@ -456,6 +456,30 @@ def test_by_default_an_error_result_carries_the_exception_type_only(caplog):
     assert not any(PASSWORD in t for t in texts)
     assert "argument 'sql': expected a string, got 5" in bad['result']['content'][0]['text']
     assert PASSWORD in caplog.text and 'Traceback' in caplog.text  # the operator sees everything, in the server's log
+
+def _inner_refusals():
+    def connect(port: int) -> int:  # the port
+        "An internal function a tool calls through funccall"
+        return port
+    def dispatch(x: int) -> int:  # what the internal call gave
+        "A tool that calls an internal function with a server value: funccall's refusal of that is the tool's failure"
+        return call_func('connect', {'port': f'postgres://admin:{PASSWORD}@db'}, [connect])
+    def refuse(x: int) -> int:  # never
+        "A tool that raises funccall's input error itself, with the server's state in it"
+        raise ToolInputError(f'no row for {x} in postgres://admin:{PASSWORD}@db')
+    def checked(x: int) -> int:  # x
+        "A tool whose hook raises funccall's input error with the server's state in it"
+        return x
+    def hook(t, a): raise ToolInputError(f'{PASSWORD} rejects {a}')
+    return [dispatch, refuse, Tool(checked, pre_hook=hook)]
+
+def test_an_input_error_raised_by_the_tools_own_code_is_the_tools_failure_type_only():
+    "`ToolInputError` is the model's mistake only when funccall found it in the call: raised by the tool (or a hook), its text stays in the log"
+    with serving(mk_asgi_app(_inner_refusals())) as url:
+        texts = [rpc(url, 'tools/call', {'name': nm, 'arguments': {'x': 1}})[1]['result']['content'][0]['text'] for nm in ('dispatch', 'refuse', 'checked')]
+        _, bad = rpc(url, 'tools/call', {'name': 'refuse', 'arguments': {'x': 'one'}})  # the model's mistake: funccall's own words still
+    assert texts == ['funccall.ToolInputError'] * 3, texts
+    assert "argument 'x': expected an integer, got 'one'" in bad['result']['content'][0]['text']
 
 def test_errors_message_adds_the_message_never_the_traceback():
     with serving(mk_asgi_app(_leaky(), errors='message')) as url:
