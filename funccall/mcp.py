@@ -361,6 +361,8 @@ def _fits(a: types.ElicitResult, schema: dict, key: str) -> types.ElicitResult:
     props = schema.get('properties') or {}
     c = {**{k: p['default'] for k, p in props.items() if isinstance(p, dict) and 'default' in p}, **(a.content or {})}
     if len(json.dumps(c)) > _MAX_ANSWER: raise _BadAnswer(f"The answer to question {key!r} is longer than {_MAX_ANSWER} characters")
+    if odd := [k for k, v in c.items() if isinstance(v, float) and not math.isfinite(v)]:  # JSON has none; Python's parser takes them
+        raise _BadAnswer(f"The answer to question {key!r} gives {odd[0]!r} {c[odd[0]]!r}: a form's numbers are finite")
     if problems := _form(json.dumps(schema, sort_keys=True)).problems(c, limit=5):
         raise _BadAnswer(f"The answer to question {key!r} does not fit the form asked: {'; '.join(map(str, problems))}")
     ints = {k for k, p in props.items() if isinstance(p, dict) and p.get('type') == 'integer'}  # JSON's 36.0 is an integer; Python's isn't

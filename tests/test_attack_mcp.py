@@ -287,6 +287,27 @@ def test_answers_that_dont_fit_the_form_are_the_clients_error_never_the_tools():
         status, r = _answer(url, {'name': 'b_txt'})
         assert r['result']['content'][0]['text'] == 'b_txt' and seen == [{'name': 'b_txt'}]
 
+AMOUNT = {'type': 'object', 'properties': {'n': {'type': 'number', 'minimum': 0, 'maximum': 10}}}
+
+@pytest.mark.parametrize('literal', ['NaN', 'Infinity', '-Infinity', '1e400'])
+def test_a_number_json_cannot_hold_never_reaches_the_tool(literal):
+    "Python's JSON parser reads NaN and Infinity, and NaN passes every bound: the answer is the client's error all the same"
+    seen = []
+    def amount(ctx: MCPContext) -> str:  # what was answered
+        "Ask for a number from 0 to 10"
+        a = ctx.elicit('How many?', AMOUNT)
+        seen.append(a.content)
+        return repr(a.content)
+    with serving(mk_asgi_app([amount])) as url:
+        _, r = rpc(url, 'tools/call', {'name': 'amount', 'arguments': {}})
+        meta = {'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': FORM}
+        params = {'name': 'amount', 'arguments': {}, 'requestState': r['result']['requestState'],
+                  'inputResponses': {'q1': {'action': 'accept', 'content': {'n': '@'}}}, '_meta': meta}
+        body = json.dumps({'jsonrpc': '2.0', 'id': 2, 'method': 'tools/call', 'params': params}).replace('"@"', literal)
+        reply = _reply(httpx.post(url, content=body, headers=_headers('amount'), timeout=T))
+    assert reply['error']['code'] == -32602 and "question 'q1'" in reply['error']['message'], reply
+    assert seen == []
+
 def test_an_integer_asked_for_reaches_the_tool_as_an_int():
     seen = []
     async def count(ctx: MCPContext) -> int:  # how many
