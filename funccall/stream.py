@@ -19,7 +19,8 @@ Anthropic Messages events (`content_block_start`, `input_json_delta`, `content_b
 in their length however they are cut. Arguments that are not JSON (Anthropic's `eager_input_streaming`
 sends them unchecked) complete at the provider's stop event and keep their text, so running the call tells the
 model what is wrong, exactly as for a finished response. A call runs with its object as it closed: what the model
-sends after the closing brace (it shouldn't) is not kept, so `.message()` holds the arguments the call ran with.
+sends after the closing brace (it shouldn't) is not kept, so `.message()` holds the arguments the call ran with;
+arguments that are a JSON value but no object (a string, a number) are kept whole, and running reports them.
 A Responses call completes at its `function_call_arguments.done` (or `output_item.done`), which repeats its arguments.
 
 Every event is untrusted. What a stream keeps grows only with what it received, and at most to `max_chars`
@@ -56,6 +57,10 @@ def _at(o, k: str): return o.get(k) if isinstance(o, dict) else getattr(o, k, No
 def _plain(o) -> dict:
     "An SDK object as the dict its API sends (no nulls); a dict as it is (a copy); anything else, a model's mistake, as an empty one"
     return o.model_dump(exclude_none=True) if hasattr(o, 'model_dump') else dict(o) if isinstance(o, dict) else {}
+
+def _listed(o) -> list | tuple:
+    "A list an event holds; anything else (a malformed event's) as an empty one"
+    return o if isinstance(o, (list, tuple)) else ()
 
 def _event_provider(e) -> str | None:
     "The provider whose stream event `e` is, from its shape; None when it is no event"
@@ -112,7 +117,7 @@ class _Call(_Refusable):
     def _read(self, piece: str, closed: bool) -> bool:
         "A piece read that closed the arguments, or found them no JSON"
         if self.reader.too_deep: self.refuse(f'its arguments nest more than {MAX_DEPTH} deep')  # (json.loads may take them)
-        if closed:
+        if closed and self.reader.end is not None:  # an object or array (a value of no other kind is kept whole: running refuses it)
             cut = self.reader.end - (self.reader.pos - len(piece))
             piece = piece[:cut] + (tail if (tail := piece[cut:]).isspace() else '')
         self.raw.write(piece)
@@ -402,12 +407,12 @@ class ToolCallStream:
 
     def _openai(self, e) -> list[ToolCall]:
         if _at(e, 'type') == 'chunk': e = _at(e, 'chunk')  # the SDK helper's chunk event
-        ch = next((c for c in _at(e, 'choices') or () if (_at(c, 'index') or 0) == 0), None)  # the first choice, as `tool_calls` reads
+        ch = next((c for c in _listed(_at(e, 'choices')) if (_at(c, 'index') or 0) == 0), None)  # the first choice, as `tool_calls` reads
         if ch is None: return []
         d, res = _at(ch, 'delta') or {}, []
         self._write(self._text, _at(d, 'content'))
         self._write(self._refusal, _at(d, 'refusal'))
-        for f in _at(d, 'tool_calls') or ():
+        for f in _listed(_at(d, 'tool_calls')):
             c, fn = self._openai_call(f), _at(f, 'function')
             if fn is not None and c.add(self._count(_at(fn, 'arguments'))): res += self._end(c)
         if reason := _at(ch, 'finish_reason'): self.stop_reason = reason; res += self.end()
@@ -516,7 +521,7 @@ class ToolCallStream:
         cands = _at(e, 'candidates')
         cand = cands[0] if isinstance(cands, (list, tuple)) and cands else {}
         content, res = _at(cand, 'content'), []
-        for part in (content and _at(content, 'parts')) or ():
+        for part in _listed(content and _at(content, 'parts')):
             p = _plain(part)
             key = 'function_call' if 'function_call' in p else 'functionCall' if 'functionCall' in p else None
             if key is not None: res += self._gemini_call(p, key)

@@ -3,7 +3,7 @@ time linear in the arguments, a call that can't be what it claims is refused (no
 `.message()` records exactly the calls that ran with exactly their arguments; no depth of nesting raises
 `RecursionError`. The events go through each provider's own SDK client (server-sent events over an `httpx` mock
 transport), as `test_stream.py`'s do; where an SDK refuses a malformed event itself, its dict form is fed directly."""
-import json, time, tracemalloc
+import copy, json, time, tracemalloc
 
 import pytest
 from sse import anthropic_client, chat_client, gemini_client, sse
@@ -235,6 +235,51 @@ def test_text_after_the_closing_brace_is_not_recorded_as_what_ran(p):
     stream, msgs = run(p, evs)
     assert RAN == [{'a': 1}] and tool_calls(stream.message(), p)[0].arguments == {'a': 1}
     assert_truthful(p, stream, msgs)
+
+@pytest.mark.parametrize('p', STREAMED)
+@pytest.mark.parametrize('pieces', [['"ab', 'c"'], ['true'], ['null'], ['123', ' '], ['"abc" ', 'x']])
+def test_arguments_that_are_no_object_are_answered_never_a_type_error(p, pieces):
+    "Arguments that are a string, a literal or a number: that call is answered with why and runs nothing, the stream goes on"
+    evs = response(p, call(p, 0, 'c1', ''.join(pieces), pieces=pieces), call(p, 1, 'c2', '{"a": 2}'))
+    stream, msgs = run(p, evs)
+    assert RAN == [{'a': 2}] and not msgs.results[0].ok and msgs.results[1].ok
+    assert_truthful(p, stream, msgs)
+
+_ODD = [None, 1, 1.5, True, 'x', [], {}, [1], {'a': 1}, object()]
+
+def _fields(o, at=()):
+    "The paths to every field of event `o`, itself first"
+    yield at
+    items = o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, list) else ()
+    for k, v in items: yield from _fields(v, (*at, k))
+
+def _with(e, at: tuple, v):
+    "Event `e` with the field at `at` replaced by `v`"
+    if not at: return v
+    e = copy.deepcopy(e)
+    node = e
+    for k in at[:-1]: node = node[k]
+    node[at[-1]] = v
+    return e
+
+@pytest.mark.parametrize('p', PROVIDERS)
+def test_any_field_of_any_event_of_another_type_is_never_a_crash(p):
+    "Each field of each event replaced in turn by a value of another kind: feeding, ending and reading the stream never raise"
+    if p == 'gemini': evs = _vertex([{'jsonPath': '$.s', 'stringValue': 'ab', 'willContinue': True}], [{'jsonPath': '$.xs[0]', 'numberValue': 1}]) + finish(p)
+    else: evs = response(p, call(p, 0, 'c1', '{"a": 1, "s": "x"}', pieces=['{"a": 1,', ' "s": "x"}']), call(p, 1, 'c2', '{"a": 2}'))
+    tried = 0
+    for i, e in enumerate(evs):
+        for at in list(_fields(e)):
+            for v in _ODD:
+                stream = ToolCallStream()
+                try:
+                    for x in [*evs[:i], _with(e, at, v), *evs[i + 1:]]: stream.feed(x)
+                except ValueError as err:  # a first event that is no provider's: the one clear error
+                    assert i == 0 and "Can't tell which provider" in str(err), (i, at, v, err)
+                    continue
+                stream.end(), stream.partial, stream.message(), stream.text
+                tried += 1
+    assert tried > 500
 
 @pytest.mark.parametrize('p', STREAMED)
 def test_a_stream_whose_events_run_out_answers_every_call_it_records(p):
