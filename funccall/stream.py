@@ -33,7 +33,8 @@ that change at `done`; Gemini `partial_args` whose path skips list items, nests 
 a value of another kind, or whose value is not of its kind. `.message()` records exactly the calls handed over,
 in the response's order, each with the arguments it ran with (a refused one with what was sent), so no answer
 lacks its call. `.partial` hands out the arguments so far without copying them: the next event copies what the
-caller still holds before changing it (copy on write).
+caller still holds before changing it (copy on write), so a look kept across events costs a copy of the arguments
+still open at each event (quadratic for a long array): let go of each before the next event.
 """
 from __future__ import annotations
 
