@@ -175,6 +175,30 @@ def test_one_stuck_tool_cannot_take_the_threads_of_the_others():
         release.set()
         set_max_workers(size)
 
+def test_two_stuck_tools_deny_sync_calls_only_while_their_stragglers_run():
+    "Two tools' stragglers fill the whole budget: a third tool's call fails at once (never waits), and starts again once they end"
+    release, size = threading.Event(), _workers.size
+    def stuck_a(): release.wait(30)
+    def stuck_b(): release.wait(30)
+    def quick(): return 'quick'
+    _wait(lambda: _workers.stragglers == 0, T, "earlier tests' stragglers ending")
+    set_max_workers(1)  # 16 stragglers in all, 8 of one tool's
+    try:
+        async def main():
+            for f in (stuck_a, stuck_b):
+                for _ in range(_workers.per_key):
+                    with pytest.raises(asyncio.TimeoutError): await asyncio.wait_for(to_thread(call_tool, f, (), {}), 0.02)
+            t = time.monotonic()
+            with pytest.raises(WorkersExhausted, match='16 worker threads still run'): await to_thread(call_tool, quick, (), {})
+            assert time.monotonic() - t < 1  # refused at once
+            release.set()
+            await asyncio.to_thread(_wait, lambda: _workers.stragglers == 0, T, 'the stragglers ending')
+            return await asyncio.wait_for(to_thread(call_tool, quick, (), {}), 5)
+        assert asyncio.run(main()) == 'quick'
+    finally:
+        release.set()
+        set_max_workers(size)
+
 # --- the secret stays out of every tool's environment --------------------------------------------------
 
 SPY = '''
