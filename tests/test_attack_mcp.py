@@ -430,10 +430,12 @@ def _add(a: int) -> int:
 
 BAD_HOSTS = ['localhost:1@evil.example', '127.0.0.1:80@evil.example', 'localhost:80/evil', 'localhost:abc', 'localhost:1:2',
              'localhost.evil.example', 'localhost:', 'localhost:123456', 'evil.example', 'evil.example:80', '[::1]@evil.example',
-             'localhost:80 evil.example', 'localhost:80#x', 'localhost:80?x', 'user@localhost:80', '']
+             'localhost:80 evil.example', 'localhost:80#x', 'localhost:80?x', 'user@localhost:80', '',
+             'localhost:8000, evil.example', 'localhost.', 'localhost.:80', '[::ffff:7f00:1]', '127.1', '2130706433']
 BAD_ORIGINS = ['http://localhost:1@evil.example', 'http://localhost:80/evil', 'http://localhost:80.evil.example', 'http://localhost:*',
                'http://localhost.evil.example', 'null', 'file://', 'http://localhost:80/', 'ftp://localhost', 'http://user@localhost:80',
-               'http://127.0.0.1:1@evil.example', 'https://app.example.com.evil.example', 'https://app.example.com:1@evil.example']
+               'http://127.0.0.1:1@evil.example', 'https://app.example.com.evil.example', 'https://app.example.com:1@evil.example',
+               'http://localhost., http://evil.example', 'http://localhost.', 'https://app.example.com.', 'http://[::1]@evil.example']
 
 def _status(c: httpx.Client, url: str, headers) -> int:
     meta = {'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': FORM}
