@@ -488,45 +488,36 @@ def _leaky():
     def odd() -> dict:  # an object JSON can't hold
         "A value whose repr fails"
         return {'x': Secretive()}
-    return [query, Tool(hooked, pre_hook=hook), odd]
+    # funccall's `ToolInputError` raised by the tool's own code or a hook, not found in the client's call: the tool's failure
+    def connect(port: int) -> int:  # the port
+        "An internal function a tool calls through funccall"
+        return port
+    def dispatch(x: int) -> int:  # what the internal call gave
+        "A tool that calls an internal function with a server value"
+        return call_func('connect', {'port': f'postgres://admin:{PASSWORD}@db'}, [connect])
+    def refuse(x: int) -> int:  # never
+        "A tool that raises funccall's input error itself, with the server's state in it"
+        raise ToolInputError(f'no row for {x} in postgres://admin:{PASSWORD}@db')
+    def refusing_hook(t, a): raise ToolInputError(f'{PASSWORD} rejects {a}')
+    return [query, Tool(hooked, pre_hook=hook), odd, dispatch, refuse, Tool(hooked, name='checked', pre_hook=refusing_hook)]
 
 def test_by_default_an_error_result_carries_the_exception_type_only(caplog):
     caplog.set_level(logging.WARNING, logger='funccall.mcp')
     texts = []
     with serving(mk_asgi_app(_leaky())) as url:
-        for nm, args in [('query', {'sql': 'select 1'}), ('hooked', {'x': 1}), ('odd', {})]:
+        for nm, args in [('query', {'sql': 'select 1'}), ('hooked', {'x': 1}), ('odd', {}), ('dispatch', {'x': 1}), ('refuse', {'x': 1}),
+                         ('checked', {'x': 1})]:
             _, r = rpc(url, 'tools/call', {'name': nm, 'arguments': args})
             assert r['result']['isError'], r
             texts.append(r['result']['content'][0]['text'])
         _, bad = rpc(url, 'tools/call', {'name': 'query', 'arguments': {'sql': 5}})  # the model's mistake: funccall's own words
+        _, bad2 = rpc(url, 'tools/call', {'name': 'refuse', 'arguments': {'x': 'one'}})
     assert texts[:2] == ['RuntimeError', 'OSError'] and texts[2].endswith(': ValueError'), texts
+    assert texts[3:] == ['funccall.ToolInputError'] * 3, texts
     assert not any(PASSWORD in t for t in texts)
     assert "argument 'sql': expected a string, got 5" in bad['result']['content'][0]['text']
+    assert "argument 'x': expected an integer, got 'one'" in bad2['result']['content'][0]['text']
     assert PASSWORD in caplog.text and 'Traceback' in caplog.text  # the operator sees everything, in the server's log
-
-def _inner_refusals():
-    def connect(port: int) -> int:  # the port
-        "An internal function a tool calls through funccall"
-        return port
-    def dispatch(x: int) -> int:  # what the internal call gave
-        "A tool that calls an internal function with a server value: funccall's refusal of that is the tool's failure"
-        return call_func('connect', {'port': f'postgres://admin:{PASSWORD}@db'}, [connect])
-    def refuse(x: int) -> int:  # never
-        "A tool that raises funccall's input error itself, with the server's state in it"
-        raise ToolInputError(f'no row for {x} in postgres://admin:{PASSWORD}@db')
-    def checked(x: int) -> int:  # x
-        "A tool whose hook raises funccall's input error with the server's state in it"
-        return x
-    def hook(t, a): raise ToolInputError(f'{PASSWORD} rejects {a}')
-    return [dispatch, refuse, Tool(checked, pre_hook=hook)]
-
-def test_an_input_error_raised_by_the_tools_own_code_is_the_tools_failure_type_only():
-    "`ToolInputError` is the model's mistake only when funccall found it in the call: raised by the tool (or a hook), its text stays in the log"
-    with serving(mk_asgi_app(_inner_refusals())) as url:
-        texts = [rpc(url, 'tools/call', {'name': nm, 'arguments': {'x': 1}})[1]['result']['content'][0]['text'] for nm in ('dispatch', 'refuse', 'checked')]
-        _, bad = rpc(url, 'tools/call', {'name': 'refuse', 'arguments': {'x': 'one'}})  # the model's mistake: funccall's own words still
-    assert texts == ['funccall.ToolInputError'] * 3, texts
-    assert "argument 'x': expected an integer, got 'one'" in bad['result']['content'][0]['text']
 
 def test_errors_message_adds_the_message_never_the_traceback():
     with serving(mk_asgi_app(_leaky(), errors='message')) as url:
