@@ -149,8 +149,8 @@ class _Call(_Refusable):
         "The arguments as an Anthropic `tool_use` block holds them: invalid JSON wrapped, as Anthropic's docs advise"
         r = self.reader
         if r.done: return r.value if isinstance(r.value, dict) else {'INVALID_JSON': self.text}
-        if r.error is None: return v if isinstance(v := r.snapshot(), dict) else {}  # later pieces leave the message alone
-        return {'INVALID_JSON': self.text}
+        if r.error is None and not self.done: return v if isinstance(v := r.snapshot(), dict) else {}  # later pieces leave the message alone
+        return {'INVALID_JSON': self.text}  # (also a call the stream ended inside of: it ran with its text)
 
 class _Text:
     "A content block whose text grows (`text`, `thinking`), kept in pieces: long text in small deltas stays linear"

@@ -281,6 +281,14 @@ def test_any_field_of_any_event_of_another_type_is_never_a_crash(p):
                 tried += 1
     assert tried > 500
 
+@pytest.mark.parametrize('text', ['{"a": 1', '{"a": "x', '{"xs": [1, 2', '{'])
+def test_anthropic_a_call_the_stream_ended_inside_is_recorded_with_the_text_it_ran_with(text):
+    "Not with the object read so far: the call ran with its unfinished text (and was told so), and the message says that text"
+    evs = [*_HEAD['anthropic'], *begin('anthropic', 0, 'c1'), *piece('anthropic', 0, text)]
+    stream, msgs = run('anthropic', evs, through_sdk=False)
+    assert RAN == [] and not msgs.results[0].ok and stream.calls[0].arguments == text
+    assert [b['input'] for b in stream.message()['content'] if b['type'] == 'tool_use'] == [{'INVALID_JSON': text}]
+
 @pytest.mark.parametrize('p', STREAMED)
 def test_a_stream_whose_events_run_out_answers_every_call_it_records(p):
     evs = response(p, call(p, 0, 'c1', '{"a": 1}'), [*begin(p, 1, 'c2'), *piece(p, 1, '{"a": 2')])[:-len(finish(p))]
