@@ -30,11 +30,12 @@ why, which running reports without running anything. Refused are a call begun at
 at an index that is no integer; one without an id, with an id used before or with one that is no text (answered
 under an id of ours, or as text); arguments that are not text or nest deeper than `MAX_DEPTH`; Responses arguments
 that change at `done`; Gemini `partial_args` whose path skips list items, nests deeper than `MAX_DEPTH` or goes into
-a value of another kind, or whose value is not of its kind. `.message()` records exactly the calls handed over,
-in the response's order, each with the arguments it ran with (a refused one with what was sent), so no answer
-lacks its call. `.partial` hands out the arguments so far without copying them: the next event copies what the
-caller still holds before changing it (copy on write), so a look kept across events costs a copy of the arguments
-still open at each event (quadratic for a long array): let go of each before the next event.
+a value of another kind, or whose value is not of its kind, and a Gemini call the response ended inside of.
+`.message()` records exactly the calls handed over, in the response's order, each with the arguments it ran with
+(a refused one with what was sent), so no answer lacks its call. `.partial` hands out the arguments so far without
+copying them: the next event copies what the caller still holds before changing it (copy on write), so a look kept
+across events costs a copy of the arguments still open at each event (quadratic for a long array): let go of each
+before the next event.
 """
 from __future__ import annotations
 
@@ -331,7 +332,7 @@ class ToolCallStream:
     def end(self) -> list[ToolCall]:  # the calls that were still open, complete now
         "The response has ended (its last event says so, or the events ran out): every call still open is complete, as it is"
         res = [tc for pos in sorted(self._open) for tc in self._end(self._open[pos])]
-        return res + (self._gemini_end() if self._gcall is not None else [])
+        return res + (self._gemini_cut() if self._gcall is not None else [])
 
     def watch(
         self,
@@ -529,7 +530,7 @@ class ToolCallStream:
             elif not self._gemini_text(p): self._items[self._place(None)] = p
         if reason := _at(cand, 'finish_reason') or _at(cand, 'finishReason'):
             self.stop_reason = reason
-            if self._gcall is not None: res += self._gemini_end()  # cut off in the middle of a call
+            if self._gcall is not None: res += self._gemini_cut()
         return res
 
     def _gemini_text(self, p: dict) -> bool:
@@ -562,6 +563,11 @@ class ToolCallStream:
             g.id = tool_call(g.part(), 'gemini', len(self._done)).id  # the id it is handed over with
         self._grow(g.add(fc))
         return res + ([] if more else self._gemini_end())
+
+    def _gemini_cut(self) -> list[ToolCall]:
+        "The response ended inside a call's arguments (`max_tokens`, say): refused, as a JSON object that never closed would be"
+        self._gcall.refuse('the response ended before its arguments did (a string or keys may be missing)')
+        return self._gemini_end()
 
     def _gemini_end(self) -> list[ToolCall]:
         g, self._gcall = self._gcall, None

@@ -281,6 +281,15 @@ def test_any_field_of_any_event_of_another_type_is_never_a_crash(p):
                 tried += 1
     assert tried > 500
 
+@pytest.mark.parametrize('cut', ['MAX_TOKENS', None])
+def test_gemini_a_call_the_response_ended_inside_never_runs_with_what_came(cut):
+    "`$.s` was still streaming (`/home/user` of a longer path) when the response stopped, or its events ran out: nothing runs"
+    evs = _vertex([{'jsonPath': '$.s', 'stringValue': '/home/user', 'willContinue': True}], end=False)
+    if cut: evs.append(_gchunk([{'text': ''}], cut))
+    stream, msgs = run('gemini', evs, through_sdk=False)
+    assert RAN == [] and refused(stream.calls[0], 'the response ended before its arguments did') and not msgs.results[0].ok
+    assert_truthful('gemini', stream, msgs)
+
 @pytest.mark.parametrize('text', ['{"a": 1', '{"a": "x', '{"xs": [1, 2', '{'])
 def test_anthropic_a_call_the_stream_ended_inside_is_recorded_with_the_text_it_ran_with(text):
     "Not with the object read so far: the call ran with its unfinished text (and was told so), and the message says that text"
