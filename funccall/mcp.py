@@ -592,11 +592,11 @@ def _result(r: ToolResult, out: dict | None, wrapped: bool, check, version: str,
     "A tool's value as an MCP result: its text (or its MCP content) for the model, and structured content checked against the output schema"
     v = r.value
     if isinstance(v, types.CallToolResult): return v  # a tool that builds its own MCP result
-    if (ps := content.parts(v, to_text)) is not None:  # funccall's images, audio, files (an MCPClient tool's media items too)
-        sc = {'result': content.to_json(ps)} if out is not None and wrapped else None  # a `-> list` tool's structured content
-        if sc is not None and (problems := check(sc)): return _misfit(r.name, problems)
-        return types.CallToolResult.model_validate({'content': content.mcp(ps), 'structuredContent': sc})
     try:
+        if (ps := content.parts(v, to_text)) is not None:  # funccall's images, audio, files (an MCPClient tool's media items too)
+            sc = {'result': content.to_json(ps)} if out is not None and wrapped else None  # a `-> list` tool's structured content
+            if sc is not None and (problems := check(sc)): return _misfit(r.name, problems)
+            return types.CallToolResult.model_validate({'content': content.mcp(ps), 'structuredContent': sc})
         if out is None and r.limit is not None: return types.CallToolResult(content=[types.TextContent(text=r.text)])
         blocks = _blocks(v)
         if blocks:  # MCP content as on the wire: by alias, unset fields left out (the schema has them optional)

@@ -16,6 +16,7 @@ from mcp import Client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from funccall import Tool, ToolInputError, WorkersExhausted, call_func  # noqa: E402
+from funccall.content import Image  # noqa: E402
 from funccall._mcpstate import Sealer  # noqa: E402
 from funccall._run import _workers, call_tool, set_max_workers, to_thread  # noqa: E402
 from funccall.mcp import SECRET_ENV, MCPContext, mk_asgi_app, mk_server  # noqa: E402
@@ -499,21 +500,24 @@ def _leaky():
         "A tool that raises funccall's input error itself, with the server's state in it"
         raise ToolInputError(f'no row for {x} in postgres://admin:{PASSWORD}@db')
     def refusing_hook(t, a): raise ToolInputError(f'{PASSWORD} rejects {a}')
-    return [query, Tool(hooked, pre_hook=hook), odd, dispatch, refuse, Tool(hooked, name='checked', pre_hook=refusing_hook)]
+    def media() -> list:  # an image, and an object whose repr fails
+        "Media beside a value that can't be sent: an error result, not a protocol error"
+        return [Image(b'\x89PNG\r\n', 'image/png'), Secretive()]
+    return [query, Tool(hooked, pre_hook=hook), odd, dispatch, refuse, Tool(hooked, name='checked', pre_hook=refusing_hook), media]
 
 def test_by_default_an_error_result_carries_the_exception_type_only(caplog):
     caplog.set_level(logging.WARNING, logger='funccall.mcp')
     texts = []
     with serving(mk_asgi_app(_leaky())) as url:
         for nm, args in [('query', {'sql': 'select 1'}), ('hooked', {'x': 1}), ('odd', {}), ('dispatch', {'x': 1}), ('refuse', {'x': 1}),
-                         ('checked', {'x': 1})]:
+                         ('checked', {'x': 1}), ('media', {})]:
             _, r = rpc(url, 'tools/call', {'name': nm, 'arguments': args})
             assert r['result']['isError'], r
             texts.append(r['result']['content'][0]['text'])
         _, bad = rpc(url, 'tools/call', {'name': 'query', 'arguments': {'sql': 5}})  # the model's mistake: funccall's own words
         _, bad2 = rpc(url, 'tools/call', {'name': 'refuse', 'arguments': {'x': 'one'}})
     assert texts[:2] == ['RuntimeError', 'OSError'] and texts[2].endswith(': ValueError'), texts
-    assert texts[3:] == ['funccall.ToolInputError'] * 3, texts
+    assert texts[3:6] == ['funccall.ToolInputError'] * 3 and texts[6].endswith(': ValueError'), texts
     assert not any(PASSWORD in t for t in texts)
     assert "argument 'sql': expected a string, got 5" in bad['result']['content'][0]['text']
     assert "argument 'x': expected an integer, got 'one'" in bad2['result']['content'][0]['text']
