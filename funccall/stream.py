@@ -248,9 +248,9 @@ class _GeminiCall(_Refusable):
         return self.args
 
     def part(self) -> dict:
-        self._flush()
+        "The call as a message holds it, its arguments a snapshot (kept from later pieces, as `.partial`'s)"
         fc = {k: v for k, v in self.first[self.key].items() if k not in ('will_continue', 'willContinue', 'partial_args', 'partialArgs')}
-        return {**self.first, self.key: {**fc, 'args': self.args}}
+        return {**self.first, self.key: {**fc, 'args': self.snapshot()}}
 
 def _streaming(c) -> bool: return c.error is None and isinstance(c.id, (str, type(None)))  # (any other id refuses the call)
 

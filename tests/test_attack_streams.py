@@ -403,6 +403,15 @@ def test_reading_partial_after_every_event_of_a_160_kb_array_is_linear(p):
     assert _linear(go)
 
 @pytest.mark.parametrize('p', PROVIDERS)
+def test_a_message_kept_alone_is_not_changed_by_later_pieces(p):
+    "`.message()` mid-stream, with `.partial` never read: what it holds is still copied before it changes (Gemini's args were not)"
+    evs, stream, kept = _array_events(p, 300), ToolCallStream(), []
+    for e in evs:
+        stream.feed(e)
+        kept.append((m := stream.message(), json.dumps(m)))
+    assert len(kept) > 20 and all(json.dumps(k) == shown for k, shown in kept)
+
+@pytest.mark.parametrize('p', PROVIDERS)
 def test_a_partial_or_message_kept_is_not_changed_by_later_pieces(p):
     "`.partial` hands out the arguments without copying them: what the caller keeps must still be copied before it changes"
     evs, stream, kept = _array_events(p, 300), ToolCallStream(), []
