@@ -503,7 +503,9 @@ class ToolCallStream:
             b = _plain(_at(e, 'content_block'))
             why, pos = self._index_problem(k), self._place(_order(k), _key(k))
             if 'input' in b: self._call(pos, b.get('id'), b.get('name'), b, why)
-            elif b.get('type') in ('text', 'thinking'): self._items[pos] = _Text(b, b['type'])
+            elif b.get('type') in ('text', 'thinking'):
+                self._items[pos] = x = _Text(b, b['type'])
+                self._grow(len(x.buf.getvalue()))  # text that came with the block's start counts as its deltas do
             else: self._items[pos] = b
         elif t == 'content_block_stop':
             if isinstance(x := self._lookup(k), _Call) and not x.done: res += self._end(x)

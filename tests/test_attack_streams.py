@@ -457,6 +457,18 @@ def test_an_endless_stream_stops_at_max_chars_with_a_clear_error_in_bounded_memo
     assert _peak(go) < 12_000_000  # a few copies of 1 MB of text at most, however long the stream runs
     assert RAN == []
 
+def test_anthropic_text_that_comes_with_each_block_start_counts_against_max_chars():
+    "Blocks that begin with their text, one after another without end: the text counts, not one item per block"
+    def blocks():
+        yield from _HEAD['anthropic']
+        for i in range(10_000):
+            yield {'type': 'content_block_start', 'index': i, 'content_block': {'type': 'text', 'text': 'x' * 100_000}}
+            yield {'type': 'content_block_stop', 'index': i}
+    stream = ToolCallStream(max_chars=1_000_000)
+    with pytest.raises(StreamTooLong, match='max_chars=1,000,000'):
+        for e in blocks(): stream.feed(e)
+    assert len(stream.message()['content']) <= 11
+
 def test_run_tool_calls_over_an_endless_stream_raises_the_clear_error():
     stream = ToolCallStream(max_chars=100_000)
     with pytest.raises(StreamTooLong): run_tool_calls(TOOLS, stream.watch(_endless('anthropic')))
