@@ -432,7 +432,7 @@ class ToolCallStream:
         c = self._lookup(i)
         if c is not None and not (cid and c.id and cid != c.id):  # a piece of the call begun at this index
             if c.id is None: c.id, bad = _text_id(cid); c.refuse(bad)
-            c.name = c.name or nm
+            if not c.done: c.name = c.name or nm  # (a name after the call was handed over is not what ran)
             return c
         why = self._index_problem(i)
         return self._call(self._place(_order(i), _key(i)), cid, nm, why=why)

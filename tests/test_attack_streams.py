@@ -236,6 +236,14 @@ def test_text_after_the_closing_brace_is_not_recorded_as_what_ran(p):
     assert RAN == [{'a': 1}] and tool_calls(stream.message(), p)[0].arguments == {'a': 1}
     assert_truthful(p, stream, msgs)
 
+def test_openai_a_name_sent_after_the_call_ran_is_not_recorded():
+    "A call whose name comes in a delta after its arguments closed ran nameless (an unknown tool): the message says so too"
+    evs = [*_HEAD['openai'], _chunk({'tool_calls': [{'index': 0, 'id': 'c1', 'type': 'function', 'function': {'arguments': '{"a": 1}'}}]}),
+           _chunk({'tool_calls': [{'index': 0, 'function': {'name': 'f', 'arguments': ''}}]}), *finish('openai')]
+    stream, msgs = run('openai', evs, through_sdk=False)
+    assert RAN == [] and not msgs.results[0].ok and stream.message()['tool_calls'][0]['function']['name'] != 'f'
+    assert_truthful('openai', stream, msgs)
+
 @pytest.mark.parametrize('p', STREAMED)
 @pytest.mark.parametrize('pieces', [['"ab', 'c"'], ['true'], ['null'], ['123', ' '], ['"abc" ', 'x']])
 def test_arguments_that_are_no_object_are_answered_never_a_type_error(p, pieces):
