@@ -264,6 +264,8 @@ class ToolCallStream:
         max_chars: int=MAX_CHARS,  # the most characters of text, thinking and arguments it takes; more raises `StreamTooLong`
     ):
         self.provider = None if provider is None else provider_name(provider, CALL_PROVIDERS)
+        if type(max_chars) is not int or max_chars < 1:
+            raise ValueError(f"ToolCallStream: max_chars is a positive int, the most characters to take (default {MAX_CHARS:,}), not {max_chars!r}")
         self.others, self.max_chars = others, max_chars
         self._read = None              # this provider's event reader
         self._items: dict = {}         # position (index, arrival) -> _Call, _Text, _GeminiCall, or a finished block/item (dict)

@@ -482,6 +482,11 @@ def test_run_tool_calls_over_an_endless_stream_raises_the_clear_error():
     with pytest.raises(StreamTooLong): run_tool_calls(TOOLS, stream.watch(_endless('anthropic')))
     assert MAX_CHARS == 10_000_000 and ToolCallStream().max_chars == MAX_CHARS
 
+@pytest.mark.parametrize('bad', [None, 0, -1, '10', 1.5, float('inf'), True])
+def test_a_cap_that_is_no_positive_int_is_refused_when_the_stream_is_made(bad):
+    "Not a TypeError at the first event, nor a cap that takes nothing (or everything)"
+    with pytest.raises(ValueError, match='max_chars is a positive int'): ToolCallStream(max_chars=bad)
+
 # --- depth ----------------------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize('p', STREAMED)
