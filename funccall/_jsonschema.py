@@ -288,8 +288,8 @@ class _Number(_Part):
         self.node, self.lo, self.lo_x, self.hi, self.hi_x, self.mult = node, lo, lo_x, hi, hi_x, mult
         def ok(v):
             if not isinstance(v, (int, float)) or isinstance(v, bool): return True
-            return ((lo is None or v >= lo) and (lo_x is None or v > lo_x) and (hi is None or v <= hi) and (hi_x is None or v < hi_x)
-                    and (mult is None or _multiple(v, mult)))
+            return (v == v and (lo is None or v >= lo) and (lo_x is None or v > lo_x) and (hi is None or v <= hi)  # (NaN: within no bound)
+                    and (hi_x is None or v < hi_x) and (mult is None or _multiple(v, mult)))
         self.ok = ok
 
 class _String(_Part):
@@ -973,6 +973,7 @@ class _Gen:
         elif isinstance(p, _Enum): self.out(ind, f'if _key({x}) not in {self.const(p.keys)}: return False')
         elif isinstance(p, _Number):
             i = self.guarded('number', x, ind, types)
+            self.out(i, f'if {x} != {x}: return False')  # NaN, which every comparison below lets through
             for v, op in ((p.lo, '<'), (p.lo_x, '<='), (p.hi, '>'), (p.hi_x, '>=')):
                 if v is not None: self.out(i, f'if {x} {op} {self.const(v)}: return False')
             if p.mult is not None: self.out(i, f'if not _multiple({x}, {self.const(p.mult)}): return False')

@@ -7,7 +7,7 @@ random nonce, and the answers given so far. `open` checks, before anything of th
 the tool, the arguments, the expiry, and that the nonce was never used; a state passes once.
 
 The key is derived from a secret: `FUNCCALL_MCP_SECRET` in the environment (at least 32 characters; give every worker
-behind one address the same one; the command line takes it out of the environment before any tool loads, and hands
+behind one address the same one; the command line takes it out of the environment (its starting bytes overwritten) before any tool loads, and hands
 it to `--workers` processes through their pickled config), else 32 random bytes made when the process starts, so a
 state minted by another process (an earlier run, another worker) is refused. Anything that isn't a state this
 server minted, down to text that isn't ASCII or base64, is a `StateError`. A state minted for an authenticated caller (OAuth on HTTP)

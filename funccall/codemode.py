@@ -45,7 +45,7 @@ import typing
 from typing import Any, Literal, Union
 
 from ._codechild import COMMAND, MAX_PRINTED, TB, CodeError, ToolCallError, namespace
-from ._sandbox import MAX_MESSAGE, Sandbox, SandboxError, failure, for_model, import_path
+from ._sandbox import MAX_MESSAGE, Sandbox, SandboxError, failure, for_model, import_path, scrub
 from .inverse import mk_tool, schema2anno, schema2sig
 from .pytool import python
 from .schema import SchemaError, handle_type
@@ -304,7 +304,7 @@ def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict
                 kind, *rest = _message(msg)
                 if kind == 'done':
                     printed, value, failed = rest
-                    res = for_model(_result(printed, value))  # (its process may have forged it: of any size)
+                    res = for_model(_result(*_scrubbed(printed, value)), limit=_SHOWN)  # (its process may have forged it: of any size)
                     if failed: raise CodeError(res)
                     return res
                 nm, args = rest  # only the toolbox's tools: the process can ask for nothing else
@@ -317,6 +317,12 @@ def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict
             raise sb.ended_error()
     except SandboxError as e:
         raise CodeError(failure(e, sb, timeout)) from None
+
+_SHOWN = MAX_PRINTED + MAX_VALUE + 200  # what `_result` gives at most: its two caps and what each cut says
+
+def _scrubbed(printed: str, value) -> tuple:
+    "A program's result from its process, host paths scrubbed before `_result` cuts it (a cut could split a path), bounded first"
+    return scrub(printed[:2 * MAX_PRINTED]), None if value is None else scrub(_shown(value, 2 * MAX_VALUE))
 
 def _message(msg) -> tuple:
     "('done', printed, value, failed) or ('call', name, args) from a message of the program's; `SandboxError` for anything else"

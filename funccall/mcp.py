@@ -39,7 +39,7 @@ load) print goes to stderr.
 """
 from __future__ import annotations
 
-import argparse, asyncio, copy, functools, inspect, ipaddress, json, logging, math, os, re, secrets, shlex, sys, threading, warnings
+import argparse, asyncio, copy, functools, inspect, ipaddress, json, logging, math, os, re, secrets, shlex, sys, threading, traceback, warnings
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
@@ -426,6 +426,8 @@ def _fits(a: types.ElicitResult, schema: dict, key: str) -> types.ElicitResult:
     props = schema.get('properties') or {}
     c = {**{k: p['default'] for k, p in props.items() if isinstance(p, dict) and 'default' in p}, **(a.content or {})}
     if len(json.dumps(c)) > _MAX_ANSWER: raise _BadAnswer(f"The answer to question {key!r} is longer than {_MAX_ANSWER} characters")
+    if odd := [k for k, v in c.items() if isinstance(v, float) and not math.isfinite(v)]:  # JSON has none; Python's parser takes them
+        raise _BadAnswer(f"The answer to question {key!r} gives {odd[0]!r} {c[odd[0]]!r}: a form's numbers are finite")
     if problems := _form(json.dumps(schema, sort_keys=True)).problems(c, limit=5):
         raise _BadAnswer(f"The answer to question {key!r} does not fit the form asked: {'; '.join(map(str, problems))}")
     ints = {k for k, p in props.items() if isinstance(p, dict) and p.get('type') == 'integer'}  # JSON's 36.0 is an integer; Python's isn't
@@ -695,10 +697,20 @@ def _said(e: BaseException, text: str, errors: str) -> str:
     "What the client reads of `e`, a tool's own exception whose full text is `text`: its type, or with errors='message' its message too"
     return text.split(_TRACE, 1)[0] if errors == 'message' else _type_name(e)
 
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+def _models(r: ToolResult) -> bool:
+    """Whether failure `r` is the client's call, told in funccall's own words: a refusal, or a bad name or arguments that
+    funccall found itself. A `ToolInputError` raised in the tool's own code (or a hook's) is the tool's: it may hold
+    the server's state (a tool's own `call_func` of a server value, say)"""
+    if r.exception is None or r.failure == 'declined': return True
+    if r.failure not in ('name', 'arguments'): return False
+    return all(os.path.dirname(os.path.abspath(f.f_code.co_filename)) == _HERE for f, _ in traceback.walk_tb(r.exception.__traceback__))
+
 def _failed(r: ToolResult, text: str, errors: str) -> types.CallToolResult:
     """A failure as the client gets it: funccall's own words for a bad call, a refusal or a timeout; for the tool's own
     exception, its type (and message, with errors='message'); the traceback goes to the server's log only"""
-    if r.exception is None or r.failure in ('name', 'arguments', 'declined'): return _error(text.split(_TRACE, 1)[0])  # the model's to fix
+    if _models(r): return _error(text.split(_TRACE, 1)[0])  # the model's to fix
     _log.warning('Tool %r failed', r.name, exc_info=_tool_frames(r.exception))  # the operator's to see
     return _error(text.split(_TRACE, 1)[0] if r.failure == 'timeout' else _said(r.exception, text, errors))
 
@@ -712,11 +724,11 @@ def _result(r: ToolResult, out: dict | None, wrapped: bool, check, version: str,
     "A tool's value as an MCP result: its text (or its MCP content) for the model, and structured content checked against the output schema"
     v = r.value
     if isinstance(v, types.CallToolResult): return v  # a tool that builds its own MCP result
-    if (ps := content.parts(v, to_text)) is not None:  # funccall's images, audio, files (an MCPClient tool's media items too)
-        sc = {'result': content.to_json(ps)} if out is not None and wrapped else None  # a `-> list` tool's structured content
-        if sc is not None and (problems := check(sc)): return _misfit(r.name, problems)
-        return types.CallToolResult.model_validate({'content': content.mcp(ps), 'structuredContent': sc})
     try:
+        if (ps := content.parts(v, to_text)) is not None:  # funccall's images, audio, files (an MCPClient tool's media items too)
+            sc = {'result': content.to_json(ps)} if out is not None and wrapped else None  # a `-> list` tool's structured content
+            if sc is not None and (problems := check(sc)): return _misfit(r.name, problems)
+            return types.CallToolResult.model_validate({'content': content.mcp(ps), 'structuredContent': sc})
         if out is None and r.limit is not None: return types.CallToolResult(content=[types.TextContent(text=r.text)])
         if blocks := _blocks(v): return types.CallToolResult(content=blocks)  # MCP content is the result: no structured copy of it
         j = jsonable(v)  # the serialisation the output schema describes: pydantic models by alias, dataclasses by field
@@ -1091,6 +1103,22 @@ def serve(
 
 # --- the command line ---------------------------------------------------------------------------------
 
+def _take_secret() -> str | None:
+    """The secret in the environment, taken out of it: out of `os.environ`, so no subprocess a tool starts inherits it,
+    and its bytes overwritten where the C library keeps them, which on Linux is the process's starting environment that
+    `/proc/PID/environ` shows any process of the same user (a tool's subprocess reading its parent's, say)"""
+    _wipe_env(SECRET_ENV)
+    return os.environ.pop(SECRET_ENV, None) or None
+
+def _wipe_env(name: str) -> None:
+    "Overwrite the C library's copy of environment variable `name`'s value with zero bytes (Python's own copy is left)"
+    import ctypes
+    try:
+        libc = ctypes.CDLL(None)  # this process's C library
+        libc.getenv.restype = ctypes.c_void_p
+    except (OSError, TypeError, AttributeError): return  # no C library to reach (Windows): nothing shows its environment
+    if p := libc.getenv(name.encode()): ctypes.memset(p, 0, len(ctypes.string_at(p)))
+
 def main(
     argv: list[str] | None = None,  # the arguments after `python -m funccall.mcp` (default: `sys.argv[1:]`)
 ) -> int:                           # the exit status
@@ -1110,8 +1138,7 @@ def main(
     sp.add_argument('--task', action='append', default=[], metavar='TOOL', help='serve this long-running tool as an MCP task (repeatable)')
     sp.add_argument('--redis', metavar='URL', help='keep tasks and used answers in this Redis (redis://HOST:PORT/DB), shared by workers')
     args = ap.parse_args(argv)
-    # read once and out of the environment before any tool loads: no subprocess a tool starts inherits it
-    secret = os.environ.pop(SECRET_ENV, None) or None
+    secret = _take_secret()  # before any tool loads
     try:
         if args.workers < 1 or (args.workers > 1 and not args.http): raise ValueError("--workers takes a number >= 1, with --http")
         if args.task and args.workers > 1 and not args.redis:

@@ -19,7 +19,8 @@ Anthropic Messages events (`content_block_start`, `input_json_delta`, `content_b
 in their length however they are cut. Arguments that are not JSON (Anthropic's `eager_input_streaming`
 sends them unchecked) complete at the provider's stop event and keep their text, so running the call tells the
 model what is wrong, exactly as for a finished response. A call runs with its object as it closed: what the model
-sends after the closing brace (it shouldn't) is not kept, so `.message()` holds the arguments the call ran with.
+sends after the closing brace (it shouldn't) is not kept, so `.message()` holds the arguments the call ran with;
+arguments that are a JSON value but no object (a string, a number) are kept whole, and running reports them.
 A Responses call completes at its `function_call_arguments.done` (or `output_item.done`), which repeats its arguments.
 
 Every event is untrusted. What a stream keeps grows only with what it received, and at most to `max_chars`
@@ -29,10 +30,12 @@ why, which running reports without running anything. Refused are a call begun at
 at an index that is no integer; one without an id, with an id used before or with one that is no text (answered
 under an id of ours, or as text); arguments that are not text or nest deeper than `MAX_DEPTH`; Responses arguments
 that change at `done`; Gemini `partial_args` whose path skips list items, nests deeper than `MAX_DEPTH` or goes into
-a value of another kind, or whose value is not of its kind. `.message()` records exactly the calls handed over,
-in the response's order, each with the arguments it ran with (a refused one with what was sent), so no answer
-lacks its call. `.partial` hands out the arguments so far without copying them: the next event copies what the
-caller still holds before changing it (copy on write).
+a value of another kind, or whose value is not of its kind, and a Gemini call the response ended inside of.
+`.message()` records exactly the calls handed over, in the response's order, each with the arguments it ran with
+(a refused one with what was sent), so no answer lacks its call. `.partial` hands out the arguments so far without
+copying them: the next event copies what the caller still holds before changing it (copy on write), so a look kept
+across events costs a copy of the arguments still open at each event (quadratic for a long array): let go of each
+before the next event.
 """
 from __future__ import annotations
 
@@ -56,6 +59,10 @@ def _at(o, k: str): return o.get(k) if isinstance(o, dict) else getattr(o, k, No
 def _plain(o) -> dict:
     "An SDK object as the dict its API sends (no nulls); a dict as it is (a copy); anything else, a model's mistake, as an empty one"
     return o.model_dump(exclude_none=True) if hasattr(o, 'model_dump') else dict(o) if isinstance(o, dict) else {}
+
+def _listed(o) -> list | tuple:
+    "A list an event holds; anything else (a malformed event's) as an empty one"
+    return o if isinstance(o, (list, tuple)) else ()
 
 def _event_provider(e) -> str | None:
     "The provider whose stream event `e` is, from its shape; None when it is no event"
@@ -112,7 +119,7 @@ class _Call(_Refusable):
     def _read(self, piece: str, closed: bool) -> bool:
         "A piece read that closed the arguments, or found them no JSON"
         if self.reader.too_deep: self.refuse(f'its arguments nest more than {MAX_DEPTH} deep')  # (json.loads may take them)
-        if closed:
+        if closed and self.reader.end is not None:  # an object or array (a value of no other kind is kept whole: running refuses it)
             cut = self.reader.end - (self.reader.pos - len(piece))
             piece = piece[:cut] + (tail if (tail := piece[cut:]).isspace() else '')
         self.raw.write(piece)
@@ -143,8 +150,8 @@ class _Call(_Refusable):
         "The arguments as an Anthropic `tool_use` block holds them: invalid JSON wrapped, as Anthropic's docs advise"
         r = self.reader
         if r.done: return r.value if isinstance(r.value, dict) else {'INVALID_JSON': self.text}
-        if r.error is None: return v if isinstance(v := r.snapshot(), dict) else {}  # later pieces leave the message alone
-        return {'INVALID_JSON': self.text}
+        if r.error is None and not self.done: return v if isinstance(v := r.snapshot(), dict) else {}  # later pieces leave the message alone
+        return {'INVALID_JSON': self.text}  # (also a call the stream ended inside of: it ran with its text)
 
 class _Text:
     "A content block whose text grows (`text`, `thinking`), kept in pieces: long text in small deltas stays linear"
@@ -241,9 +248,9 @@ class _GeminiCall(_Refusable):
         return self.args
 
     def part(self) -> dict:
-        self._flush()
+        "The call as a message holds it, its arguments a snapshot (kept from later pieces, as `.partial`'s)"
         fc = {k: v for k, v in self.first[self.key].items() if k not in ('will_continue', 'willContinue', 'partial_args', 'partialArgs')}
-        return {**self.first, self.key: {**fc, 'args': self.args}}
+        return {**self.first, self.key: {**fc, 'args': self.snapshot()}}
 
 def _streaming(c) -> bool: return c.error is None and isinstance(c.id, (str, type(None)))  # (any other id refuses the call)
 
@@ -257,6 +264,8 @@ class ToolCallStream:
         max_chars: int=MAX_CHARS,  # the most characters of text, thinking and arguments it takes; more raises `StreamTooLong`
     ):
         self.provider = None if provider is None else provider_name(provider, CALL_PROVIDERS)
+        if type(max_chars) is not int or max_chars < 1:
+            raise ValueError(f"ToolCallStream: max_chars is a positive int, the most characters to take (default {MAX_CHARS:,}), not {max_chars!r}")
         self.others, self.max_chars = others, max_chars
         self._read = None              # this provider's event reader
         self._items: dict = {}         # position (index, arrival) -> _Call, _Text, _GeminiCall, or a finished block/item (dict)
@@ -325,7 +334,7 @@ class ToolCallStream:
     def end(self) -> list[ToolCall]:  # the calls that were still open, complete now
         "The response has ended (its last event says so, or the events ran out): every call still open is complete, as it is"
         res = [tc for pos in sorted(self._open) for tc in self._end(self._open[pos])]
-        return res + (self._gemini_end() if self._gcall is not None else [])
+        return res + (self._gemini_cut() if self._gcall is not None else [])
 
     def watch(
         self,
@@ -402,12 +411,12 @@ class ToolCallStream:
 
     def _openai(self, e) -> list[ToolCall]:
         if _at(e, 'type') == 'chunk': e = _at(e, 'chunk')  # the SDK helper's chunk event
-        ch = next((c for c in _at(e, 'choices') or () if (_at(c, 'index') or 0) == 0), None)  # the first choice, as `tool_calls` reads
+        ch = next((c for c in _listed(_at(e, 'choices')) if (_at(c, 'index') or 0) == 0), None)  # the first choice, as `tool_calls` reads
         if ch is None: return []
         d, res = _at(ch, 'delta') or {}, []
         self._write(self._text, _at(d, 'content'))
         self._write(self._refusal, _at(d, 'refusal'))
-        for f in _at(d, 'tool_calls') or ():
+        for f in _listed(_at(d, 'tool_calls')):
             c, fn = self._openai_call(f), _at(f, 'function')
             if fn is not None and c.add(self._count(_at(fn, 'arguments'))): res += self._end(c)
         if reason := _at(ch, 'finish_reason'): self.stop_reason = reason; res += self.end()
@@ -425,7 +434,7 @@ class ToolCallStream:
         c = self._lookup(i)
         if c is not None and not (cid and c.id and cid != c.id):  # a piece of the call begun at this index
             if c.id is None: c.id, bad = _text_id(cid); c.refuse(bad)
-            c.name = c.name or nm
+            if not c.done: c.name = c.name or nm  # (a name after the call was handed over is not what ran)
             return c
         why = self._index_problem(i)
         return self._call(self._place(_order(i), _key(i)), cid, nm, why=why)
@@ -496,7 +505,9 @@ class ToolCallStream:
             b = _plain(_at(e, 'content_block'))
             why, pos = self._index_problem(k), self._place(_order(k), _key(k))
             if 'input' in b: self._call(pos, b.get('id'), b.get('name'), b, why)
-            elif b.get('type') in ('text', 'thinking'): self._items[pos] = _Text(b, b['type'])
+            elif b.get('type') in ('text', 'thinking'):
+                self._items[pos] = x = _Text(b, b['type'])
+                self._grow(len(x.buf.getvalue()))  # text that came with the block's start counts as its deltas do
             else: self._items[pos] = b
         elif t == 'content_block_stop':
             if isinstance(x := self._lookup(k), _Call) and not x.done: res += self._end(x)
@@ -516,14 +527,14 @@ class ToolCallStream:
         cands = _at(e, 'candidates')
         cand = cands[0] if isinstance(cands, (list, tuple)) and cands else {}
         content, res = _at(cand, 'content'), []
-        for part in (content and _at(content, 'parts')) or ():
+        for part in _listed(content and _at(content, 'parts')):
             p = _plain(part)
             key = 'function_call' if 'function_call' in p else 'functionCall' if 'functionCall' in p else None
             if key is not None: res += self._gemini_call(p, key)
             elif not self._gemini_text(p): self._items[self._place(None)] = p
         if reason := _at(cand, 'finish_reason') or _at(cand, 'finishReason'):
             self.stop_reason = reason
-            if self._gcall is not None: res += self._gemini_end()  # cut off in the middle of a call
+            if self._gcall is not None: res += self._gemini_cut()
         return res
 
     def _gemini_text(self, p: dict) -> bool:
@@ -556,6 +567,11 @@ class ToolCallStream:
             g.id = tool_call(g.part(), 'gemini', len(self._done)).id  # the id it is handed over with
         self._grow(g.add(fc))
         return res + ([] if more else self._gemini_end())
+
+    def _gemini_cut(self) -> list[ToolCall]:
+        "The response ended inside a call's arguments (`max_tokens`, say): refused, as a JSON object that never closed would be"
+        self._gcall.refuse('the response ended before its arguments did (a string or keys may be missing)')
+        return self._gemini_end()
 
     def _gemini_end(self) -> list[ToolCall]:
         g, self._gcall = self._gcall, None

@@ -15,7 +15,8 @@ import mcp_types as types  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
-from funccall import Tool, WorkersExhausted  # noqa: E402
+from funccall import Tool, ToolInputError, WorkersExhausted, call_func  # noqa: E402
+from funccall.content import Image  # noqa: E402
 from funccall._mcpstate import Sealer  # noqa: E402
 from funccall._run import _workers, call_tool, set_max_workers, to_thread  # noqa: E402
 from funccall.mcp import SECRET_ENV, MCPContext, mk_asgi_app, mk_server  # noqa: E402
@@ -175,6 +176,30 @@ def test_one_stuck_tool_cannot_take_the_threads_of_the_others():
         release.set()
         set_max_workers(size)
 
+def test_two_stuck_tools_deny_sync_calls_only_while_their_stragglers_run():
+    "Two tools' stragglers fill the whole budget: a third tool's call fails at once (never waits), and starts again once they end"
+    release, size = threading.Event(), _workers.size
+    def stuck_a(): release.wait(30)
+    def stuck_b(): release.wait(30)
+    def quick(): return 'quick'
+    _wait(lambda: _workers.stragglers == 0, T, "earlier tests' stragglers ending")
+    set_max_workers(1)  # 16 stragglers in all, 8 of one tool's
+    try:
+        async def main():
+            for f in (stuck_a, stuck_b):
+                for _ in range(_workers.per_key):
+                    with pytest.raises(asyncio.TimeoutError): await asyncio.wait_for(to_thread(call_tool, f, (), {}), 0.02)
+            t = time.monotonic()
+            with pytest.raises(WorkersExhausted, match='16 worker threads still run'): await to_thread(call_tool, quick, (), {})
+            assert time.monotonic() - t < 1  # refused at once
+            release.set()
+            await asyncio.to_thread(_wait, lambda: _workers.stragglers == 0, T, 'the stragglers ending')
+            return await asyncio.wait_for(to_thread(call_tool, quick, (), {}), 5)
+        assert asyncio.run(main()) == 'quick'
+    finally:
+        release.set()
+        set_max_workers(size)
+
 # --- the secret stays out of every tool's environment --------------------------------------------------
 
 SPY = '''
@@ -186,8 +211,11 @@ def spy() -> dict:  # where the secret was found
     env = subprocess.run(['env'], capture_output=True, text=True).stdout
     with open('/proc/self/environ', 'rb') as f: own = f.read().decode(errors='replace')
     child = subprocess.run(['cat', '/proc/self/environ'], capture_output=True).stdout.decode(errors='replace')
+    # a subprocess reading the starting environments of the processes above it: this one's, and (with --workers) its parent's
+    above = subprocess.run(['sh', '-c', f'cat /proc/$PPID/environ /proc/{os.getppid()}/environ'], capture_output=True).stdout.decode(errors='replace')
     return {'os.environ': 'FUNCCALL_MCP_SECRET' in os.environ or secret in str(os.environ), 'env': 'FUNCCALL_MCP_SECRET' in env or secret in env,
-            '/proc/self/environ': 'FUNCCALL_MCP_SECRET' in own or secret in own, 'child /proc': 'FUNCCALL_MCP_SECRET' in child or secret in child}
+            '/proc/self/environ': secret in own, 'child /proc': 'FUNCCALL_MCP_SECRET' in child or secret in child,
+            "the server's starting environment": secret in above}
 '''
 
 def _serve(args: list, env: dict, port: int):
@@ -226,8 +254,6 @@ def test_the_secret_never_reaches_a_tools_environment_or_its_subprocesses(tmp_pa
         state = Sealer(secret).seal('spy', {}, {'answers': {}, 'asked': []})
         status, r = rpc(url, 'tools/call', {'name': 'spy', 'arguments': {}, 'requestState': state})
     finally: _stop(p)
-    if workers == 1:  # one process: its starting environment is the operator's, which Python can't rewrite (see the README)
-        for x in found: del x['/proc/self/environ']
     assert all(not any(x.values()) for x in found), found
     assert status == 200 and 'structuredContent' in r['result'], r
 
@@ -285,6 +311,27 @@ def test_answers_that_dont_fit_the_form_are_the_clients_error_never_the_tools():
         assert seen == []  # the tool never saw one
         status, r = _answer(url, {'name': 'b_txt'})
         assert r['result']['content'][0]['text'] == 'b_txt' and seen == [{'name': 'b_txt'}]
+
+AMOUNT = {'type': 'object', 'properties': {'n': {'type': 'number', 'minimum': 0, 'maximum': 10}}}
+
+@pytest.mark.parametrize('literal', ['NaN', 'Infinity', '-Infinity', '1e400'])
+def test_a_number_json_cannot_hold_never_reaches_the_tool(literal):
+    "Python's JSON parser reads NaN and Infinity, and NaN passes every bound: the answer is the client's error all the same"
+    seen = []
+    def amount(ctx: MCPContext) -> str:  # what was answered
+        "Ask for a number from 0 to 10"
+        a = ctx.elicit('How many?', AMOUNT)
+        seen.append(a.content)
+        return repr(a.content)
+    with serving(mk_asgi_app([amount])) as url:
+        _, r = rpc(url, 'tools/call', {'name': 'amount', 'arguments': {}})
+        meta = {'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': FORM}
+        params = {'name': 'amount', 'arguments': {}, 'requestState': r['result']['requestState'],
+                  'inputResponses': {'q1': {'action': 'accept', 'content': {'n': '@'}}}, '_meta': meta}
+        body = json.dumps({'jsonrpc': '2.0', 'id': 2, 'method': 'tools/call', 'params': params}).replace('"@"', literal)
+        reply = _reply(httpx.post(url, content=body, headers=_headers('amount'), timeout=T))
+    assert reply['error']['code'] == -32602 and "question 'q1'" in reply['error']['message'], reply
+    assert seen == []
 
 def test_an_integer_asked_for_reaches_the_tool_as_an_int():
     seen = []
@@ -384,10 +431,12 @@ def _add(a: int) -> int:
 
 BAD_HOSTS = ['localhost:1@evil.example', '127.0.0.1:80@evil.example', 'localhost:80/evil', 'localhost:abc', 'localhost:1:2',
              'localhost.evil.example', 'localhost:', 'localhost:123456', 'evil.example', 'evil.example:80', '[::1]@evil.example',
-             'localhost:80 evil.example', 'localhost:80#x', 'localhost:80?x', 'user@localhost:80', '']
+             'localhost:80 evil.example', 'localhost:80#x', 'localhost:80?x', 'user@localhost:80', '',
+             'localhost:8000, evil.example', 'localhost.', 'localhost.:80', '[::ffff:7f00:1]', '127.1', '2130706433']
 BAD_ORIGINS = ['http://localhost:1@evil.example', 'http://localhost:80/evil', 'http://localhost:80.evil.example', 'http://localhost:*',
                'http://localhost.evil.example', 'null', 'file://', 'http://localhost:80/', 'ftp://localhost', 'http://user@localhost:80',
-               'http://127.0.0.1:1@evil.example', 'https://app.example.com.evil.example', 'https://app.example.com:1@evil.example']
+               'http://127.0.0.1:1@evil.example', 'https://app.example.com.evil.example', 'https://app.example.com:1@evil.example',
+               'http://localhost., http://evil.example', 'http://localhost.', 'https://app.example.com.', 'http://[::1]@evil.example']
 
 def _status(c: httpx.Client, url: str, headers) -> int:
     meta = {'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': FORM}
@@ -440,20 +489,38 @@ def _leaky():
     def odd() -> dict:  # an object JSON can't hold
         "A value whose repr fails"
         return {'x': Secretive()}
-    return [query, Tool(hooked, pre_hook=hook), odd]
+    # funccall's `ToolInputError` raised by the tool's own code or a hook, not found in the client's call: the tool's failure
+    def connect(port: int) -> int:  # the port
+        "An internal function a tool calls through funccall"
+        return port
+    def dispatch(x: int) -> int:  # what the internal call gave
+        "A tool that calls an internal function with a server value"
+        return call_func('connect', {'port': f'postgres://admin:{PASSWORD}@db'}, [connect])
+    def refuse(x: int) -> int:  # never
+        "A tool that raises funccall's input error itself, with the server's state in it"
+        raise ToolInputError(f'no row for {x} in postgres://admin:{PASSWORD}@db')
+    def refusing_hook(t, a): raise ToolInputError(f'{PASSWORD} rejects {a}')
+    def media() -> list:  # an image, and an object whose repr fails
+        "Media beside a value that can't be sent: an error result, not a protocol error"
+        return [Image(b'\x89PNG\r\n', 'image/png'), Secretive()]
+    return [query, Tool(hooked, pre_hook=hook), odd, dispatch, refuse, Tool(hooked, name='checked', pre_hook=refusing_hook), media]
 
 def test_by_default_an_error_result_carries_the_exception_type_only(caplog):
     caplog.set_level(logging.WARNING, logger='funccall.mcp')
     texts = []
     with serving(mk_asgi_app(_leaky())) as url:
-        for nm, args in [('query', {'sql': 'select 1'}), ('hooked', {'x': 1}), ('odd', {})]:
+        for nm, args in [('query', {'sql': 'select 1'}), ('hooked', {'x': 1}), ('odd', {}), ('dispatch', {'x': 1}), ('refuse', {'x': 1}),
+                         ('checked', {'x': 1}), ('media', {})]:
             _, r = rpc(url, 'tools/call', {'name': nm, 'arguments': args})
             assert r['result']['isError'], r
             texts.append(r['result']['content'][0]['text'])
         _, bad = rpc(url, 'tools/call', {'name': 'query', 'arguments': {'sql': 5}})  # the model's mistake: funccall's own words
+        _, bad2 = rpc(url, 'tools/call', {'name': 'refuse', 'arguments': {'x': 'one'}})
     assert texts[:2] == ['RuntimeError', 'OSError'] and texts[2].endswith(': ValueError'), texts
+    assert texts[3:6] == ['funccall.ToolInputError'] * 3 and texts[6].endswith(': ValueError'), texts
     assert not any(PASSWORD in t for t in texts)
     assert "argument 'sql': expected a string, got 5" in bad['result']['content'][0]['text']
+    assert "argument 'x': expected an integer, got 'one'" in bad2['result']['content'][0]['text']
     assert PASSWORD in caplog.text and 'Traceback' in caplog.text  # the operator sees everything, in the server's log
 
 def test_errors_message_adds_the_message_never_the_traceback():

@@ -3,7 +3,7 @@ time linear in the arguments, a call that can't be what it claims is refused (no
 `.message()` records exactly the calls that ran with exactly their arguments; no depth of nesting raises
 `RecursionError`. The events go through each provider's own SDK client (server-sent events over an `httpx` mock
 transport), as `test_stream.py`'s do; where an SDK refuses a malformed event itself, its dict form is fed directly."""
-import json, time, tracemalloc
+import copy, json, time, tracemalloc
 
 import pytest
 from sse import anthropic_client, chat_client, gemini_client, sse
@@ -236,6 +236,76 @@ def test_text_after_the_closing_brace_is_not_recorded_as_what_ran(p):
     assert RAN == [{'a': 1}] and tool_calls(stream.message(), p)[0].arguments == {'a': 1}
     assert_truthful(p, stream, msgs)
 
+def test_openai_a_name_sent_after_the_call_ran_is_not_recorded():
+    "A call whose name comes in a delta after its arguments closed ran nameless (an unknown tool): the message says so too"
+    evs = [*_HEAD['openai'], _chunk({'tool_calls': [{'index': 0, 'id': 'c1', 'type': 'function', 'function': {'arguments': '{"a": 1}'}}]}),
+           _chunk({'tool_calls': [{'index': 0, 'function': {'name': 'f', 'arguments': ''}}]}), *finish('openai')]
+    stream, msgs = run('openai', evs, through_sdk=False)
+    assert RAN == [] and not msgs.results[0].ok and stream.message()['tool_calls'][0]['function']['name'] != 'f'
+    assert_truthful('openai', stream, msgs)
+
+@pytest.mark.parametrize('p', STREAMED)
+@pytest.mark.parametrize('pieces', [['"ab', 'c"'], ['true'], ['null'], ['123', ' '], ['"abc" ', 'x']])
+def test_arguments_that_are_no_object_are_answered_never_a_type_error(p, pieces):
+    "Arguments that are a string, a literal or a number: that call is answered with why and runs nothing, the stream goes on"
+    evs = response(p, call(p, 0, 'c1', ''.join(pieces), pieces=pieces), call(p, 1, 'c2', '{"a": 2}'))
+    stream, msgs = run(p, evs)
+    assert RAN == [{'a': 2}] and not msgs.results[0].ok and msgs.results[1].ok
+    assert_truthful(p, stream, msgs)
+
+_ODD = [None, 1, 1.5, True, 'x', [], {}, [1], {'a': 1}, object()]
+
+def _fields(o, at=()):
+    "The paths to every field of event `o`, itself first"
+    yield at
+    items = o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, list) else ()
+    for k, v in items: yield from _fields(v, (*at, k))
+
+def _with(e, at: tuple, v):
+    "Event `e` with the field at `at` replaced by `v`"
+    if not at: return v
+    e = copy.deepcopy(e)
+    node = e
+    for k in at[:-1]: node = node[k]
+    node[at[-1]] = v
+    return e
+
+@pytest.mark.parametrize('p', PROVIDERS)
+def test_any_field_of_any_event_of_another_type_is_never_a_crash(p):
+    "Each field of each event replaced in turn by a value of another kind: feeding, ending and reading the stream never raise"
+    if p == 'gemini': evs = _vertex([{'jsonPath': '$.s', 'stringValue': 'ab', 'willContinue': True}], [{'jsonPath': '$.xs[0]', 'numberValue': 1}]) + finish(p)
+    else: evs = response(p, call(p, 0, 'c1', '{"a": 1, "s": "x"}', pieces=['{"a": 1,', ' "s": "x"}']), call(p, 1, 'c2', '{"a": 2}'))
+    tried = 0
+    for i, e in enumerate(evs):
+        for at in list(_fields(e)):
+            for v in _ODD:
+                stream = ToolCallStream()
+                try:
+                    for x in [*evs[:i], _with(e, at, v), *evs[i + 1:]]: stream.feed(x)
+                except ValueError as err:  # a first event that is no provider's: the one clear error
+                    assert i == 0 and "Can't tell which provider" in str(err), (i, at, v, err)
+                    continue
+                stream.end(), stream.partial, stream.message(), stream.text
+                tried += 1
+    assert tried > 500
+
+@pytest.mark.parametrize('cut', ['MAX_TOKENS', None])
+def test_gemini_a_call_the_response_ended_inside_never_runs_with_what_came(cut):
+    "`$.s` was still streaming (`/home/user` of a longer path) when the response stopped, or its events ran out: nothing runs"
+    evs = _vertex([{'jsonPath': '$.s', 'stringValue': '/home/user', 'willContinue': True}], end=False)
+    if cut: evs.append(_gchunk([{'text': ''}], cut))
+    stream, msgs = run('gemini', evs, through_sdk=False)
+    assert RAN == [] and refused(stream.calls[0], 'the response ended before its arguments did') and not msgs.results[0].ok
+    assert_truthful('gemini', stream, msgs)
+
+@pytest.mark.parametrize('text', ['{"a": 1', '{"a": "x', '{"xs": [1, 2', '{'])
+def test_anthropic_a_call_the_stream_ended_inside_is_recorded_with_the_text_it_ran_with(text):
+    "Not with the object read so far: the call ran with its unfinished text (and was told so), and the message says that text"
+    evs = [*_HEAD['anthropic'], *begin('anthropic', 0, 'c1'), *piece('anthropic', 0, text)]
+    stream, msgs = run('anthropic', evs, through_sdk=False)
+    assert RAN == [] and not msgs.results[0].ok and stream.calls[0].arguments == text
+    assert [b['input'] for b in stream.message()['content'] if b['type'] == 'tool_use'] == [{'INVALID_JSON': text}]
+
 @pytest.mark.parametrize('p', STREAMED)
 def test_a_stream_whose_events_run_out_answers_every_call_it_records(p):
     evs = response(p, call(p, 0, 'c1', '{"a": 1}'), [*begin(p, 1, 'c2'), *piece(p, 1, '{"a": 2')])[:-len(finish(p))]
@@ -341,12 +411,14 @@ def test_reading_partial_after_every_event_of_a_160_kb_array_is_linear(p):
     assert _linear(go)
 
 @pytest.mark.parametrize('p', PROVIDERS)
-def test_a_partial_or_message_kept_is_not_changed_by_later_pieces(p):
-    "`.partial` hands out the arguments without copying them: what the caller keeps must still be copied before it changes"
+@pytest.mark.parametrize('partial', [True, False])
+def test_a_partial_or_message_kept_is_not_changed_by_later_pieces(p, partial):
+    """`.partial` hands out the arguments without copying them: what the caller keeps must still be copied before it changes;
+    a message kept alone (`.partial` never read) too: Gemini's held the live arguments"""
     evs, stream, kept = _array_events(p, 300), ToolCallStream(), []
     for e in evs:
         stream.feed(e)
-        if stream.partial: kept.append((stream.partial, json.dumps(stream.partial)))  # (`.partial` read twice, kept once)
+        if partial and stream.partial: kept.append((stream.partial, json.dumps(stream.partial)))  # (`.partial` read twice, kept once)
         kept.append((m := stream.message(), json.dumps(m)))  # (Anthropic's holds the arguments so far as an object)
     assert len(kept) > 20 and all(json.dumps(k) == shown for k, shown in kept)
 
@@ -386,10 +458,27 @@ def test_an_endless_stream_stops_at_max_chars_with_a_clear_error_in_bounded_memo
     assert _peak(go) < 12_000_000  # a few copies of 1 MB of text at most, however long the stream runs
     assert RAN == []
 
+def test_anthropic_text_that_comes_with_each_block_start_counts_against_max_chars():
+    "Blocks that begin with their text, one after another without end: the text counts, not one item per block"
+    def blocks():
+        yield from _HEAD['anthropic']
+        for i in range(10_000):
+            yield {'type': 'content_block_start', 'index': i, 'content_block': {'type': 'text', 'text': 'x' * 100_000}}
+            yield {'type': 'content_block_stop', 'index': i}
+    stream = ToolCallStream(max_chars=1_000_000)
+    with pytest.raises(StreamTooLong, match='max_chars=1,000,000'):
+        for e in blocks(): stream.feed(e)
+    assert len(stream.message()['content']) <= 11
+
 def test_run_tool_calls_over_an_endless_stream_raises_the_clear_error():
     stream = ToolCallStream(max_chars=100_000)
     with pytest.raises(StreamTooLong): run_tool_calls(TOOLS, stream.watch(_endless('anthropic')))
     assert MAX_CHARS == 10_000_000 and ToolCallStream().max_chars == MAX_CHARS
+
+@pytest.mark.parametrize('bad', [None, 0, -1, '10', 1.5, float('inf'), True])
+def test_a_cap_that_is_no_positive_int_is_refused_when_the_stream_is_made(bad):
+    "Not a TypeError at the first event, nor a cap that takes nothing (or everything)"
+    with pytest.raises(ValueError, match='max_chars is a positive int'): ToolCallStream(max_chars=bad)
 
 # --- depth ----------------------------------------------------------------------------------------------------------------
 

@@ -425,3 +425,11 @@ def test_first_use_from_several_threads():
     for t in threads: t.start()
     for t in threads: t.join(30)
     assert results == [(True, False, 1)] * 8
+
+@pytest.mark.parametrize('s', [{'type': 'number', 'minimum': 0}, {'maximum': 10}, {'type': 'number', 'exclusiveMinimum': 0, 'exclusiveMaximum': 1},
+                               {'type': 'object', 'properties': {'n': {'type': 'number', 'maximum': 10}}}])
+def test_nan_fits_no_bound(s):
+    "Python's JSON parser reads NaN, which every comparison lets through: a bounded number refuses it, in both the fast and the reporting check"
+    v = compile_schema(s)
+    x = {'n': float('nan')} if s.get('type') == 'object' else float('nan')
+    assert not v.is_valid(x) and v.problems(x) and v.is_valid({'n': 5} if s.get('type') == 'object' else 0.5)
