@@ -161,3 +161,56 @@ def test_a_context_outside_a_served_call_asks_nothing():
 
 def test_served_schemas_are_what_tool_says():
     assert '$defs' not in Tool(with_ctx, inject='ctx').schema['input_schema']  # the Tool itself drops the injected class's def
+
+# --- the MCP Inspector's CLI (npm, installed into the test run's own folder) ------------------------------------
+
+INSPECTOR = '@modelcontextprotocol/inspector@2.12.0'
+
+@pytest.fixture(scope='module')
+def inspector(tmp_path_factory):
+    import shutil
+    if shutil.which('npm') is None or shutil.which('node') is None: pytest.skip('npm and node are needed for the MCP Inspector')
+    d = tmp_path_factory.mktemp('inspector')
+    p = subprocess.run(['npm', 'install', '--silent', '--no-audit', '--no-fund', '--prefix', str(d), INSPECTOR],
+                       capture_output=True, text=True, timeout=600)
+    if p.returncode: pytest.skip(f"npm could not install {INSPECTOR} (offline?): {p.stderr[-300:]}")
+    return d / 'node_modules' / '.bin' / 'mcp-inspector'
+
+EDGE_TOOLS = textwrap.dedent('''
+    import math
+    from dataclasses import dataclass
+    import mcp_types as types
+    from funccall.mcp import MCPContext
+
+    @dataclass
+    class Stop:
+        "A stop"
+        city: str  # where
+
+    def not_a_number(x: float) -> float:
+        "Gives NaN"
+        return math.nan
+
+    def pictures(n: int) -> list[types.TextContent | types.ImageContent]:
+        "Pictures and words"
+        return [types.TextContent(text='a picture'), types.ImageContent(data='iVBORw0KGgo=', mime_type='image/png')][:n]
+
+    def route(stops: list[Stop], ctx: MCPContext) -> str:
+        "Plans a route"
+        return ' -> '.join(s.city for s in stops)
+''')
+
+def _inspect(inspector, tmp_path, *args) -> subprocess.CompletedProcess:
+    (tmp_path / 'edgetools.py').write_text(EDGE_TOOLS)
+    return subprocess.run([str(inspector), '--cli', sys.executable, '-m', 'funccall', 'mcp', 'serve', 'edgetools.py', *args],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+
+@pytest.mark.slow  # an npm install
+def test_the_inspector_reads_nan_as_an_error_result_and_finds_nothing_to_report_in_strict_mode(inspector, tmp_path):
+    p = _inspect(inspector, tmp_path, '--method', 'tools/call', '--tool-name', 'not_a_number', '--tool-arg', 'x=1')
+    assert 'must be number' not in p.stdout + p.stderr  # what the Inspector said of {"result": null}
+    assert '"isError": true' in p.stdout and "it holds NaN or infinity, which JSON has no number for" in p.stdout
+    p = _inspect(inspector, tmp_path, '--method', 'tools/list', '--strict')
+    assert p.returncode == 0 and p.stderr.strip() == '', p.stderr  # no portability problem, of any severity
+    tools = {t['name']: t for t in json.loads(p.stdout)['tools']}
+    assert 'outputSchema' not in tools['pictures'] and tools['route']['inputSchema']['$defs']['Stop']['additionalProperties'] is False
