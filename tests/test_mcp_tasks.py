@@ -1,7 +1,7 @@
 """Long-running tools served as MCP tasks (the 2026-07-28 tasks extension), through the SDK's own client: its
 `Client(extensions=[...])` with a `ResultClaim` for `resultType: "task"`, and `session.send_request` for the
 extension's methods. Across workers: two servers sharing one real `redis-server` on loopback."""
-import asyncio, os, shutil, socket, subprocess, sys, threading, time
+import asyncio, json, os, shutil, socket, subprocess, sys, textwrap, threading, time
 from typing import Any, Literal
 
 import pytest
@@ -466,3 +466,33 @@ def test_a_task_record_expires_after_its_ttl(where, request):
             return done, e.value
     done, gone = arun(main())
     assert done['ttlMs'] == 500 and done['status'] == 'completed' and gone.code == types.INVALID_PARAMS
+
+# --- pydantic-ai's MCPToolset (over fastmcp's client), its TestModel calling every tool -------------------------
+
+def test_pydantic_ai_calls_every_tool_and_the_task_tool_runs_as_a_task(tmp_path):
+    pytest.importorskip('pydantic_ai.mcp', reason="pydantic-ai-slim[mcp] is in the dev extra")
+    from fastmcp.client.transports import StdioTransport
+    from pydantic_ai import Agent
+    from pydantic_ai.mcp import MCPToolset
+    from pydantic_ai.models.test import TestModel
+    (tmp_path / 'mixed.py').write_text(textwrap.dedent('''
+        import threading
+        from dataclasses import dataclass
+        from funccall.mcp import MCPContext
+
+        @dataclass
+        class Stop:
+            "A stop"
+            city: str  # where
+
+        async def where_ran(n: int) -> str:
+            "Says which thread ran it"
+            return threading.current_thread().name
+
+        def route(stops: list[Stop], ctx: MCPContext) -> str:
+            "Plans a route"
+            return ' -> '.join(s.city for s in stops)
+    '''))
+    served = StdioTransport(sys.executable, ['-m', 'funccall', 'mcp', 'serve', 'mixed.py', '--task', 'where_ran'], cwd=str(tmp_path))
+    out = Agent(TestModel(), toolsets=[MCPToolset(served)]).run_sync('go').output
+    assert json.loads(out) == {'where_ran': 'funccall-mcp-tasks', 'route': 'a'}  # the task ran on the tasks' loop
