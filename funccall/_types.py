@@ -16,7 +16,7 @@ from uuid import UUID
 __all__ = ['JsonSchema', 'own_annotations', 'KINDS', 'CHECKED', 'constraints',
            'TypeInfo', 'kind', 'custom_types', 'Param', 'Field', 'fields', 'empty', 'NoneType',
            'SchemaError', 'type_name', 'Sig', 'signature', 'on_types_changed', 'type_cache', 'origin', 'is_callable_object',
-           'type_has', 'instance_dict', 'is_self', 'resolve_self', 'Default', 'field_info', 'needs_pydantic', 'var_anno']
+           'type_has', 'instance_dict', 'is_self', 'resolve_self', 'self_class', 'has_self', 'Default', 'field_info', 'needs_pydantic', 'var_anno']
 
 empty = inspect.Parameter.empty
 NoneType = type(None)
@@ -478,6 +478,8 @@ def signature(
         hints = _hints(types.SimpleNamespace(__annotations__={k: v for k, v in annos.items() if k != 'return'}), where)
     by_name = ps and ps[0][0] == 'self' and not hasattr(target, '__signature__')  # a declared signature's `self` is a parameter
     if ps and (drop_first or by_name) and ps[0][2] <= _P.POSITIONAL_OR_KEYWORD: ps = ps[1:]
+    if any(map(has_self, hints.values())) and (cls := self_class(f, fn)) is not None:
+        hints = {k: resolve_self(a, cls) for k, a in hints.items()}  # the call builds what the schema shows: the class
     res = []
     for nm, default, k in ps:
         anno = empty if nm in skip else hints.get(nm, empty)
@@ -552,6 +554,25 @@ def fields(info: TypeInfo) -> list[Field]:
     return [Field(p.name, p.anno, p.default, p.default is empty, None, p.name) for p in signature(t, where).params
             if p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
 
+
+class _NoClass: "What `Self` stands for outside a class: only to see whether an annotation holds `Self`"
+
+def has_self(t) -> bool:
+    "Whether annotation `t` holds `typing.Self` anywhere inside"
+    return resolve_self(t, _NoClass) is not t
+
+def self_class(
+    f,   # a method, callable object or class, as `signature` takes it
+    fn,  # the plain function behind it
+):       # the class, or None when `f` isn't in one
+    "The class `typing.Self` stands for in `f`'s annotations: its instance's or class's, or the one its qualified name names"
+    if issubclass(type(f), type): return f
+    if type(f) is types.MethodType: return f.__self__ if isinstance(f.__self__, type) else type(f.__self__)
+    if is_callable_object(f): return type(f)
+    qn, o = getattr(fn, '__qualname__', ''), sys.modules.get(getattr(fn, '__module__', None) or '')
+    if type(qn) is not str or '.' not in qn or '<locals>' in qn: return None
+    for part in qn.split('.')[:-1]: o = getattr(o, part, None)
+    return o if isinstance(o, type) else None
 
 def is_self(t) -> bool: return repr(t) in ('typing.Self', 'typing_extensions.Self')
 

@@ -146,15 +146,16 @@ class _Plan:
             raise ToolInputError.of(tool, [Problem(path_text(self.var_key, (k,)), f"names parameter {k!r}; give it as an argument of its own")
                                            for k in clash[:MAX_SHOWN]], len(clash) > MAX_SHOWN)
         if named: return kw
-        if extra is not None: kw.update(kw.pop(self.var_key))
-        elif self.var_key is not None: kw.pop(self.var_key, None)
+        if self.var_key is not None: kw.pop(self.var_key, None)
         rest = kw.pop(self.var_pos, None) if self.var_pos is not None else None
         if rest:  # what comes before `*args` goes by position: each parameter, given or its default
-            return [kw.pop(nm) if nm in kw else self.params[nm][1] for nm in self.before_var] + list(rest), kw
-        args = []
-        if self.posonly:
+            args = [kw.pop(nm) if nm in kw else self.params[nm][1] for nm in self.before_var] + list(rest)
+        elif self.posonly:
             last = max((i for i, nm in enumerate(self.posonly) if nm in kw), default=-1)
             args = [kw.pop(nm) if nm in kw else self.params[nm][1] for nm in self.posonly[:last + 1]]
+        else: args = []
+        # placed last: a `kwargs` key naming a positional-only parameter is a key of `**kwargs`, as in Python, never that parameter
+        if extra: kw.update(extra)
         return args, kw
 
 # A call that names every parameter is the common one: a function made for the plan's parameters takes it in a few

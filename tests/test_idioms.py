@@ -463,3 +463,39 @@ def test_call_func_through_a_toolbox_runs_each_idiom_through_the_tool():
     assert call_func('spaced', {'first': 1, 'rest': [3]}, box) == (1, 2, (3,))
     assert call_func('total', {'label': 's', 'kwargs': {'label': 't'}}, box, raise_on_err=False) == (
         "ToolInputError: Tool 'total', argument 'kwargs.label': names parameter 'label'; give it as an argument of its own")
+
+# --- second review (issue 29): forging, `Self` at call time, the developer's own patterns ------------------------------
+
+def test_a_kwargs_key_naming_a_positional_only_parameter_never_replaces_it():
+    got = []
+    def act(a: int, /, ctx: str, *args: int, **kwargs: str):
+        "Act"
+        got.append((a, ctx, args, kwargs))
+    t = Tool(act, inject='ctx')
+    # in Python `act(1, 'real', 2, a='forged')` puts `a` in `**kwargs`: the model's `a` (an int, checked) stays `a`
+    assert t.execute({'a': 1, 'args': [2], 'kwargs': {'a': 'forged'}}, injected={'ctx': 'real'}).status == 'success'
+    assert t.execute({'a': 1, 'kwargs': {'a': 'forged'}}, injected={'ctx': 'real'}).status == 'success'
+    assert got == [(1, 'real', (2,), {'a': 'forged'}), (1, 'real', (), {'a': 'forged'})]
+    def opt(a: int = 0, /, **kwargs: str):
+        "Opt"
+        return a, kwargs
+    assert call_func(opt, {'kwargs': {'a': 'forged'}}) == (0, {'a': 'forged'})
+
+class Vec:
+    def __init__(self, x: int = 0): self.x = x
+    def add(self, other: 'Self') -> int:  # (a string: `typing.Self` is 3.11+)
+        "Add another vector's x"
+        return self.x + other.x
+    def __call__(self, other: 'Self') -> int:
+        "Add, called as an object"
+        return self.add(other)
+
+def test_self_parameter_is_built_as_its_class_at_call_time():
+    import typing_extensions
+    Vec.add.__annotations__['other'] = Vec.__call__.__annotations__['other'] = typing_extensions.Self
+    v = Vec(2)
+    assert get_schema(v.add)['input_schema']['properties']['other']['$ref'] == '#/$defs/Vec'
+    assert call_func(v.add, {'other': {'x': 3}}) == 5
+    assert Tool(v.add)({'other': {'x': 3}}) == '5'
+    assert call_func(v, {'other': {'x': 4}}) == 6  # a callable object's `Self` is its class
+    with pytest.raises(ToolInputError, match='other'): call_func(v.add, {'other': {'x': 'no'}})
