@@ -21,10 +21,11 @@ from keyword import iskeyword
 from uuid import UUID
 from operator import countOf, itemgetter
 from types import FunctionType
-from typing import Any, Callable
+from typing import Annotated, Any, Callable, get_args, get_origin
 
 from ._inputs import MAX_SHOWN, Problem, short
 from ._json import jsonable
+from ._regex import bounded_search, budgeted
 from ._types import Default, SchemaError, TypeInfo, _is_ndarray, constraints, fields, kind, needs_pydantic, origin, type_cache, type_name
 
 __all__ = ['Mismatch', 'coercer', 'exact_type', 'ready', 'expected_words', 'path_text', 'MAX_TEXT', 'MAX_LITERAL']
@@ -133,7 +134,14 @@ def _build(t):
     if info.meta and needs_pydantic(info.meta): return _pydantic_coerce(t)
     c = _builders[info.kind](info)
     if info.meta and (cons := constraints(info.meta, _json_type(info))): c = _constrained(c, cons)
-    return c
+    return budgeted(c) if _patterned(t) else c  # one pattern budget for all of an argument's strings (a budget inside shares it)
+
+def _patterned(t, depth: int = 0) -> bool:
+    "Whether annotation `t` holds a pattern constraint, in its own `Annotated` metadata or its type arguments' (not a class's fields)"
+    if depth > 50: return False
+    meta = getattr(t, '__metadata__', None) if get_origin(t) is Annotated else None
+    if meta and 'pattern' in constraints(meta, 'string'): return True
+    return any(_patterned(a, depth + 1) for a in get_args(t))
 
 def _pydantic_coerce(t):
     "pydantic validates an annotation whose metadata holds its validators (`AfterValidator`, ...): all of it, in pydantic's order"
@@ -175,7 +183,7 @@ _tests = {  # keyword -> (applies to the value, holds, why not: from the value s
     'multipleOf': ((int, float), _multiple, '{} is not a multiple of {}'),
     'minLength': ((str,), lambda x, m: len(x) >= m, '{} is shorter than {} characters'),
     'maxLength': ((str,), lambda x, m: len(x) <= m, '{} is longer than {} characters'),
-    'pattern': ((str,), lambda x, m: re.search(m, x) is not None, '{} does not match the pattern {!r}'),
+    'pattern': ((str,), lambda x, m: m(x), '{} does not match the pattern {!r}'),
     'minItems': ((list, tuple, set, frozenset), lambda x, m: len(x) >= m, '{} has fewer than {} items'),
     'maxItems': ((list, tuple, set, frozenset), lambda x, m: len(x) <= m, '{} has more than {} items'),
     'minProperties': ((dict,), lambda x, m: len(x) >= m, '{} has fewer than {} properties'),
@@ -184,13 +192,30 @@ _tests = {  # keyword -> (applies to the value, holds, why not: from the value s
 
 def _constrained(c, cons: dict):
     "Coercer `c`, then the constraints `cons` (JSON Schema keywords) checked on its result"
-    tests = [(*_tests[k], m) for k, m in cons.items()]
+    tests = [(*_tests[k], _pattern(m) if k == 'pattern' else m) for k, m in cons.items()]
     def f(v):
         x = c(v)
         for types, holds, why, m in tests:
             if isinstance(x, types) and not isinstance(x, bool) and not holds(x, m): raise Mismatch(None, v, why.format(short(v), m))
         return x
     return f
+
+class _Pattern(str):
+    "A developer's pattern (`Field(pattern=...)`), shown as its text, called to search a string in bounded time (`_regex`)"
+    def __call__(self, x: str) -> bool:
+        found = self.search(x)
+        if found is _UNKNOWN:  # refused, as the pattern may be a safety check: never let through unchecked
+            raise Mismatch(None, x, f"{short(x)} can't be checked against the pattern {str(self)!r} in bounded time; send a shorter text")
+        return bool(found)
+
+_UNKNOWN = object()
+
+def _pattern(p: str) -> _Pattern:
+    "Pattern `p` ready to search; a `SchemaError` when it doesn't compile"
+    res = _Pattern(p)
+    try: res.search = bounded_search(p, _UNKNOWN)
+    except (re.error, RecursionError, OverflowError) as e: raise SchemaError(f"pattern {short(p)} doesn't compile: {e}") from None
+    return res
 
 def _identity(v): return v
 

@@ -4,12 +4,12 @@ Each row is one idiom: the schema funccall gives it, a call the model may make a
 call that must be refused with the words the model reads. The property test at the end checks that a constraint the
 schema states is enforced at call time exactly where `jsonschema` says a value breaks it.
 """
-import dataclasses, json, math, sqlite3, subprocess, sys, textwrap
+import dataclasses, json, math, re, sqlite3, subprocess, sys, textwrap
 from typing import Annotated, Any, Generic, NamedTuple, TypeVar
 
 import jsonschema, pytest
 from hypothesis import given, settings, strategies as st
-from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, PlainValidator, ValidationError, WrapValidator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, PlainValidator, TypeAdapter, ValidationError, WrapValidator
 from typing_extensions import TypedDict
 
 from funccall import SchemaError, Tool, ToolInputError, call_func, coerce_inputs, get_schema
@@ -499,3 +499,45 @@ def test_self_parameter_is_built_as_its_class_at_call_time():
     assert Tool(v.add)({'other': {'x': 3}}) == '5'
     assert call_func(v, {'other': {'x': 4}}) == 6  # a callable object's `Self` is its class
     with pytest.raises(ToolInputError, match='other'): call_func(v.add, {'other': {'x': 'no'}})
+
+CATASTROPHIC = r'^(\w+\s?)+$'  # `re` takes 2^n steps on n word characters and a '!'
+
+def test_a_developer_pattern_is_checked_in_bounded_time_whatever_the_model_sends():
+    import time
+    def one(s: Annotated[str, Field(pattern=CATASTROPHIC)]):
+        "One text"
+        return s
+    def many(xs: list[Annotated[str, Field(pattern=CATASTROPHIC)]]):
+        "Many texts"
+        return len(xs)
+    t0 = time.monotonic()
+    with pytest.raises(ToolInputError, match='does not match the pattern'): call_func(one, {'s': 'a' * 40 + '!'})  # `re`: years
+    with pytest.raises(ToolInputError, match='does not match the pattern'): call_func(one, {'s': 'ab ' * 5000 + '!'})
+    assert call_func(one, {'s': 'hello world ' * 1000}) == 'hello world ' * 1000  # the automaton says it matches
+    # what can't be known in bounded time is refused, never let through unchecked (the pattern may be a safety check)
+    with pytest.raises(ToolInputError, match="can't be checked against the pattern"): call_func(one, {'s': 'a' * 30_000})
+    with pytest.raises(ToolInputError, match='does not match the pattern'): call_func(one, {'s': 'hello\n!'})
+    # one budget for all of an argument's strings: many long ones cost no more than it
+    with pytest.raises(ToolInputError, match="can't be checked against the pattern"): call_func(many, {'xs': ['ab ' * 8000] * 300})
+    assert time.monotonic() - t0 < 10  # (well under 1 s alone; `re` alone takes years on the first)
+
+def test_a_developer_pattern_dollar_ends_the_text_as_pydantic_and_json_schema_read_it():
+    def code(c: Annotated[str, Field(pattern=r'^[A-Z]{3}$')]):
+        "A code"
+        return c
+    with pytest.raises(ToolInputError, match='does not match the pattern'): call_func(code, {'c': 'ABC\n'})  # `re` lets it through
+    with pytest.raises(ValidationError): TypeAdapter(code.__annotations__['c']).validate_python('ABC\n')  # pydantic refuses it too
+    assert call_func(code, {'c': 'ABC'}) == 'ABC'
+
+@settings(max_examples=examples(300), deadline=None)
+@given(p=st.sampled_from([CATASTROPHIC, r'^(a+)+$', r'(a|ab)*c$', r'^[a-c]{2,5}$', r'^(a|a)+$', r'b$', r'^a(b+)+$']),
+       s=st.text('abc !\n', max_size=14))
+def test_a_developer_pattern_answers_as_re_does_its_dollar_the_end_as_json_schema_reads_it(p, s):
+    def f(x: Annotated[str, Field(pattern=p)]):
+        "f"
+        return x
+    try: got = call_func(f, {'x': s}) == s
+    except ToolInputError as e:
+        assert 'does not match' in str(e); got = False
+    assert got == (re.search(p.replace('$', r'\Z'), s) is not None)  # (pydantic's and JSON Schema's `$`: no final newline)
+    if s and not s.endswith('\n'): assert got == (jsonschema.Draft202012Validator({'pattern': p}).is_valid(s))
