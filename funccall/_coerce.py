@@ -169,18 +169,21 @@ def _json_type(info) -> str | None:
     if info.kind in ('dict', 'typeddict', 'dataclass', 'model', 'class', 'namedtuple'): return 'object'
     return None
 
+_NUMBERS = (int, float, Decimal)  # a `Decimal` (a string in the schema) is held to its `Field(ge=...)` as pydantic holds it
+
 def _multiple(x, m) -> bool:
     if type(x) is int and type(m) is int: return x % m == 0  # exactly: a float quotient of large integers rounds
+    if isinstance(x, Decimal): return x % Decimal(repr(m)) == 0  # in its context's digits: `1E+99999999` is refused, never expanded
     try: q = x / m
     except (OverflowError, ZeroDivisionError): return False
     return abs(q - round(q)) < 1e-9
 
 _tests = {  # keyword -> (applies to the value, holds, why not: from the value sent and the limit)
-    'minimum': ((int, float), lambda x, m: x >= m, '{} is less than the minimum {}'),
-    'maximum': ((int, float), lambda x, m: x <= m, '{} is more than the maximum {}'),
-    'exclusiveMinimum': ((int, float), lambda x, m: x > m, '{} is not greater than {}'),
-    'exclusiveMaximum': ((int, float), lambda x, m: x < m, '{} is not less than {}'),
-    'multipleOf': ((int, float), _multiple, '{} is not a multiple of {}'),
+    'minimum': (_NUMBERS, lambda x, m: x >= m, '{} is less than the minimum {}'),
+    'maximum': (_NUMBERS, lambda x, m: x <= m, '{} is more than the maximum {}'),
+    'exclusiveMinimum': (_NUMBERS, lambda x, m: x > m, '{} is not greater than {}'),
+    'exclusiveMaximum': (_NUMBERS, lambda x, m: x < m, '{} is not less than {}'),
+    'multipleOf': (_NUMBERS, _multiple, '{} is not a multiple of {}'),
     'minLength': ((str,), lambda x, m: len(x) >= m, '{} is shorter than {} characters'),
     'maxLength': ((str,), lambda x, m: len(x) <= m, '{} is longer than {} characters'),
     'pattern': ((str,), lambda x, m: m(x), '{} does not match the pattern {!r}'),
@@ -190,13 +193,18 @@ _tests = {  # keyword -> (applies to the value, holds, why not: from the value s
     'maxProperties': ((dict,), lambda x, m: len(x) <= m, '{} has more than {} properties'),
 }
 
+def _holds(holds, x, m) -> bool:
+    "Whether constraint `holds` holds for `x`: not when it can't be worked out (a `Decimal` NaN can't be ordered)"
+    try: return holds(x, m)
+    except ArithmeticError: return False
+
 def _constrained(c, cons: dict):
     "Coercer `c`, then the constraints `cons` (JSON Schema keywords) checked on its result"
     tests = [(*_tests[k], _pattern(m) if k == 'pattern' else m) for k, m in cons.items()]
     def f(v):
         x = c(v)
         for types, holds, why, m in tests:
-            if isinstance(x, types) and not isinstance(x, bool) and not holds(x, m): raise Mismatch(None, v, why.format(short(v), m))
+            if isinstance(x, types) and not isinstance(x, bool) and not _holds(holds, x, m): raise Mismatch(None, v, why.format(short(v), m))
         return x
     return f
 

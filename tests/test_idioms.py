@@ -541,3 +541,13 @@ def test_a_developer_pattern_answers_as_re_does_its_dollar_the_end_as_json_schem
         assert 'does not match' in str(e); got = False
     assert got == (re.search(p.replace('$', r'\Z'), s) is not None)  # (pydantic's and JSON Schema's `$`: no final newline)
     if s and not s.endswith('\n'): assert got == (jsonschema.Draft202012Validator({'pattern': p}).is_valid(s))
+
+def test_a_decimal_is_held_to_its_field_constraints_as_pydantic_holds_it():
+    from decimal import Decimal
+    def pay(amount: Decimal = Field(ge=0, le=10, multiple_of=0.5)):
+        "Pay"
+        return amount
+    assert call_func(pay, {'amount': '2.5'}) == Decimal('2.5')
+    for bad in ('11', '-1', 'NaN', 'sNaN', 'Infinity', '1e99999999', '1.25'):
+        with pytest.raises(ToolInputError, match="argument 'amount'"): call_func(pay, {'amount': bad})
+        with pytest.raises(ValidationError): TypeAdapter(Annotated[Decimal, Field(ge=0, le=10, multiple_of=0.5)]).validate_python(bad)
