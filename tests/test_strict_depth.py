@@ -82,6 +82,7 @@ CASES = {
     'allOf-of-objects': {'type': 'object', 'properties': {'p': {'allOf': [{'$ref': '#/$defs/A'}, {'type': 'object', 'properties': {'z': {'type': 'number'}}}]}},
                          'required': ['p'], '$defs': DEFS},
     'root-ref': {'$ref': '#/$defs/A', '$defs': DEFS},
+    'root-ref-to-a-ref': {'$ref': '#/$defs/B', '$defs': {**DEFS, 'B': {'$ref': '#/$defs/A'}}},
     'typeless-properties': {'type': 'object', 'properties': {'p': {'properties': {'x': {'type': 'integer'}}}}},
 }
 
@@ -185,3 +186,9 @@ def test_a_schema_exactly_at_the_depth_limit_renders_and_one_more_is_refused_nam
     assert to_anthropic(tool(copy.deepcopy(ok)))['name'] == 't'
     with pytest.raises(SchemaError, match=f'nested {MAX_NESTING + 1} levels deep'): get_schema(mk_tool(lambda **kw: 1, tool(copy.deepcopy(deep))))
     with pytest.raises(SchemaError, match=f'input schema is nested {MAX_NESTING + 1} levels deep'): to_openai(tool(copy.deepcopy(deep)))
+
+
+def test_a_root_ref_cycle_is_refused_saying_why_never_a_hang():
+    r = Report()
+    d = to_openai(tool({'$ref': '#/$defs/B', '$defs': {'A': {'$ref': '#/$defs/B'}, 'B': {'$ref': '#/$defs/A'}}}), strict=True, report=r)
+    assert d['function']['strict'] is False and any('not an object' in str(x) for x in r)
