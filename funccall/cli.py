@@ -74,6 +74,7 @@ def _call_cmd(args) -> int:
         raise TargetError(f"{args.target!r} holds {len(fs)} tools ({names}); name one as {args.target.split(':')[0]}:NAME")
     try: json.loads(args.json)
     except ValueError as e: return _fail(f"the arguments are not valid JSON: {e}")
+    get_schema(fs[0])  # `call` reaches what `schema` lists: a function it refuses (no docstring) is refused here, saying why
     if isinstance(fs[0], Tool):  # its own pipeline: hooks, cache, `max_chars`
         r = fs[0].execute(args.json)
         print(r.text)

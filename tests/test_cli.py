@@ -827,3 +827,11 @@ def test_an_imported_class_never_runs(capsys, tmp_path):
     assert not marker.exists()
     rc, out, _ = cli(capsys, 'schema', f)
     assert names(out) == ['own']
+
+
+def test_call_reaches_only_what_schema_lists(capsys, tools):
+    # `schema` refuses a function with no docstring (the model couldn't know what it does): `call` refuses it the same way
+    assert_one_line_error(*cli(capsys, 'schema', f'{tools}:undocumented'), "Function 'undocumented' has no docstring")
+    assert_one_line_error(*cli(capsys, 'call', f'{tools}:undocumented', '{"x": 1}'), "Function 'undocumented' has no docstring")
+    rc, out, _ = cli(capsys, 'call', f'{tools}:calc.add', '{"a": 1, "b": 2}')  # what `schema` lists runs
+    assert (rc, out.strip()) == (0, '3')
