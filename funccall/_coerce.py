@@ -544,7 +544,7 @@ class _FieldsPlan:
 
     def _filled(self, kw: dict) -> dict:
         for attr, d in self.fills.items():
-            if attr not in kw: kw[attr] = d.make()
+            if attr not in kw: kw[attr] = d.make(kw)
         return kw
 
     def _report(self, d: dict, v, done: dict, failed=None, err=None) -> dict:

@@ -347,10 +347,11 @@ class Default(NamedTuple):
     "A default the call supplies itself, as the function's own is pydantic's `FieldInfo` (or there is none, the default being in `Annotated`)"
     value: Any = empty  # the default, or `empty` when `factory` makes it
     factory: Any = None # pydantic's `default_factory`, called afresh for each call
+    takes_data: bool = False  # whether `factory` takes the other arguments (pydantic's `default_factory=lambda data: ...`)
 
-    def make(self):
-        "The value for one call: made afresh, so a call that changes it changes no other call's"
-        if self.factory is not None: return self.factory()
+    def make(self, data: dict):
+        "The value for one call, the other arguments being `data`: made afresh, so a call that changes it changes no other call's"
+        if self.factory is not None: return self.factory(dict(data)) if self.takes_data else self.factory()
         return self.value if type(self.value) in _immutable else copy.deepcopy(self.value)
 
     def shown(self):
@@ -361,7 +362,8 @@ class Default(NamedTuple):
 def _field_default(fi):
     "The default a pydantic `FieldInfo` gives a parameter: `empty` when it is required"
     if fi.is_required(): return empty
-    return Default(factory=fi.default_factory) if fi.default_factory is not None else Default(fi.default)
+    if fi.default_factory is None: return Default(fi.default)
+    return Default(factory=fi.default_factory, takes_data=bool(getattr(fi, 'default_factory_takes_validated_data', False)))
 
 def _from_field(anno, default) -> tuple:
     """A parameter's annotation and default as pydantic reads them: `x: int = Field(ge=0)` is `Annotated[int, Field(ge=0)]`

@@ -140,7 +140,7 @@ class _Plan:
         defaults pydantic's `Field` holds filled in, `*args` and `**kwargs` spread"""
         if not self.spread: return kw if named else ((), kw)
         for nm, d in self.fills.items():
-            if nm not in kw: kw[nm] = d.make()
+            if nm not in kw: kw[nm] = d.make(kw)
         extra = kw.get(self.var_key) if self.var_key is not None else None
         if extra and (clash := [k for k in extra if k in self.keywords]):  # it would give that parameter twice
             raise ToolInputError.of(tool, [Problem(path_text(self.var_key, (k,)), f"names parameter {k!r}; give it as an argument of its own")

@@ -551,3 +551,25 @@ def test_a_decimal_is_held_to_its_field_constraints_as_pydantic_holds_it():
     for bad in ('11', '-1', 'NaN', 'sNaN', 'Infinity', '1e99999999', '1.25'):
         with pytest.raises(ToolInputError, match="argument 'amount'"): call_func(pay, {'amount': bad})
         with pytest.raises(ValidationError): TypeAdapter(Annotated[Decimal, Field(ge=0, le=10, multiple_of=0.5)]).validate_python(bad)
+
+def test_a_default_factory_that_takes_the_validated_data_gets_the_other_arguments():
+    def tag(a: int, b: list = Field(default_factory=lambda data: [data['a']])):
+        "Tag"
+        return b
+    assert call_func(tag, {'a': 1}) == [1]  # (it was called with no argument: a TypeError)
+    assert Tool(tag)({'a': 2}) == '[2]'
+    assert call_func(tag, {'a': 1, 'b': [5]}) == [5]
+
+class Order(BaseModel):
+    item: str
+    ctx: str = 'none'  # a field that happens to share the injected parameter's name
+
+def test_folded_a_field_named_as_an_injected_parameter_is_the_models_and_never_reaches_the_parameter():
+    got = []
+    def place(order: Order, ctx: str):
+        "Place an order"
+        got.append((order, ctx))
+    t = Tool(place, inject='ctx', fold=True)
+    assert 'ctx' in t.schema['input_schema']['properties']  # the schema offers it: the call takes it
+    assert t.execute({'item': 'tea', 'ctx': 'forged'}, injected={'ctx': 'real'}).status == 'success'
+    assert got == [(Order(item='tea', ctx='forged'), 'real')]
