@@ -573,3 +573,19 @@ def test_folded_a_field_named_as_an_injected_parameter_is_the_models_and_never_r
     assert 'ctx' in t.schema['input_schema']['properties']  # the schema offers it: the call takes it
     assert t.execute({'item': 'tea', 'ctx': 'forged'}, injected={'ctx': 'real'}).status == 'success'
     assert got == [(Order(item='tea', ctx='forged'), 'real')]
+
+class Service:
+    def act(self, **kwargs: int):
+        "Act"
+        return kwargs
+    @classmethod
+    def make(cls, **kwargs: int):
+        "Make"
+        return kwargs
+
+def test_a_kwargs_key_naming_the_bound_self_or_cls_is_refused_in_the_models_words_never_a_crash():
+    for f, bound in ((Service().act, 'self'), (Service.make, 'cls')):
+        with pytest.raises(ToolInputError, match=f"kwargs.{bound}"): call_func(f, {'kwargs': {bound: 1}})
+        r = Tool(f).execute({'kwargs': {bound: 1}})  # (was `TypeError: got multiple values for argument`)
+        assert r.status == 'failure' and 'ToolInputError' in r.text
+    assert call_func(Service().act, {'kwargs': {'cls': 1}}) == {'cls': 1}  # any other key is the function's
