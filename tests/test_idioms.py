@@ -10,7 +10,7 @@ from typing import Annotated, Any, Generic, NamedTuple, TypeVar
 import jsonschema, pytest
 from hypothesis import given, settings, strategies as st
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, PlainValidator, TypeAdapter, ValidationError, WrapValidator
-from typing_extensions import TypedDict
+from typing_extensions import Self, TypedDict
 
 from funccall import SchemaError, Tool, ToolInputError, call_func, coerce_inputs, get_schema
 from conftest import examples
@@ -483,16 +483,14 @@ def test_a_kwargs_key_naming_a_positional_only_parameter_never_replaces_it():
 
 class Vec:
     def __init__(self, x: int = 0): self.x = x
-    def add(self, other: 'Self') -> int:  # (a string: `typing.Self` is 3.11+)
+    def add(self, other: Self) -> int:
         "Add another vector's x"
         return self.x + other.x
-    def __call__(self, other: 'Self') -> int:
+    def __call__(self, other: Self) -> int:
         "Add, called as an object"
         return self.add(other)
 
 def test_self_parameter_is_built_as_its_class_at_call_time():
-    import typing_extensions
-    Vec.add.__annotations__['other'] = Vec.__call__.__annotations__['other'] = typing_extensions.Self
     v = Vec(2)
     assert get_schema(v.add)['input_schema']['properties']['other']['$ref'] == '#/$defs/Vec'
     assert call_func(v.add, {'other': {'x': 3}}) == 5
