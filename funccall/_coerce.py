@@ -136,12 +136,19 @@ def _build(t):
     if info.meta and (cons := constraints(info.meta, _json_type(info))): c = _constrained(c, cons)
     return budgeted(c) if _patterned(t) else c  # one pattern budget for all of an argument's strings (a budget inside shares it)
 
-def _patterned(t, depth: int = 0) -> bool:
-    "Whether annotation `t` holds a pattern constraint, in its own `Annotated` metadata or its type arguments' (not a class's fields)"
-    if depth > 50: return False
+_FIELDED = ('dataclass', 'typeddict', 'namedtuple', 'class')  # (a pydantic model's patterns are pydantic's, searched in linear time)
+
+def _patterned(t, seen: set | None = None) -> bool:
+    "Whether annotation `t` holds a pattern constraint: in its `Annotated` metadata, its type arguments' or its fields'"
+    seen = set() if seen is None else seen
+    if id(t) in seen or len(seen) > 500: return False
+    seen.add(id(t))
     meta = getattr(t, '__metadata__', None) if get_origin(t) is Annotated else None
     if meta and 'pattern' in constraints(meta, 'string'): return True
-    return any(_patterned(a, depth + 1) for a in get_args(t))
+    if any(_patterned(a, seen) for a in get_args(t)): return True
+    try: info = kind(t)
+    except SchemaError: return False
+    return info.kind in _FIELDED and any(_patterned(f.anno, seen) for f in fields(info))
 
 def _pydantic_coerce(t):
     "pydantic validates an annotation whose metadata holds its validators (`AfterValidator`, ...): all of it, in pydantic's order"
