@@ -21,7 +21,7 @@ from keyword import iskeyword
 from uuid import UUID
 from operator import countOf, itemgetter
 from types import FunctionType
-from typing import Annotated, Any, Callable, get_args, get_origin
+from typing import Annotated, Any, Callable, Literal, get_args, get_origin
 
 from ._inputs import MAX_SHOWN, Problem, short
 from ._json import jsonable
@@ -143,12 +143,13 @@ def _patterned(t, seen: set | None = None) -> bool:
     seen = set() if seen is None else seen
     if id(t) in seen or len(seen) > 500: return False
     seen.add(id(t))
-    meta = getattr(t, '__metadata__', None) if get_origin(t) is Annotated else None
-    if meta and 'pattern' in constraints(meta, 'string'): return True
+    if get_origin(t) is Annotated: return 'pattern' in constraints(t.__metadata__, 'string') or _patterned(t.__origin__, seen)
+    if get_origin(t) is Literal: return False  # (its arguments are values)
     if any(_patterned(a, seen) for a in get_args(t)): return True
-    try: info = kind(t)
-    except SchemaError: return False
-    return info.kind in _FIELDED and any(_patterned(f.anno, seen) for f in fields(info))
+    try:
+        info = kind(t)
+        return info.kind in _FIELDED and any(_patterned(f.anno, seen) for f in fields(info))
+    except (SchemaError, TypeError): return False  # no schema (its coercer says so when a value is sent), or not a type
 
 def _pydantic_coerce(t):
     "pydantic validates an annotation whose metadata holds its validators (`AfterValidator`, ...): all of it, in pydantic's order"
