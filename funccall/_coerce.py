@@ -21,10 +21,11 @@ from keyword import iskeyword
 from uuid import UUID
 from operator import countOf, itemgetter
 from types import FunctionType
-from typing import Any, Callable
+from typing import Annotated, Any, Callable, Literal, get_args, get_origin
 
 from ._inputs import MAX_SHOWN, Problem, short
 from ._json import jsonable
+from ._regex import bounded_search, budgeted
 from ._types import Default, SchemaError, TypeInfo, _is_ndarray, constraints, fields, kind, needs_pydantic, origin, type_cache, type_name
 
 __all__ = ['Mismatch', 'coercer', 'exact_type', 'ready', 'expected_words', 'path_text', 'MAX_TEXT', 'MAX_LITERAL']
@@ -133,7 +134,22 @@ def _build(t):
     if info.meta and needs_pydantic(info.meta): return _pydantic_coerce(t)
     c = _builders[info.kind](info)
     if info.meta and (cons := constraints(info.meta, _json_type(info))): c = _constrained(c, cons)
-    return c
+    return budgeted(c) if _patterned(t) else c  # one pattern budget for all of an argument's strings (a budget inside shares it)
+
+_FIELDED = ('dataclass', 'typeddict', 'namedtuple', 'class')  # (a pydantic model's patterns are pydantic's, searched in linear time)
+
+def _patterned(t, seen: set | None = None) -> bool:
+    "Whether annotation `t` holds a pattern constraint: in its `Annotated` metadata, its type arguments' or its fields'"
+    seen = set() if seen is None else seen
+    if id(t) in seen or len(seen) > 500: return False
+    seen.add(id(t))
+    if get_origin(t) is Annotated: return 'pattern' in constraints(t.__metadata__, 'string') or _patterned(t.__origin__, seen)
+    if get_origin(t) is Literal: return False  # (its arguments are values)
+    if any(_patterned(a, seen) for a in get_args(t)): return True
+    try:
+        info = kind(t)
+        return info.kind in _FIELDED and any(_patterned(f.anno, seen) for f in fields(info))
+    except (SchemaError, TypeError): return False  # no schema (its coercer says so when a value is sent), or not a type
 
 def _pydantic_coerce(t):
     "pydantic validates an annotation whose metadata holds its validators (`AfterValidator`, ...): all of it, in pydantic's order"
@@ -161,36 +177,61 @@ def _json_type(info) -> str | None:
     if info.kind in ('dict', 'typeddict', 'dataclass', 'model', 'class', 'namedtuple'): return 'object'
     return None
 
+_NUMBERS = (int, float, Decimal)  # a `Decimal` (a string in the schema) is held to its `Field(ge=...)` as pydantic holds it
+
 def _multiple(x, m) -> bool:
     if type(x) is int and type(m) is int: return x % m == 0  # exactly: a float quotient of large integers rounds
+    if isinstance(x, Decimal): return x % Decimal(repr(m)) == 0  # in its context's digits: `1E+99999999` is refused, never expanded
     try: q = x / m
     except (OverflowError, ZeroDivisionError): return False
     return abs(q - round(q)) < 1e-9
 
 _tests = {  # keyword -> (applies to the value, holds, why not: from the value sent and the limit)
-    'minimum': ((int, float), lambda x, m: x >= m, '{} is less than the minimum {}'),
-    'maximum': ((int, float), lambda x, m: x <= m, '{} is more than the maximum {}'),
-    'exclusiveMinimum': ((int, float), lambda x, m: x > m, '{} is not greater than {}'),
-    'exclusiveMaximum': ((int, float), lambda x, m: x < m, '{} is not less than {}'),
-    'multipleOf': ((int, float), _multiple, '{} is not a multiple of {}'),
+    'minimum': (_NUMBERS, lambda x, m: x >= m, '{} is less than the minimum {}'),
+    'maximum': (_NUMBERS, lambda x, m: x <= m, '{} is more than the maximum {}'),
+    'exclusiveMinimum': (_NUMBERS, lambda x, m: x > m, '{} is not greater than {}'),
+    'exclusiveMaximum': (_NUMBERS, lambda x, m: x < m, '{} is not less than {}'),
+    'multipleOf': (_NUMBERS, _multiple, '{} is not a multiple of {}'),
     'minLength': ((str,), lambda x, m: len(x) >= m, '{} is shorter than {} characters'),
     'maxLength': ((str,), lambda x, m: len(x) <= m, '{} is longer than {} characters'),
-    'pattern': ((str,), lambda x, m: re.search(m, x) is not None, '{} does not match the pattern {!r}'),
+    'pattern': ((str,), lambda x, m: m(x), '{} does not match the pattern {!r}'),
     'minItems': ((list, tuple, set, frozenset), lambda x, m: len(x) >= m, '{} has fewer than {} items'),
     'maxItems': ((list, tuple, set, frozenset), lambda x, m: len(x) <= m, '{} has more than {} items'),
     'minProperties': ((dict,), lambda x, m: len(x) >= m, '{} has fewer than {} properties'),
     'maxProperties': ((dict,), lambda x, m: len(x) <= m, '{} has more than {} properties'),
 }
 
+def _holds(holds, x, m) -> bool:
+    "Whether constraint `holds` holds for `x`: not when it can't be worked out (a `Decimal` NaN can't be ordered)"
+    try: return holds(x, m)
+    except ArithmeticError: return False
+
 def _constrained(c, cons: dict):
     "Coercer `c`, then the constraints `cons` (JSON Schema keywords) checked on its result"
-    tests = [(*_tests[k], m) for k, m in cons.items()]
+    tests = [(*_tests[k], _pattern(m) if k == 'pattern' else m) for k, m in cons.items()]
     def f(v):
         x = c(v)
         for types, holds, why, m in tests:
-            if isinstance(x, types) and not isinstance(x, bool) and not holds(x, m): raise Mismatch(None, v, why.format(short(v), m))
+            if isinstance(x, types) and not isinstance(x, bool) and not _holds(holds, x, m): raise Mismatch(None, v, why.format(short(v), m))
         return x
     return f
+
+class _Pattern(str):
+    "A developer's pattern (`Field(pattern=...)`), shown as its text, called to search a string in bounded time (`_regex`)"
+    def __call__(self, x: str) -> bool:
+        found = self.search(x)
+        if found is _UNKNOWN:  # refused, as the pattern may be a safety check: never let through unchecked
+            raise Mismatch(None, x, f"{short(x)} can't be checked against the pattern {str(self)!r} in bounded time; send a shorter text")
+        return bool(found)
+
+_UNKNOWN = object()
+
+def _pattern(p: str) -> _Pattern:
+    "Pattern `p` ready to search; a `SchemaError` when it doesn't compile"
+    res = _Pattern(p)
+    try: res.search = bounded_search(p, _UNKNOWN)
+    except (re.error, RecursionError, OverflowError) as e: raise SchemaError(f"pattern {short(p)} doesn't compile: {e}") from None
+    return res
 
 def _identity(v): return v
 
@@ -511,7 +552,7 @@ class _FieldsPlan:
 
     def _filled(self, kw: dict) -> dict:
         for attr, d in self.fills.items():
-            if attr not in kw: kw[attr] = d.make()
+            if attr not in kw: kw[attr] = d.make(kw)
         return kw
 
     def _report(self, d: dict, v, done: dict, failed=None, err=None) -> dict:

@@ -49,6 +49,7 @@ def _comment(line: str) -> str | None:
 _directive_re = re.compile(r'(?:(?:noqa|nosec|lgtm|nolint|noinspection)\b|pyre-(?:ignore|fixme)\b|pragma:|pragma\s+no\s*(?:cover|branch)\b'
                            r'|(?:fmt|pylint|mypy|pyright|ruff|isort|flake8|yapf|black|pytype|coverage|cspell|codespell|spell-checker)\s*:)', re.I)
 _type_re = re.compile(r'type\s*:\s*(.*)$', re.S)
+_MAX_TYPE_COMMENT = 500  # a longer `type:` comment is read as a description (the parser recurses, or runs out of memory, on `a+a+...`)
 
 def _is_directive(seg: str) -> bool:
     "Whether the comment segment `seg` is a tool directive: a named tool's, or a PEP 484 `type:` comment (`type: ignore`, `type: List[int]`)"
@@ -57,8 +58,9 @@ def _is_directive(seg: str) -> bool:
     if not (m := _type_re.match(seg)): return False
     rest = m[1].strip()
     if rest.startswith('ignore'): return True
+    if len(rest) > _MAX_TYPE_COMMENT: return False  # prose, and the parser would recurse through it
     try: tree = ast.parse(re.sub(r'^\(.*?\)\s*->\s*', '', rest) or '...', mode='eval')  # a type, or a signature's `(int, str) -> bool`
-    except SyntaxError: return False  # `type: the kind of fruit` describes
+    except (SyntaxError, ValueError, RecursionError, MemoryError): return False  # `type: the kind of fruit` describes
     return all(_type_like(n) for n in ast.walk(tree.body))  # `type: daily or weekly` parses, and describes
 
 _BUILTIN_TYPES = {'int', 'str', 'float', 'bool', 'bytes', 'list', 'dict', 'set', 'tuple', 'frozenset', 'object', 'type', 'complex'}

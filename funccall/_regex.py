@@ -28,7 +28,7 @@ from typing import Callable
 try: from re import _parser as _sre, _compiler as _sre_compile  # the stdlib's own regex parser and compiler
 except ImportError: import sre_compile as _sre_compile, sre_parse as _sre  # Python 3.10
 
-__all__ = ['re_limit', 're_rate', 'longest', 'Automaton', 'searcher', 'budgeted', 'RE_BUDGET', 'STEPS', 'CHECK_STEPS']
+__all__ = ['re_limit', 're_rate', 'longest', 'Automaton', 'searcher', 'bounded_search', 'budgeted', 'RE_BUDGET', 'STEPS', 'CHECK_STEPS']
 
 RE_BUDGET = 100_000  # the most backtracking ways (times start positions and the pattern's width) `re` may take: a few ms
 STEPS = 25_000       # the work an automaton search may do (a character, or an NFA state visited to find a new step): 20-60 ms
@@ -334,14 +334,42 @@ def searcher(
     limit: int | None,       # `re_limit`'s answer: the longest string `find` may search (None: any)
     auto: Automaton | None,  # the pattern's automaton, for longer strings (None: they are not searched)
     rate: float = 0,         # for a linear pattern (`limit` None), `re_rate`'s answer
-) -> Callable:               # s -> falsy when `s` doesn't match; truthy when it does, or when that isn't known in bounded time
+    unknown=True,            # what a search gives when whether `s` matches isn't known in bounded time
+) -> Callable:               # s -> falsy when `s` doesn't match; truthy when it does; else `unknown`
     "A pattern's search in bounded time: `re` up to `limit` characters, the automaton beyond, within the check's budget"
     if limit is None and rate <= _FREE_RATE: return find
     def search(s: str):
-        if limit is not None and len(s) > limit: return None if auto is not None and auto.search(s) is False else True
+        if limit is not None and len(s) > limit:
+            found = auto.search(s) if auto is not None else None
+            return unknown if found is None else found or None
         # (a bound that grows faster than the length is below its chord: this is above it)
         cost = 1 + (int(len(s) * rate) * RE_STEPS // RE_BUDGET if limit is None else RE_STEPS * (len(s) + 1) // (limit + 1))
-        if _left(cost) < cost: return True  # the check's budget is spent: not known
+        if _left(cost) < cost: return unknown  # the check's budget is spent
         _spend(cost)
         return find(s)
     return search
+
+def bounded_search(
+    py: str,        # a pattern in Python's syntax (a developer's own: `Field(pattern=...)`)
+    unknown=True,   # what a search gives when it can't finish in bounded time
+) -> Callable:      # as `searcher` gives it
+    """`searcher` for a pattern's text, its `$` the end of the text as JSON Schema and pydantic read it (Python's also
+    matches before a final newline): `re` within its bound, the automaton beyond; `re.error` when it doesn't compile"""
+    parsed = _sre.parse(py)
+    if not parsed.state.flags & re.MULTILINE: _dollar_is_end(parsed)
+    try: limit = re_limit(parsed)
+    except RecursionError: limit = -1  # nested deeper than the parser went: the automaton, or nothing
+    auto = Automaton.of(parsed) if limit is not None else None
+    return searcher(_sre_compile.compile(parsed, parsed.state.flags).search, limit, auto, re_rate(parsed) if limit is None else 0, unknown)
+
+def _dollar_is_end(items, depth: int = 0) -> None:
+    "Each `$` in parsed pattern `items` made `\\Z`, in place; not inside a `(?m:...)` group, where it ends a line"
+    if depth > 200: raise RecursionError  # (as deep as the parser goes)
+    for i, (op, av) in enumerate(items):
+        if op is _sre.AT and av is _sre.AT_END: items[i] = (op, _sre.AT_END_STRING)
+        elif op is _sre.SUBPATTERN and not (av[1] | av[2]) & re.MULTILINE: _dollar_is_end(av[3], depth + 1)
+        elif op is _sre.BRANCH:
+            for x in av[1]: _dollar_is_end(x, depth + 1)
+        elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT) or op is getattr(_sre, 'POSSESSIVE_REPEAT', None): _dollar_is_end(av[2], depth + 1)
+        elif op in (_sre.ASSERT, _sre.ASSERT_NOT): _dollar_is_end(av[1], depth + 1)
+        elif op is getattr(_sre, 'ATOMIC_GROUP', None): _dollar_is_end(av, depth + 1)

@@ -268,10 +268,12 @@ class _Fold:
         if '$defs' in s: self.defs = {k: self.node(v, f'/$defs/{esc(k)}') for k, v in s['$defs'].items()}  # what a `$ref` inlines is merged too
         body = self.node({k: v for k, v in s.items() if k != '$defs'}, '')
         if '$defs' in s: body['$defs'] = self.defs
-        if isinstance(ref := body.get('$ref'), str) and (target := self.target(ref)) is not None:  # the root must be an object
-            if (m := _merge({k: v for k, v in body.items() if k not in ('$ref', '$defs')}, self.node(target, ''))) is not None:
-                self.notes.append(('', f'the root $ref {ref!r} inlined (the root must be an object)'))
-                body = {**m, **({'$defs': body['$defs']} if '$defs' in body else {})}
+        seen = set()  # the root must be an object: a `$ref` to a `$ref` is followed too, each once
+        while isinstance(ref := body.get('$ref'), str) and ref not in seen and (target := self.target(ref)) is not None:
+            seen.add(ref)
+            if (m := _merge({k: v for k, v in body.items() if k not in ('$ref', '$defs')}, self.node(target, ''))) is None: break
+            self.notes.append(('', f'the root $ref {ref!r} inlined (the root must be an object)'))
+            body = {**m, **({'$defs': body['$defs']} if '$defs' in body else {})}
         return body
 
     def target(self, ref: str):

@@ -16,7 +16,7 @@ from uuid import UUID
 __all__ = ['JsonSchema', 'own_annotations', 'KINDS', 'CHECKED', 'constraints',
            'TypeInfo', 'kind', 'custom_types', 'Param', 'Field', 'fields', 'empty', 'NoneType',
            'SchemaError', 'type_name', 'Sig', 'signature', 'on_types_changed', 'type_cache', 'origin', 'is_callable_object',
-           'type_has', 'instance_dict', 'is_self', 'resolve_self', 'Default', 'field_info', 'needs_pydantic', 'var_anno']
+           'type_has', 'instance_dict', 'is_self', 'resolve_self', 'self_class', 'has_self', 'Default', 'field_info', 'needs_pydantic', 'var_anno']
 
 empty = inspect.Parameter.empty
 NoneType = type(None)
@@ -347,10 +347,11 @@ class Default(NamedTuple):
     "A default the call supplies itself, as the function's own is pydantic's `FieldInfo` (or there is none, the default being in `Annotated`)"
     value: Any = empty  # the default, or `empty` when `factory` makes it
     factory: Any = None # pydantic's `default_factory`, called afresh for each call
+    takes_data: bool = False  # whether `factory` takes the other arguments (pydantic's `default_factory=lambda data: ...`)
 
-    def make(self):
-        "The value for one call: made afresh, so a call that changes it changes no other call's"
-        if self.factory is not None: return self.factory()
+    def make(self, data: dict):
+        "The value for one call, the other arguments being `data`: made afresh, so a call that changes it changes no other call's"
+        if self.factory is not None: return self.factory(dict(data)) if self.takes_data else self.factory()
         return self.value if type(self.value) in _immutable else copy.deepcopy(self.value)
 
     def shown(self):
@@ -361,7 +362,8 @@ class Default(NamedTuple):
 def _field_default(fi):
     "The default a pydantic `FieldInfo` gives a parameter: `empty` when it is required"
     if fi.is_required(): return empty
-    return Default(factory=fi.default_factory) if fi.default_factory is not None else Default(fi.default)
+    if fi.default_factory is None: return Default(fi.default)
+    return Default(factory=fi.default_factory, takes_data=bool(getattr(fi, 'default_factory_takes_validated_data', False)))
 
 def _from_field(anno, default) -> tuple:
     """A parameter's annotation and default as pydantic reads them: `x: int = Field(ge=0)` is `Annotated[int, Field(ge=0)]`
@@ -478,6 +480,8 @@ def signature(
         hints = _hints(types.SimpleNamespace(__annotations__={k: v for k, v in annos.items() if k != 'return'}), where)
     by_name = ps and ps[0][0] == 'self' and not hasattr(target, '__signature__')  # a declared signature's `self` is a parameter
     if ps and (drop_first or by_name) and ps[0][2] <= _P.POSITIONAL_OR_KEYWORD: ps = ps[1:]
+    if any(map(has_self, hints.values())) and (cls := self_class(f, fn)) is not None:
+        hints = {k: resolve_self(a, cls) for k, a in hints.items()}  # the call builds what the schema shows: the class
     res = []
     for nm, default, k in ps:
         anno = empty if nm in skip else hints.get(nm, empty)
@@ -552,6 +556,25 @@ def fields(info: TypeInfo) -> list[Field]:
     return [Field(p.name, p.anno, p.default, p.default is empty, None, p.name) for p in signature(t, where).params
             if p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
 
+
+class _NoClass: "What `Self` stands for outside a class: only to see whether an annotation holds `Self`"
+
+def has_self(t) -> bool:
+    "Whether annotation `t` holds `typing.Self` anywhere inside"
+    return resolve_self(t, _NoClass) is not t
+
+def self_class(
+    f,   # a method, callable object or class, as `signature` takes it
+    fn,  # the plain function behind it
+):       # the class, or None when `f` isn't in one
+    "The class `typing.Self` stands for in `f`'s annotations: its instance's or class's, or the one its qualified name names"
+    if issubclass(type(f), type): return f
+    if type(f) is types.MethodType: return f.__self__ if isinstance(f.__self__, type) else type(f.__self__)
+    if is_callable_object(f): return type(f)
+    qn, o = getattr(fn, '__qualname__', ''), sys.modules.get(getattr(fn, '__module__', None) or '')
+    if type(qn) is not str or '.' not in qn or '<locals>' in qn: return None
+    for part in qn.split('.')[:-1]: o = getattr(o, part, None)
+    return o if isinstance(o, type) else None
 
 def is_self(t) -> bool: return repr(t) in ('typing.Self', 'typing_extensions.Self')
 

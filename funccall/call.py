@@ -44,7 +44,8 @@ class _Plan:
         # any other tool takes only the names its schema shows: an unknown one is refused, never slipped into `**kwargs`
         built = type(f) is FunctionType and '__tool_schema__' in f.__dict__
         self.var_kw = built
-        self.keywords = frozenset(p.name for p in ps if p.kind in (_P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY))
+        # the names a `**kwargs` key can't have: the keyword parameters', and the one a method binds (`self`, `cls`)
+        self.keywords = frozenset(p.name for p in ps if p.kind in (_P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY)) | _bound_first(f)
         self.before_var = [p.name for p in ps if p.kind <= _P.POSITIONAL_OR_KEYWORD]
         # a typed `*args`/`**kwargs` is one argument the model fills, a list or an object (the schema's `args`, `kwargs`)
         ps = [p for p in ps if p.kind not in _VARS or (p.declared and not built)]
@@ -140,22 +141,29 @@ class _Plan:
         defaults pydantic's `Field` holds filled in, `*args` and `**kwargs` spread"""
         if not self.spread: return kw if named else ((), kw)
         for nm, d in self.fills.items():
-            if nm not in kw: kw[nm] = d.make()
+            if nm not in kw: kw[nm] = d.make(kw)
         extra = kw.get(self.var_key) if self.var_key is not None else None
         if extra and (clash := [k for k in extra if k in self.keywords]):  # it would give that parameter twice
             raise ToolInputError.of(tool, [Problem(path_text(self.var_key, (k,)), f"names parameter {k!r}; give it as an argument of its own")
                                            for k in clash[:MAX_SHOWN]], len(clash) > MAX_SHOWN)
         if named: return kw
-        if extra is not None: kw.update(kw.pop(self.var_key))
-        elif self.var_key is not None: kw.pop(self.var_key, None)
+        if self.var_key is not None: kw.pop(self.var_key, None)
         rest = kw.pop(self.var_pos, None) if self.var_pos is not None else None
         if rest:  # what comes before `*args` goes by position: each parameter, given or its default
-            return [kw.pop(nm) if nm in kw else self.params[nm][1] for nm in self.before_var] + list(rest), kw
-        args = []
-        if self.posonly:
+            args = [kw.pop(nm) if nm in kw else self.params[nm][1] for nm in self.before_var] + list(rest)
+        elif self.posonly:
             last = max((i for i, nm in enumerate(self.posonly) if nm in kw), default=-1)
             args = [kw.pop(nm) if nm in kw else self.params[nm][1] for nm in self.posonly[:last + 1]]
+        else: args = []
+        # placed last: a `kwargs` key naming a positional-only parameter is a key of `**kwargs`, as in Python, never that parameter
+        if extra: kw.update(extra)
         return args, kw
+
+def _bound_first(f) -> frozenset:
+    "The name of the parameter method `f` binds (`self`, `cls`; of a callable object's `__call__`, a class's `__init__`), as a set"
+    fn = f.__func__ if type(f) is MethodType else type(f).__call__ if is_callable_object(f) else f.__init__ if isinstance(f, type) else None
+    code = getattr(fn, '__code__', None)
+    return frozenset(code.co_varnames[:1]) if code is not None and code.co_argcount else frozenset()
 
 # A call that names every parameter is the common one: a function made for the plan's parameters takes it in a few
 # steps (a loop over the arguments takes twice as long), and gives them by position where that binds the same (a call

@@ -22,7 +22,7 @@ from ._load import TargetError, expand, load_target
 from .call import call_func, error_text
 from ._warnings import SchemaWarning
 from .schema import SchemaError, get_schema, tool_docs
-from ._types import signature, type_name
+from ._types import field_info, signature, type_name
 from .tools import Tool, to_text
 
 __all__ = ['main']
@@ -87,6 +87,7 @@ def _call_cmd(args) -> int:
         raise TargetError(f"{args.target!r} holds {len(fs)} tools ({names}); name one as {args.target.split(':')[0]}:NAME")
     try: json.loads(args.json)
     except ValueError as e: return _fail(f"the arguments are not valid JSON: {e}")
+    get_schema(fs[0])  # `call` reaches what `schema` lists: a function it refuses (no docstring) is refused here, saying why
     if isinstance(fs[0], Tool):  # its own pipeline: hooks, cache, `max_chars`
         r = fs[0].execute(args.json, _contexts(fs[0]))
         print(r.text)
@@ -139,6 +140,7 @@ def _unhonoured(f, s: dict) -> list[str]:
     for p in ps:
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.name not in props:
             res.append(f"parameter {'*' if p.kind == p.VAR_POSITIONAL else '**'}{p.name} is not in the schema: the model can't fill it")
+    res += _aliases(f, props)
     docs = tool_docs(f)
     for nm in props:
         said = {'comment': docs.comments.get(nm), 'Annotated': _annotated_text(f, nm), 'docstring': docs.doc_params.get(nm)}
@@ -147,6 +149,18 @@ def _unhonoured(f, s: dict) -> list[str]:
             used, *rest = said
             res.append(f"parameter {nm!r} is described twice: the {used} ({said[used][:40]!r}) is used, not the "
                        + ', '.join(f'{k} ({said[k][:40]!r})' for k in rest) + '; keep one (README: where descriptions come from)')
+    return res
+
+def _aliases(f, props: dict) -> list[str]:
+    "Parameters whose pydantic `Field` names an alias: pydantic's `validate_call` takes that name, funccall the parameter's own"
+    try: ps = signature(f).params
+    except SchemaError: return []
+    res = []
+    for p in ps:
+        for m in getattr(p.anno, '__metadata__', ()):
+            if p.name in props and field_info(m) and (alias := m.alias or m.validation_alias):
+                res.append(f"parameter {p.name!r}: its Field's alias {str(alias)[:40]!r} is not used: the schema and the call name it "
+                           f"{p.name!r}; rename the parameter to use that name")
     return res
 
 def _annotated_text(f, nm: str) -> str | None:

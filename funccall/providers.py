@@ -25,7 +25,7 @@ from typing import Any, Callable, NamedTuple
 from ._classdocs import with_class_docs
 from ._docs import class_docs
 from ._gemini import Json, Legacy
-from ._json import jsonable, too_deep
+from ._json import MAX_NESTING, jsonable, too_deep
 from ._ns import mk_ns, resolve_nm
 from ._strict import ANTHROPIC, OPENAI, esc as _esc, normalize, optional_count, strict_pass, union_count
 from ._types import NoneType, SchemaError, empty, fields, kind, signature, type_name
@@ -100,7 +100,10 @@ def _canonical(t) -> dict:
     "A fresh, JSON-safe copy of a tool's canonical schema (so no renderer touches its input): given, or made from a callable"
     if isinstance(t, dict) or isinstance(getattr(t, 'schema', None), dict):  # (a callable's schema: `get_schema` checks it)
         s = t if isinstance(t, dict) else t.schema
-        if (why := too_deep(s, f"Tool {str(s.get('name'))[:60]!r}: its schema")): raise SchemaError(why)
+        where = f"Tool {str(s.get('name'))[:60]!r}: its"
+        # its parameters as deep as `get_schema` takes them (the tool's dict is one level more), then all of it
+        params = next((v for k in _PARAM_KEYS if isinstance(v := s.get(k), dict)), None)
+        if (why := too_deep(params, f'{where} input schema') or too_deep(s, f'{where} schema', MAX_NESTING + 1)): raise SchemaError(why)
     if isinstance(getattr(t, 'schema', None), dict) and not isinstance(t, dict):  # a `Tool`
         return with_class_docs(jsonable(t.schema), getattr(t, 'fn', None))
     if isinstance(t, dict):

@@ -6,7 +6,7 @@ nested classes in one root `$defs`, the return annotation appended to the descri
 """
 from __future__ import annotations
 
-import datetime as dt, functools, importlib.util, inspect, marshal, sys, warnings, weakref
+import datetime as dt, functools, importlib.util, inspect, marshal, warnings, weakref
 from decimal import Decimal
 from uuid import UUID
 from types import FunctionType, MethodType
@@ -17,7 +17,7 @@ from ._docs import Docs, class_docs, doc_text, func_docs
 from ._json import jsonable, too_deep
 from ._ns import mk_ns, resolve_nm
 from ._types import (Default, JsonSchema, NoneType, SchemaError, TypeInfo, constraints, custom_types, empty, field_info, fields,
-                     is_callable_object, kind, needs_pydantic, on_types_changed, own_annotations, resolve_self, signature,
+                     is_callable_object, kind, needs_pydantic, on_types_changed, own_annotations, has_self, resolve_self, self_class, signature,
                      type_name, var_anno)
 
 __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'SchemaError', 'SchemaWarning', 'tool_docs']
@@ -248,21 +248,10 @@ def tool_docs(f) -> Docs:
     docs = func_docs(fn) if inspect.isfunction(fn) else Docs({}, {}, None, doc_text(fn))
     return docs._replace(description=docs.description or doc_text(type(f))) if obj else docs
 
-def _self_class(f):
-    "The class `typing.Self` stands for in method `f`'s annotations: its instance's or class's, or the one its qualified name names"
-    if inspect.ismethod(f): return f.__self__ if isinstance(f.__self__, type) else type(f.__self__)
-    fn = _func_of(f)
-    qn, o = getattr(fn, '__qualname__', ''), sys.modules.get(getattr(fn, '__module__', None) or '')
-    if '.' not in qn or '<locals>' in qn: return None
-    for part in qn.split('.')[:-1]: o = getattr(o, part, None)
-    return o if isinstance(o, type) else None
-
-class _NoClass: "What `Self` stands for outside a class: only to see whether an annotation holds `Self`"
-
 def _unself(t, f):
     "Annotation `t` with `Self` read as the class of method `f` (`-> Self` says 'returns a Builder'), inside `Optional[Self]` too"
-    if resolve_self(t, _NoClass) is t: return t
-    cls = _self_class(f)
+    if not has_self(t): return t
+    cls = self_class(f, _func_of(f))
     if cls is None: raise SchemaError(f"{getattr(f, '__qualname__', f)!r}: `Self` outside a class's method; annotate with the class")
     return resolve_self(t, cls)
 

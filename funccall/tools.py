@@ -334,7 +334,8 @@ class Tool(Sealed):
         "The model's arguments as a dict, none of them injected ones; a text-input tool takes a `str` as its text"
         if self._text_param is not None and isinstance(args, str): return {self._text_param: args}
         args = read_arguments(args)
-        if given := [k for k in self.inject if k in args]:
+        # (folded, the arguments are the model's object's fields: one named as an injected parameter fills that field, never it)
+        if self.fold is None and (given := [k for k in self.inject if k in args]):
             raise ToolInputError(f"Tool {self.name!r}: {', '.join(map(repr, given))} is supplied by the application, not by you")
         return args
 

@@ -827,3 +827,30 @@ def test_an_imported_class_never_runs(capsys, tmp_path):
     assert not marker.exists()
     rc, out, _ = cli(capsys, 'schema', f)
     assert names(out) == ['own']
+
+
+def test_call_reaches_only_what_schema_lists(capsys, tools):
+    # `schema` refuses a function with no docstring (the model couldn't know what it does): `call` refuses it the same way
+    assert_one_line_error(*cli(capsys, 'schema', f'{tools}:undocumented'), "Function 'undocumented' has no docstring")
+    assert_one_line_error(*cli(capsys, 'call', f'{tools}:undocumented', '{"x": 1}'), "Function 'undocumented' has no docstring")
+    rc, out, _ = cli(capsys, 'call', f'{tools}:calc.add', '{"a": 1, "b": 2}')  # what `schema` lists runs
+    assert (rc, out.strip()) == (0, '3')
+
+
+ALIASED = '''
+    from typing import Annotated
+    from pydantic import Field
+
+    def aliased(x: int = Field(alias='y', description='the x'), z: Annotated[int, Field(validation_alias='zz', description='z')] = 0,
+                w: int = Field(3, description='w')):
+        "Aliased"
+        return x
+'''
+
+def test_check_flags_a_field_alias_funccall_does_not_use(capsys, tmp_path):
+    # pydantic's `validate_call` takes `y`; funccall's schema and call take `x`: the developer is told, not left to find out
+    f = tool_file(tmp_path, 'aliased_tools.py', ALIASED)
+    rc, out, _ = cli(capsys, 'check', f)
+    found = [l for l in out.splitlines() if 'alias' in l]
+    assert rc == 1 and len(found) == 2 and "alias 'y' is not used" in found[0] and "alias 'zz'" in found[1]
+    assert not any("'w'" in l for l in out.splitlines())

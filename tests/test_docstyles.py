@@ -215,3 +215,14 @@ def test_self_outside_a_class_is_a_schema_error():
     def f(x: Self) -> int:
         "F."
     with pytest.raises(SchemaError, match='Self'): get_schema(f)
+
+
+def test_a_huge_type_comment_is_a_description_never_a_crash(tmp_path, monkeypatch):
+    # `ast.parse` recursed (`a+a+...`) or ran out of memory (`not not ...`) reading these as PEP 484 type comments
+    for c in ('type: ' + 'a+' * 200_000 + 'a', 'type: ' + 'not ' * 100_000 + 'x', 'type: ' + 'A.' * 100_000 + 'B'):
+        assert undirected(' ' + c) == c
+    assert undirected(' type: List[int]') == ''  # a short one is still read as the directive it is
+    (tmp_path / 'hostile_comment.py').write_text(f"def f(a: int):  # type: {'a+' * 50_000}a\n    'Do'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from hostile_comment import f
+    assert get_schema(f)['input_schema']['properties']['a']['description'].startswith('type: a+a+')

@@ -4,13 +4,13 @@ Each row is one idiom: the schema funccall gives it, a call the model may make a
 call that must be refused with the words the model reads. The property test at the end checks that a constraint the
 schema states is enforced at call time exactly where `jsonschema` says a value breaks it.
 """
-import dataclasses, json, math, sqlite3, subprocess, sys, textwrap
+import dataclasses, json, math, re, sqlite3, subprocess, sys, textwrap
 from typing import Annotated, Any, Generic, NamedTuple, TypeVar
 
 import jsonschema, pytest
 from hypothesis import given, settings, strategies as st
-from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, PlainValidator, ValidationError, WrapValidator
-from typing_extensions import TypedDict
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field, PlainValidator, TypeAdapter, ValidationError, WrapValidator
+from typing_extensions import Self, TypedDict
 
 from funccall import SchemaError, Tool, ToolInputError, call_func, coerce_inputs, get_schema
 from conftest import examples
@@ -463,3 +463,144 @@ def test_call_func_through_a_toolbox_runs_each_idiom_through_the_tool():
     assert call_func('spaced', {'first': 1, 'rest': [3]}, box) == (1, 2, (3,))
     assert call_func('total', {'label': 's', 'kwargs': {'label': 't'}}, box, raise_on_err=False) == (
         "ToolInputError: Tool 'total', argument 'kwargs.label': names parameter 'label'; give it as an argument of its own")
+
+# --- second review (issue 29): forging, `Self` at call time, the developer's own patterns ------------------------------
+
+def test_a_kwargs_key_naming_a_positional_only_parameter_never_replaces_it():
+    got = []
+    def act(a: int, /, ctx: str, *args: int, **kwargs: str):
+        "Act"
+        got.append((a, ctx, args, kwargs))
+    t = Tool(act, inject='ctx')
+    # in Python `act(1, 'real', 2, a='forged')` puts `a` in `**kwargs`: the model's `a` (an int, checked) stays `a`
+    assert t.execute({'a': 1, 'args': [2], 'kwargs': {'a': 'forged'}}, injected={'ctx': 'real'}).status == 'success'
+    assert t.execute({'a': 1, 'kwargs': {'a': 'forged'}}, injected={'ctx': 'real'}).status == 'success'
+    assert got == [(1, 'real', (2,), {'a': 'forged'}), (1, 'real', (), {'a': 'forged'})]
+    def opt(a: int = 0, /, **kwargs: str):
+        "Opt"
+        return a, kwargs
+    assert call_func(opt, {'kwargs': {'a': 'forged'}}) == (0, {'a': 'forged'})
+
+class Vec:
+    def __init__(self, x: int = 0): self.x = x
+    def add(self, other: Self) -> int:
+        "Add another vector's x"
+        return self.x + other.x
+    def __call__(self, other: Self) -> int:
+        "Add, called as an object"
+        return self.add(other)
+
+def test_self_parameter_is_built_as_its_class_at_call_time():
+    v = Vec(2)
+    assert get_schema(v.add)['input_schema']['properties']['other']['$ref'] == '#/$defs/Vec'
+    assert call_func(v.add, {'other': {'x': 3}}) == 5
+    assert Tool(v.add)({'other': {'x': 3}}) == '5'
+    assert call_func(v, {'other': {'x': 4}}) == 6  # a callable object's `Self` is its class
+    with pytest.raises(ToolInputError, match='other'): call_func(v.add, {'other': {'x': 'no'}})
+
+CATASTROPHIC = r'^(\w+\s?)+$'  # `re` takes 2^n steps on n word characters and a '!'
+
+def test_a_developer_pattern_is_checked_in_bounded_time_whatever_the_model_sends():
+    import time
+    def one(s: Annotated[str, Field(pattern=CATASTROPHIC)]):
+        "One text"
+        return s
+    def many(xs: list[Annotated[str, Field(pattern=CATASTROPHIC)]]):
+        "Many texts"
+        return len(xs)
+    t0 = time.monotonic()
+    with pytest.raises(ToolInputError, match='does not match the pattern'): call_func(one, {'s': 'a' * 40 + '!'})  # `re`: years
+    with pytest.raises(ToolInputError, match='does not match the pattern'): call_func(one, {'s': 'ab ' * 5000 + '!'})
+    assert call_func(one, {'s': 'hello world ' * 1000}) == 'hello world ' * 1000  # the automaton says it matches
+    # what can't be known in bounded time is refused, never let through unchecked (the pattern may be a safety check)
+    with pytest.raises(ToolInputError, match="can't be checked against the pattern"): call_func(one, {'s': 'a' * 30_000})
+    with pytest.raises(ToolInputError, match='does not match the pattern'): call_func(one, {'s': 'hello\n!'})
+    # one budget for all of an argument's strings: many long ones cost no more than it
+    with pytest.raises(ToolInputError, match="can't be checked against the pattern"): call_func(many, {'xs': ['ab ' * 8000] * 300})
+    assert time.monotonic() - t0 < 10  # (well under 1 s alone; `re` alone takes years on the first)
+
+def test_a_developer_pattern_dollar_ends_the_text_as_pydantic_and_json_schema_read_it():
+    def code(c: Annotated[str, Field(pattern=r'^[A-Z]{3}$')]):
+        "A code"
+        return c
+    with pytest.raises(ToolInputError, match='does not match the pattern'): call_func(code, {'c': 'ABC\n'})  # `re` lets it through
+    with pytest.raises(ValidationError): TypeAdapter(code.__annotations__['c']).validate_python('ABC\n')  # pydantic refuses it too
+    assert call_func(code, {'c': 'ABC'}) == 'ABC'
+
+@settings(max_examples=examples(300), deadline=None)
+@given(p=st.sampled_from([CATASTROPHIC, r'^(a+)+$', r'(a|ab)*c$', r'^[a-c]{2,5}$', r'^(a|a)+$', r'b$', r'^a(b+)+$']),
+       s=st.text('abc !\n', max_size=14))
+def test_a_developer_pattern_answers_as_re_does_its_dollar_the_end_as_json_schema_reads_it(p, s):
+    def f(x: Annotated[str, Field(pattern=p)]):
+        "f"
+        return x
+    try: got = call_func(f, {'x': s}) == s
+    except ToolInputError as e:
+        assert 'does not match' in str(e); got = False
+    assert got == (re.search(p.replace('$', r'\Z'), s) is not None)  # (pydantic's and JSON Schema's `$`: no final newline)
+    if s and not s.endswith('\n'): assert got == (jsonschema.Draft202012Validator({'pattern': p}).is_valid(s))
+
+def test_a_decimal_is_held_to_its_field_constraints_as_pydantic_holds_it():
+    from decimal import Decimal
+    def pay(amount: Decimal = Field(ge=0, le=10, multiple_of=0.5)):
+        "Pay"
+        return amount
+    assert call_func(pay, {'amount': '2.5'}) == Decimal('2.5')
+    for bad in ('11', '-1', 'NaN', 'sNaN', 'Infinity', '1e99999999', '1.25'):
+        with pytest.raises(ToolInputError, match="argument 'amount'"): call_func(pay, {'amount': bad})
+        with pytest.raises(ValidationError): TypeAdapter(Annotated[Decimal, Field(ge=0, le=10, multiple_of=0.5)]).validate_python(bad)
+
+def test_a_default_factory_that_takes_the_validated_data_gets_the_other_arguments():
+    def tag(a: int, b: list = Field(default_factory=lambda data: [data['a']])):
+        "Tag"
+        return b
+    assert call_func(tag, {'a': 1}) == [1]  # (it was called with no argument: a TypeError)
+    assert Tool(tag)({'a': 2}) == '[2]'
+    assert call_func(tag, {'a': 1, 'b': [5]}) == [5]
+
+class Order(BaseModel):
+    item: str
+    ctx: str = 'none'  # a field that happens to share the injected parameter's name
+
+def test_folded_a_field_named_as_an_injected_parameter_is_the_models_and_never_reaches_the_parameter():
+    got = []
+    def place(order: Order, ctx: str):
+        "Place an order"
+        got.append((order, ctx))
+    t = Tool(place, inject='ctx', fold=True)
+    assert 'ctx' in t.schema['input_schema']['properties']  # the schema offers it: the call takes it
+    assert t.execute({'item': 'tea', 'ctx': 'forged'}, injected={'ctx': 'real'}).status == 'success'
+    assert got == [(Order(item='tea', ctx='forged'), 'real')]
+
+class Service:
+    def act(self, **kwargs: int):
+        "Act"
+        return kwargs
+    @classmethod
+    def make(cls, **kwargs: int):
+        "Make"
+        return kwargs
+
+def test_a_kwargs_key_naming_the_bound_self_or_cls_is_refused_in_the_models_words_never_a_crash():
+    for f, bound in ((Service().act, 'self'), (Service.make, 'cls')):
+        with pytest.raises(ToolInputError, match=f"kwargs.{bound}"): call_func(f, {'kwargs': {bound: 1}})
+        r = Tool(f).execute({'kwargs': {bound: 1}})  # (was `TypeError: got multiple values for argument`)
+        assert r.status == 'failure' and 'ToolInputError' in r.text
+    assert call_func(Service().act, {'kwargs': {'cls': 1}}) == {'cls': 1}  # any other key is the function's
+
+@dataclasses.dataclass
+class Named:
+    name: Annotated[str, Field(pattern=CATASTROPHIC)]
+
+class NamedTD(TypedDict):
+    name: Annotated[str, Field(pattern=CATASTROPHIC)]
+
+def test_patterns_in_fields_of_a_list_of_classes_share_the_arguments_one_budget():
+    # each item's field had a budget of its own: 300 long names cost 300 budgets (2.4 s; 3,000 took 24 s)
+    def many(xs: list[Named], ys: list[NamedTD] = ()):
+        "Many"
+        return len(xs)
+    with pytest.raises(ToolInputError, match="can't be checked against the pattern"): call_func(many, {'xs': [{'name': 'ab ' * 8000}] * 300})
+    with pytest.raises(ToolInputError, match=r"ys\[\d+\]\.name: .* can't be checked"):
+        call_func(many, {'xs': [], 'ys': [{'name': 'ab ' * 8000}] * 300})
+    assert call_func(many, {'xs': [{'name': 'ab ' * 100}] * 3}) == 3

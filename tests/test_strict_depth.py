@@ -82,6 +82,7 @@ CASES = {
     'allOf-of-objects': {'type': 'object', 'properties': {'p': {'allOf': [{'$ref': '#/$defs/A'}, {'type': 'object', 'properties': {'z': {'type': 'number'}}}]}},
                          'required': ['p'], '$defs': DEFS},
     'root-ref': {'$ref': '#/$defs/A', '$defs': DEFS},
+    'root-ref-to-a-ref': {'$ref': '#/$defs/B', '$defs': {**DEFS, 'B': {'$ref': '#/$defs/A'}}},
     'typeless-properties': {'type': 'object', 'properties': {'p': {'properties': {'x': {'type': 'integer'}}}}},
 }
 
@@ -167,3 +168,27 @@ def test_every_strict_corpus_tool_is_valid_under_openais_rules():
             mine = copy.deepcopy(d['parameters'])
             assert _ensure_strict_json_schema(mine, path=(), root=mine) == d['parameters'], nm
     assert strict > 1200  # the README's figure: 1263 of 1340
+
+
+def test_a_schema_exactly_at_the_depth_limit_renders_and_one_more_is_refused_naming_its_depth():
+    from funccall._json import MAX_NESTING, nesting
+    def arr(levels: int) -> dict:  # an object holding arrays of arrays: `levels` dicts deep
+        s = {'type': 'integer'}
+        for _ in range(levels - 3): s = {'type': 'array', 'items': s}  # (the root, its `properties`, the scalar: 3 dicts)
+        return {'type': 'object', 'properties': {'a': s}, 'required': ['a']}
+    ok, deep = arr(MAX_NESTING), arr(MAX_NESTING + 1)
+    assert (nesting(ok), nesting(deep)) == (MAX_NESTING, MAX_NESTING + 1)
+    # what `get_schema` of a built tool takes, every renderer takes (they counted the tool's own dict as one more level)
+    built = mk_tool(lambda **kw: 1, tool(copy.deepcopy(ok)))
+    for strict in (False, True):
+        assert to_openai(get_schema(built), strict=strict)['function']['parameters']['properties']['a']
+        assert to_openai(tool(copy.deepcopy(ok)), strict=strict)['function']['name'] == 't'
+    assert to_anthropic(tool(copy.deepcopy(ok)))['name'] == 't'
+    with pytest.raises(SchemaError, match=f'nested {MAX_NESTING + 1} levels deep'): get_schema(mk_tool(lambda **kw: 1, tool(copy.deepcopy(deep))))
+    with pytest.raises(SchemaError, match=f'input schema is nested {MAX_NESTING + 1} levels deep'): to_openai(tool(copy.deepcopy(deep)))
+
+
+def test_a_root_ref_cycle_is_refused_saying_why_never_a_hang():
+    r = Report()
+    d = to_openai(tool({'$ref': '#/$defs/B', '$defs': {'A': {'$ref': '#/$defs/B'}, 'B': {'$ref': '#/$defs/A'}}}), strict=True, report=r)
+    assert d['function']['strict'] is False and any('not an object' in str(x) for x in r)
