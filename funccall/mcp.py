@@ -169,9 +169,14 @@ _STOP_GRACE = 2.0  # seconds the SDK's stdio client waits for a command to exit 
 def _one_error():
     "Raise the one error inside nested exception groups: the SDK's task groups wrap even a single failure to connect"
     try: yield
-    except Exception as e:
-        if (one := _single(e)) is e: raise
-        raise one from None
+    except Exception as e: _unwrapped(e, (None, None, None))
+
+def _unwrapped(e: Exception, exc) -> bool:
+    """Leaving a client's block with `exc` (a `sys.exc_info()`) raised `e`: re-raise the one error inside it; False when that
+    is `exc` itself, so the caller's own error goes on untouched (its traceback and cause)"""
+    if (one := _single(e)) is exc[1]: return False
+    if one is e: raise e
+    raise one from None
 
 def _single(e: BaseException) -> BaseException:
     "The one error inside nested exception groups of one error each, else `e`"
@@ -381,7 +386,10 @@ class MCPClient:
             self._stack = stack.pop_all()
         return self
 
-    def __exit__(self, *exc) -> None: self._stack.__exit__(*exc)
+    def __exit__(self, *exc) -> bool:
+        # the SDK's task groups wrap an error leaving the block (a failed call's `MCPToolError`) in an exception group
+        try: return self._stack.__exit__(*exc)
+        except Exception as e: return _unwrapped(e, exc)
 
     async def __aenter__(self) -> MCPClient:
         with _one_error():
@@ -390,7 +398,9 @@ class MCPClient:
                 self._stack = stack.pop_all()
         return self
 
-    async def __aexit__(self, *exc) -> None: await self._stack.__aexit__(*exc)
+    async def __aexit__(self, *exc) -> bool:
+        try: return await self._stack.__aexit__(*exc)
+        except Exception as e: return _unwrapped(e, exc)
 
 # --- the server ---------------------------------------------------------------------------------------
 

@@ -160,3 +160,25 @@ def test_a_failed_calls_log_keeps_the_tools_frames_only(caplog, kw):
     frames = traceback.extract_tb(rec.exc_info[2])
     assert [f.name for f in frames if f.filename == __file__] in (['explode', '_helper'], ['_mw', 'explode', '_helper'])
     assert not [f for f in frames if f.filename.startswith(FUNCCALL)], frames
+
+# --- an error leaving the client's block is itself, not the SDK's exception group -------------------------------
+
+def _fails(x: int) -> int:
+    "Fails"
+    raise ValueError('no')
+
+def test_an_error_leaving_the_block_is_itself_not_an_exception_group():
+    # attack: a failed call (or the caller's own error) raised inside `with MCPClient(...)` came out as "unhandled
+    # errors in a TaskGroup", which `except MCPToolError` outside the block never catches
+    with pytest.raises(funccall.mcp.MCPToolError, match='ValueError'):
+        with MCPClient(mk_server([_fails]), timeout=T) as c: c.tools()['_fails'](1)
+    cause = KeyError('why')
+    with pytest.raises(RuntimeError, match='mine') as e:
+        with MCPClient(mk_server([_fails]), timeout=T): raise RuntimeError('mine') from cause
+    assert e.value.__cause__ is cause  # the caller's own error goes on untouched
+
+def test_an_error_leaving_the_async_block_is_itself_not_an_exception_group():
+    import asyncio
+    async def main():
+        async with MCPClient(mk_server([_fails]), timeout=T) as c: await c.tools()['_fails'](x=1)
+    with pytest.raises(funccall.mcp.MCPToolError, match='ValueError'): asyncio.run(main())
