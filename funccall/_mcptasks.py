@@ -35,7 +35,9 @@ _LONGEST = 86400.0  # seconds the SDK is asked to wait for a reply that waits on
 _ENDED = ('completed', 'failed', 'cancelled')
 
 class TaskFailed(Exception):
-    "A task that ended 'failed' or 'cancelled' at the server; the message says which, in the server's words"
+    """A task that ended 'failed' or 'cancelled' at the server; the message says which, in the server's words, and `code`
+    is the failed task's error code (never read as a failure of the connection or a timeout: the server chose it)"""
+    def __init__(self, text: str, code: int | None = None): super().__init__(text); self.code = code
 
 class Waiting(NamedTuple):
     "How one call waits for its task: seconds for each reply, seconds for the whole task, and where status messages go"
@@ -173,7 +175,7 @@ async def _resolve(handle: TaskHandle, ctx) -> types.CallToolResult:
 async def _quiet(task) -> None: pass
 
 async def follow(session, handle: TaskHandle, w: Waiting) -> types.CallToolResult:
-    "Poll the task `handle` to its end: its result; `MCPError` for its error; `TaskFailed` if cancelled; `TimeoutError` past the deadline"
+    "Poll the task `handle` to its end: its result; `TaskFailed` if it failed or was cancelled; `TimeoutError` past the deadline"
     t = _Watch(session, handle, w)
     async with t.bounded():
         await t.seen(handle)
@@ -184,7 +186,7 @@ async def follow(session, handle: TaskHandle, w: Waiting) -> types.CallToolResul
             if task.status == 'failed':
                 err = task.error if isinstance(getattr(task, 'error', None), dict) else {}
                 code = err.get('code') if isinstance(err.get('code'), int) else types.INTERNAL_ERROR
-                raise MCPError(code, str(err.get('message') or _ended(task)))
+                raise TaskFailed(str(err.get('message') or _ended(task)), code)
             if task.status == 'cancelled': raise TaskFailed(_ended(task))
             if task.status == 'input_required' and getattr(task, 'input_requests', None):
                 await _answer(t)

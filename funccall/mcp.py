@@ -343,7 +343,7 @@ class MCPClient:
         nm = tool[len(self.prefix):]  # as the server spells it
         try: r = await self._send(tool, nm, args)
         except (MCPToolError, TimeoutError): raise  # (a task's deadline: a TimeoutError is an OSError too)
-        except TaskFailed as e: raise MCPToolError(f"Tool {tool!r}: {e}", tool) from None
+        except TaskFailed as e: raise MCPToolError(f"Tool {tool!r}: {e}", tool, e.code) from None
         except MCPError as e:
             if e.code == types.CONNECTION_CLOSED: raise MCPConnectionError(e.code, f"{e.message} during {tool!r}") from None
             if e.code == types.REQUEST_TIMEOUT: raise TimeoutError(f"{e.message}: tool {tool!r} got no answer within {self.timeout:g} s") from None

@@ -15,7 +15,7 @@ from pydantic import TypeAdapter  # noqa: E402
 
 from funccall import Tool  # noqa: E402
 from funccall._mcpstore import MemoryTaskStore  # noqa: E402
-from funccall.mcp import TASKS, MCPClient, MCPContext, RedisStore, mk_server  # noqa: E402
+from funccall.mcp import TASKS, MCPClient, MCPContext, MCPToolError, RedisStore, mk_server  # noqa: E402
 
 T = 30  # seconds: a generous bound for one conversation
 
@@ -496,3 +496,27 @@ def test_pydantic_ai_calls_every_tool_and_the_task_tool_runs_as_a_task(tmp_path)
     served = StdioTransport(sys.executable, ['-m', 'funccall', 'mcp', 'serve', 'mixed.py', '--task', 'where_ran'], cwd=str(tmp_path))
     out = Agent(TestModel(), toolsets=[MCPToolset(served)]).run_sync('go').output
     assert json.loads(out) == {'where_ran': 'funccall-mcp-tasks', 'route': 'a'}  # the task ran on the tasks' loop
+
+# --- a hostile server against MCPClient: a store that lies about the task (what any server may send) ----------
+
+class Liar(MemoryTaskStore):
+    "The in-memory store, each record read back with `patch` over it: the server then says what the patch says"
+    def __init__(self, patch: dict): super().__init__(); self.patch = patch
+    def get(self, tid):
+        rec = super().get(tid)
+        return None if rec is None else {**rec, **self.patch}
+
+@pytest.mark.parametrize('code', [types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT])
+def test_a_failed_tasks_error_code_is_not_read_as_a_lost_connection_or_a_timeout(code):
+    # attack: a failed task whose error carries -32000 or -32001 came out of MCPClient as MCPConnectionError or a
+    # TimeoutError ("got no answer"): the server's own words, dressed as the client's transport failing
+    liar = Liar({'status': 'failed', 'error': {'code': code, 'message': 'the server says so'}})
+    with MCPClient(mk_server([hold], tasks=['hold'], store=liar), timeout=T) as c:
+        with pytest.raises(MCPToolError, match="'hold': the server says so") as e: c.tools()['hold'](0.1)
+    assert type(e.value) is MCPToolError and e.value.code == code
+
+def test_a_status_that_never_ends_is_bounded_by_task_timeout():
+    with MCPClient(mk_server([hold], tasks=['hold'], store=Liar({'status': 'dawdling', 'pollIntervalMs': -1})), timeout=T, task_timeout=1) as c:
+        start = time.monotonic()
+        with pytest.raises(TimeoutError, match='did not end within 1 s'): c.tools()['hold'](0.1)
+        assert time.monotonic() - start < 1 + T / 2
