@@ -39,7 +39,7 @@ load) print goes to stderr.
 """
 from __future__ import annotations
 
-import argparse, asyncio, copy, functools, inspect, ipaddress, json, logging, math, os, re, secrets, shlex, sys, threading, traceback, warnings
+import argparse, asyncio, copy, functools, inspect, ipaddress, json, logging, math, os, re, secrets, shlex, sys, threading, time, traceback, warnings
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
@@ -925,7 +925,7 @@ class _Tasks:
         "Run a task's job to its end, or until its record stops saying `working` (cancelled through any worker, or expired)"
         tid, run = rec['taskId'], asyncio.ensure_future(job())
         while not (await asyncio.wait([run], timeout=_POLL))[0]:
-            if (cur := self.store.get(tid)) is None or cur['status'] != 'working':
+            if (cur := self._look(tid)) is None or cur['status'] != 'working':
                 if mc is not None: mc._cancelled.set()  # a sync tool's thread runs on: tell it through its context
                 run.cancel()
                 return
@@ -934,7 +934,27 @@ class _Tasks:
             _log.exception('Task %s failed', tid)
             end = {'status': 'failed', 'statusMessage': 'The server failed to run the tool',
                    'error': {'code': types.INTERNAL_ERROR, 'message': _short(e)}}
-        self.store.finish(tid, {**rec, **end, 'lastUpdatedAt': _now()})
+        await self._finish(tid, {**rec, **end, 'lastUpdatedAt': _now()})
+
+    def _look(self, tid: str) -> dict | None:
+        "Task `tid`'s record; while the store fails (Redis down), a `working` one: the task runs on, and is looked at again"
+        try: return self.store.get(tid)
+        except Exception as e:
+            _log.warning('Task %s: its store failed (%s: %s); it runs on', tid, type(e).__name__, _short(e))
+            return {'status': 'working'}
+
+    async def _finish(self, tid: str, rec: dict) -> None:
+        "Record the task's end; a store that fails is asked again every `_POLL` s until the record would have expired"
+        give_up = time.monotonic() + self.ttl
+        while True:
+            try:
+                self.store.finish(tid, rec)
+                return
+            except Exception as e:
+                _log.warning('Task %s: its store failed (%s: %s); %s', tid, type(e).__name__, _short(e),
+                             'its end is lost' if time.monotonic() > give_up else 'trying again')
+                if time.monotonic() > give_up: return
+            await asyncio.sleep(_POLL)
 
     def _own(self, ctx, params: _TaskParams) -> dict:
         "The record of the caller's task `params.task_id`; a protocol error for a client without the extension, or a task that isn't its"

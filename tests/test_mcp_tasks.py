@@ -520,3 +520,42 @@ def test_a_status_that_never_ends_is_bounded_by_task_timeout():
         start = time.monotonic()
         with pytest.raises(TimeoutError, match='did not end within 1 s'): c.tools()['hold'](0.1)
         assert time.monotonic() - start < 1 + T / 2
+
+# --- the store failing under a running task (Redis down for a while) --------------------------------------------
+
+class Flaky(MemoryTaskStore):
+    "The in-memory store, failing every look and every change while `down` (as Redis does when it is unreachable)"
+    down = False
+    def get(self, tid):
+        if self.down: raise ConnectionError('Error 111 connecting to 10.0.0.7:6379. Connection refused.')
+        return super().get(tid)
+    def finish(self, tid, rec):
+        if self.down: raise ConnectionError('Error 111 connecting to 10.0.0.7:6379. Connection refused.')
+        return super().finish(tid, rec)
+
+def test_a_task_outlives_its_store_failing_and_its_end_is_recorded_once_the_store_is_back():
+    # attack: Redis down while a task ran killed the task's watcher at its first look: the tool ran on unwatched,
+    # its result was dropped and its record said `working` until it expired (an hour), so no worker could cancel it
+    store = Flaky()
+    async def main():
+        async with Client(mk_server([hold], tasks=['hold'], store=store), extensions=[TasksExt()]) as c:
+            h = await start(c, 'hold', {'s': 0.8})
+            store.down = True
+            await asyncio.sleep(2)  # the watcher's looks fail, and so does recording the end
+            store.down = False
+            return await wait(c.session, h.task_id)
+    done = arun(main())
+    assert done['status'] == 'completed' and done['result']['structuredContent'] == {'result': 'held to the end'}
+
+def test_a_task_whose_store_failed_for_a_while_can_still_be_cancelled():
+    store = Flaky()
+    async def main():
+        async with Client(mk_server([patient], tasks=['patient'], store=store), extensions=[TasksExt()]) as c:
+            h = await start(c, 'patient', {})
+            store.down = True
+            await asyncio.sleep(1.2)  # two of the watcher's looks fail
+            store.down = False
+            await send(c.session, 'tasks/cancel', taskId=h.task_id)
+            return await wait(c.session, h.task_id)
+    assert arun(main())['status'] == 'cancelled'
+    assert stopped.wait(10)  # the tool heard of it through its context (unwatched, it ran on for T s)
