@@ -262,12 +262,15 @@ class MCPClient:
         one = _single(e)
         if isinstance(one, MCPError): why = self._words(one)
         else: why = '; '.join(f"{type(x).__name__}: {_short(x) or 'no message'}" for x in getattr(one, 'exceptions', None) or [one])
-        note = ''
-        if self._tail is not None:
-            self._tail.child.close()  # (closed already, unless the command was never spawned)
-            note = exit_note(self._procs, self._tail)
         code = one.code if isinstance(one, MCPError) else types.CONNECTION_CLOSED
-        return MCPConnectionError(code, f"Can't connect to the MCP server {self._where()}: {why}" + (f"; {note}" if note else ''))
+        return MCPConnectionError(code, f"Can't connect to the MCP server {self._where()}: {why}{self._last_words()}")
+
+    def _last_words(self) -> str:
+        "'; ' and what a stdio command said as it failed (its exit status, its last lines on stderr); '' when nothing"
+        if self._tail is None: return ''
+        self._tail.child.close()  # (closed already, unless the command was never spawned)
+        note = exit_note(self._procs, self._tail)
+        return f"; {note}" if note else ''
 
     def _where(self) -> str:
         "The server, as the user gave it"
@@ -305,7 +308,8 @@ class MCPClient:
                 await c.__aexit__(type(e), e, e.__traceback__)
                 raise
             else: await c.__aexit__(None, None, None)
-        if scope.cancelled_caught: raise TimeoutError(f"The MCP server did not answer within {self.timeout:g} s")
+        # a command that exited while a child of it holds its stdout open is never seen to close: its status says why
+        if scope.cancelled_caught: raise TimeoutError(f"The MCP server did not answer within {self.timeout:g} s{self._last_words()}")
 
     @staticmethod
     async def _list(c) -> list:

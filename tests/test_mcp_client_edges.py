@@ -66,6 +66,21 @@ def test_stderr_to_devnull_still_explains():
     e = _connect([sys.executable, '-c', 'import sys; sys.stderr.write("nope\\n"); sys.exit(5)'], errlog=subprocess.DEVNULL)
     assert 'exited with status 5' in str(e) and 'nope' in str(e)
 
+def test_a_command_that_exits_while_its_child_holds_stdout_says_so_in_the_timeout():
+    # attack: the command exits (status 6) but a child it started keeps its stdout open, so the connection never closes:
+    # the TimeoutError said only "did not answer", hiding the exit status and the reason the command wrote
+    code = ('import subprocess, sys; p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(15)"]); '
+            'sys.stderr.write("no API token\\n"); sys.exit(6)')
+    with pytest.raises(TimeoutError, match='did not answer within 3 s') as e:
+        with MCPClient([sys.executable, '-c', code], timeout=3, errlog=subprocess.DEVNULL): pass
+    assert 'exited with status 6' in str(e.value) and 'no API token' in str(e.value)
+
+def test_a_command_that_never_answers_is_said_to_be_ended_by_the_signal_that_stopped_it():
+    code = 'import sys, time; sys.stderr.write("warming up\\n"); sys.stderr.flush(); time.sleep(15)'
+    with pytest.raises(TimeoutError, match='did not answer within 3 s') as e:
+        with MCPClient([sys.executable, '-c', code], timeout=3, errlog=subprocess.DEVNULL): pass
+    assert 'warming up' in str(e.value) and 'status -' not in str(e.value)  # stopped by the client, not "exited with status -15"
+
 def test_a_command_that_is_not_there():
     e = _connect(['/nonexistent/funccall-test-server'])
     assert '/nonexistent/funccall-test-server' in str(e)
