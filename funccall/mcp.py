@@ -857,11 +857,13 @@ def mk_server(
 
     async def run(t: Tool, args: dict, inj: dict, mc, version: str) -> types.CallToolResult:
         "A task's call, on the tasks' own loop: the pipeline, with no client to ask (a tool needing confirmation is never a task)"
-        try: r = await t.aexecute(args, inj)
+        try:
+            async with _share(task_shares, t): r = await t.aexecute(args, inj)
         except Exception as e: return pipeline_failed(t, e)
         return finished(t, r, version)
 
     shares = {}  # tool name -> the limiter its sync calls hold a slot of
+    task_shares = {}  # the same for calls run as tasks, on the tasks' loop (a limiter serves one loop)
 
     hints = {'tools/list': CacheHint(ttl_ms=int(list_ttl * 1000), scope='public')} if list_ttl else None
     server = _Server(name, version=__version__, on_list_tools=list_tools, on_call_tool=call_tool,

@@ -559,3 +559,26 @@ def test_a_task_whose_store_failed_for_a_while_can_still_be_cancelled():
             return await wait(c.session, h.task_id)
     assert arun(main())['status'] == 'cancelled'
     assert stopped.wait(10)  # the tool heard of it through its context (unwatched, it ran on for T s)
+
+# --- a task tool's calls hold no more of the pool than a plain tool's -------------------------------------------
+
+def other(x: int) -> int:
+    "Adds one (a sync tool, served plainly)"
+    return x + 1
+
+def test_sync_tasks_of_one_tool_leave_pool_slots_for_the_other_tools():
+    # attack: calls run as tasks skipped the per-tool share of the worker pool: three blocked `held` tasks took both
+    # slots of a 2-thread pool, and every other sync tool's call waited for them
+    from funccall._run import max_workers, set_max_workers
+    was = max_workers()
+    set_max_workers(2)
+    async def main():
+        async with Client(mk_server([held, other], tasks=['held']), extensions=[TasksExt()]) as c:
+            hs = [await start(c, 'held', {'n': i}) for i in range(3)]
+            await asyncio.sleep(0.5)  # the tasks are on their loop, holding what they may
+            r = await asyncio.wait_for(c.session.call_tool('other', {'x': 1}), 10)  # starved, it waited for the gate (T s)
+            gate.set()
+            return r, [(await wait(c.session, h.task_id))['status'] for h in hs]
+    try: r, ends = arun(main())
+    finally: set_max_workers(was)
+    assert r.structured_content == {'result': 2} and ends == ['completed'] * 3
