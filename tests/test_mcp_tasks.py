@@ -296,14 +296,29 @@ def test_the_command_line_refuses_tasks_on_workers_without_a_shared_store(tmp_pa
     assert '--redis' in capsys.readouterr().err
 
 def test_tasks_in_memory_are_bounded_and_the_call_past_the_bound_is_an_error_result():
-    server = mk_server([quick], tasks=['quick'], store=MemoryTaskStore(max_tasks=2))
+    server = mk_server([held, quick], tasks=['held', 'quick'], store=MemoryTaskStore(max_tasks=2))
     async def main():
         async with Client(server, extensions=[TasksExt()]) as c:
-            hs = [await start(c, 'quick', {'x': i}) for i in range(2)]
-            return hs, await c.session.call_tool('quick', {'x': 9}, allow_claimed=True)
+            hs = [await start(c, 'held', {'n': i}) for i in range(2)]  # both running: the gate is shut
+            r = await c.session.call_tool('quick', {'x': 9}, allow_claimed=True)
+            gate.set()
+            return hs, r
     hs, r = arun(main())
     assert len({h.task_id for h in hs}) == 2
-    assert isinstance(r, types.CallToolResult) and r.is_error and 'holds 2 tasks already' in r.content[0].text
+    assert isinstance(r, types.CallToolResult) and r.is_error and 'holds 2 running tasks already' in r.content[0].text
+
+def test_a_flood_of_finished_tasks_does_not_lock_the_store_until_they_expire():
+    # attack: one client ran max_tasks quick tasks; their finished records filled the store, and every client's new
+    # task was refused for task_ttl (an hour); the oldest finished record makes room now
+    server = mk_server([quick], tasks=['quick'], store=MemoryTaskStore(max_tasks=3))
+    async def main():
+        async with Client(server, extensions=[TasksExt()]) as c:
+            ends = [await wait(c.session, (await start(c, 'quick', {'x': i})).task_id) for i in range(6)]
+            with pytest.raises(MCPError, match='not found'): await send(c.session, 'tasks/get', taskId=ends[0]['taskId'])
+            return ends, await send(c.session, 'tasks/get', taskId=ends[-1]['taskId'])
+    ends, last = arun(main())
+    assert [e['result']['structuredContent'] for e in ends] == [{'result': 2 * i} for i in range(6)]
+    assert last['result']['structuredContent'] == {'result': 10}
 
 # --- load: four workers, one Redis, fifty clients --------------------------------------------------------------
 
