@@ -1,7 +1,7 @@
 """Long-running tools served as MCP tasks (the 2026-07-28 tasks extension), through the SDK's own client: its
 `Client(extensions=[...])` with a `ResultClaim` for `resultType: "task"`, and `session.send_request` for the
 extension's methods. Across workers: two servers sharing one real `redis-server` on loopback."""
-import asyncio, json, os, shutil, socket, subprocess, sys, textwrap, threading, time
+import asyncio, json, os, re, shutil, socket, subprocess, sys, textwrap, threading, time
 from typing import Any, Literal
 
 import pytest
@@ -597,3 +597,38 @@ def test_sync_tasks_of_one_tool_leave_pool_slots_for_the_other_tools():
     try: r, ends = arun(main())
     finally: set_max_workers(was)
     assert r.structured_content == {'result': 2} and ends == ['completed'] * 3
+
+# --- whose task is it: another caller (OAuth) sees none of it, and ids can't be guessed --------------------------
+
+def _user(cid: str):
+    from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+    from mcp.server.auth.provider import AccessToken
+    return AuthenticatedUser(AccessToken(token='t-' + cid, client_id=cid, scopes=[], subject=cid))
+
+def test_another_authenticated_caller_can_not_get_cancel_or_update_a_task_it_knows_the_id_of():
+    from mcp.server.auth.middleware.auth_context import auth_context_var
+    server = mk_server([held], tasks=['held'])
+    async def main():
+        alice = auth_context_var.set(_user('alice'))
+        async with Client(server, extensions=[TasksExt()]) as a:
+            h = await start(a, 'held', {'n': 1})
+            mallory = auth_context_var.set(_user('mallory'))
+            async with Client(server, extensions=[TasksExt()]) as m:
+                for method in ('tasks/get', 'tasks/cancel', 'tasks/update'):
+                    with pytest.raises(MCPError, match='Task not found'): await send(m.session, method, taskId=h.task_id)
+            auth_context_var.reset(mallory)
+            gate.set()
+            done = await wait(a.session, h.task_id)
+        auth_context_var.reset(alice)
+        return done
+    assert arun(main())['status'] == 'completed'  # mallory's cancel changed nothing
+
+def test_task_ids_are_unguessable():
+    # without OAuth, a task's id is all that guards it: 192 random bits, never repeated
+    store = Counting()
+    server = mk_server([quick], tasks=['quick'], store=store)
+    async def main():
+        async with Client(server, extensions=[TasksExt()]) as c:
+            for i in range(50): await start(c, 'quick', {'x': i})
+    arun(main())
+    assert len(set(store.made)) == 50 and all(re.fullmatch(r'[A-Za-z0-9_-]{32}', t) for t in store.made)
