@@ -831,6 +831,9 @@ def mk_server(
         if task:
             try: return board.start(partial(run, t, call.args, inj, mc, ctx.protocol_version), _principal(), mc)
             except TasksFull as e: return _error(f"Tool {t.name!r}: {e}")
+            except Exception:  # its store failed (Redis unreachable): the why stays in the log, where it names hosts
+                _log.exception('Tool %r: its task could not be recorded', t.name)
+                return _error(f"Tool {t.name!r}: the server could not record its task: try again later")
         try:
             with _trace.joined(params.meta):  # the client's trace, when it sent one
                 async with _share(shares, t): r = await t.aexecute(call.args, inj, confirm=call.confirm if t.requires_confirmation else None)

@@ -541,12 +541,11 @@ def test_a_status_that_never_ends_is_bounded_by_task_timeout():
 class Flaky(MemoryTaskStore):
     "The in-memory store, failing every look and every change while `down` (as Redis does when it is unreachable)"
     down = False
-    def get(self, tid):
+    def _check(self):
         if self.down: raise ConnectionError('Error 111 connecting to 10.0.0.7:6379. Connection refused.')
-        return super().get(tid)
-    def finish(self, tid, rec):
-        if self.down: raise ConnectionError('Error 111 connecting to 10.0.0.7:6379. Connection refused.')
-        return super().finish(tid, rec)
+    def create(self, tid, rec, ttl): self._check(); return super().create(tid, rec, ttl)
+    def get(self, tid): self._check(); return super().get(tid)
+    def finish(self, tid, rec): self._check(); return super().finish(tid, rec)
 
 def test_a_task_outlives_its_store_failing_and_its_end_is_recorded_once_the_store_is_back():
     # attack: Redis down while a task ran killed the task's watcher at its first look: the tool ran on unwatched,
@@ -561,6 +560,17 @@ def test_a_task_outlives_its_store_failing_and_its_end_is_recorded_once_the_stor
             return await wait(c.session, h.task_id)
     done = arun(main())
     assert done['status'] == 'completed' and done['result']['structuredContent'] == {'result': 'held to the end'}
+
+def test_a_store_down_when_a_task_starts_is_an_error_result_that_names_no_host():
+    # attack: Redis unreachable at tools/call was a bare "Internal server error" protocol error
+    store = Flaky()
+    store.down = True
+    async def main():
+        async with Client(mk_server([quick], tasks=['quick'], store=store), extensions=[TasksExt()]) as c:
+            return await c.session.call_tool('quick', {'x': 1}, allow_claimed=True)
+    r = arun(main())
+    assert isinstance(r, types.CallToolResult) and r.is_error
+    assert r.content[0].text == "Tool 'quick': the server could not record its task: try again later"
 
 def test_a_task_whose_store_failed_for_a_while_can_still_be_cancelled():
     store = Flaky()
