@@ -642,3 +642,15 @@ def test_task_ids_are_unguessable():
             for i in range(50): await start(c, 'quick', {'x': i})
     arun(main())
     assert len(set(store.made)) == 50 and all(re.fullmatch(r'[A-Za-z0-9_-]{32}', t) for t in store.made)
+
+def test_a_task_the_server_fails_to_finish_keeps_the_failures_words_in_the_log(monkeypatch):
+    # attack: a failure of the server's own (past the tool) put its message in the task's error, which any poller reads,
+    # where a plain call's gives only "Internal server error"
+    import funccall.mcp as m
+    def broken(*a, **kw): raise RuntimeError('sk-secret-1234 in the server')
+    monkeypatch.setattr(m, '_result', broken)
+    async def main():
+        async with Client(mk_server([quick], tasks=['quick']), extensions=[TasksExt()]) as c:
+            return await wait(c.session, (await start(c, 'quick', {'x': 1})).task_id)
+    r = arun(main())
+    assert r['status'] == 'failed' and r['error']['message'] == 'RuntimeError' and 'sk-secret' not in json.dumps(r)
