@@ -66,7 +66,9 @@ def _ended(task) -> str:
 
 class _Watch:
     "One task followed to its end: its latest state, status messages passed on once each, polls paced by `_pause`"
-    def __init__(self, session, task, w: Waiting): self.session, self.task, self.w, self.said, self.n = session, task, w, None, 0
+    def __init__(self, session, task, w: Waiting):
+        self.session, self.task, self.w, self.said, self.n = session, task, w, None, 0
+        self.tid = task.task_id  # the task made: a reply naming another never redirects the polls or the cancel
 
     async def seen(self, task) -> None:
         self.task = task
@@ -81,7 +83,7 @@ class _Watch:
         await self.seen(await self.get('tasks/get', result_type))
 
     async def get(self, method: str, result_type, wait: float | None = None, **more):
-        return await self.session.send_request(_ask(method, self.task.task_id, **more), result_type,
+        return await self.session.send_request(_ask(method, self.tid, **more), result_type,
                                                request_read_timeout_seconds=wait or self.w.timeout)
 
     @asynccontextmanager
@@ -90,7 +92,7 @@ class _Watch:
         try:
             with anyio.fail_after(self.w.deadline): yield
         except BaseException:
-            if self.task.status not in _ENDED: await _cancel(self.session, self.task.task_id)
+            if self.task.status not in _ENDED: await _cancel(self.session, self.tid)
             raise
 
 async def _cancel(session, task_id: str) -> None:

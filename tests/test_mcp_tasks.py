@@ -530,6 +530,11 @@ def test_a_failed_tasks_error_code_is_not_read_as_a_lost_connection_or_a_timeout
         with pytest.raises(MCPToolError, match="'hold': the server says so") as e: c.tools()['hold'](0.1)
     assert type(e.value) is MCPToolError and e.value.code == code
 
+def test_a_reply_naming_another_task_does_not_redirect_the_polls():
+    # attack: a `tasks/get` reply with another `taskId` sent the next polls (and the cancel) to that task
+    with MCPClient(mk_server([hold], tasks=['hold'], store=Liar({'taskId': 'someone-elses'})), timeout=T) as c:
+        assert c.tools()['hold'](0.6) == 'held to the end'
+
 def test_a_status_that_never_ends_is_bounded_by_task_timeout():
     with MCPClient(mk_server([hold], tasks=['hold'], store=Liar({'status': 'dawdling', 'pollIntervalMs': -1})), timeout=T, task_timeout=1) as c:
         start = time.monotonic()
