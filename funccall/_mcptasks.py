@@ -190,10 +190,8 @@ async def follow(session, handle: TaskHandle, w: Waiting) -> types.CallToolResul
                 code = err.get('code') if isinstance(err.get('code'), int) else types.INTERNAL_ERROR
                 raise TaskFailed(str(err.get('message') or _ended(task)), code)
             if task.status == 'cancelled': raise TaskFailed(_ended(task))
-            if task.status == 'input_required' and getattr(task, 'input_requests', None):
-                await _answer(t)
-                await t.seen(await t.get('tasks/get', TaskState))
-            else: await t.poll(TaskState)
+            if task.status == 'input_required' and getattr(task, 'input_requests', None): await _answer(t)
+            await t.poll(TaskState)  # paced even once answered: a server asking again at once meets the same pauses
 
 async def _answer(t: _Watch) -> None:
     "The server's questions (`inputRequests`) answered by the client's callbacks, sent back with `tasks/update`"

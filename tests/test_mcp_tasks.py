@@ -535,6 +535,19 @@ def test_a_reply_naming_another_task_does_not_redirect_the_polls():
     with MCPClient(mk_server([hold], tasks=['hold'], store=Liar({'taskId': 'someone-elses'})), timeout=T) as c:
         assert c.tools()['hold'](0.6) == 'held to the end'
 
+def test_a_server_asking_again_and_again_is_answered_at_the_polls_pace():
+    # attack: a task that says `input_required` with the same question after every answer had the user's callback
+    # asked 1,600 times in 1.5 s (4 million in the default task_timeout)
+    asked = []
+    form = {'message': 'Which?', 'requestedSchema': {'type': 'object', 'properties': {'c': {'type': 'string'}}}}
+    liar = Liar({'status': 'input_required', 'inputRequests': {'q': {'method': 'elicitation/create', 'params': form}}})
+    def answer(message, schema):
+        asked.append(message)
+        return {'c': 'teal'}
+    with MCPClient(mk_server([hold], tasks=['hold'], store=liar), timeout=T, task_timeout=1.5, on_elicit=answer) as c:
+        with pytest.raises(TimeoutError, match='did not end within 1.5 s'): c.tools()['hold'](5)
+    assert 1 <= len(asked) <= 6  # polls 0.1, 0.2, 0.4, 0.8 s apart: at most five fit
+
 def test_a_status_that_never_ends_is_bounded_by_task_timeout():
     with MCPClient(mk_server([hold], tasks=['hold'], store=Liar({'status': 'dawdling', 'pollIntervalMs': -1})), timeout=T, task_timeout=1) as c:
         start = time.monotonic()
