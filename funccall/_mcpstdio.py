@@ -77,6 +77,6 @@ def exit_note(procs: list, tail: StderrTail | None) -> str:
     "What the command said as it failed: its exit status, when it has exited, and its last lines on stderr"
     code = getattr(procs[0], 'returncode', None) if procs else None
     if code is not None and tail is not None: tail.done.wait(_LAST_WORDS)  # what it wrote last may still be in the pipe
-    said = [] if code is None else [f"the server exited with status {code}"]
+    said = [] if code is None else [f"the server exited with status {code}" if code >= 0 else f"the server was ended by signal {-code}"]
     if tail is not None and (ls := tail.lines()): said.append('its last lines on stderr:\n  ' + '\n  '.join(ls))
     return '; '.join(said)

@@ -22,33 +22,40 @@ class TasksFull(RuntimeError):
     "The store holds as many tasks as it may: a new one is refused (the call is an error result) until some expire"
 
 class MemoryTaskStore:
-    "Task records in this process's memory, each until it expires: for one process (stdio, or HTTP with one worker)"
-    def __init__(self, max_tasks: int = 10_000):  # the most records kept at once: beyond that, new tasks are refused
-        self.max_tasks, self._tasks, self._lock = max_tasks, {}, threading.Lock()
+    """Task records in this process's memory, each until it expires: for one process (stdio, or HTTP with one worker).
+    When full, the oldest finished record makes room (a flood of quick tasks must not lock every other client out until
+    they expire); only a store full of running tasks refuses a new one"""
+    def __init__(self, max_tasks: int = 10_000):  # the most records kept at once
+        self.max_tasks, self._tasks, self._lock = max_tasks, {}, threading.Lock()  # tid -> (expiry, status, record as JSON)
 
     def _purge(self, now: float) -> None:
-        for k in [k for k, (exp, _) in self._tasks.items() if exp < now]: del self._tasks[k]
+        for k in [k for k, (exp, *_) in self._tasks.items() if exp < now]: del self._tasks[k]
+
+    def _evict_finished(self) -> None:
+        "Drop the oldest finished record, if any (records stay in the order they were made)"
+        if k := next((k for k, (_, status, _) in self._tasks.items() if status in TERMINAL), None): del self._tasks[k]
 
     def create(self, tid: str, rec: dict, ttl: float) -> None:
         "Keep `rec` under task id `tid` for `ttl` seconds"
         now = time.time()
         with self._lock:
             if len(self._tasks) >= self.max_tasks: self._purge(now)
-            if len(self._tasks) >= self.max_tasks: raise TasksFull(f"this server holds {self.max_tasks} tasks already: try again later")
-            self._tasks[tid] = (now + ttl, json.dumps(rec))
+            if len(self._tasks) >= self.max_tasks: self._evict_finished()
+            if len(self._tasks) >= self.max_tasks: raise TasksFull(f"this server holds {self.max_tasks} running tasks already: try again later")
+            self._tasks[tid] = (now + ttl, rec['status'], json.dumps(rec))
 
     def get(self, tid: str) -> dict | None:
-        "The record of task `tid`, None when there is none (never created, or expired)"
+        "The record of task `tid`, None when there is none (never created, expired, or made room for)"
         with self._lock:
-            exp, rec = self._tasks.get(tid, (0, None))
+            exp, _, rec = self._tasks.get(tid, (0, None, None))
             return json.loads(rec) if rec is not None and exp >= time.time() else None
 
     def finish(self, tid: str, rec: dict) -> bool:
         "Replace the record of `tid` with `rec` (a terminal one) if it is still working: whether it was"
         with self._lock:
-            exp, cur = self._tasks.get(tid, (0, None))
-            if cur is None or exp < time.time() or json.loads(cur)['status'] != 'working': return False
-            self._tasks[tid] = (exp, json.dumps(rec))
+            exp, status, _ = self._tasks.get(tid, (0, None, None))
+            if status != 'working' or exp < time.time(): return False
+            self._tasks[tid] = (exp, rec['status'], json.dumps(rec))
             return True
 
 # KEYS[1]: the task's key; ARGV[1]: the new record (JSON); ARGV[2]: its status. Only a working task changes, and only once.

@@ -35,7 +35,9 @@ _LONGEST = 86400.0  # seconds the SDK is asked to wait for a reply that waits on
 _ENDED = ('completed', 'failed', 'cancelled')
 
 class TaskFailed(Exception):
-    "A task that ended 'failed' or 'cancelled' at the server; the message says which, in the server's words"
+    """A task that ended 'failed' or 'cancelled' at the server; the message says which, in the server's words, and `code`
+    is the failed task's error code (never read as a failure of the connection or a timeout: the server chose it)"""
+    def __init__(self, text: str, code: int | None = None): super().__init__(text); self.code = code
 
 class Waiting(NamedTuple):
     "How one call waits for its task: seconds for each reply, seconds for the whole task, and where status messages go"
@@ -64,7 +66,9 @@ def _ended(task) -> str:
 
 class _Watch:
     "One task followed to its end: its latest state, status messages passed on once each, polls paced by `_pause`"
-    def __init__(self, session, task, w: Waiting): self.session, self.task, self.w, self.said, self.n = session, task, w, None, 0
+    def __init__(self, session, task, w: Waiting):
+        self.session, self.task, self.w, self.said, self.n = session, task, w, None, 0
+        self.tid = task.task_id  # the task made: a reply naming another never redirects the polls or the cancel
 
     async def seen(self, task) -> None:
         self.task = task
@@ -79,7 +83,7 @@ class _Watch:
         await self.seen(await self.get('tasks/get', result_type))
 
     async def get(self, method: str, result_type, wait: float | None = None, **more):
-        return await self.session.send_request(_ask(method, self.task.task_id, **more), result_type,
+        return await self.session.send_request(_ask(method, self.tid, **more), result_type,
                                                request_read_timeout_seconds=wait or self.w.timeout)
 
     @asynccontextmanager
@@ -88,7 +92,7 @@ class _Watch:
         try:
             with anyio.fail_after(self.w.deadline): yield
         except BaseException:
-            if self.task.status not in _ENDED: await _cancel(self.session, self.task.task_id)
+            if self.task.status not in _ENDED: await _cancel(self.session, self.tid)
             raise
 
 async def _cancel(session, task_id: str) -> None:
@@ -173,7 +177,7 @@ async def _resolve(handle: TaskHandle, ctx) -> types.CallToolResult:
 async def _quiet(task) -> None: pass
 
 async def follow(session, handle: TaskHandle, w: Waiting) -> types.CallToolResult:
-    "Poll the task `handle` to its end: its result; `MCPError` for its error; `TaskFailed` if cancelled; `TimeoutError` past the deadline"
+    "Poll the task `handle` to its end: its result; `TaskFailed` if it failed or was cancelled; `TimeoutError` past the deadline"
     t = _Watch(session, handle, w)
     async with t.bounded():
         await t.seen(handle)
@@ -184,12 +188,10 @@ async def follow(session, handle: TaskHandle, w: Waiting) -> types.CallToolResul
             if task.status == 'failed':
                 err = task.error if isinstance(getattr(task, 'error', None), dict) else {}
                 code = err.get('code') if isinstance(err.get('code'), int) else types.INTERNAL_ERROR
-                raise MCPError(code, str(err.get('message') or _ended(task)))
+                raise TaskFailed(str(err.get('message') or _ended(task)), code)
             if task.status == 'cancelled': raise TaskFailed(_ended(task))
-            if task.status == 'input_required' and getattr(task, 'input_requests', None):
-                await _answer(t)
-                await t.seen(await t.get('tasks/get', TaskState))
-            else: await t.poll(TaskState)
+            if task.status == 'input_required' and getattr(task, 'input_requests', None): await _answer(t)
+            await t.poll(TaskState)  # paced even once answered: a server asking again at once meets the same pauses
 
 async def _answer(t: _Watch) -> None:
     "The server's questions (`inputRequests`) answered by the client's callbacks, sent back with `tasks/update`"

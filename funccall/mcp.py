@@ -39,7 +39,7 @@ load) print goes to stderr.
 """
 from __future__ import annotations
 
-import argparse, asyncio, copy, functools, inspect, ipaddress, json, logging, math, os, re, secrets, shlex, sys, threading, traceback, warnings
+import argparse, asyncio, copy, functools, inspect, ipaddress, json, logging, math, os, re, secrets, shlex, sys, threading, time, traceback, warnings
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
@@ -169,9 +169,14 @@ _STOP_GRACE = 2.0  # seconds the SDK's stdio client waits for a command to exit 
 def _one_error():
     "Raise the one error inside nested exception groups: the SDK's task groups wrap even a single failure to connect"
     try: yield
-    except Exception as e:
-        if (one := _single(e)) is e: raise
-        raise one from None
+    except Exception as e: _unwrapped(e, (None, None, None))
+
+def _unwrapped(e: Exception, exc) -> bool:
+    """Leaving a client's block with `exc` (a `sys.exc_info()`) raised `e`: re-raise the one error inside it; False when that
+    is `exc` itself, so the caller's own error goes on untouched (its traceback and cause)"""
+    if (one := _single(e)) is exc[1]: return False
+    if one is e: raise e
+    raise one from None
 
 def _single(e: BaseException) -> BaseException:
     "The one error inside nested exception groups of one error each, else `e`"
@@ -257,12 +262,15 @@ class MCPClient:
         one = _single(e)
         if isinstance(one, MCPError): why = self._words(one)
         else: why = '; '.join(f"{type(x).__name__}: {_short(x) or 'no message'}" for x in getattr(one, 'exceptions', None) or [one])
-        note = ''
-        if self._tail is not None:
-            self._tail.child.close()  # (closed already, unless the command was never spawned)
-            note = exit_note(self._procs, self._tail)
         code = one.code if isinstance(one, MCPError) else types.CONNECTION_CLOSED
-        return MCPConnectionError(code, f"Can't connect to the MCP server {self._where()}: {why}" + (f"; {note}" if note else ''))
+        return MCPConnectionError(code, f"Can't connect to the MCP server {self._where()}: {why}{self._last_words()}")
+
+    def _last_words(self) -> str:
+        "'; ' and what a stdio command said as it failed (its exit status, its last lines on stderr); '' when nothing"
+        if self._tail is None: return ''
+        self._tail.child.close()  # (closed already, unless the command was never spawned)
+        note = exit_note(self._procs, self._tail)
+        return f"; {note}" if note else ''
 
     def _where(self) -> str:
         "The server, as the user gave it"
@@ -300,7 +308,8 @@ class MCPClient:
                 await c.__aexit__(type(e), e, e.__traceback__)
                 raise
             else: await c.__aexit__(None, None, None)
-        if scope.cancelled_caught: raise TimeoutError(f"The MCP server did not answer within {self.timeout:g} s")
+        # a command that exited while a child of it holds its stdout open is never seen to close: its status says why
+        if scope.cancelled_caught: raise TimeoutError(f"The MCP server did not answer within {self.timeout:g} s{self._last_words()}")
 
     @staticmethod
     async def _list(c) -> list:
@@ -338,7 +347,7 @@ class MCPClient:
         nm = tool[len(self.prefix):]  # as the server spells it
         try: r = await self._send(tool, nm, args)
         except (MCPToolError, TimeoutError): raise  # (a task's deadline: a TimeoutError is an OSError too)
-        except TaskFailed as e: raise MCPToolError(f"Tool {tool!r}: {e}", tool) from None
+        except TaskFailed as e: raise MCPToolError(f"Tool {tool!r}: {e}", tool, e.code) from None
         except MCPError as e:
             if e.code == types.CONNECTION_CLOSED: raise MCPConnectionError(e.code, f"{e.message} during {tool!r}") from None
             if e.code == types.REQUEST_TIMEOUT: raise TimeoutError(f"{e.message}: tool {tool!r} got no answer within {self.timeout:g} s") from None
@@ -381,7 +390,10 @@ class MCPClient:
             self._stack = stack.pop_all()
         return self
 
-    def __exit__(self, *exc) -> None: self._stack.__exit__(*exc)
+    def __exit__(self, *exc) -> bool:
+        # the SDK's task groups wrap an error leaving the block (a failed call's `MCPToolError`) in an exception group
+        try: return self._stack.__exit__(*exc)
+        except Exception as e: return _unwrapped(e, exc)
 
     async def __aenter__(self) -> MCPClient:
         with _one_error():
@@ -390,7 +402,9 @@ class MCPClient:
                 self._stack = stack.pop_all()
         return self
 
-    async def __aexit__(self, *exc) -> None: await self._stack.__aexit__(*exc)
+    async def __aexit__(self, *exc) -> bool:
+        try: return await self._stack.__aexit__(*exc)
+        except Exception as e: return _unwrapped(e, exc)
 
 # --- the server ---------------------------------------------------------------------------------------
 
@@ -817,6 +831,9 @@ def mk_server(
         if task:
             try: return board.start(partial(run, t, call.args, inj, mc, ctx.protocol_version), _principal(), mc)
             except TasksFull as e: return _error(f"Tool {t.name!r}: {e}")
+            except Exception:  # its store failed (Redis unreachable): the why stays in the log, where it names hosts
+                _log.exception('Tool %r: its task could not be recorded', t.name)
+                return _error(f"Tool {t.name!r}: the server could not record its task: try again later")
         try:
             with _trace.joined(params.meta):  # the client's trace, when it sent one
                 async with _share(shares, t): r = await t.aexecute(call.args, inj, confirm=call.confirm if t.requires_confirmation else None)
@@ -843,11 +860,13 @@ def mk_server(
 
     async def run(t: Tool, args: dict, inj: dict, mc, version: str) -> types.CallToolResult:
         "A task's call, on the tasks' own loop: the pipeline, with no client to ask (a tool needing confirmation is never a task)"
-        try: r = await t.aexecute(args, inj)
+        try:
+            async with _share(task_shares, t): r = await t.aexecute(args, inj)
         except Exception as e: return pipeline_failed(t, e)
         return finished(t, r, version)
 
     shares = {}  # tool name -> the limiter its sync calls hold a slot of
+    task_shares = {}  # the same for calls run as tasks, on the tasks' loop (a limiter serves one loop)
 
     hints = {'tools/list': CacheHint(ttl_ms=int(list_ttl * 1000), scope='public')} if list_ttl else None
     server = _Server(name, version=__version__, on_list_tools=list_tools, on_call_tool=call_tool,
@@ -915,7 +934,7 @@ class _Tasks:
         "Run a task's job to its end, or until its record stops saying `working` (cancelled through any worker, or expired)"
         tid, run = rec['taskId'], asyncio.ensure_future(job())
         while not (await asyncio.wait([run], timeout=_POLL))[0]:
-            if (cur := self.store.get(tid)) is None or cur['status'] != 'working':
+            if (cur := self._look(tid)) is None or cur['status'] != 'working':
                 if mc is not None: mc._cancelled.set()  # a sync tool's thread runs on: tell it through its context
                 run.cancel()
                 return
@@ -923,8 +942,28 @@ class _Tasks:
         except Exception as e:  # never the tool's own failure (that is a completed isError result): the server's
             _log.exception('Task %s failed', tid)
             end = {'status': 'failed', 'statusMessage': 'The server failed to run the tool',
-                   'error': {'code': types.INTERNAL_ERROR, 'message': _short(e)}}
-        self.store.finish(tid, {**rec, **end, 'lastUpdatedAt': _now()})
+                   'error': {'code': types.INTERNAL_ERROR, 'message': type(e).__name__}}  # its words stay in the log, as a plain call's
+        await self._finish(tid, {**rec, **end, 'lastUpdatedAt': _now()})
+
+    def _look(self, tid: str) -> dict | None:
+        "Task `tid`'s record; while the store fails (Redis down), a `working` one: the task runs on, and is looked at again"
+        try: return self.store.get(tid)
+        except Exception as e:
+            _log.warning('Task %s: its store failed (%s: %s); it runs on', tid, type(e).__name__, _short(e))
+            return {'status': 'working'}
+
+    async def _finish(self, tid: str, rec: dict) -> None:
+        "Record the task's end; a store that fails is asked again every `_POLL` s until the record would have expired"
+        give_up = time.monotonic() + self.ttl
+        while True:
+            try:
+                self.store.finish(tid, rec)
+                return
+            except Exception as e:
+                _log.warning('Task %s: its store failed (%s: %s); %s', tid, type(e).__name__, _short(e),
+                             'its end is lost' if time.monotonic() > give_up else 'trying again')
+                if time.monotonic() > give_up: return
+            await asyncio.sleep(_POLL)
 
     def _own(self, ctx, params: _TaskParams) -> dict:
         "The record of the caller's task `params.task_id`; a protocol error for a client without the extension, or a task that isn't its"

@@ -66,6 +66,21 @@ def test_stderr_to_devnull_still_explains():
     e = _connect([sys.executable, '-c', 'import sys; sys.stderr.write("nope\\n"); sys.exit(5)'], errlog=subprocess.DEVNULL)
     assert 'exited with status 5' in str(e) and 'nope' in str(e)
 
+def test_a_command_that_exits_while_its_child_holds_stdout_says_so_in_the_timeout():
+    # attack: the command exits (status 6) but a child it started keeps its stdout open, so the connection never closes:
+    # the TimeoutError said only "did not answer", hiding the exit status and the reason the command wrote
+    code = ('import subprocess, sys; p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(15)"]); '
+            'sys.stderr.write("no API token\\n"); sys.exit(6)')
+    with pytest.raises(TimeoutError, match='did not answer within 3 s') as e:
+        with MCPClient([sys.executable, '-c', code], timeout=3, errlog=subprocess.DEVNULL): pass
+    assert 'exited with status 6' in str(e.value) and 'no API token' in str(e.value)
+
+def test_a_command_that_never_answers_is_said_to_be_ended_by_the_signal_that_stopped_it():
+    code = 'import sys, time; sys.stderr.write("warming up\\n"); sys.stderr.flush(); time.sleep(15)'
+    with pytest.raises(TimeoutError, match='did not answer within 3 s') as e:
+        with MCPClient([sys.executable, '-c', code], timeout=3, errlog=subprocess.DEVNULL): pass
+    assert 'warming up' in str(e.value) and 'status -' not in str(e.value)  # stopped by the client, not "exited with status -15"
+
 def test_a_command_that_is_not_there():
     e = _connect(['/nonexistent/funccall-test-server'])
     assert '/nonexistent/funccall-test-server' in str(e)
@@ -160,3 +175,25 @@ def test_a_failed_calls_log_keeps_the_tools_frames_only(caplog, kw):
     frames = traceback.extract_tb(rec.exc_info[2])
     assert [f.name for f in frames if f.filename == __file__] in (['explode', '_helper'], ['_mw', 'explode', '_helper'])
     assert not [f for f in frames if f.filename.startswith(FUNCCALL)], frames
+
+# --- an error leaving the client's block is itself, not the SDK's exception group -------------------------------
+
+def _fails(x: int) -> int:
+    "Fails"
+    raise ValueError('no')
+
+def test_an_error_leaving_the_block_is_itself_not_an_exception_group():
+    # attack: a failed call (or the caller's own error) raised inside `with MCPClient(...)` came out as "unhandled
+    # errors in a TaskGroup", which `except MCPToolError` outside the block never catches
+    with pytest.raises(funccall.mcp.MCPToolError, match='ValueError'):
+        with MCPClient(mk_server([_fails]), timeout=T) as c: c.tools()['_fails'](1)
+    cause = KeyError('why')
+    with pytest.raises(RuntimeError, match='mine') as e:
+        with MCPClient(mk_server([_fails]), timeout=T): raise RuntimeError('mine') from cause
+    assert e.value.__cause__ is cause  # the caller's own error goes on untouched
+
+def test_an_error_leaving_the_async_block_is_itself_not_an_exception_group():
+    import asyncio
+    async def main():
+        async with MCPClient(mk_server([_fails]), timeout=T) as c: await c.tools()['_fails'](x=1)
+    with pytest.raises(funccall.mcp.MCPToolError, match='ValueError'): asyncio.run(main())

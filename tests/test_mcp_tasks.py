@@ -1,7 +1,7 @@
 """Long-running tools served as MCP tasks (the 2026-07-28 tasks extension), through the SDK's own client: its
 `Client(extensions=[...])` with a `ResultClaim` for `resultType: "task"`, and `session.send_request` for the
 extension's methods. Across workers: two servers sharing one real `redis-server` on loopback."""
-import asyncio, json, os, shutil, socket, subprocess, sys, textwrap, threading, time
+import asyncio, json, os, re, shutil, socket, subprocess, sys, textwrap, threading, time
 from typing import Any, Literal
 
 import pytest
@@ -15,7 +15,7 @@ from pydantic import TypeAdapter  # noqa: E402
 
 from funccall import Tool  # noqa: E402
 from funccall._mcpstore import MemoryTaskStore  # noqa: E402
-from funccall.mcp import TASKS, MCPClient, MCPContext, RedisStore, mk_server  # noqa: E402
+from funccall.mcp import TASKS, MCPClient, MCPContext, MCPToolError, RedisStore, mk_server  # noqa: E402
 
 T = 30  # seconds: a generous bound for one conversation
 
@@ -296,14 +296,29 @@ def test_the_command_line_refuses_tasks_on_workers_without_a_shared_store(tmp_pa
     assert '--redis' in capsys.readouterr().err
 
 def test_tasks_in_memory_are_bounded_and_the_call_past_the_bound_is_an_error_result():
-    server = mk_server([quick], tasks=['quick'], store=MemoryTaskStore(max_tasks=2))
+    server = mk_server([held, quick], tasks=['held', 'quick'], store=MemoryTaskStore(max_tasks=2))
     async def main():
         async with Client(server, extensions=[TasksExt()]) as c:
-            hs = [await start(c, 'quick', {'x': i}) for i in range(2)]
-            return hs, await c.session.call_tool('quick', {'x': 9}, allow_claimed=True)
+            hs = [await start(c, 'held', {'n': i}) for i in range(2)]  # both running: the gate is shut
+            r = await c.session.call_tool('quick', {'x': 9}, allow_claimed=True)
+            gate.set()
+            return hs, r
     hs, r = arun(main())
     assert len({h.task_id for h in hs}) == 2
-    assert isinstance(r, types.CallToolResult) and r.is_error and 'holds 2 tasks already' in r.content[0].text
+    assert isinstance(r, types.CallToolResult) and r.is_error and 'holds 2 running tasks already' in r.content[0].text
+
+def test_a_flood_of_finished_tasks_does_not_lock_the_store_until_they_expire():
+    # attack: one client ran max_tasks quick tasks; their finished records filled the store, and every client's new
+    # task was refused for task_ttl (an hour); the oldest finished record makes room now
+    server = mk_server([quick], tasks=['quick'], store=MemoryTaskStore(max_tasks=3))
+    async def main():
+        async with Client(server, extensions=[TasksExt()]) as c:
+            ends = [await wait(c.session, (await start(c, 'quick', {'x': i})).task_id) for i in range(6)]
+            with pytest.raises(MCPError, match='not found'): await send(c.session, 'tasks/get', taskId=ends[0]['taskId'])
+            return ends, await send(c.session, 'tasks/get', taskId=ends[-1]['taskId'])
+    ends, last = arun(main())
+    assert [e['result']['structuredContent'] for e in ends] == [{'result': 2 * i} for i in range(6)]
+    assert last['result']['structuredContent'] == {'result': 10}
 
 # --- load: four workers, one Redis, fifty clients --------------------------------------------------------------
 
@@ -496,3 +511,164 @@ def test_pydantic_ai_calls_every_tool_and_the_task_tool_runs_as_a_task(tmp_path)
     served = StdioTransport(sys.executable, ['-m', 'funccall', 'mcp', 'serve', 'mixed.py', '--task', 'where_ran'], cwd=str(tmp_path))
     out = Agent(TestModel(), toolsets=[MCPToolset(served)]).run_sync('go').output
     assert json.loads(out) == {'where_ran': 'funccall-mcp-tasks', 'route': 'a'}  # the task ran on the tasks' loop
+
+# --- a hostile server against MCPClient: a store that lies about the task (what any server may send) ----------
+
+class Liar(MemoryTaskStore):
+    "The in-memory store, each record read back with `patch` over it: the server then says what the patch says"
+    def __init__(self, patch: dict): super().__init__(); self.patch = patch
+    def get(self, tid):
+        rec = super().get(tid)
+        return None if rec is None else {**rec, **self.patch}
+
+@pytest.mark.parametrize('code', [types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT])
+def test_a_failed_tasks_error_code_is_not_read_as_a_lost_connection_or_a_timeout(code):
+    # attack: a failed task whose error carries -32000 or -32001 came out of MCPClient as MCPConnectionError or a
+    # TimeoutError ("got no answer"): the server's own words, dressed as the client's transport failing
+    liar = Liar({'status': 'failed', 'error': {'code': code, 'message': 'the server says so'}})
+    with MCPClient(mk_server([hold], tasks=['hold'], store=liar), timeout=T) as c:
+        with pytest.raises(MCPToolError, match="'hold': the server says so") as e: c.tools()['hold'](0.1)
+    assert type(e.value) is MCPToolError and e.value.code == code
+
+def test_a_reply_naming_another_task_does_not_redirect_the_polls():
+    # attack: a `tasks/get` reply with another `taskId` sent the next polls (and the cancel) to that task
+    with MCPClient(mk_server([hold], tasks=['hold'], store=Liar({'taskId': 'someone-elses'})), timeout=T) as c:
+        assert c.tools()['hold'](0.6) == 'held to the end'
+
+def test_a_server_asking_again_and_again_is_answered_at_the_polls_pace():
+    # attack: a task that says `input_required` with the same question after every answer had the user's callback
+    # asked 1,600 times in 1.5 s (4 million in the default task_timeout)
+    asked = []
+    form = {'message': 'Which?', 'requestedSchema': {'type': 'object', 'properties': {'c': {'type': 'string'}}}}
+    liar = Liar({'status': 'input_required', 'inputRequests': {'q': {'method': 'elicitation/create', 'params': form}}})
+    def answer(message, schema):
+        asked.append(message)
+        return {'c': 'teal'}
+    with MCPClient(mk_server([hold], tasks=['hold'], store=liar), timeout=T, task_timeout=1.5, on_elicit=answer) as c:
+        with pytest.raises(TimeoutError, match='did not end within 1.5 s'): c.tools()['hold'](5)
+    assert 1 <= len(asked) <= 6  # polls 0.1, 0.2, 0.4, 0.8 s apart: at most five fit
+
+def test_a_status_that_never_ends_is_bounded_by_task_timeout():
+    with MCPClient(mk_server([hold], tasks=['hold'], store=Liar({'status': 'dawdling', 'pollIntervalMs': -1})), timeout=T, task_timeout=1) as c:
+        start = time.monotonic()
+        with pytest.raises(TimeoutError, match='did not end within 1 s'): c.tools()['hold'](0.1)
+        assert time.monotonic() - start < 1 + T / 2
+
+# --- the store failing under a running task (Redis down for a while) --------------------------------------------
+
+class Flaky(MemoryTaskStore):
+    "The in-memory store, failing every look and every change while `down` (as Redis does when it is unreachable)"
+    down = False
+    def _check(self):
+        if self.down: raise ConnectionError('Error 111 connecting to 10.0.0.7:6379. Connection refused.')
+    def create(self, tid, rec, ttl): self._check(); return super().create(tid, rec, ttl)
+    def get(self, tid): self._check(); return super().get(tid)
+    def finish(self, tid, rec): self._check(); return super().finish(tid, rec)
+
+def test_a_task_outlives_its_store_failing_and_its_end_is_recorded_once_the_store_is_back():
+    # attack: Redis down while a task ran killed the task's watcher at its first look: the tool ran on unwatched,
+    # its result was dropped and its record said `working` until it expired (an hour), so no worker could cancel it
+    store = Flaky()
+    async def main():
+        async with Client(mk_server([hold], tasks=['hold'], store=store), extensions=[TasksExt()]) as c:
+            h = await start(c, 'hold', {'s': 0.8})
+            store.down = True
+            await asyncio.sleep(2)  # the watcher's looks fail, and so does recording the end
+            store.down = False
+            return await wait(c.session, h.task_id)
+    done = arun(main())
+    assert done['status'] == 'completed' and done['result']['structuredContent'] == {'result': 'held to the end'}
+
+def test_a_store_down_when_a_task_starts_is_an_error_result_that_names_no_host():
+    # attack: Redis unreachable at tools/call was a bare "Internal server error" protocol error
+    store = Flaky()
+    store.down = True
+    async def main():
+        async with Client(mk_server([quick], tasks=['quick'], store=store), extensions=[TasksExt()]) as c:
+            return await c.session.call_tool('quick', {'x': 1}, allow_claimed=True)
+    r = arun(main())
+    assert isinstance(r, types.CallToolResult) and r.is_error
+    assert r.content[0].text == "Tool 'quick': the server could not record its task: try again later"
+
+def test_a_task_whose_store_failed_for_a_while_can_still_be_cancelled():
+    store = Flaky()
+    async def main():
+        async with Client(mk_server([patient], tasks=['patient'], store=store), extensions=[TasksExt()]) as c:
+            h = await start(c, 'patient', {})
+            store.down = True
+            await asyncio.sleep(1.2)  # two of the watcher's looks fail
+            store.down = False
+            await send(c.session, 'tasks/cancel', taskId=h.task_id)
+            return await wait(c.session, h.task_id)
+    assert arun(main())['status'] == 'cancelled'
+    assert stopped.wait(10)  # the tool heard of it through its context (unwatched, it ran on for T s)
+
+# --- a task tool's calls hold no more of the pool than a plain tool's -------------------------------------------
+
+def other(x: int) -> int:
+    "Adds one (a sync tool, served plainly)"
+    return x + 1
+
+def test_sync_tasks_of_one_tool_leave_pool_slots_for_the_other_tools():
+    # attack: calls run as tasks skipped the per-tool share of the worker pool: three blocked `held` tasks took both
+    # slots of a 2-thread pool, and every other sync tool's call waited for them
+    from funccall._run import max_workers, set_max_workers
+    was = max_workers()
+    set_max_workers(2)
+    async def main():
+        async with Client(mk_server([held, other], tasks=['held']), extensions=[TasksExt()]) as c:
+            hs = [await start(c, 'held', {'n': i}) for i in range(3)]
+            await asyncio.sleep(0.5)  # the tasks are on their loop, holding what they may
+            r = await asyncio.wait_for(c.session.call_tool('other', {'x': 1}), 10)  # starved, it waited for the gate (T s)
+            gate.set()
+            return r, [(await wait(c.session, h.task_id))['status'] for h in hs]
+    try: r, ends = arun(main())
+    finally: set_max_workers(was)
+    assert r.structured_content == {'result': 2} and ends == ['completed'] * 3
+
+# --- whose task is it: another caller (OAuth) sees none of it, and ids can't be guessed --------------------------
+
+def _user(cid: str):
+    from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+    from mcp.server.auth.provider import AccessToken
+    return AuthenticatedUser(AccessToken(token='t-' + cid, client_id=cid, scopes=[], subject=cid))
+
+def test_another_authenticated_caller_can_not_get_cancel_or_update_a_task_it_knows_the_id_of():
+    from mcp.server.auth.middleware.auth_context import auth_context_var
+    server = mk_server([held], tasks=['held'])
+    async def main():
+        alice = auth_context_var.set(_user('alice'))
+        async with Client(server, extensions=[TasksExt()]) as a:
+            h = await start(a, 'held', {'n': 1})
+            mallory = auth_context_var.set(_user('mallory'))
+            async with Client(server, extensions=[TasksExt()]) as m:
+                for method in ('tasks/get', 'tasks/cancel', 'tasks/update'):
+                    with pytest.raises(MCPError, match='Task not found'): await send(m.session, method, taskId=h.task_id)
+            auth_context_var.reset(mallory)
+            gate.set()
+            done = await wait(a.session, h.task_id)
+        auth_context_var.reset(alice)
+        return done
+    assert arun(main())['status'] == 'completed'  # mallory's cancel changed nothing
+
+def test_task_ids_are_unguessable():
+    # without OAuth, a task's id is all that guards it: 192 random bits, never repeated
+    store = Counting()
+    server = mk_server([quick], tasks=['quick'], store=store)
+    async def main():
+        async with Client(server, extensions=[TasksExt()]) as c:
+            for i in range(50): await start(c, 'quick', {'x': i})
+    arun(main())
+    assert len(set(store.made)) == 50 and all(re.fullmatch(r'[A-Za-z0-9_-]{32}', t) for t in store.made)
+
+def test_a_task_the_server_fails_to_finish_keeps_the_failures_words_in_the_log(monkeypatch):
+    # attack: a failure of the server's own (past the tool) put its message in the task's error, which any poller reads,
+    # where a plain call's gives only "Internal server error"
+    import funccall.mcp as m
+    def broken(*a, **kw): raise RuntimeError('sk-secret-1234 in the server')
+    monkeypatch.setattr(m, '_result', broken)
+    async def main():
+        async with Client(mk_server([quick], tasks=['quick']), extensions=[TasksExt()]) as c:
+            return await wait(c.session, (await start(c, 'quick', {'x': 1})).task_id)
+    r = arun(main())
+    assert r['status'] == 'failed' and r['error']['message'] == 'RuntimeError' and 'sk-secret' not in json.dumps(r)
