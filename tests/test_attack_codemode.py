@@ -160,6 +160,7 @@ def test_in_process_only_when_asked_for():
 
 SWALLOW_DEL = 'class D:\n    def __del__(self):\n        x = 1\nwhile True:\n    try: D()\n    except BaseException: pass\n'
 
+@pytest.mark.slow  # timed against a deadline: run on the one Python CI doesn't share a core with three others
 @pytest.mark.filterwarnings('ignore::pytest.PytestUnraisableExceptionWarning')  # the timeout landing in `__del__`: Python reports it as unraisable, as designed
 def test_a_loop_swallowing_the_timeout_around_del_returns_on_the_main_thread():
     "The timeout lands in `__del__`, where Python ignores it, at every line: on the main thread this never returned"
@@ -177,6 +178,7 @@ def test_in_process_code_tool_returns_at_the_deadline_from_the_main_thread():
     r, secs = _timed(Toolbox([_slow(0)]).code_tool(isolate=False, timeout=0.5), SWALLOW_DEL)
     assert secs < 1.5 and not r.ok and 'TimeoutError' in r.error
 
+@pytest.mark.slow  # timed against a deadline: run on the one Python CI doesn't share a core with three others
 @pytest.mark.parametrize('isolate', [False, pytest.param('monty', marks=needs_monty)])
 def test_a_program_swallowing_its_timeout_calls_no_tool_after_the_deadline(isolate):
     "The timeout landed inside the tool call, came back as a ToolCallError, was caught: the loop called tools for good"

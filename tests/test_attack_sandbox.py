@@ -452,6 +452,7 @@ def test_a_loop_over_tool_calls_stops_at_the_deadline(tool):
 
 # --- output ----------------------------------------------------------------------------------------------------
 
+@pytest.mark.slow  # timed against a deadline: run on the one Python CI doesn't share a core with three others
 @pytest.mark.parametrize('mode', MODES)
 @pytest.mark.parametrize('fd', [1, 2])
 def test_a_flood_of_output_is_cut(mode, fd):

@@ -398,6 +398,7 @@ def _array_events(p, n: int) -> list:
         return _vertex(*[[{'jsonPath': f'$.xs[{i}]', 'numberValue': i}] for i in range(n // 7)])
     return response(p, call(p, 0, 'c1', text, pieces=[text[i:i + 4] for i in range(0, len(text), 4)]))
 
+@pytest.mark.slow  # timed against a deadline: run on the one Python CI doesn't share a core with three others
 @pytest.mark.parametrize('p', PROVIDERS)
 def test_reading_partial_after_every_event_of_a_160_kb_array_is_linear(p):
     def go(n):
