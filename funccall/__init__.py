@@ -15,7 +15,8 @@ from .providers import (Change, ProviderWarning, Report, function_to_tool, stric
 from .structured import OutputError, output_format, output_schema, parse_output, parse_output_stream
 from .inverse import mk_param, mk_tool, schema2anno, schema2sig, tool_parts
 from .expr import ExprCall, ExprError, parse_calls
-from .tools import StopRun, Tool, ToolGroup, ToolResult, ToolTimeout, Toolbox, call_str, to_text
+from .results import StopRun, ToolResult, ToolTimeout, call_str, to_text
+from .tools import Tool, ToolGroup, Toolbox
 from .messages import CustomToolCall, ToolCall, ToolMessages, UnansweredCall, run_tool_calls, run_tool_calls_async, tool_calls, tool_results
 from .content import Audio, File, Image
 from .stream import ToolCallStream

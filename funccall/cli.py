@@ -23,7 +23,8 @@ from .call import call_func, error_text
 from ._warnings import SchemaWarning
 from .schema import SchemaError, get_schema, tool_docs
 from ._types import field_info, signature, type_name
-from .tools import Tool, to_text
+from .results import to_text
+from .tools import Tool
 
 __all__ = ['main']
 

@@ -49,7 +49,8 @@ from ._sandbox import MAX_MESSAGE, Sandbox, SandboxError, failure, for_model, im
 from .inverse import mk_tool, schema2anno, schema2sig
 from .pytool import python
 from .schema import SchemaError, handle_type
-from .tools import Tool, to_text
+from .results import to_text
+from .tools import Tool
 
 __all__ = ['code_api', 'code_tool', 'safest_mode', 'ToolCallError', 'CodeError', 'programmatic', 'program_callers', 'MAX_VALUE']
 

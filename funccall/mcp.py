@@ -83,7 +83,8 @@ from ._types import SchemaError, empty, fields, kind, signature
 from .call import error_text
 from .inverse import mk_tool
 from .schema import handle_type
-from .tools import StopRun, Tool, Toolbox, ToolResult, to_text
+from .results import StopRun, ToolResult, to_text
+from .tools import Tool, Toolbox
 
 __all__ = ['MCPClient', 'MCPToolError', 'MCPConnectionError', 'MCPContext', 'context_params', 'mk_server', 'mk_asgi_app', 'output_schema',
            'serve', 'main',

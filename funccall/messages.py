@@ -31,7 +31,8 @@ from ._inputs import ToolInputError
 from ._json import jsonable
 from ._run import loop_running, run_sync
 from .providers import provider_name
-from .tools import Toolbox, ToolResult, as_toolbox, to_text
+from .results import ToolResult, to_text
+from .tools import Toolbox, as_toolbox
 
 __all__ = ['CALL_PROVIDERS', 'ToolCall', 'CustomToolCall', 'ToolMessages', 'UnansweredCall', 'tool_call', 'tool_calls', 'tool_results',
            'run_tool_calls', 'run_tool_calls_async']
