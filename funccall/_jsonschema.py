@@ -944,7 +944,8 @@ class _Gen:
             if isinstance(p, _Type): cs.append(f"({' or '.join(_COND[t].format(x=x) for t in p.names)})")
             elif isinstance(p, _Enum) and p.strings: cs.append(f'(isinstance({x}, str) and {x} in {self.const(p.keys)})')
             elif isinstance(p, _Number):  # (what `part` writes, as one expression)
-                fails = [f'{x} {op} {self.const(v)}' for v, op in ((p.lo, '<'), (p.lo_x, '<='), (p.hi, '>'), (p.hi_x, '>=')) if v is not None]
+                fails = [f'{x} != {x}', *(f'{x} {op} {self.const(v)}' for v, op in ((p.lo, '<'), (p.lo_x, '<='), (p.hi, '>'), (p.hi_x, '>='))
+                                         if v is not None)]  # (NaN first: every comparison lets it through)
                 if p.mult is not None: fails.append(f'not _multiple({x}, {self.const(p.mult)})')
                 cs.append(self.bounded('number', x, types, fails))
             elif isinstance(p, _String):

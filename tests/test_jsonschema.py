@@ -433,3 +433,10 @@ def test_nan_fits_no_bound(s):
     v = compile_schema(s)
     x = {'n': float('nan')} if s.get('type') == 'object' else float('nan')
     assert not v.is_valid(x) and v.problems(x) and v.is_valid({'n': 5} if s.get('type') == 'object' else 0.5)
+
+@pytest.mark.parametrize('bound', [{'minimum': 0}, {'maximum': 10}, {'exclusiveMinimum': 0}, {'exclusiveMaximum': 3}, {'multipleOf': 0.5}])
+def test_nan_fits_no_bound_in_any_report_after_the_first(bound):
+    "`problems` reports with the tree's walk once, then with generated code: NaN must fail a bound in every report, not only the first"
+    v = compile_schema({'type': 'object', 'properties': {'n': {'type': 'number', **bound}}, 'required': ['n']})
+    for x in (-5, 11, 3, 0.25, 'x'): v.problems({'n': x})  # earlier refusals: the reports after them are the generated ones
+    for _ in range(3): assert [p.path for p in v.problems({'n': float('nan')})] == ['n']
