@@ -38,11 +38,15 @@ class Batch:
     def refused(self, name, args, call_id) -> ToolResult:
         return self.seen(not_found(name, args, call_id, self.known, self.opts))
 
-    async def acall(self, c: tuple) -> ToolResult:
+    async def acall(
+        self,
+        c: tuple,                    # one of `calls`
+        approved: bool | None=None,  # None for a model's call; True/False to resume a pending one (`pipeline.run`)
+    ) -> ToolResult:
         "One call the loop's way: its pipeline awaited, sync code in worker threads"
         t, name, args, call_id = c
         if t is None: return self.refused(name, args, call_id)
-        return self.seen(await run(t, args, self.injected, call_id, t.confirm, False, self.opts))
+        return self.seen(await run(t, args, self.injected, call_id, t.confirm, False, self.opts, approved))
 
 def batch(
     b: Batch,                # the calls

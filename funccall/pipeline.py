@@ -28,7 +28,7 @@ from .call import ToolNotFound, call_args, coerce_inputs, error_text
 from .expr import ExprError
 from .results import StopRun, ToolResult, ToolTimeout, call_str
 
-__all__ = ['Cache', 'Plan', 'Opts', 'OPTS', 'THREAD', 'run', 'execute', 'drive', 'threadable', 'not_found', 'timed_out', 'failure_kind']
+__all__ = ['Cache', 'Plan', 'Opts', 'OPTS', 'THREAD', 'run', 'execute', 'drive', 'threadable', 'not_found', 'timed_out', 'failure_kind', 'pending']
 
 # --- what the pipeline keeps of a tool ----------------------------------------------------------------
 
@@ -144,6 +144,14 @@ def timed_out(
     e = ToolTimeout(f"tool {name!r} did not finish within {timeout:g} s")
     return ToolResult(str(name), args if isinstance(args, dict) else {}, 'failure', call_id=call_id, error=_error(e, OPTS),
                       failure='timeout', exception=e)
+
+def pending(
+    result,          # a pending `ToolResult`, or its `to_dict()` data (read back from JSON)
+) -> ToolResult:     # it, as a `ToolResult`
+    "The call a user's answer resumes (`run` with `approved`); a `ValueError` for a result that is not pending"
+    r = result if isinstance(result, ToolResult) else ToolResult.from_dict(result)
+    if r.status != 'pending': raise ValueError(f"Only a pending result can be resumed; the call of {r.name!r} is already {r.status!r}")
+    return r
 
 # --- the pipeline -------------------------------------------------------------------------------------
 

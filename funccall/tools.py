@@ -391,8 +391,6 @@ class Toolbox(ToolHolder):
         except ImportError: raise ImportError("as_yaml needs PyYAML: pip install 'funccall[yaml]'") from None
         return yaml.safe_dump(self.schemas(), sort_keys=False, allow_unicode=True)
 
-    def _not_found(self, name, args, call_id) -> ToolResult: return pipeline.not_found(name, args, call_id, self.tools, self._opts)
-
     def _seen(self, r: ToolResult) -> ToolResult:
         if self.on_result is not None: self.on_result(r)
         return r
@@ -411,8 +409,8 @@ class Toolbox(ToolHolder):
         injected: dict=None,   # values for injected parameters, for this call (over the toolbox's)
     ) -> ToolResult:
         "Run tool `name` (its name here, or the one a provider knows it by) with the model's arguments (a dict or JSON text)"
-        t = self._tool(name)
-        return self._seen(pipeline.execute(t, args, self._injected(injected), call_id, self._opts) if t else self._not_found(name, args, call_id))
+        if (t := self._tool(name)) is None: return self._seen(pipeline.not_found(name, args, call_id, self.tools, self._opts))
+        return self._seen(pipeline.execute(t, args, self._injected(injected), call_id, self._opts))
 
     async def acall(
         self,
@@ -422,17 +420,8 @@ class Toolbox(ToolHolder):
         injected: dict=None,   # values for injected parameters, for this call (over the toolbox's)
     ) -> ToolResult:
         "Run tool `name` asynchronously"
-        return self._seen(await self._acall(name, args, call_id, injected))
-
-    async def _acall(self, name, args, call_id, injected, approved: bool | None=None) -> ToolResult:
-        t = self._tool(name)
-        if t is None: return self._not_found(name, args, call_id)
-        return await pipeline.run(t, args, self._injected(injected), call_id, t.confirm, False, self._opts, approved)
-
-    def _pending(self, result) -> ToolResult:
-        r = result if isinstance(result, ToolResult) else ToolResult.from_dict(result)
-        if r.status != 'pending': raise ValueError(f"Only a pending result can be resumed; the call of {r.name!r} is already {r.status!r}")
-        return r
+        b = self._batch([(name, args, call_id)], injected)
+        return await b.acall(b.calls[0])
 
     def resume(
         self,
@@ -442,7 +431,7 @@ class Toolbox(ToolHolder):
         injected: dict=None,     # values for injected parameters, for this call (over the toolbox's)
     ) -> ToolResult:             # the answer to the original call (its `call_id`)
         "Run or decline a call that waited for the user's approval (its `status` was 'pending')"
-        return run_sync(self.aresume(self._pending(result), approve, arguments, injected), 'await toolbox.aresume(...)', 'Toolbox.resume')
+        return run_sync(self.aresume(pipeline.pending(result), approve, arguments, injected), 'await toolbox.aresume(...)', 'Toolbox.resume')
 
     async def aresume(
         self,
@@ -452,9 +441,9 @@ class Toolbox(ToolHolder):
         injected: dict=None,     # values for injected parameters, for this call
     ) -> ToolResult:             # the answer to the original call
         "`resume` for async code"
-        r = self._pending(result)
-        args = r.arguments if arguments is None else arguments
-        return self._seen(await self._acall(r.name, args, r.call_id, injected, approved=bool(approve)))
+        r = pipeline.pending(result)
+        b = self._batch([(r.name, r.arguments if arguments is None else arguments, r.call_id)], injected)
+        return await b.acall(b.calls[0], approved=bool(approve))
 
     def _expr_calls(self, text: str) -> list:
         "(tool name, arguments) for each call in a call expression, positional arguments named; an `ExprError` for a bad one"
@@ -507,7 +496,7 @@ class Toolbox(ToolHolder):
         injected: dict=None,         # the application's values for injected parameters, for these calls
     ) -> list[ToolResult]:           # one result per call, in order
         """Run many tool calls concurrently: async tools awaited, sync tools in threads; one failure never loses the others.
-        Without a deadline, a batch of sync tools with nothing around them that needs the loop (`Tool._threadable`) runs
+        Without a deadline, a batch of sync tools with nothing around them that needs the loop (`pipeline.threadable`) runs
         each call whole in its worker thread, and the loop only takes the results"""
         timeout = self.timeout if timeout is None else timeout
         return await batches.abatch(self._batch(calls, injected), max_concurrency or self.max_concurrency, timeout)
