@@ -32,10 +32,12 @@ class Batch:
         self.calls, self.known, self.injected, self.opts, self.on_result = calls, known, injected, opts, on_result
 
     def seen(self, r: ToolResult) -> ToolResult:
+        "`r`, once the toolbox's `on_result` has seen it"
         if self.on_result is not None: self.on_result(r)
         return r
 
     def refused(self, name, args, call_id) -> ToolResult:
+        "The answer to a call of a name the toolbox doesn't hold (traced, and seen)"
         return self.seen(not_found(name, args, call_id, self.known, self.opts))
 
     async def acall(
