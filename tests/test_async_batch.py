@@ -1,6 +1,6 @@
 """An async batch of sync tools (`Toolbox.abatch`, `run_tool_calls_async`) runs each call's whole pipeline in a worker
 thread, as the sync batch does, and the loop only hands the calls over and takes their results (issue 22: a turn of 8
-sync tools at most 1.2x `asyncio.to_thread` + `gather`). It answers every call as the loop's way (`Toolbox._gathered`,
+sync tools at most 1.2x `asyncio.to_thread` + `gather`). It answers every call as the loop's way (`batches._gathered`,
 each call's pipeline a task on the loop) answers it, keeps the batch's concurrency limit, the caller's context and
 `on_result` (on the loop's thread), awaits what a sync tool hands back on the caller's loop, gives the slots of calls
 left behind back, and leaves to the loop's way every tool with something around it and every batch with a deadline."""
@@ -13,18 +13,18 @@ import time
 import pytest
 from test_sync_batch import CALLS, _seen, _tools, add, boom
 
-from funccall import Tool, Toolbox, run_tool_calls, run_tool_calls_async
+from funccall import Tool, Toolbox, batches, run_tool_calls, run_tool_calls_async
 from funccall._run import WorkersExhausted, _workers, set_max_workers, to_thread
 
 
-def _threaded(tb: Toolbox, calls) -> bool: return tb._thread_jobs(list(calls), None) is not None
+def _threaded(tb: Toolbox, calls) -> bool: return batches._thread_jobs(tb._batch(calls, None)) is not None
 
 
 def test_every_call_is_answered_as_the_loop_s_way_answers_it():
     tb, seen = _tools(), []
     assert _threaded(tb, CALLS)
     threaded = asyncio.run(tb.abatch(CALLS))
-    looped = asyncio.run(tb._gathered(CALLS, 8, None, None))
+    looped = asyncio.run(batches._gathered(tb._batch(CALLS, None), 8, None))
     assert [_seen(r) for r in threaded] == [_seen(r) for r in looped] == [_seen(r) for r in tb.batch(CALLS)]
     assert [r.value for r in threaded[:2]] == [3, 9] and threaded[11].value == [0, 1, 2] and threaded[12].value == 8
     assert threaded[13].value == [0, 1] and threaded[14].status == 'pending' and threaded[6].stop and threaded[7].stop
@@ -65,7 +65,7 @@ def test_a_coroutine_a_sync_tool_hands_back_is_awaited_on_the_caller_s_loop():
         tb = Toolbox([deferred, gen, add])
         calls = [('deferred', {'v': 1}), ('gen', {'n': 2}), ('add', {'a': 1, 'b': 2})]
         assert _threaded(tb, calls)
-        return [r.value for r in await tb.abatch(calls)], [r.value for r in await tb._gathered(calls, 8, None, None)]
+        return [r.value for r in await tb.abatch(calls)], [r.value for r in await batches._gathered(tb._batch(calls, None), 8, None)]
     threaded, looped = asyncio.run(main())
     assert threaded == looped == [(True, 1), [True, True], 3]
 
@@ -154,7 +154,7 @@ def test_a_sync_tool_raising_stopiteration_fails_as_in_the_loop_s_way():
         raise StopIteration('none left')
     tb = Toolbox([stop, add])
     calls = [('stop', {}), ('add', {'a': 1, 'b': 2})]
-    async def both(): return await asyncio.wait_for(tb.abatch(calls), 10), await asyncio.wait_for(tb._gathered(calls, 8, None, None), 10)
+    async def both(): return await asyncio.wait_for(tb.abatch(calls), 10), await asyncio.wait_for(batches._gathered(tb._batch(calls, None), 8, None), 10)
     threaded, looped = asyncio.run(both())
     assert [_seen(r) for r in threaded] == [_seen(r) for r in looped] == [_seen(r) for r in tb.batch(calls)]
     assert threaded[0].error == 'RuntimeError: StopIteration raised in a worker thread: none left' and threaded[1].value == 3

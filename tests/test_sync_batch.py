@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from funccall import StopRun, Tool, Toolbox, run_tool_calls
+from funccall import StopRun, Tool, Toolbox, batches, run_tool_calls
 from funccall._run import _workers, set_max_workers, to_thread
 
 def add(a: int, b: int) -> int:
@@ -64,7 +64,7 @@ def _seen(r) -> tuple:
 
 def test_every_call_is_answered_as_abatch_answers_it():
     tb = _tools()
-    assert tb._in_threads(CALLS, None, None) is not None  # the batch takes the threads' way
+    assert batches._in_threads(tb._batch(CALLS, None), tb.max_concurrency) is not None  # the batch takes the threads' way
     threaded, looped = tb.batch(CALLS), asyncio.run(tb.abatch(CALLS))
     assert [_seen(r) for r in threaded] == [_seen(r) for r in looped]
     assert [r.value for r in threaded[:2]] == [3, 9] and threaded[11].value == [0, 1, 2] and threaded[12].value == 8
@@ -108,7 +108,7 @@ def test_at_most_max_concurrency_run_at_once():
                          ids=['pre_hook', 'post_hook', 'timeout', 'retries', 'middleware', 'cache', 'confirm'])
 def test_a_tool_with_more_around_it_goes_through_abatch(kw):
     tb = Toolbox([Tool(add, **kw), boom])
-    assert tb._in_threads([('add', {'a': 1, 'b': 2}), ('boom', {})], None, None) is None
+    assert batches._in_threads(tb._batch([('add', {'a': 1, 'b': 2}), ('boom', {})], None), tb.max_concurrency) is None
     assert [r.ok for r in tb.batch([('add', {'a': 1, 'b': 2}), ('boom', {})])] == [True, False]
 
 def test_hooks_still_run_on_the_caller_s_thread():
@@ -205,4 +205,4 @@ def test_built_tools_called_at_once_in_many_threads_answer_as_one_at_a_time():
     expected = answers(one_by_one.call(*c) for c in calls)
     tb = Toolbox([mk_tool(disp, {'name': f'find{i}', 'inputSchema': schema}) for i in range(4)], max_concurrency=16)
     for _ in range(40):  # past the calls after which each tool gets code of its own
-        assert answers(tb._in_threads(calls, None, None)) == expected
+        assert answers(batches._in_threads(tb._batch(calls, None), tb.max_concurrency)) == expected
