@@ -10,7 +10,7 @@ writing the answers), the toolbox (`Toolbox.batch`/`abatch` run them, each throu
 from __future__ import annotations
 
 from ._run import loop_running, run_sync
-from .messages import ToolMessages, calls_of, output_items, program_callers, references, tool_results
+from .messages import ToolMessages, UnansweredCall, calls_of, output_items, program_callers, references, tool_results, tool_searches
 from .stream import is_stream, run_stream, run_stream_async
 from .tools import Toolbox, as_toolbox
 
@@ -36,7 +36,7 @@ def run_tool_calls(
     if is_stream(response):  # a stream of events: each call starts as soon as it is complete
         return _streamed(*run_stream(toolbox, response, provider, injected, others))
     calls, p = calls_of(response, provider, others)
-    searched, callers = _native(toolbox, response, p)
+    searched, callers = _native(toolbox, response, p, others)
     if not calls: return ToolMessages(searched, provider=p)
     if len(calls) > 1 and not loop_running(): res = toolbox.batch(calls, injected=injected)  # (without a loop, when its tools allow)
     else: res = run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls')  # (not `batch`'s inline call)
@@ -54,16 +54,20 @@ async def run_tool_calls_async(
     if is_stream(response):
         return _streamed(*await run_stream_async(toolbox, response, provider, injected, others))
     calls, p = calls_of(response, provider, others)
-    searched, callers = _native(toolbox, response, p)
+    searched, callers = _native(toolbox, response, p, others)
     if not calls: return ToolMessages(searched, provider=p)
     return _with_native(_answer(calls, await toolbox.abatch(calls, injected=injected), p), searched, callers)
 
-def _native(toolbox: Toolbox, response, p: str | None) -> tuple[list, dict]:
+def _native(toolbox: Toolbox, response, p: str | None, others: str) -> tuple[list, dict]:
     """What a Responses output asks beyond function calls: the items the toolbox answers itself (client-run tool searches),
     the callers of a program's calls; `p` is the provider given or told from the shape (None: a list holding no function
     call, which may hold searches)"""
     if not (items := output_items(response, p)): return [], {}
-    return toolbox.answer_items(items), program_callers(items)
+    answers = toolbox.answer_items(items)
+    if others == 'raise' and len(answers) < len(tool_searches(items)):  # else the next request fails for its missing output
+        raise UnansweredCall("The response holds a client-run tool search this toolbox doesn't answer: run the calls with the toolbox "
+                             "whose definitions offered it (`funccall.search.deferred(toolbox, search='client')`), or pass others='skip'")
+    return answers, program_callers(items)
 
 def _with_native(msgs: ToolMessages, searched: list, callers: dict) -> ToolMessages:
     """The answers with what the toolbox and the providers' programs add: the items the toolbox answered first, a program's
