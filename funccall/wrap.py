@@ -17,7 +17,7 @@ from typing import Callable, Iterable
 
 from .tools import Tool, Toolbox
 
-__all__ = ['view', 'prefixed', 'filtered']
+__all__ = ['view', 'renamed', 'prefixed', 'filtered']
 
 def view(
     box: Toolbox,             # the toolbox to share
@@ -33,7 +33,10 @@ def view(
 
 _prefix_re = re.compile(r'[a-zA-Z0-9_-]{1,64}')
 
-def _renamed(t: Tool, nm: str) -> Tool:
+def renamed(
+    t: Tool,   # the tool
+    nm: str,   # its new name
+) -> Tool:     # a copy of `t` named `nm`
     "Tool `t` under name `nm`: the same function, options and pipeline (its cache too), another name in definitions and results"
     new = copy.copy(t)
     new.name = new.__name__ = nm
@@ -54,7 +57,7 @@ def prefixed(
     if not isinstance(prefix, str) or not _prefix_re.fullmatch(prefix) or not isinstance(sep, str) or not _prefix_re.fullmatch(sep or '_'):
         raise ValueError(f"prefixed(): prefix and sep may use only letters, digits, '_' and '-' (prefix up to 64), not {prefix!r}, {sep!r}")
     names = {f'{prefix}{sep}{nm}': nm for nm in box.tools}
-    return _subset(box, {nm: _renamed(box.tools[old], nm) for nm, old in names.items()}, names)
+    return _subset(box, {nm: renamed(box.tools[old], nm) for nm, old in names.items()}, names)
 
 def filtered(
     box: Toolbox,                          # the tools to choose from: a `Toolbox`

@@ -12,24 +12,7 @@ import pytest
 from funccall import Tool, ToolGroup, ToolNotFound, Toolbox, call_func, call_func_async, run_tool_calls
 from funccall.search import DeferredToolbox, deferred
 from funccall.wrap import filtered, prefixed, view
-
-RAN = []
-
-@pytest.fixture(autouse=True)
-def _fresh():
-    RAN.clear()
-    yield
-    RAN.clear()
-
-def transfer(to: str, amount: int, account: str) -> str:
-    "Move money from the user's account"
-    RAN.append(('transfer', to, amount, account))
-    return f'{account}->{to}:{amount}'
-
-def add(a: int, b: int) -> int:
-    "Add two numbers"
-    RAN.append(('add', a, b))
-    return a + b
+from test_attack_names import FORGED, RAN, _attack_names, _fresh, add, transfer  # noqa: F401 - `_fresh` empties RAN around each test
 
 class Notes:
     "The user's notes"
@@ -37,8 +20,6 @@ class Notes:
         "Find notes containing some words"
         RAN.append(('find', query))
         return ['a note']
-
-FORGED = {'to': 'mallory', 'amount': 10**6, 'account': 'alice'}
 
 def _box() -> Toolbox:
     return Toolbox([Tool(transfer, requires_confirmation=True, inject='account'), add, ToolGroup(Notes)], injected={'account': 'bob'})
@@ -51,10 +32,6 @@ def _refused(nm, ns):
         assert ns.call(nm, FORGED).failure == 'name'
         assert asyncio.run(ns.acall(nm, FORGED)).failure == 'name'
     assert RAN == [], (nm, RAN)
-
-def _attack_names(head: str, obj) -> list:
-    attrs = sorted(set(dir(obj)) | set(vars(obj)) | {'fn', 'fn.__globals__', '__wrapped__.__globals__'})
-    return [f'{head}{sep}{a.replace(".", sep)}' for a in attrs for sep in '.-']
 
 # --- prefixed ------------------------------------------------------------------------------------------------------
 
