@@ -12,7 +12,7 @@ holds reaches a tool: a filtered-out tool, or a prefixed tool by its old name, i
 """
 from __future__ import annotations
 
-import copy, re
+import copy, functools, re
 from typing import Callable, Iterable
 
 from .tools import Tool, Toolbox
@@ -27,9 +27,14 @@ def view(
     "A toolbox of class `cls` over `box`'s tools and settings, `attrs` replacing some: what a wrapper of a toolbox starts from"
     if not isinstance(box, Toolbox): raise TypeError(f"view() takes a Toolbox, not a {type(box).__name__}")
     new = cls.__new__(cls)
-    new.__dict__.update(vars(box))
+    new.__dict__.update((k, v) for k, v in vars(box).items() if k in _state())  # what a wrapper of `box` added stays its own
     new.__dict__.update(attrs)
     return new
+
+@functools.cache
+def _state() -> frozenset:
+    "The attributes a `Toolbox` holds its state and settings in"
+    return frozenset(vars(Toolbox()))
 
 _prefix_re = re.compile(r'[a-zA-Z0-9_-]{1,64}')
 

@@ -133,4 +133,6 @@ def test_a_client_search_a_plain_toolbox_cannot_answer_raises():
 
 def test_view_takes_a_toolbox_only():
     with pytest.raises(TypeError, match='Toolbox'): view([add])
-    assert filtered(deferred(_box()), ['add']).call('search_tools', {'query': 'x'}).failure == 'name'  # a plain toolbox again
+    f = filtered(deferred(_box()), ['add'])
+    assert f.call('search_tools', {'query': 'x'}).failure == 'name' and type(f) is Toolbox  # a plain toolbox again
+    assert not hasattr(f, 'loaded') and not hasattr(f, 'search_tool')  # the deferred toolbox's own state stays its own
