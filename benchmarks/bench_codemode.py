@@ -9,6 +9,7 @@ whether a program can import a module, define a class, read a file, and reach th
 import statistics, time
 
 from funccall import Tool, Toolbox
+from funccall.codemode import code_tool
 
 def add(a: int, b: int) -> int:
     "Add two numbers"
@@ -34,7 +35,7 @@ def main():
     box = Toolbox([add, Tool(whoami, inject=('user_id',)), upper], injected={'user_id': 7})
     print(f"{'mode':10} {'ms per run_code':>16}  " + '  '.join(PROBES))
     for mode in (False, True, 'monty'):
-        tool = box.code_tool(isolate=mode, timeout=30)
+        tool = code_tool(box, isolate=mode, timeout=30)
         assert tool.execute({'code': PROGRAM}).text == '[3, "USER7"]'
         times = []
         for _ in range(5):

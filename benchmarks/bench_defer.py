@@ -4,7 +4,7 @@
 
 Each server's tools (`tests/data/mcp_corpus/`, built as `MCPClient` builds them) in one toolbox, grouped under the
 server's name. For each provider format: the characters of JSON the `tools` parameter of one request holds with
-every definition loaded, and with `defer=True` before any search (Anthropic: every tool still sent, flagged
+every definition loaded, and deferred (`deferred(box)`) before any search (Anthropic: every tool still sent, flagged
 `defer_loading`, plus Claude's search tool: the API keeps deferred definitions out of the model's context, so the
 request is no smaller but the context is; OpenAI Responses: one namespace per server with deferred functions, plus
 `tool_search`; Chat Completions, Gemini, MCP: funccall's `search_tools` alone), and after one search has loaded five
@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent/'tests'))
 from corpus import corpus_servers  # noqa: E402
 
 from funccall import Toolbox, mk_tool  # noqa: E402
+from funccall.search import deferred, find_tools  # noqa: E402
 
 def box_of(server: str) -> Toolbox:
     box = Toolbox()
@@ -43,10 +44,11 @@ def main():
     for srv in ('zereight-gitlab', 'twilio', 'atlassian', 'playwright', 'github'):
         for fmt in ('openai', 'responses', 'anthropic'):
             box = box_of(srv)
-            full, defs = size(box.definitions(fmt)), box.definitions(fmt, defer=True)
-            found = box.search('create an issue')  # five definitions loaded by a search, in whichever form the provider runs it
-            box.call('search_tools', {'query': 'create an issue'})
-            after = size(box.definitions(fmt, defer=True)) if fmt == 'openai' else in_context(fmt, defs) + size(
+            lazy = deferred(box)
+            full, defs = size(box.definitions(fmt)), lazy.definitions(fmt)
+            found = find_tools(box, 'create an issue')  # five definitions loaded by a search, in whichever form the provider runs it
+            lazy.call('search_tools', {'query': 'create an issue'})
+            after = size(lazy.definitions(fmt)) if fmt == 'openai' else in_context(fmt, defs) + size(
                 [box[nm].definition(fmt) for nm in found])
             print(f"{srv:16} {len(box):5} {fmt:10} {full:11,} {size(defs):15,} {in_context(fmt, defs):11,} {after:9,}")
 

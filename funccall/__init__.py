@@ -17,7 +17,8 @@ from .inverse import mk_param, mk_tool, schema2anno, schema2sig, tool_parts
 from .expr import ExprCall, ExprError, parse_calls
 from .results import StopRun, ToolResult, ToolTimeout, call_str, to_text
 from .tools import Tool, ToolGroup, Toolbox
-from .messages import CustomToolCall, ToolCall, ToolMessages, UnansweredCall, run_tool_calls, run_tool_calls_async, tool_calls, tool_results
+from .messages import CustomToolCall, ToolCall, ToolMessages, UnansweredCall, tool_calls, tool_results
+from .loop import run_tool_calls, run_tool_calls_async
 from .content import Audio, File, Image
 from .stream import ToolCallStream
 

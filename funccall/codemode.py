@@ -36,7 +36,7 @@ characters, written out only as far as shown (`_shown`).
 
 `programmatic(definitions, provider)` renders tools for the providers' own code execution instead (Anthropic's
 `allowed_callers` with its code-execution tool, OpenAI's programmatic tool calling); the calls a program makes
-there come back as ordinary tool calls, which `run_tool_calls` answers (to the program, for OpenAI).
+there come back as ordinary tool calls, which `run_tool_calls` answers (to the program, for OpenAI: `program_callers`).
 """
 from __future__ import annotations
 
@@ -49,6 +49,7 @@ from ._sandbox import MAX_MESSAGE, Sandbox, SandboxError, failure, for_model, im
 from .inverse import mk_tool, schema2anno, schema2sig
 from .pytool import python
 from .schema import SchemaError, handle_type
+from .messages import program_callers  # (where it is read: a provider's shape; named here too, beside `programmatic`)
 from .results import to_text
 from .tools import Tool
 
@@ -474,16 +475,3 @@ def programmatic(
             return d
         return [one(d) for d in definitions] + [{'type': 'programmatic_tool_calling'}]
     raise ValueError(f"Programmatic tool calling is Anthropic's ('anthropic') and OpenAI Responses' ('responses'), not {provider!r}'s")
-
-def program_callers(
-    items: list,  # a Responses output's items (SDK objects or dicts)
-) -> dict:        # call_id -> the `caller` its output must name, for each function call a program made
-    "The program each of OpenAI's programmatic function calls came from, so its answer goes back to it"
-    res = {}
-    for it in items:
-        get = (lambda k, it=it: it.get(k)) if isinstance(it, dict) else (lambda k, it=it: getattr(it, k, None))
-        c = get('caller')
-        if get('type') != 'function_call' or c is None: continue
-        cg = c.get if isinstance(c, dict) else (lambda k, c=c: getattr(c, k, None))
-        if cg('type') == 'program': res[get('call_id')] = {'type': 'program', 'caller_id': cg('caller_id')}
-    return res

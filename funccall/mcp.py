@@ -39,7 +39,7 @@ load) print goes to stderr.
 """
 from __future__ import annotations
 
-import argparse, asyncio, copy, functools, inspect, ipaddress, json, logging, math, os, re, secrets, shlex, sys, threading, time, traceback, warnings
+import argparse, asyncio, functools, inspect, ipaddress, json, logging, math, os, re, secrets, shlex, sys, threading, time, traceback, warnings
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
@@ -85,6 +85,7 @@ from .inverse import mk_tool
 from .schema import handle_type
 from .results import StopRun, ToolResult, to_text
 from .tools import Tool, Toolbox
+from .wrap import renamed
 
 __all__ = ['MCPClient', 'MCPToolError', 'MCPConnectionError', 'MCPContext', 'context_params', 'mk_server', 'mk_asgi_app', 'output_schema',
            'serve', 'main',
@@ -573,20 +574,13 @@ def context_params(
     except SchemaError: return []
     return [p.name for p in ps if p.anno is MCPContext]
 
-def _renamed(t: Tool, nm: str) -> Tool:
-    "Tool `t` served as `nm`, its pipeline whole (a `Tool` of it would run the client's call unconfirmed, its own pending for good)"
-    r = copy.copy(t)
-    r.name = r.__name__ = nm
-    r.schema = {**t.schema, 'name': nm}
-    return r
-
 def _toolbox(tools, injected: dict | None) -> tuple[Toolbox, dict]:
     "The tools to serve as one `Toolbox`, and each tool's `MCPContext` parameters (tool name -> names)"
     def tool(t, nm=None):  # a function taking an `MCPContext` gets it injected, out of its schema
         if isinstance(t, Tool):
             if missing := [p for p in context_params(t) if p not in t.inject]:
                 raise TypeError(f"Tool {t.name!r}: its MCPContext parameter {missing[0]!r} must be injected: Tool(..., inject=({missing[0]!r},))")
-            return t if nm in (None, t.name) else _renamed(t, nm)
+            return t if nm in (None, t.name) else renamed(t, nm)  # (a `Tool` of it would run the client's call unconfirmed)
         ps = context_params(t)
         return Tool(t, name=nm, inject=tuple(ps)) if ps or nm else t
     if isinstance(tools, Mapping): box = Toolbox([tool(t, nm) for nm, t in tools.items()])

@@ -2,7 +2,7 @@
 
 `tool_calls(response)` reads every function call a response asks for, in order, from the SDK's response
 object or its dict (JSON) form. `tool_results(results, provider)` turns the `ToolResult`s of running them
-into what the next request carries. `run_tool_calls(toolbox, response)` does both:
+into what the next request carries. `run_tool_calls(toolbox, response)` (`funccall.loop`) does both:
 
     msgs = run_tool_calls(toolbox, response)
     # the assistant's message (which holds the calls) goes first, then the answers:
@@ -29,13 +29,11 @@ from typing import Iterable, NamedTuple
 from . import content
 from ._inputs import ToolInputError
 from ._json import jsonable
-from ._run import loop_running, run_sync
 from .providers import provider_name
 from .results import ToolResult, to_text
-from .tools import Toolbox, as_toolbox
 
-__all__ = ['CALL_PROVIDERS', 'ToolCall', 'CustomToolCall', 'ToolMessages', 'UnansweredCall', 'tool_call', 'tool_calls', 'tool_results',
-           'run_tool_calls', 'run_tool_calls_async']
+__all__ = ['CALL_PROVIDERS', 'ToolCall', 'CustomToolCall', 'ToolMessages', 'UnansweredCall', 'tool_call', 'tool_calls', 'calls_of', 'tool_results',
+           'output_items', 'program_callers', 'tool_searches', 'tool_search_output', 'Found', 'references']
 
 _made = 'funccall-'  # how ids made up for Gemini calls begin: they are never sent back
 
@@ -100,7 +98,7 @@ def _openai_call(c, i: int, others: str='skip') -> ToolCall | None:
     if (cu := _get(c, 'custom')) is not None: return CustomToolCall(_get(cu, 'name'), _get(cu, 'input') or '', _get(c, 'id'))
     return _other(repr(_get(c, 'type')), others)
 
-# Responses items that are no calls, or calls OpenAI runs itself (hosted tools); `tool_search_call` is `Toolbox.search`'s
+# Responses items that are no calls, or calls OpenAI runs itself (hosted tools); `tool_search_call` is a `DeferredToolbox`'s
 _RESPONSES_NOT_OURS = {'message', 'reasoning', 'compaction', 'additional_tools', 'program', 'program_output', 'file_search_call',
                        'web_search_call', 'image_generation_call', 'code_interpreter_call', 'mcp_call', 'mcp_list_tools',
                        'mcp_approval_response', 'tool_search_call', 'tool_search_output'}
@@ -153,7 +151,12 @@ def tool_call(
     _others(others)
     return _readers[_provider(provider)](item, index, others)
 
-def _calls(response, provider: str | None, others: str='raise') -> tuple[list[ToolCall], str | None]:
+def calls_of(
+    response,            # as `tool_calls` takes it
+    provider: str=None,  # as `tool_calls` takes it
+    others: str='raise', # as `tool_calls` takes it
+) -> tuple[list[ToolCall], str | None]:  # the calls, and the provider (given, or told from the shape; None for a list holding no call)
+    "`tool_calls`, and whose response it was"
     _others(others)
     p = _provider(provider) if provider is not None else _detect(response)
     if p is None: return [], None
@@ -171,7 +174,7 @@ def tool_calls(
 
     Without `provider`, the shape tells: `choices`, `message` or `tool_calls` is OpenAI chat, `output` is
     Responses, `candidates` or `parts` is Gemini, a `content` list is Anthropic; in a list, the first call item."""
-    return _calls(response, provider, others)[0]
+    return calls_of(response, provider, others)[0]
 
 # --- writing results back ---------------------------------------------------------------------------
 
@@ -274,68 +277,60 @@ class ToolMessages(list):
     @property
     def done(self) -> list[ToolResult]: return [r for r in self.results if r.status != 'pending']
 
-def _answer(calls: list, results: list, p: str) -> ToolMessages:
-    done = [r for r in results if r.status != 'pending']
-    return ToolMessages(tool_results(done, p, calls), results, p)
+# --- what the providers ask beyond function calls ---------------------------------------------------------
 
-def _streamed(calls: list, results: list, p: str | None) -> ToolMessages:
-    "The answers to a stream's calls (a stream carries no Responses-only items)"
-    return _with_native(_answer(calls, results, p), [], {}) if calls else ToolMessages(provider=p)
+def output_items(
+    response,        # a response, as `tool_calls` takes it
+    provider: str | None,  # its provider, given or told from its shape (None: a list holding no function call)
+) -> list:           # the items of a Responses output (a list given as it is); none for another provider's response
+    "The items of a Responses output, where the items beyond function calls are (client tool searches, a program's calls)"
+    if provider is not None and provider != 'openai_responses': return []
+    if isinstance(response, (list, tuple)): return list(response)
+    return list(_get(response, 'output') or []) if _has(response, 'output') else []
 
-def run_tool_calls(
-    toolbox: Toolbox,      # the tools the model was offered: a `Toolbox`, or a list of functions and `Tool`s
-    response,              # the model's response, as `tool_calls` takes it; or a stream of its events (see `funccall.stream`)
-    provider: str=None,    # as `tool_calls` takes it
-    injected: dict=None,   # the application's values for injected parameters, for this request (over the toolbox's)
-    others: str='raise',   # as `tool_calls` takes it
-) -> ToolMessages:         # the answers to all its calls, as `tool_results` makes them; none when nothing was called
-    "Run the tool calls of a model's response (concurrently, as `Toolbox.batch` does) and answer them"
-    from .stream import is_stream, run_stream
-    toolbox = as_toolbox(toolbox)
-    if is_stream(response):  # a stream of events: each call starts as soon as it is complete
-        return _streamed(*run_stream(toolbox, response, provider, injected, others))
-    calls, p = _calls(response, provider, others)
-    searched, callers = _native(toolbox, response, p)
-    if not calls: return ToolMessages(searched, provider=p)
-    if len(calls) > 1 and not loop_running(): res = toolbox.batch(calls, injected=injected)  # (without a loop, when its tools allow)
-    else: res = run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls')  # (not `batch`'s inline call)
-    return _with_native(_answer(calls, res, p), searched, callers)
+def _getter(it):
+    "A reader of keys of item `it`, a dict or an SDK object"
+    return it.get if isinstance(it, dict) else (lambda k: getattr(it, k, None))
 
-async def run_tool_calls_async(
-    toolbox: Toolbox,      # the tools the model was offered: a `Toolbox`, or a list of functions and `Tool`s
-    response,              # the model's response, as `tool_calls` takes it; or a stream of its events (see `funccall.stream`)
-    provider: str=None,    # as `tool_calls` takes it
-    injected: dict=None,   # the application's values for injected parameters, for this request (over the toolbox's)
-    others: str='raise',   # as `tool_calls` takes it
-) -> ToolMessages:         # the answers to all its calls, as `tool_results` makes them; none when nothing was called
-    "`run_tool_calls` for async code"
-    from .stream import is_stream, run_stream_async
-    toolbox = as_toolbox(toolbox)
-    if is_stream(response):
-        return _streamed(*await run_stream_async(toolbox, response, provider, injected, others))
-    calls, p = _calls(response, provider, others)
-    searched, callers = _native(toolbox, response, p)
-    if not calls: return ToolMessages(searched, provider=p)
-    return _with_native(_answer(calls, await toolbox.abatch(calls, injected=injected), p), searched, callers)
+def program_callers(
+    items: list,  # a Responses output's items (SDK objects or dicts)
+) -> dict:        # call_id -> the `caller` its output must name, for each function call a program made
+    "The program each of OpenAI's programmatic function calls came from, so its answer goes back to it"
+    res = {}
+    for it in items:
+        get = _getter(it)
+        c = get('caller')
+        if get('type') != 'function_call' or c is None: continue
+        cg = _getter(c)
+        if cg('type') == 'program': res[get('call_id')] = {'type': 'program', 'caller_id': cg('caller_id')}
+    return res
 
-def _native(toolbox: Toolbox, response, p: str | None) -> tuple[list, dict]:
-    """What a Responses output asks beyond function calls: client-run tool searches (answered here), callers of a program's
-    calls; `p` is the provider given or told from the shape (None: a list holding no function call, which may hold searches)"""
-    if p is not None and p != 'openai_responses': return [], {}
-    items = list(response) if isinstance(response, (list, tuple)) else _get(response, 'output') if _has(response, 'output') else None
-    if not items: return [], {}
-    from .codemode import program_callers
-    from .search import client_searches
-    return client_searches(toolbox, items), program_callers(items)
+def tool_searches(
+    items: list,  # a Responses output's items (SDK objects or dicts)
+) -> list[tuple]:  # (call_id, arguments) of each client-executed `tool_search_call`, in order
+    "The tool searches OpenAI asks the client to run (`tool_search` with `execution: 'client'`)"
+    return [(get('call_id'), get('arguments')) for get in map(_getter, items)
+            if get('type') == 'tool_search_call' and get('execution') == 'client']
 
-def _with_native(msgs: ToolMessages, searched: list, callers: dict) -> ToolMessages:
-    """The answers with what funccall's search and the providers' programs add: OpenAI's client tool searches answered
-    first, a program's calls answered to it (`caller`), and what `search_tools` found sent to Claude as `tool_reference`
-    blocks, which load those deferred definitions"""
-    if msgs.provider == 'anthropic' and msgs:
-        from .search import references
-        for block, r in zip(msgs[0]['content'], msgs.done):
-            if (refs := references(r)) is not None: block['content'] = refs
-    for m in msgs:
-        if (c := callers.get(m.get('call_id'))) is not None: m['caller'] = c
-    return ToolMessages([*searched, *msgs], msgs.results, msgs.provider) if searched else msgs
+def tool_search_output(
+    call_id,              # the search's `call_id`
+    definitions: list,    # the definitions of the tools found (Responses format), now loaded
+    complete: bool=True,  # False: the search's arguments could not be searched with
+) -> dict:                # the `tool_search_output` item answering it
+    "The answer to a client-executed tool search: the tools it found"
+    return {'type': 'tool_search_output', 'call_id': call_id, 'execution': 'client', 'status': 'completed' if complete else 'incomplete',
+            'tools': definitions}
+
+class Found(str):
+    "What a tool search answers: the text the model reads, and the names found (Claude gets them as `tool_reference` blocks)"
+    def __new__(cls, text: str, names: list=()):
+        self = super().__new__(cls, text)
+        self.names = list(names)
+        return self
+
+def references(
+    r,  # a `ToolResult`
+) -> list | None:  # `tool_reference` blocks, or None when `r`'s value is no `Found` naming tools
+    "The tools a search found, as Claude's `tool_reference` blocks: they load the deferred definitions of those tools"
+    if not (r.ok and isinstance(r.value, Found) and r.value.names): return None
+    return [{'type': 'tool_reference', 'tool_name': nm} for nm in r.value.names]

@@ -10,8 +10,8 @@ lower weight. Pure Python, no model: each tool is read once when it is added; th
 whole collection (document frequencies, mean field lengths) are worked out again, from the stored counts, at the
 first search after a change.
 
-`Toolbox.search(query)` and the deferred definitions (`Toolbox.definitions(..., defer=True)`) use an index per
-toolbox, kept in step with the toolbox's tools (`index_of`).
+`find_tools(box, query)` and the deferred definitions (`deferred(box).definitions(...)`, a toolbox wrapping `box`)
+use an index per toolbox, kept in step with the toolbox's tools (`index_of`).
 """
 from __future__ import annotations
 
@@ -19,8 +19,12 @@ import functools, heapq, json, math, re, threading, weakref
 from collections import Counter
 
 from .inverse import tool_parts
+from .messages import Found, references, tool_search_output, tool_searches
+from .providers import RENDERERS, provider_name
+from .tools import Tool, Toolbox, as_toolbox
+from .wrap import view
 
-__all__ = ['ToolIndex', 'tokens', 'index_of', 'search_tool', 'load', 'deferred', 'client_searches', 'references', 'Found', 'SEARCH_TOOL']
+__all__ = ['ToolIndex', 'tokens', 'index_of', 'find_tools', 'deferred', 'DeferredToolbox', 'references', 'Found', 'SEARCH_TOOL']
 
 # --- words ----------------------------------------------------------------------------------------------
 
@@ -201,54 +205,27 @@ def index_of(
 
 # --- deferred definitions ---------------------------------------------------------------------------------
 
+def find_tools(
+    box,           # a `Toolbox`
+    query: str,    # what the model or user wants done, in plain words
+    limit: int=5,  # at most this many
+) -> list[str]:    # tool names, best first
+    "The tools of `box` that best fit `query` (BM25F over names, groups, descriptions and parameters)"
+    return index_of(box).search(query, limit)
+
 SEARCH_TOOL = 'search_tools'
 _ANTHROPIC_SEARCH = {'bm25': {'type': 'tool_search_tool_bm25_20251119', 'name': 'tool_search_tool_bm25'},
                      'regex': {'type': 'tool_search_tool_regex_20251119', 'name': 'tool_search_tool_regex'}}
 _QUERY = {'type': 'object', 'properties': {'query': {'type': 'string', 'description': 'what you want to do, in a few words'}},
           'required': ['query'], 'additionalProperties': False}
 _CLIENT_SEARCH_DOC = "Find tools for a task among the deferred ones: their definitions are loaded for you to call"
+_SEARCHES = (None, 'bm25', 'regex', 'server', 'client')
 
 def _summary(box, names: list) -> str:
     "What `search_tools` answers: the tools found, one line each, now loaded"
     if not names: return "No tool matches; try other words."
     lines = [f"- {nm}: {((box.tools[nm].description or '').strip().splitlines() or [''])[0][:200]}" for nm in names]
     return "These tools are loaded now; call them directly:\n" + '\n'.join(lines)
-
-def load(
-    box,             # a `Toolbox`
-    names: list,     # tool names, as `search` gives them
-) -> list:           # the ones not loaded before
-    "Load tools into `box.loaded` (in the order found, after the ones loaded before, so a prompt cache keeps its prefix)"
-    new = [nm for nm in names if nm in box.tools and nm not in box.loaded]
-    box.loaded.extend(new)
-    return new
-
-class Found(str):
-    "What `search_tools` answers: the text the model reads, and the names found (Claude gets them as `tool_reference` blocks)"
-    names: list
-
-def references(
-    r,  # a `ToolResult`
-) -> list | None:  # `tool_reference` blocks, or None when `r` is not what `search_tools` found
-    "The tools `search_tools` found, as Claude's `tool_reference` blocks: they load the deferred definitions of those tools"
-    if not (r.ok and isinstance(r.value, Found) and r.value.names): return None
-    return [{'type': 'tool_reference', 'tool_name': nm} for nm in r.value.names]
-
-def search_tool(box, limit: int = 5):
-    "The `search_tools(query)` tool of `box`: finds tools, loads them into the next `definitions(..., defer=...)`, says which"
-    from .tools import Tool  # (tools.py reaches this module from its methods)
-    if (t := box.own_tools.get(SEARCH_TOOL)) is not None: return t
-    def search_tools(
-        query: str,  # what you want to do, in a few words
-    ):
-        "Find the tools for a task: the best matches are loaded for you to call, and listed here"
-        found = box.search(query, limit)
-        load(box, found)
-        res = Found(_summary(box, found))
-        res.names = found
-        return res
-    t = box.own_tools[SEARCH_TOOL] = Tool(search_tools, read_only=True)
-    return t
 
 def _namespaced(box, tools: list, defs: list) -> list:
     "Responses definitions with each group's tools in a namespace, placed where its first tool is (so the order never changes)"
@@ -261,38 +238,96 @@ def _namespaced(box, tools: list, defs: list) -> list:
         spaces[g]['tools'].append(d)
     return out
 
-def _kept(box, defer) -> set:
-    if defer is True: return set()
-    if unknown := [nm for nm in defer if nm not in box.tools]: raise ValueError(f"No tool named {unknown[0]!r} to keep loaded")
-    return set(defer)
+class DeferredToolbox(Toolbox):
+    """A toolbox's tools, most of them sent only once the model searches for them (`deferred` makes one): Anthropic's
+    `defer_loading` and tool-search tool, OpenAI Responses' namespaces and `tool_search`, elsewhere funccall's
+    `search_tools(query)` tool, which this toolbox runs, and the tools it loaded. It shares the wrapped toolbox's tools
+    and settings; `loaded` (the tools the model found, sent from now on) is its own: `clear()` it for a new conversation"""
+    keep: tuple          # the tools always sent
+    search_by: str       # how the model searches (`deferred`'s `search`)
+    loaded: list         # the tools found, in the order found
+    search_tool: Tool    # the `search_tools(query)` tool
+
+    def _tool(self, name) -> Tool | None:
+        "A tool by name, as the wrapped toolbox finds it; and `search_tools`, unless a tool of the toolbox is named so"
+        return super()._tool(name) or (self.search_tool if name == SEARCH_TOOL else None)
+
+    def load(
+        self,
+        names: list,  # tool names, as `find_tools` gives them
+    ) -> list:        # the ones not loaded before
+        "Load tools (in the order found, after the ones loaded before, so a prompt cache keeps its prefix)"
+        new = [nm for nm in names if nm in self.tools and nm not in self.loaded]
+        self.loaded.extend(new)
+        return new
+
+    def definitions(
+        self,
+        fmt: str='openai',         # 'openai', 'responses', 'anthropic', 'gemini', 'mcp' or 'canonical'
+        strict: bool | None=None,  # strict mode (OpenAI, Anthropic) for all (default: each tool's own `strict`)
+        rename: bool=False,        # rewrite names the provider rejects; `call` finds them by those names
+        report=None,               # a `providers.Report` to fill, 'raise' on a lossy change, or None to warn
+    ) -> list:                     # the definitions for this turn
+        "The definitions for this turn: the kept tools, the provider's tool search (or `search_tools`), the tools found so far"
+        keep = self._kept()
+        render = lambda ts: view(self, Toolbox, tools={t.name: t for t in ts}).definitions(fmt, strict, rename, report)
+        tools, search = list(self), self.search_by
+        if (fmt := provider_name(fmt, (*RENDERERS, 'canonical'))) == 'anthropic':
+            if search != 'client' and (st := _ANTHROPIC_SEARCH.get(search or 'bm25')) is None:
+                raise ValueError(f"search={search!r}: Claude's tool search is 'bm25', 'regex' or 'client' (funccall's own)")
+            defs = render(tools + [self.search_tool] if search == 'client' else tools)
+            first = [defs.pop()] if search == 'client' else [dict(st)]
+            return first + [d if t.name in keep else {**d, 'defer_loading': True} for t, d in zip(tools, defs)]
+        if fmt == 'openai_responses':
+            if search not in (None, 'server', 'client'): raise ValueError(f"search={search!r}: OpenAI's tool search runs on the 'server' or 'client'")
+            defs = [d if t.name in keep else {**d, 'defer_loading': True} for t, d in zip(tools, render(tools))]
+            ts = {'type': 'tool_search'}
+            if search == 'client': ts = {**ts, 'execution': 'client', 'description': _CLIENT_SEARCH_DOC, 'parameters': _QUERY}
+            return _namespaced(self, tools, defs) + [ts]
+        # providers without a tool search of their own: the kept tools, `search_tools`, then what it loaded, in the order loaded
+        found = [self.tools[nm] for nm in self.loaded if nm in self.tools and nm not in keep]
+        return render([t for t in tools if t.name in keep] + [self.search_tool] + found)
+
+    def _kept(self) -> set:
+        if unknown := [nm for nm in self.keep if nm not in self.tools]: raise ValueError(f"No tool named {unknown[0]!r} to keep loaded")
+        return set(self.keep)
+
+    def answer_items(
+        self,
+        items: list,  # a Responses output's items (SDK objects or dicts)
+    ) -> list[dict]:  # a `tool_search_output` item for each client-executed `tool_search_call`, with the tools found, loaded
+        """Answer OpenAI's client-executed tool searches with funccall's search. A search whose arguments nest deeper than
+        16 levels (or hold over 10,000 values) finds nothing: its output is `incomplete`, and the other searches still run"""
+        out = []
+        for call_id, args in tool_searches(items):
+            args = _search_args(args)
+            found = [] if args is _BAD else _found(self, args)
+            self.load(found)
+            tools = [self.tools[nm] for nm in found]
+            out.append(tool_search_output(call_id, _namespaced(self, tools, [t.definition('responses') for t in tools]), args is not _BAD))
+        return out
 
 def deferred(
-    box,             # a `Toolbox`
-    fmt: str,        # the provider format, as `Toolbox.definitions` takes it
-    defer,           # True: every tool deferred; or the names of the tools to keep loaded
-    search,          # how the model searches: None for the provider's default; 'bm25'/'regex' (Anthropic), 'server'/'client' (Responses)
-    render,          # `render(tools) -> definitions` for this format
-) -> list:           # the definitions for this turn
-    """Definitions that load most tools only when the model asks: Anthropic's `defer_loading` and tool-search tool,
-    OpenAI Responses' namespaces and `tool_search`, elsewhere funccall's `search_tools` and the tools it loaded"""
-    keep = _kept(box, defer)
-    tools = list(box)
-    if fmt == 'anthropic':
-        if search != 'client' and (st := _ANTHROPIC_SEARCH.get(search or 'bm25')) is None:
-            raise ValueError(f"search={search!r}: Claude's tool search is 'bm25', 'regex' or 'client' (funccall's own)")
-        defs = render(tools + [search_tool(box)] if search == 'client' else tools)
-        first = [defs.pop()] if search == 'client' else [dict(st)]
-        return first + [d if t.name in keep else {**d, 'defer_loading': True} for t, d in zip(tools, defs)]
-    if fmt == 'responses':
-        if search not in (None, 'server', 'client'): raise ValueError(f"search={search!r}: OpenAI's tool search runs on the 'server' or 'client'")
-        defs = [d if t.name in keep else {**d, 'defer_loading': True} for t, d in zip(tools, render(tools))]
-        out = _namespaced(box, tools, defs)
-        ts = {'type': 'tool_search'}
-        if search == 'client': ts = {**ts, 'execution': 'client', 'description': _CLIENT_SEARCH_DOC, 'parameters': _QUERY}
-        return out + [ts]
-    # providers without a tool search of their own: the kept tools, `search_tools`, then what it loaded, in the order loaded
-    sent = [t for t in tools if t.name in keep] + [search_tool(box)] + [box.tools[nm] for nm in box.loaded if nm in box.tools and nm not in keep]
-    return render(sent)
+    box,                       # a `Toolbox`, or what `Toolbox` takes
+    keep: list | tuple=(),     # the names of the tools always sent (the others only once the model finds them)
+    search: str=None,          # how the model searches: None for the provider's own; Claude's 'bm25' (default) or 'regex', or
+                               #   funccall's 'client'; Responses' 'server' (default) or 'client' (answered by `run_tool_calls`)
+    limit: int=5,              # the most tools one `search_tools` call finds
+) -> DeferredToolbox:          # a toolbox whose `definitions` defer, and which runs `search_tools` and client searches
+    """`box`'s tools, most sent only once the model searches for them: `deferred(box).definitions('anthropic')`. It shares
+    `box`'s tools and settings; run the model's calls with it (`run_tool_calls(d, response)`): it answers `search_tools`"""
+    if search not in _SEARCHES: raise ValueError(f"search={search!r}: use None, 'bm25', 'regex' (Claude), 'server' (Responses) or 'client'")
+    if isinstance(keep, str): keep = (keep,)
+    d = view(as_toolbox(box), DeferredToolbox, keep=tuple(keep), search_by=search, loaded=[])
+    def search_tools(
+        query: str,  # what you want to do, in a few words
+    ):
+        "Find the tools for a task: the best matches are loaded for you to call, and listed here"
+        found = find_tools(d, query, limit)
+        d.load(found)
+        return Found(_summary(d, found), found)
+    d.search_tool = Tool(search_tools, read_only=True)
+    return d
 
 def _by_path(box, paths: list) -> list:
     "The tools `paths` name: a tool's name, `namespace.name`, or a namespace (all its tools); other text is searched for"
@@ -301,7 +336,7 @@ def _by_path(box, paths: list) -> list:
         p = str(p)
         if p in box.tools or (p := p.rsplit('.', 1)[-1]) in box.tools: names = [p]
         elif p in box.group_docs or p in box.groups.values(): names = [nm for nm, g in box.groups.items() if g == p]
-        else: names = box.search(p)
+        else: names = find_tools(box, p)
         found += [nm for nm in names if nm not in found]
     return found
 
@@ -333,23 +368,4 @@ def _found(box, args) -> list:
     if isinstance(paths, list): return _by_path(box, paths)  # the shape of OpenAI's default client search: names to load
     q = args.get('query') if isinstance(args, dict) else None
     if not isinstance(q, str): q = ' '.join(map(str, args.values())) if isinstance(args, dict) else str(args or '')
-    return box.search(q)
-
-def client_searches(
-    box,          # a `Toolbox`
-    items: list,  # a Responses output's items (SDK objects or dicts)
-) -> list[dict]:  # a `tool_search_output` item for each client-executed `tool_search_call`, with the tools found, loaded
-    """Answer OpenAI's client-executed tool searches with funccall's search. A search whose arguments nest deeper than
-    16 levels (or hold over 10,000 values) finds nothing: its output is `incomplete`, and the other searches still run"""
-    out = []
-    for it in items:
-        get = (lambda k, it=it: it.get(k)) if isinstance(it, dict) else (lambda k, it=it: getattr(it, k, None))
-        if get('type') != 'tool_search_call' or get('execution') != 'client': continue
-        args = _search_args(get('arguments'))
-        found = [] if args is _BAD else _found(box, args)
-        load(box, found)
-        tools = [box.tools[nm] for nm in found]
-        out.append({'type': 'tool_search_output', 'call_id': get('call_id'), 'execution': 'client',
-                    'status': 'incomplete' if args is _BAD else 'completed',
-                    'tools': _namespaced(box, tools, [t.definition('responses') for t in tools])})
-    return out
+    return find_tools(box, q)

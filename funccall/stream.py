@@ -254,20 +254,14 @@ class _GeminiCall(_Refusable):
 
 def _streaming(c) -> bool: return c.error is None and isinstance(c.id, (str, type(None)))  # (any other id refuses the call)
 
-class ToolCallStream:
-    """The tool calls of a streamed response, each complete the moment its arguments close; `.calls`, `.partial`,
-    `.text` and `.message()` say where the response is"""
-    def __init__(
-        self,
-        provider: str=None,  # 'openai', 'openai_responses', 'anthropic' or 'gemini'; by default told from the first event
-        others: str='raise', # a call funccall can't answer (computer use, a shell...): 'raise' `UnansweredCall`, or 'skip' it
-        max_chars: int=MAX_CHARS,  # the most characters of text, thinking and arguments it takes; more raises `StreamTooLong`
-    ):
-        self.provider = None if provider is None else provider_name(provider, CALL_PROVIDERS)
-        if type(max_chars) is not int or max_chars < 1:
-            raise ValueError(f"ToolCallStream: max_chars is a positive int, the most characters to take (default {MAX_CHARS:,}), not {max_chars!r}")
-        self.others, self.max_chars = others, max_chars
-        self._read = None              # this provider's event reader
+class _Items:
+    """What a stream holds, item by item: each placed in the response's order, its characters counted against `max_chars`,
+    each call handed over once, as `tool_call` reads it (each provider's reader below adds to it)"""
+    provider: str | None
+    others: str
+    max_chars: int
+
+    def __init__(self):
         self._items: dict = {}         # position (index, arrival) -> _Call, _Text, _GeminiCall, or a finished block/item (dict)
         self._at: dict = {}            # the provider's index of an item (`_key`) -> the position of the last item begun there
         self._seq = 0                  # items begun so far
@@ -279,69 +273,6 @@ class ToolCallStream:
         self._text, self._refusal = io.StringIO(), io.StringIO()
         self._gcall = None             # a Gemini call whose arguments are streaming (Vertex AI)
         self.stop_reason = None        # why the response ended, when the provider says (`finish_reason`, `stop_reason`)
-
-    def __repr__(self): return f'ToolCallStream({self.provider!r}, {len(self._done)} calls, {len(self.partial)} streaming)'
-
-    # --- what the stream holds -----------------------------------------------------------------------------
-
-    @property
-    def calls(self) -> list[ToolCall]:
-        "Every complete call so far, in the response's order (a refused one carries its `ToolInputError` as its arguments)"
-        return [tc for _, tc in sorted(self._done, key=lambda x: x[0])]
-
-    @property
-    def partial(self) -> dict:
-        """The id of each call still streaming -> its arguments so far: finished keys and items, the string being read. Each
-        is kept from later pieces, which copy what you still hold before changing it (and the string being read grows in
-        place once you let go of it), so reading it after every event costs time linear in the arguments (on CPython)"""
-        res = {c.id: (v if isinstance(v := c.reader.snapshot(), dict) else {}) for c in self._open.values() if _streaming(c)}
-        if (g := self._gcall) is not None and _streaming(g): res[g.id] = g.snapshot()
-        return res
-
-    @property
-    def text(self) -> str:
-        "The assistant's text so far"
-        return self._text.getvalue()
-
-    def message(self):
-        """The assistant's message, to add to the conversation before the calls' answers, in the provider's own format:
-        OpenAI Chat a message dict, Responses the list of output items, Anthropic `{'role': 'assistant', 'content': [...]}`,
-        Gemini `{'role': 'model', 'parts': [...]}`. A call in it holds the arguments it ran with (or, refused, those sent)"""
-        items = [self._items[k] for k in sorted(self._items)]
-        p = self.provider
-        if p == 'openai':
-            m = {'role': 'assistant', 'content': self.text or None}
-            if r := self._refusal.getvalue(): m['refusal'] = r
-            if items: m['tool_calls'] = [{'id': c.id, 'type': 'function', 'function': {'name': c.name, 'arguments': c.text}} for c in items]
-            return m
-        if p == 'openai_responses': return [self._responses_item(x) for x in items]
-        if p == 'anthropic': return {'role': 'assistant', 'content': [self._anthropic_block(x) for x in items]}
-        return {'role': 'model', 'parts': [x.part() if isinstance(x, _GeminiCall) else x.out() if isinstance(x, _Text) else x for x in items]}
-
-    # --- reading events ------------------------------------------------------------------------------------
-
-    def feed(
-        self,
-        event,             # one event of the stream: the SDK's object or its dict form
-    ) -> list[ToolCall]:   # the calls whose arguments just became complete, each once, in the order they completed
-        "Read one event of the stream"
-        if self._read is None:
-            if self.provider is None: self.provider = _event_provider(event)
-            if self.provider is None: raise ValueError(f"Can't tell which provider's stream event a {type(event).__name__} is; pass provider=")
-            self._read = getattr(self, f'_{self.provider}')
-        return self._read(event)
-
-    def end(self) -> list[ToolCall]:  # the calls that were still open, complete now
-        "The response has ended (its last event says so, or the events ran out): every call still open is complete, as it is"
-        res = [tc for pos in sorted(self._open) for tc in self._end(self._open[pos])]
-        return res + (self._gemini_cut() if self._gcall is not None else [])
-
-    def watch(
-        self,
-        events,  # the stream's events: an iterable or an async iterable
-    ):           # the same events, read by this stream as they pass; `run_tool_calls` takes it
-        "The events, read by this stream as they pass: iterate them yourself, or hand them to `run_tool_calls`"
-        return _Watched(self, events)
 
     def _grow(self, n: int):
         "Take `n` more characters (or items) against `max_chars`"
@@ -407,7 +338,8 @@ class ToolCallStream:
         self._done.append((pos, tc))
         return [tc]
 
-    # --- OpenAI Chat Completions ---------------------------------------------------------------------------
+class _ChatEvents(_Items):
+    "The events of OpenAI Chat Completions: chunks whose `tool_calls` deltas interleave calls by `index`"
 
     def _openai(self, e) -> list[ToolCall]:
         if _at(e, 'type') == 'chunk': e = _at(e, 'chunk')  # the SDK helper's chunk event
@@ -439,7 +371,8 @@ class ToolCallStream:
         why = self._index_problem(i)
         return self._call(self._place(_order(i), _key(i)), cid, nm, why=why)
 
-    # --- OpenAI Responses ----------------------------------------------------------------------------------
+class _ResponsesEvents(_Items):
+    "The events of OpenAI Responses: output items added, their arguments' deltas, and `done` events repeating them"
 
     def _openai_responses(self, e) -> list[ToolCall]:
         "A function call completes at its `done` events, which repeat its arguments: one whose arguments there differ is refused"
@@ -487,7 +420,8 @@ class ToolCallStream:
         if not isinstance(x, _Text): return x
         return {**x.block, 'content': [{'type': 'output_text', 'text': x.buf.getvalue(), 'annotations': []}]}  # its text so far
 
-    # --- Anthropic Messages --------------------------------------------------------------------------------
+class _AnthropicEvents(_Items):
+    "The events of Anthropic Messages: content blocks started, their deltas (text, thinking, `input_json_delta`), stopped"
 
     def _anthropic(self, e) -> list[ToolCall]:
         t, k, res = _at(e, 'type'), _at(e, 'index'), []
@@ -521,7 +455,8 @@ class ToolCallStream:
         if isinstance(x, _Call): return {**x.start, 'id': x.id, 'input': x.input} if x.text else {**x.start, 'id': x.id}
         return x
 
-    # --- Gemini --------------------------------------------------------------------------------------------
+class _GeminiEvents(_Items):
+    "The chunks of Gemini: whole `function_call` parts, or (Vertex AI) `partial_args` until `will_continue` ends"
 
     def _gemini(self, e) -> list[ToolCall]:
         cands = _at(e, 'candidates')
@@ -577,6 +512,86 @@ class ToolCallStream:
         g, self._gcall = self._gcall, None
         part = self._items[g.pos] = g.part()
         return self._hand(g.pos, part, g.error)
+
+
+class ToolCallStream(_ChatEvents, _ResponsesEvents, _AnthropicEvents, _GeminiEvents):
+    """The tool calls of a streamed response, each complete the moment its arguments close; `.calls`, `.partial`,
+    `.text` and `.message()` say where the response is"""
+    def __init__(
+        self,
+        provider: str=None,  # 'openai', 'openai_responses', 'anthropic' or 'gemini'; by default told from the first event
+        others: str='raise', # a call funccall can't answer (computer use, a shell...): 'raise' `UnansweredCall`, or 'skip' it
+        max_chars: int=MAX_CHARS,  # the most characters of text, thinking and arguments it takes; more raises `StreamTooLong`
+    ):
+        self.provider = None if provider is None else provider_name(provider, CALL_PROVIDERS)
+        if type(max_chars) is not int or max_chars < 1:
+            raise ValueError(f"ToolCallStream: max_chars is a positive int, the most characters to take (default {MAX_CHARS:,}), not {max_chars!r}")
+        self.others, self.max_chars = others, max_chars
+        self._read = None              # this provider's event reader
+        super().__init__()
+
+    def __repr__(self): return f'ToolCallStream({self.provider!r}, {len(self._done)} calls, {len(self.partial)} streaming)'
+
+    # --- what the stream holds -----------------------------------------------------------------------------
+
+    @property
+    def calls(self) -> list[ToolCall]:
+        "Every complete call so far, in the response's order (a refused one carries its `ToolInputError` as its arguments)"
+        return [tc for _, tc in sorted(self._done, key=lambda x: x[0])]
+
+    @property
+    def partial(self) -> dict:
+        """The id of each call still streaming -> its arguments so far: finished keys and items, the string being read. Each
+        is kept from later pieces, which copy what you still hold before changing it (and the string being read grows in
+        place once you let go of it), so reading it after every event costs time linear in the arguments (on CPython)"""
+        res = {c.id: (v if isinstance(v := c.reader.snapshot(), dict) else {}) for c in self._open.values() if _streaming(c)}
+        if (g := self._gcall) is not None and _streaming(g): res[g.id] = g.snapshot()
+        return res
+
+    @property
+    def text(self) -> str:
+        "The assistant's text so far"
+        return self._text.getvalue()
+
+    def message(self):
+        """The assistant's message, to add to the conversation before the calls' answers, in the provider's own format:
+        OpenAI Chat a message dict, Responses the list of output items, Anthropic `{'role': 'assistant', 'content': [...]}`,
+        Gemini `{'role': 'model', 'parts': [...]}`. A call in it holds the arguments it ran with (or, refused, those sent)"""
+        items = [self._items[k] for k in sorted(self._items)]
+        p = self.provider
+        if p == 'openai':
+            m = {'role': 'assistant', 'content': self.text or None}
+            if r := self._refusal.getvalue(): m['refusal'] = r
+            if items: m['tool_calls'] = [{'id': c.id, 'type': 'function', 'function': {'name': c.name, 'arguments': c.text}} for c in items]
+            return m
+        if p == 'openai_responses': return [self._responses_item(x) for x in items]
+        if p == 'anthropic': return {'role': 'assistant', 'content': [self._anthropic_block(x) for x in items]}
+        return {'role': 'model', 'parts': [x.part() if isinstance(x, _GeminiCall) else x.out() if isinstance(x, _Text) else x for x in items]}
+
+    # --- reading events ------------------------------------------------------------------------------------
+
+    def feed(
+        self,
+        event,             # one event of the stream: the SDK's object or its dict form
+    ) -> list[ToolCall]:   # the calls whose arguments just became complete, each once, in the order they completed
+        "Read one event of the stream"
+        if self._read is None:
+            if self.provider is None: self.provider = _event_provider(event)
+            if self.provider is None: raise ValueError(f"Can't tell which provider's stream event a {type(event).__name__} is; pass provider=")
+            self._read = getattr(self, f'_{self.provider}')
+        return self._read(event)
+
+    def end(self) -> list[ToolCall]:  # the calls that were still open, complete now
+        "The response has ended (its last event says so, or the events ran out): every call still open is complete, as it is"
+        res = [tc for pos in sorted(self._open) for tc in self._end(self._open[pos])]
+        return res + (self._gemini_cut() if self._gcall is not None else [])
+
+    def watch(
+        self,
+        events,  # the stream's events: an iterable or an async iterable
+    ):           # the same events, read by this stream as they pass; `run_tool_calls` takes it
+        "The events, read by this stream as they pass: iterate them yourself, or hand them to `run_tool_calls`"
+        return _Watched(self, events)
 
 
 # --- running the calls of a stream --------------------------------------------------------------------------

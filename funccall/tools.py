@@ -283,8 +283,6 @@ class Toolbox(ToolHolder):
         self._opts = pipeline.Opts(frames=errors == 'traceback', trace_content=trace_content)
         self.groups: dict = {}      # tool name -> the group or MCP server it belongs to (for search, and OpenAI's namespaces)
         self.group_docs: dict = {}  # group -> what its tools are for
-        self.loaded: list = []      # deferred tools the model found with `search_tools`, sent from now on; `clear()` it for a new conversation
-        self.own_tools: dict = {}   # tools the toolbox itself offers (`search_tools`): callable by name, never searched
         for t in tools: self.add(t)
 
     def add(
@@ -310,34 +308,6 @@ class Toolbox(ToolHolder):
             if doc: self.group_docs[group] = doc
         return self
 
-    def search(
-        self,
-        query: str,    # what the model or user wants done, in plain words
-        limit: int=5,  # at most this many
-    ) -> list[str]:    # tool names, best first
-        "The tools that best fit `query` (BM25F over names, groups, descriptions and parameters; see `funccall.search`)"
-        from .search import index_of
-        return index_of(self).search(query, limit)
-
-    def code_api(self) -> str:
-        "The tools as Python source a model reads: a typed stub per tool, with its description and parameters' as docstring"
-        from .codemode import code_api
-        return code_api(self)
-
-    def code_tool(
-        self,
-        isolate: bool | str=None,   # None: the safest installed ('monty', else True); 'monty': pydantic-monty's sandbox;
-                                    #   True: a process of its own; False: this process (only when asked for)
-        timeout: float=30,          # seconds the code may run, its tool calls included
-        memory_mb: int=512,         # the subprocess's address-space limit (`isolate=True`), or monty's memory limit
-        text_input: bool=False,     # take the code as free-form text (an OpenAI custom tool), not inside JSON
-        env: dict=None,             # environment variables of the program's process (isolate=True: none of the application's)
-        network: bool=False,        # let the program's process use the network (isolate=True)
-    ) -> Tool:
-        "A `run_code(code)` tool: the model's Python runs with every tool bound as a function, each call through this toolbox"
-        from .codemode import code_tool
-        return code_tool(self, isolate=isolate, timeout=timeout, memory_mb=memory_mb, text_input=text_input, env=env, network=network)
-
     def __getitem__(self, nm: str) -> Tool: return self.tools[nm]
     def __iter__(self): return iter(self.tools.values())
     def __len__(self): return len(self.tools)
@@ -358,13 +328,8 @@ class Toolbox(ToolHolder):
         strict: bool | None=None,  # strict mode (OpenAI, Anthropic) for all (default: each tool's own `strict`)
         rename: bool=False,        # rewrite names the provider rejects; `call` finds them by those names
         report=None,               # a `providers.Report` to fill, 'raise' on a lossy change, or None to warn
-        defer: bool | list=False,  # load tools only when the model searches for them; a list names the tools to keep loaded
-        search: str=None,          # with `defer`: Claude's 'bm25' (default), 'regex' or funccall's 'client'; Responses' 'server' or 'client'
     ) -> list:                     # the definitions, ready for the SDK call
         "All tools for provider `fmt` ('openai', 'responses', 'anthropic', 'gemini', 'mcp', 'canonical'), ready for the SDK call"
-        if defer is not False and defer is not None:  # (an empty list defers every tool)
-            from .search import deferred
-            return deferred(self, fmt, defer, search, lambda ts: self._definitions(ts, fmt, strict, rename, report))
         return self._definitions(list(self), fmt, strict, rename, report)
 
     def _definitions(self, tools: list, fmt: str, strict, rename: bool, report) -> list:
@@ -399,7 +364,14 @@ class Toolbox(ToolHolder):
 
     def _tool(self, name) -> Tool | None:
         if not isinstance(name, str): return None
-        return self.tools.get(name) or self.tools.get(self.aliases.get(name)) or self.own_tools.get(name)
+        return self.tools.get(name) or self.tools.get(self.aliases.get(name))
+
+    def answer_items(
+        self,
+        items: list,  # the items of a Responses output (SDK objects or dicts)
+    ) -> list[dict]:  # the items answering them, put before the answers to the function calls
+        "Answers to the provider-run items a wrapping toolbox runs itself (`search.DeferredToolbox`: client tool searches); none here"
+        return []
 
     def call(
         self,

@@ -8,7 +8,7 @@ import asyncio, os, subprocess, sys, textwrap, threading, time
 import pytest
 
 from funccall import Toolbox, python
-from funccall.codemode import safest_mode
+from funccall.codemode import code_tool, safest_mode
 
 try: import pydantic_monty  # noqa: F401
 except ImportError: pydantic_monty = None
@@ -40,7 +40,7 @@ def _python_threads() -> set:
 def test_monty_loop_over_tool_calls_stops_at_the_deadline():
     "monty's own clock stops while the host answers a call: this loop ran for good; now the run ends at the deadline"
     slow = _slow(0.02)
-    r, secs = _timed(Toolbox([slow]).code_tool(isolate='monty', timeout=2), 'n = 0\nwhile True:\n    n += slow(1)')
+    r, secs = _timed(code_tool(Toolbox([slow]), isolate='monty', timeout=2), 'n = 0\nwhile True:\n    n += slow(1)')
     assert secs < 3, f'timeout=2 returned after {secs:.1f} s'
     assert not r.ok and r.error.endswith('TimeoutError') and 'stopped after 2 s' in r.error
     n = len(slow.calls)
@@ -56,7 +56,7 @@ def test_monty_slow_tool_is_bounded_by_what_is_left_of_the_deadline():
         release.wait(30)
         return 'late'
     try:
-        r, secs = _timed(Toolbox([stuck]).code_tool(isolate='monty', timeout=1), "print('before')\nstuck()")
+        r, secs = _timed(code_tool(Toolbox([stuck]), isolate='monty', timeout=1), "print('before')\nstuck()")
         assert secs < 2, f'timeout=1 returned after {secs:.1f} s'
         assert not r.ok and 'stopped after 1 s; in a call of stuck, which runs on in the background' in r.error
         assert r.error.startswith('CodeError: before\n')  # what it printed before is kept
@@ -66,14 +66,14 @@ def test_monty_slow_tool_is_bounded_by_what_is_left_of_the_deadline():
 def test_monty_program_catching_the_timeout_after_tool_calls_is_killed():
     "Tool calls use up the wall clock but not monty's: a loop that swallows its TimeoutError still ends at the deadline"
     code = 'for i in range(15): slow(i)\nwhile True:\n    try:\n        while True: pass\n    except BaseException: pass'
-    r, secs = _timed(Toolbox([_slow(0.05)]).code_tool(isolate='monty', timeout=2), code)
+    r, secs = _timed(code_tool(Toolbox([_slow(0.05)]), isolate='monty', timeout=2), code)
     assert secs < 3, f'timeout=2 returned after {secs:.1f} s'
     assert not r.ok and 'TimeoutError' in r.error
 
 @needs_monty
 def test_monty_sleep_is_bounded_by_the_deadline():
     "monty's sleeps don't count toward its own time limit (and were capped at 10 s only): one of 100 s ended after 10 s with timeout=1.5"
-    tool = Toolbox([_slow(0)]).code_tool(isolate='monty', timeout=1.5)
+    tool = code_tool(Toolbox([_slow(0)]), isolate='monty', timeout=1.5)
     r, secs = _timed(tool, 'import time\ntime.sleep(100)')
     assert secs < 2.5 and not r.ok and 'stopped after 1.5 s; asleep' in r.error
     r, secs = _timed(tool, 'import asyncio\nasyncio.run(asyncio.sleep(100))')
@@ -85,24 +85,24 @@ def test_monty_sleep_is_bounded_by_the_deadline():
 @needs_monty
 def test_monty_program_makes_at_most_1000_calls():
     slow = _slow(0)
-    r = Toolbox([slow]).code_tool(isolate='monty').execute({'code': 'for i in range(1200): slow(i)'})
+    r = code_tool(Toolbox([slow]), isolate='monty').execute({'code': 'for i in range(1200): slow(i)'})
     assert not r.ok and 'suspension limit 1000 exceeded' in r.error and len(slow.calls) <= 1000
 
 @needs_monty
 def test_monty_tool_errors_and_values_still_reach_the_program():
     code = "try:\n    slow('one')\nexcept ToolCallError as e:\n    print('caught', str(e).split(':')[0])\n[slow(i) for i in range(3)]"
-    r = Toolbox([_slow(0)]).code_tool(isolate='monty', timeout=10).execute({'code': code})
+    r = code_tool(Toolbox([_slow(0)]), isolate='monty', timeout=10).execute({'code': code})
     assert r.ok and r.text == 'caught ToolInputError\n[0, 1, 2]'
 
 @needs_monty
 def test_monty_printed_output_is_capped_and_the_cut_is_said():
-    r = Toolbox([_slow(0)]).code_tool(isolate='monty').execute({'code': "for i in range(50_000): print('0123456789')\n'end'"})
+    r = code_tool(Toolbox([_slow(0)]), isolate='monty').execute({'code': "for i in range(50_000): print('0123456789')\n'end'"})
     assert r.ok and len(r.text) < 100_100 and r.text.endswith('[... printed output cut at 100000 characters]\nend')
 
 @needs_monty
 def test_monty_program_sees_no_secret_no_network_and_is_memory_limited(monkeypatch):
     monkeypatch.setenv('FUNCCALL_TEST_SECRET', 'only the application has this')
-    tool = Toolbox([_slow(0)]).code_tool(isolate='monty', memory_mb=50)
+    tool = code_tool(Toolbox([_slow(0)]), isolate='monty', memory_mb=50)
     r = tool.execute({'code': "import os\nos.getenv('FUNCCALL_TEST_SECRET')"})
     assert 'only the application has this' not in (r.text if r.ok else r.error)
     r = tool.execute({'code': 'import socket'})
@@ -125,14 +125,14 @@ def test_monty_worker_process_starts_with_an_empty_environment(monkeypatch):
                 if f'PPid:\t{os.getpid()}\n' in status and b'monty' in cmd: found.append(open(f'/proc/{pid}/environ', 'rb').read().decode())
             except OSError: continue
         return found
-    r = Toolbox([workers]).code_tool(isolate='monty').execute({'code': 'workers()'})
+    r = code_tool(Toolbox([workers]), isolate='monty').execute({'code': 'workers()'})
     assert r.ok and r.text == '[""]', r.text  # one worker, and not one variable of this process's environment
 
 # --- the default is the safest mode installed ---------------------------------------------------------------
 
 @needs_monty
 def test_default_mode_is_monty_when_installed():
-    tool = Toolbox([_slow(0)]).code_tool()
+    tool = code_tool(Toolbox([_slow(0)]))
     assert safest_mode() == 'monty' and tool.fn.isolate == 'monty'
     assert tool.execute({'code': 'import sys\nsys.version'}).text.endswith('(Monty)')  # run by monty, not CPython
     r = tool.execute({'code': "open('/etc/hostname').read()"})
@@ -141,7 +141,7 @@ def test_default_mode_is_monty_when_installed():
 @pytest.mark.skipif(os.name == 'nt', reason='isolate=True needs POSIX')
 def test_default_mode_without_monty_is_a_process_of_its_own(monkeypatch):
     monkeypatch.setitem(sys.modules, 'pydantic_monty', None)  # `import pydantic_monty` now fails, as when not installed
-    tool = Toolbox([_slow(0)]).code_tool()
+    tool = code_tool(Toolbox([_slow(0)]))
     assert tool.fn.isolate is True
     r = tool.execute({'code': 'import os\nos.getpid()'})
     assert r.ok and int(r.text) != os.getpid()
@@ -150,10 +150,10 @@ def test_without_any_sandbox_the_default_refuses_rather_than_run_in_process(monk
     import funccall.codemode as cm
     monkeypatch.setitem(sys.modules, 'pydantic_monty', None)
     monkeypatch.setattr(cm.os, 'name', 'nt')  # (only for this call: no process isolation there)
-    with pytest.raises(NotImplementedError, match='isolate=False'): Toolbox([_slow(0)]).code_tool()
+    with pytest.raises(NotImplementedError, match='isolate=False'): code_tool(Toolbox([_slow(0)]))
 
 def test_in_process_only_when_asked_for():
-    tool = Toolbox([_slow(0)]).code_tool(isolate=False)
+    tool = code_tool(Toolbox([_slow(0)]), isolate=False)
     assert tool.fn.isolate is False and tool.execute({'code': 'import threading\nthreading.current_thread().name'}).text == 'funccall-python'
 
 # --- in process: the caller returns, the event loop runs on ----------------------------------------------------
@@ -175,7 +175,7 @@ def test_a_loop_swallowing_the_timeout_around_del_returns_on_the_main_thread():
 
 @pytest.mark.filterwarnings('ignore::pytest.PytestUnraisableExceptionWarning')  # the timeout landing in `__del__`: Python reports it as unraisable, as designed
 def test_in_process_code_tool_returns_at_the_deadline_from_the_main_thread():
-    r, secs = _timed(Toolbox([_slow(0)]).code_tool(isolate=False, timeout=0.5), SWALLOW_DEL)
+    r, secs = _timed(code_tool(Toolbox([_slow(0)]), isolate=False, timeout=0.5), SWALLOW_DEL)
     assert secs < 1.5 and not r.ok and 'TimeoutError' in r.error
 
 @pytest.mark.slow  # timed against a deadline: run on the one Python CI doesn't share a core with three others
@@ -184,7 +184,7 @@ def test_a_program_swallowing_its_timeout_calls_no_tool_after_the_deadline(isola
     "The timeout landed inside the tool call, came back as a ToolCallError, was caught: the loop called tools for good"
     slow, before = _slow(0.02), _python_threads()
     code = 'n = 0\nwhile True:\n    try: n += slow(1)\n    except BaseException: pass'
-    r, secs = _timed(Toolbox([slow]).code_tool(isolate=isolate, timeout=1), code)
+    r, secs = _timed(code_tool(Toolbox([slow]), isolate=isolate, timeout=1), code)
     assert secs < 2 and not r.ok and 'TimeoutError' in r.error
     n = len(slow.calls)
     time.sleep(0.3)
@@ -197,7 +197,7 @@ def test_a_thread_an_in_process_program_leaves_running_calls_no_tool_after_its_a
     code = ('import threading, time\ndef loop():\n    for _ in range(100):  # (ends: no thread left spinning in the tests)\n'
             '        try: slow(1)\n        except BaseException: time.sleep(0.01)\n'
             'threading.Thread(target=loop, daemon=True).start()\n"started"')
-    r = Toolbox([slow]).code_tool(isolate=False, timeout=5).execute({'code': code})
+    r = code_tool(Toolbox([slow]), isolate=False, timeout=5).execute({'code': code})
     assert r.ok and r.text == 'started'
     time.sleep(0.1)  # a call begun before the answer runs on to its end
     n = len(slow.calls)
@@ -217,7 +217,7 @@ def test_an_in_process_timeout_never_lands_inside_a_tool():
             log.append(('end', x))
             lock.release()
         return x
-    r, secs = _timed(Toolbox([write]).code_tool(isolate=False, timeout=0.5), 'for i in range(10): write(i)')
+    r, secs = _timed(code_tool(Toolbox([write]), isolate=False, timeout=0.5), 'for i in range(10): write(i)')
     assert secs < 1.5 and not r.ok and 'TimeoutError' in r.error
     assert lock.acquire(timeout=2), 'the lock was left held'  # the call running at the deadline ran on to its end
     lock.release()
@@ -261,7 +261,7 @@ def test_the_event_loop_keeps_running_while_a_program_blocks_in_c_past_its_deadl
         "Block until the test is done"
         release.wait(30)
         return 'released'
-    if how == 'code_tool': box, args = Toolbox([Toolbox([wait]).code_tool(isolate=False, timeout=1)]), {'code': 'wait()'}
+    if how == 'code_tool': box, args = Toolbox([code_tool(Toolbox([wait]), isolate=False, timeout=1)]), {'code': 'wait()'}
     else: box, args = Toolbox([python]), {'code': 'import time\ntime.sleep(2)', 'glb': {}, 'timeout': 1}
     try: r, secs, gap = _ticking(lambda: box.acall(next(iter(box)).name, args))
     finally: release.set()
@@ -333,12 +333,12 @@ def _capped(text: str, what: str) -> bool: return len(text) <= MAX_VALUE + 200 a
 @pytest.mark.parametrize('isolate', MODES)
 def test_a_huge_final_value_is_cut_and_the_cut_said(isolate):
     "The program's last expression went to the model whole: 100 MB of text from one line of code"
-    r = Toolbox([_slow(0)]).code_tool(isolate=isolate, timeout=20).execute({'code': "print('hi')\n'x' * 5_000_000"})
+    r = code_tool(Toolbox([_slow(0)]), isolate=isolate, timeout=20).execute({'code': "print('hi')\n'x' * 5_000_000"})
     assert r.ok and r.text.startswith('hi\nxxx') and _capped(r.text, 'value') and r.text.endswith('[... value cut at 100000 characters]')
 
 @pytest.mark.parametrize('isolate', MODES)
 def test_a_huge_error_message_is_cut(isolate):
-    r = Toolbox([_slow(0)]).code_tool(isolate=isolate, timeout=20).execute({'code': "raise ValueError('x' * 5_000_000)"})
+    r = code_tool(Toolbox([_slow(0)]), isolate=isolate, timeout=20).execute({'code': "raise ValueError('x' * 5_000_000)"})
     assert not r.ok and 'ValueError' in r.error and _capped(r.error, 'value')
 
 @pytest.mark.parametrize('isolate', [False, pytest.param('monty', marks=needs_monty)])
@@ -346,13 +346,13 @@ def test_a_value_sharing_one_list_many_times_is_cut_without_being_written_out(is
     """8 MB in the program (monty hands it back shared), 300 MB of text once written out: writing it took 90 s past a
     2 s deadline, and a million copies would take the host's memory. Now only what is shown is written"""
     code = 'x = list(range(1000))\n[x] * 100_000'
-    r, secs = _timed(Toolbox([_slow(0)]).code_tool(isolate=isolate, timeout=5), code)
+    r, secs = _timed(code_tool(Toolbox([_slow(0)]), isolate=isolate, timeout=5), code)
     assert secs < 5 + 1, f'returned after {secs:.1f} s'
     assert r.ok and r.text.startswith('[[0, 1, 2') and _capped(r.text, 'value')
 
 @pytest.mark.parametrize('isolate', [False, pytest.param('monty', marks=needs_monty)])
 def test_a_self_containing_or_deeply_nested_value_is_shown_bounded(isolate):
-    tool = Toolbox([_slow(0)]).code_tool(isolate=isolate, timeout=10)
+    tool = code_tool(Toolbox([_slow(0)]), isolate=isolate, timeout=10)
     r = tool.execute({'code': 'x = [1]\nfor _ in range(200_000): x = [x, x]\nx'})  # shared: 2 ** 200_000 leaves
     assert (r.ok and len(r.text) <= MAX_VALUE + 200) or (not r.ok and 'Error' in r.error), (r.text or r.error)[:200]
     if isolate is False:  # monty has no way to build a cycle it can hand back
@@ -371,7 +371,7 @@ def test_an_isolated_program_forging_its_last_message_can_not_send_more_than_the
                 except OSError: pass
         import time; time.sleep(5)
     ''')
-    r, secs = _timed(Toolbox([_slow(0)]).code_tool(isolate=True, timeout=10), code)
+    r, secs = _timed(code_tool(Toolbox([_slow(0)]), isolate=True, timeout=10), code)
     assert r.ok and secs < 5, (secs, (r.text or r.error)[:200])  # the forged message was taken as the program's end
     assert len(r.text) <= 100_000 + MAX_VALUE + 200, len(r.text)
     assert '[... printed output cut at 100000 characters]' in r.text and r.text.endswith('[... value cut at 100000 characters]')
@@ -397,7 +397,7 @@ SANDBOXED = [pytest.param('monty', marks=needs_monty), pytest.param(True, marks=
 def test_a_sandboxed_program_reaches_a_tool_only_through_its_pipeline(isolate, code):
     "The model writes the injected account, spreads it in with **, names it otherwise, digs into the function: nothing runs"
     ran = []
-    r = _guarded_box(ran).code_tool(isolate=isolate, timeout=10).execute({'code': code})
+    r = code_tool(_guarded_box(ran), isolate=isolate, timeout=10).execute({'code': code})
     text = r.text if r.ok else r.error
     assert ran == [] and 'alice' not in text and 'moved' not in text, text
     if code.startswith('transfer('): assert not r.ok and ('supplied by the application' in text or 'declined' in text or 'positional' in text)
@@ -407,7 +407,7 @@ def test_an_in_process_program_reaches_the_application_as_documented(monkeypatch
     monkeypatch.setenv('FUNCCALL_TEST_SECRET', 'the application has this')
     ran = []
     box = _guarded_box(ran)
-    tool = box.code_tool(isolate=False, timeout=10)
+    tool = code_tool(box, isolate=False, timeout=10)
     assert tool.execute({'code': "__import__('os').environ['FUNCCALL_TEST_SECRET']"}).text == 'the application has this'
     code = f"import gc\n[o for o in gc.get_objects() if id(o) == {id(box)}][0].tools['transfer'].fn('m', 1, 'evil')"  # (this test's toolbox)
     assert tool.execute({'code': code}).text == 'moved' and ran == [('m', 1, 'evil')]

@@ -10,7 +10,7 @@ import pytest
 from funccall import ToolInputError, Toolbox, mk_tool, run_tool_calls
 from funccall._jsonschema import compile_schema
 from funccall._regex import STEPS, Automaton
-from funccall.search import client_searches, search_tool
+from funccall.search import deferred
 
 try: from re import _parser as _sre
 except ImportError: import sre_parse as _sre  # Python 3.10
@@ -159,15 +159,14 @@ looped.append(looped)
 ], ids=['json-text', 'json-900', 'query', 'paths', 'other-key', 'bare', 'self-holding', 'wide'])
 def test_a_deeply_nested_client_search_is_its_own_error(args):
     "That search finds nothing and says it is incomplete; the searches beside it in the same turn are answered"
-    box = _search_box()
-    out = client_searches(box, [_call(args), _call('{"query": "send an email"}')])
+    box = deferred(_search_box(), search='client')
+    out = box.answer_items([_call(args), _call('{"query": "send an email"}')])
     assert out[0]['status'] == 'incomplete' and out[0]['tools'] == []
     assert out[1]['status'] == 'completed' and [t['name'] for t in out[1]['tools']][:1] == ['send_email']
     assert box.loaded == ['send_email', *[nm for nm in box.loaded if nm != 'send_email']]
 
 def test_deep_search_tools_arguments_are_the_models_error():
-    box = _search_box()
-    search_tool(box)
+    box = deferred(_search_box())
     r = box.call('search_tools', {'query': _deep(100_000)}, call_id='c1')
     assert r.status == 'failure' and r.failure == 'arguments' and 'expected a string' in r.error
     deep_text = '{"query": ' + '[' * 100_000 + ']' * 100_000 + '}'

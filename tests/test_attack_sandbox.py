@@ -9,6 +9,7 @@ import pytest
 
 from funccall import Toolbox
 from funccall._sandbox import _DEVICES, MAX_DEPTH, MAX_FILES, MAX_INODES, MAX_MESSAGE, MAX_OUTPUT, MAX_PROCS, MAX_RESULT, MAX_THREADS, MEMORY_MB, protections
+from funccall.codemode import code_tool
 from funccall.pytool import python_isolated
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith('linux'), reason='the sandbox is tested on Linux, where its protections are claimed')
@@ -49,7 +50,7 @@ def run(mode: str, code: str, timeout: float=3, memory_mb: int=None) -> str:
         start = time.monotonic()
         if mode == 'code':
             kw = {'memory_mb': memory_mb} if memory_mb else {}
-            r = Toolbox([ping, hang]).code_tool(isolate=True, timeout=timeout, **kw).execute({'code': code})
+            r = code_tool(Toolbox([ping, hang]), isolate=True, timeout=timeout, **kw).execute({'code': code})
             text = r.text if r.ok else r.error
         else: text = str(python_isolated(code, timeout=timeout))
         secs = time.monotonic() - start
@@ -147,15 +148,15 @@ def test_the_developer_chooses_the_programs_environment_and_network(monkeypatch)
     port = srv.getsockname()[1]
     prog = (f"import os, socket\ntry: socket.create_connection(('127.0.0.1', {port}), timeout=2); r = 'connected'\n"
             "except OSError: r = 'refused'\n(os.environ.get('GREETING'), os.environ.get('OPENAI_API_KEY'), r)")
-    try: r = Toolbox([ping]).code_tool(isolate=True, timeout=10, env={'GREETING': 'hi'}, network=True).execute({'code': prog})
+    try: r = code_tool(Toolbox([ping]), isolate=True, timeout=10, env={'GREETING': 'hi'}, network=True).execute({'code': prog})
     finally: srv.close()
     assert r.ok, r.error
     assert r.text == '["hi", null, "connected"]'
 
 def test_env_and_network_are_refused_where_no_process_of_its_own_runs_the_program():
     for isolate in (False, 'monty'):
-        with pytest.raises(ValueError, match='isolate=True'): Toolbox([ping]).code_tool(isolate=isolate, env={'A': '1'})
-    with pytest.raises(ValueError, match='isolate=True'): Toolbox([ping]).code_tool(isolate=False, network=True)
+        with pytest.raises(ValueError, match='isolate=True'): code_tool(Toolbox([ping]), isolate=isolate, env={'A': '1'})
+    with pytest.raises(ValueError, match='isolate=True'): code_tool(Toolbox([ping]), isolate=False, network=True)
 
 # --- the host's kernel (the program's ids are the application's user's: as root, root's) -----------------------------
 

@@ -10,7 +10,8 @@ import pytest
 from pydantic import TypeAdapter
 
 from funccall import Tool, ToolGroup, Toolbox, run_tool_calls
-from funccall.codemode import code_api, program_callers, programmatic
+from funccall.codemode import code_api, code_tool, program_callers, programmatic
+from funccall.search import find_tools
 
 MODES = [False, True, 'monty']
 APP_SECRET = 'only the application has this'
@@ -69,7 +70,7 @@ def test_code_api_names_and_escapes():
         def list_files(self, glob: str = '*'):  # e.g. "*.py"
             'List files matching """glob""" \\ or all'
             return []
-    api = Toolbox([ToolGroup(Repo)]).code_api()
+    api = code_api(Toolbox([ToolGroup(Repo)]))
     ast.parse(api)
     assert "def repo_list_files(*, glob: str = '*') -> Any:" in api  # `repo-list_files` as a Python name
 
@@ -78,14 +79,14 @@ def test_program_calls_three_tools(isolate):
     calls = []
     box = box3()
     box['add_points'].pre_hook = lambda tool, args: calls.append(tool.name)  # hooks run for calls from the program
-    r = box.code_tool(isolate=isolate, timeout=30).execute({'code': PROGRAM})
+    r = code_tool(box, isolate=isolate, timeout=30).execute({'code': PROGRAM})
     assert r.ok, r.error
     assert r.text == 'sum: 4.0\ncaught: RuntimeError: failed: on purpose\nuser7'  # prints, then the last value
     assert calls == ['add_points']
 
 @pytest.mark.parametrize('isolate', MODES)
 def test_bad_argument_and_failing_call_come_back_readable(isolate):
-    tool = box3().code_tool(isolate=isolate, timeout=30)
+    tool = code_tool(box3(), isolate=isolate, timeout=30)
     r = tool.execute({'code': "add_points({'x': 'one', 'y': 2}, {'x': 3, 'y': 4})"})
     assert not r.ok and "ToolInputError: Tool 'add_points'" in r.error and "expected a number" in r.error
     r = tool.execute({'code': "print('before')\nfail('badly')"})
@@ -99,13 +100,13 @@ def test_pipeline_confirmation_and_cache(isolate):
         runs.append(key)
         return key.upper()
     box = Toolbox([Tool(lookup, cache_ttl=60), Tool(fail, requires_confirmation=True, confirm=lambda tool, args: False)])
-    r = box.code_tool(isolate=isolate).execute({'code': "[lookup('a'), lookup('a'), lookup('b')]"})
+    r = code_tool(box, isolate=isolate).execute({'code': "[lookup('a'), lookup('a'), lookup('b')]"})
     assert r.text == '["A", "A", "B"]' and runs == ['a', 'b']  # the second call came from the cache
-    r = box.code_tool(isolate=isolate).execute({'code': "fail('x')"})
+    r = code_tool(box, isolate=isolate).execute({'code': "fail('x')"})
     assert not r.ok and "ToolCallError: The user declined to run fail(reason='x')" in r.error  # confirmation asked, and refused
 
 def test_in_process_values_are_python_objects():
-    r = box3().code_tool(isolate=False).execute({'code': "p = add_points({'x': 1, 'y': 2}, {'x': 3, 'y': 4})\ntype(p).__name__"})
+    r = code_tool(box3(), isolate=False).execute({'code': "p = add_points({'x': 1, 'y': 2}, {'x': 3, 'y': 4})\ntype(p).__name__"})
     assert r.text == 'Point'
 
 def test_isolated_program_is_stopped_at_its_deadline_and_its_process_is_gone():
@@ -115,7 +116,7 @@ def test_isolated_program_is_stopped_at_its_deadline_and_its_process_is_gone():
         "Report the program's process name"
         names.append(name)
         return name
-    tool = Toolbox([my_name]).code_tool(isolate=True, timeout=2)
+    tool = code_tool(Toolbox([my_name]), isolate=True, timeout=2)
     code = f"import ctypes\nctypes.CDLL(None).prctl(15, b'{marker}', 0, 0, 0)\nmy_name(open('/proc/self/comm').read().strip())\nwhile True: pass"
     r = tool.execute({'code': code})
     assert not r.ok and 'TimeoutError' in r.error and 'stopped after 2 s' in r.error
@@ -131,21 +132,21 @@ def test_isolated_program_is_stopped_at_its_deadline_and_its_process_is_gone():
     assert alive() == []
 
 def test_in_process_program_is_stopped_at_its_deadline():
-    r = box3().code_tool(isolate=False, timeout=1).execute({'code': 'while True: pass'})
+    r = code_tool(box3(), isolate=False, timeout=1).execute({'code': 'while True: pass'})
     assert not r.ok and 'TimeoutError' in r.error
 
 def test_monty_program_is_stopped_at_its_deadline():
-    r = box3().code_tool(isolate='monty', timeout=1).execute({'code': 'while True: pass'})
+    r = code_tool(box3(), isolate='monty', timeout=1).execute({'code': 'while True: pass'})
     assert not r.ok and 'TimeoutError' in r.error
 
 def test_isolated_program_is_memory_limited():
-    r = box3().code_tool(isolate=True, memory_mb=400).execute({'code': 'x = bytearray(2 * 1024 ** 3)\nlen(x)'})
+    r = code_tool(box3(), isolate=True, memory_mb=400).execute({'code': 'x = bytearray(2 * 1024 ** 3)\nlen(x)'})
     assert not r.ok and 'MemoryError' in r.error
 
 def test_isolated_program_never_sees_the_application():
     code = "import sys\n[sorted(k for k in sys.modules if 'test_codemode' in k), 'APP_SECRET' in globals()]"
-    assert box3().code_tool(isolate=True).execute({'code': code}).text == '[[], false]'
-    here = box3().code_tool(isolate=False).execute({'code': code}).text  # in process, the application's modules are there to import
+    assert code_tool(box3(), isolate=True).execute({'code': code}).text == '[[], false]'
+    here = code_tool(box3(), isolate=False).execute({'code': code}).text  # in process, the application's modules are there to import
     assert 'test_codemode' in here
 
 def test_isolated_process_can_only_call_the_toolbox_tools():
@@ -153,11 +154,11 @@ def test_isolated_process_can_only_call_the_toolbox_tools():
     code = ("import json, os, sys\n"
             "os.write(3, json.dumps({'call': 'add_points.__globals__', 'args': {}}).encode() + b'\\n')  # the channel's descriptor\n"
             "json.loads(sys.stdin.readline())")
-    r = box3().code_tool(isolate=True).execute({'code': code})
+    r = code_tool(box3(), isolate=True).execute({'code': code})
     assert r.ok and '"ok": false' in r.text and 'ToolNotFound' in r.text and 'add_points.__globals__' in r.text
 
 def test_bad_isolate_value():
-    with pytest.raises(ValueError, match='isolate'): box3().code_tool(isolate='docker')
+    with pytest.raises(ValueError, match='isolate'): code_tool(box3(), isolate='docker')
 
 # --- real MCP servers in every mode -----------------------------------------------------------------
 
@@ -176,7 +177,7 @@ def mcp_box(tmp_path_factory):
 @pytest.mark.slow  # MCP server processes: one Python runs them in CI
 def test_mcp_code_api_has_output_schema_return_types(mcp_box):
     box, _ = mcp_box
-    api = box.code_api()
+    api = code_api(box)
     ast.parse(api)
     assert 'def get_current_time(timezone: str) -> TimeResult:' in api and 'class TimeResult(TypedDict):' in api
 
@@ -185,16 +186,16 @@ def test_mcp_code_api_has_output_schema_return_types(mcp_box):
 def test_mcp_tools_in_every_mode(mcp_box, isolate):
     box, repo = mcp_box
     code = f"t = get_current_time(timezone='Asia/Tokyo')\nst = git_status(repo_path={repo!r})\n[t['timezone'], 'hello.txt' in st]"
-    r = box.code_tool(isolate=isolate, timeout=30).execute({'code': code})
+    r = code_tool(box, isolate=isolate, timeout=30).execute({'code': code})
     assert r.ok, r.error
     assert r.text == '["Asia/Tokyo", true]'
 
 @pytest.mark.slow  # MCP server processes: one Python runs them in CI
 def test_mcp_search(mcp_box):
     box, _ = mcp_box
-    assert box.search('get the current time', 1) == ['get_current_time']  # (lexical: "what time is it in Tokyo" finds convert_time,
+    assert find_tools(box, 'get the current time', 1) == ['get_current_time']  # (lexical: "what time is it in Tokyo" finds convert_time,
     # whose description names Asia/Tokyo)
-    assert box.search('the commit log of the repository', 1) == ['git_log']
+    assert find_tools(box, 'the commit log of the repository', 1) == ['git_log']
 
 # --- the providers' own programmatic calling ------------------------------------------------------------
 
@@ -237,14 +238,14 @@ def test_openai_programmatic_render_and_answer():
 def test_injected_values_per_request_reach_the_program_calls(isolate):
     "An injected value the toolbox doesn't hold is run_code's own: each request supplies it, as for any tool"
     inner = Toolbox([Tool(whoami, inject=('user_id',)), add_points])
-    run_code = inner.code_tool(isolate=isolate)
+    run_code = code_tool(inner, isolate=isolate)
     assert run_code.inject == ('user_id',) and list(run_code.schema['input_schema']['properties']) == ['code']  # the model never sees it
     outer = Toolbox([run_code])
     assert outer.call('run_code', {'code': 'whoami()'}, injected={'user_id': 5}).text == 'user5'
     r = outer.call('run_code', {'code': 'whoami()', 'user_id': 3}, injected={'user_id': 5})
     assert not r.ok and 'supplied by the application' in r.error  # the model can't pass it
     held = Toolbox([Tool(whoami, inject=('user_id',))], injected={'user_id': 9})  # held by the toolbox: not asked for again
-    assert held.code_tool(isolate=isolate).inject == () and Toolbox([held.code_tool(isolate=isolate)]).call('run_code', {'code': 'whoami()'}).text == 'user9'
+    assert code_tool(held, isolate=isolate).inject == () and Toolbox([code_tool(held, isolate=isolate)]).call('run_code', {'code': 'whoami()'}).text == 'user9'
 
 @pytest.mark.slow  # the whole corpus: one Python runs it in CI
 def test_code_api_of_every_corpus_server_is_valid_python():
@@ -262,7 +263,7 @@ def test_code_api_of_every_corpus_server_is_valid_python():
                 except (ValueError, TypeError): continue  # what MCPClient leaves out too
                 fn.__output_schema__ = t.get('outputSchema')  # as MCPClient sets it
                 box.add(fn, group=srv)
-        api = box.code_api()
+        api = code_api(box)
         ns = {}
         exec(compile(api, f'<{srv} api>', 'exec'), ns)
         defs = [f.name for f in ast.parse(api).body if isinstance(f, ast.FunctionDef)]
@@ -276,7 +277,7 @@ def test_code_api_recursive_and_unspellable_keys():
         'root': {'$ref': '#/$defs/Node'}, 'filter': {'type': 'object', 'properties': {'$match': {'type': 'string'}, 'from': {'type': 'integer'}}}},
         '$defs': {'Node': {'type': 'object', 'title': 'Node', 'required': ['name'], 'properties': {
             'name': {'type': 'string'}, 'children': {'type': 'array', 'items': {'$ref': '#/$defs/Node'}}}}}}}
-    api = Toolbox([mk_tool(lambda nm, /, **kw: None, tool)]).code_api()
+    api = code_api(Toolbox([mk_tool(lambda nm, /, **kw: None, tool)]))
     ns = {}
     exec(api, ns)
     assert 'class Node(TypedDict, total=False):\n    name: str  # required\n    children: list[Node]' in api
@@ -285,12 +286,12 @@ def test_code_api_recursive_and_unspellable_keys():
 
 @pytest.mark.parametrize('isolate', [False, True])
 def test_printed_output_is_bounded(isolate):
-    r = box3().code_tool(isolate=isolate).execute({'code': "for i in range(50_000): print('0123456789')\n'end'"})
+    r = code_tool(box3(), isolate=isolate).execute({'code': "for i in range(50_000): print('0123456789')\n'end'"})
     assert r.ok and len(r.text) < 100_100 and r.text.endswith('[... printed output cut at 100000 characters]\nend')
 
 def test_a_process_flooding_the_channel_is_stopped():
     from funccall._sandbox import MAX_MESSAGE
-    r = box3().code_tool(isolate=True).execute({'code': f"import os\nos.write(3, b'x' * {MAX_MESSAGE + (4 << 20)})"})
+    r = code_tool(box3(), isolate=True).execute({'code': f"import os\nos.write(3, b'x' * {MAX_MESSAGE + (4 << 20)})"})
     assert not r.ok and f'a message over {MAX_MESSAGE >> 20} MB' in r.error
 
 @pytest.mark.parametrize('isolate', [False, True])
@@ -300,13 +301,13 @@ def test_a_call_waiting_for_approval_is_refused_in_a_program(isolate):
         return 'removed'
     box = Toolbox([Tool(rm, requires_confirmation=True)])  # no `confirm`: a direct call would wait for the user (pending)
     assert box.call('rm', {'path': 'x'}).status == 'pending'
-    r = box.code_tool(isolate=isolate).execute({'code': "rm('x')"})
+    r = code_tool(box, isolate=isolate).execute({'code': "rm('x')"})
     assert not r.ok and "ToolCallError: Tool 'rm' needs the user's approval, which a program can't wait for" in r.error
 
 def test_run_code_as_an_openai_custom_tool():
     "With text_input the model writes the program as it is (an OpenAI custom tool), not escaped inside a JSON string"
     from openai.types.responses import ResponseInputItemParam, ToolParam
-    outer = Toolbox([box3().code_tool(text_input=True)])
+    outer = Toolbox([code_tool(box3(), text_input=True)])
     [d] = outer.definitions('responses')
     TypeAdapter(ToolParam).validate_python(d)
     assert d['type'] == 'custom' and d['format'] == {'type': 'text'} and 'def add_points(' in d['description']
@@ -322,5 +323,5 @@ def test_a_wrapped_mcp_result_shows_its_value_type():
         return 2 * x
     with MCPClient(mk_server([double])) as c:
         box = Toolbox().add(c.tools())
-        assert 'def double(x: int) -> int:' in box.code_api()
-        assert box.code_tool().execute({'code': 'double(4) + 1'}).text == '9'
+        assert 'def double(x: int) -> int:' in code_api(box)
+        assert code_tool(box).execute({'code': 'double(4) + 1'}).text == '9'

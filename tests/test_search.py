@@ -10,7 +10,7 @@ from openai.types.responses import Response, ResponseInputItemParam, ToolParam
 from pydantic import TypeAdapter
 
 from funccall import ToolGroup, Toolbox, run_tool_calls
-from funccall.search import ToolIndex, tokens
+from funccall.search import ToolIndex, deferred, find_tools, tokens
 
 sys.path.insert(0, str(Path(__file__).parent.parent/'benchmarks'))
 
@@ -51,16 +51,16 @@ def notes_box():
 
 def test_toolbox_search_uses_groups_and_stays_in_step():
     box = notes_box()
-    assert box.search('look up my notes')[0] == 'notes-find'
-    assert box.search('the weather in Paris tomorrow', 1) == ['weather']
+    assert find_tools(box, 'look up my notes')[0] == 'notes-find'
+    assert find_tools(box, 'the weather in Paris tomorrow', 1) == ['weather']
     assert box.groups == {'notes-add': 'notes', 'notes-find': 'notes'} and box.group_docs == {'notes': "The user's notes"}
     def translate(text: str, lang: str) -> str:
         "Translate text into another language"
         return text
     box.add(translate)  # read at the next search, the others not read again
-    assert box.search('translate this into German', 1) == ['translate']
+    assert find_tools(box, 'translate this into German', 1) == ['translate']
     del box.tools['translate']
-    assert 'translate' not in box.search('translate this into German')
+    assert 'translate' not in find_tools(box, 'translate this into German')
 
 def test_index_is_fast_enough_for_a_thousand_tools():
     import time
@@ -77,16 +77,18 @@ def test_index_is_fast_enough_for_a_thousand_tools():
 
 def test_anthropic_defer_loading_with_claude_tool_search():
     box = notes_box()
-    defs = box.definitions('anthropic', defer=['weather'])
+    defs = deferred(box, keep=['weather']).definitions('anthropic')
     TypeAdapter(list[at.ToolUnionParam]).validate_python(defs)
     assert defs[0] == {'type': 'tool_search_tool_bm25_20251119', 'name': 'tool_search_tool_bm25'}
     assert [(d['name'], d.get('defer_loading')) for d in defs[1:]] == [('notes-add', True), ('notes-find', True), ('weather', None), ('send_email', True)]
-    assert box.definitions('anthropic', defer=True, search='regex')[0]['type'] == 'tool_search_tool_regex_20251119'
-    with pytest.raises(ValueError, match='keep loaded'): box.definitions('anthropic', defer=['nope'])
+    assert deferred(box, search='regex').definitions('anthropic')[0]['type'] == 'tool_search_tool_regex_20251119'
+    with pytest.raises(ValueError, match='keep loaded'): deferred(box, keep=['nope']).definitions('anthropic')
+    with pytest.raises(ValueError, match="Claude's tool search"): deferred(box, search='server').definitions('anthropic')
+    with pytest.raises(ValueError, match='search='): deferred(box, search='nope')
 
 def test_responses_namespaces_and_client_tool_search_round_trip():
-    box = notes_box()
-    defs = box.definitions('responses', defer=True, search='client')
+    box = deferred(notes_box(), search='client')
+    defs = box.definitions('responses')
     TypeAdapter(list[ToolParam]).validate_python(defs)
     assert [d['type'] for d in defs] == ['namespace', 'function', 'function', 'tool_search']
     assert defs[0]['name'] == 'notes' and defs[0]['description'] == "The user's notes"
@@ -107,27 +109,27 @@ def test_responses_namespaces_and_client_tool_search_round_trip():
 
 @pytest.mark.parametrize('fmt', ['openai', 'gemini', 'mcp'])
 def test_local_search_tools_loads_into_the_next_definitions(fmt):
-    box = notes_box()
+    box = deferred(notes_box(), keep=['weather'])
     names = lambda defs: [d['function']['name'] if fmt == 'openai' else d['name'] for d in defs]
-    assert names(box.definitions(fmt, defer=['weather'])) == ['weather', 'search_tools']
+    assert names(box.definitions(fmt)) == ['weather', 'search_tools']
     r = box.call('search_tools', {'query': 'send a message by email'})
     assert r.ok and 'send_email: Send an email message to someone' in r.text
-    turn2 = names(box.definitions(fmt, defer=['weather']))
+    turn2 = names(box.definitions(fmt))
     assert turn2[:2] == ['weather', 'search_tools'] and 'send_email' in turn2  # appended after what was sent before
     box.call('search_tools', {'query': 'find my notes'})
-    turn3 = names(box.definitions(fmt, defer=['weather']))
+    turn3 = names(box.definitions(fmt))
     assert turn3[:len(turn2)] == turn2  # the order never changes: earlier definitions stay a prefix (prompt caches keep hitting)
 
 def test_chat_completions_search_round_trip():
     from openai.types.chat import ChatCompletion, ChatCompletionFunctionToolParam
-    box = notes_box()
-    for d in box.definitions('openai', defer=True): TypeAdapter(ChatCompletionFunctionToolParam).validate_python(d)
+    box = deferred(notes_box())
+    for d in box.definitions('openai'): TypeAdapter(ChatCompletionFunctionToolParam).validate_python(d)
     resp = ChatCompletion.model_validate({'id': 'c', 'object': 'chat.completion', 'created': 0, 'model': 'gpt-4.1', 'choices': [{
         'index': 0, 'finish_reason': 'tool_calls', 'message': {'role': 'assistant', 'content': None, 'tool_calls': [
             {'id': 'call_1', 'type': 'function', 'function': {'name': 'search_tools', 'arguments': '{"query": "weather forecast"}'}}]}}]})
     out = run_tool_calls(box, resp)
     assert out[0]['tool_call_id'] == 'call_1' and '- weather:' in out[0]['content']
-    assert 'weather' in [d['function']['name'] for d in box.definitions('openai', defer=True)]
+    assert 'weather' in [d['function']['name'] for d in box.definitions('openai')]
 
 @pytest.mark.slow  # the whole corpus: one Python runs it in CI
 def test_definition_sizes_with_and_without_deferral_on_real_servers():
@@ -140,14 +142,14 @@ def test_definition_sizes_with_and_without_deferral_on_real_servers():
             try: box.add(mk_tool(lambda nm, /, **kw: None, t), group=srv)
             except Exception: continue  # noqa: BLE001 - a tool Python can't hold is left out here, as MCPClient leaves it out
         full = len(json.dumps(box.definitions('openai')))
-        deferred = len(json.dumps(box.definitions('openai', defer=True)))
-        print(f"{srv}: {len(box)} tools, {full:,} characters of definitions, {deferred:,} deferred ({deferred / full:.1%})")
-        assert deferred < full / 20
+        few = len(json.dumps(deferred(box).definitions('openai')))
+        print(f"{srv}: {len(box)} tools, {full:,} characters of definitions, {few:,} deferred ({few / full:.1%})")
+        assert few < full / 20
 
 def test_anthropic_client_search_answers_with_tool_references():
     from anthropic.types import Message, MessageParam
-    box = notes_box()
-    defs = box.definitions('anthropic', defer=True, search='client')
+    box = deferred(notes_box(), search='client')
+    defs = box.definitions('anthropic')
     TypeAdapter(list[at.ToolUnionParam]).validate_python(defs)
     assert defs[0]['name'] == 'search_tools' and 'defer_loading' not in defs[0] and all(d['defer_loading'] for d in defs[1:])
     msg = Message.model_validate({'id': 'msg_1', 'type': 'message', 'role': 'assistant', 'model': 'claude', 'stop_reason': 'tool_use',
@@ -162,7 +164,7 @@ def test_anthropic_client_search_answers_with_tool_references():
 
 def test_responses_client_search_by_paths():
     "OpenAI's default client search schema sends `paths`: tool names, `namespace.name`, or a whole namespace"
-    box = notes_box()
+    box = deferred(notes_box(), search='client')
     items = [{'type': 'tool_search_call', 'call_id': 'ts', 'execution': 'client', 'arguments': {'paths': ['notes.notes-find', 'weather']}},
              {'type': 'tool_search_call', 'call_id': 'ts2', 'execution': 'client', 'arguments': '{"paths": ["notes"]}'}]
     out = run_tool_calls(box, items, provider='responses')
@@ -174,33 +176,34 @@ def test_responses_client_search_by_paths():
 
 def test_gemini_search_round_trip():
     from google.genai import types as gtypes
-    box = notes_box()
-    defs = box.definitions('gemini', defer=True)
+    box = deferred(notes_box())
+    defs = box.definitions('gemini')
     gtypes.Tool(function_declarations=defs)  # the SDK's own model accepts them
     resp = gtypes.GenerateContentResponse.model_validate({'candidates': [{'content': {'role': 'model', 'parts': [
         {'function_call': {'name': 'search_tools', 'args': {'query': 'add a note'}}}]}}]})
     [msg] = run_tool_calls(box, resp)
     content = gtypes.Content.model_validate(msg)
     assert 'notes-add' in content.parts[0].function_response.response['output']
-    assert [d['name'] for d in box.definitions('gemini', defer=True)][:2] == ['search_tools', 'notes-add']
+    assert [d['name'] for d in box.definitions('gemini')][:2] == ['search_tools', 'notes-add']
 
 def test_mcp_definitions_with_deferral_are_mcp_tools():
     import mcp_types
-    box = notes_box()
-    assert box.call('search_tools', {}).error.startswith('ToolNotFound')  # offered only once deferred definitions were sent
-    assert [mcp_types.Tool.model_validate(d).name for d in box.definitions('mcp', defer=True)] == ['search_tools']
+    plain = notes_box()
+    assert plain.call('search_tools', {}).error.startswith('ToolNotFound')  # offered only by the toolbox that defers
+    box = deferred(plain)
+    assert [mcp_types.Tool.model_validate(d).name for d in box.definitions('mcp')] == ['search_tools']
     assert box.call('search_tools', {'query': 'weather forecast'}).ok
-    defs = box.definitions('mcp', defer=True)
+    defs = box.definitions('mcp')
     assert [mcp_types.Tool.model_validate(d).name for d in defs][:2] == ['search_tools', 'weather']
 
 def test_responses_hosted_tool_search_is_left_to_openai():
     "A search OpenAI ran itself needs no answer: only the function call it led to is answered"
-    box = notes_box()
+    box = deferred(notes_box())
     resp = Response.model_validate({'id': 'resp_1', 'object': 'response', 'created_at': 0, 'model': 'gpt-5.4', 'parallel_tool_calls': True,
         'tool_choice': 'auto', 'tools': [], 'output': [
             {'type': 'tool_search_call', 'id': 'ts_1', 'call_id': None, 'execution': 'server', 'status': 'completed', 'arguments': {'query': 'notes'}},
             {'type': 'tool_search_output', 'id': 'tso_1', 'call_id': None, 'execution': 'server', 'status': 'completed',
-             'tools': [box.definitions('responses')[0]]},
+             'tools': [notes_box().definitions('responses')[0]]},
             {'type': 'function_call', 'call_id': 'c1', 'name': 'notes-find', 'namespace': 'notes', 'arguments': '{"query": "milk"}'}]})
     assert run_tool_calls(box, resp) == [{'type': 'function_call_output', 'call_id': 'c1', 'output': '["a note"]'}]
     assert box.loaded == []
@@ -208,8 +211,8 @@ def test_responses_hosted_tool_search_is_left_to_openai():
 def test_streamed_claude_search_answers_with_tool_references():
     "A streamed response's `search_tools` call is answered as a finished one's: with `tool_reference` blocks"
     from sse import anthropic_client, events, script, sse
-    box = notes_box()
-    box.definitions('anthropic', defer=True, search='client')
+    box = deferred(notes_box(), search='client')
+    box.definitions('anthropic')
     calls = [('toolu_1', 'search_tools', {'query': 'email someone'})]
     body = sse('anthropic', events('anthropic', calls, script(calls, ['Searching.'], [[json.dumps(calls[0][2])]])))
     stream = anthropic_client(body).messages.create(model='claude', max_tokens=100, messages=[], stream=True)
