@@ -36,3 +36,24 @@ def test_a_fork_in_another_thread_leaves_run_sync_able_to_wake(fork):
         print(run_sync(from_a_thread()))
         ''').replace('FORK', fork)
     assert _run_script(script) == ['answered', 'answered']
+
+
+def test_the_python_tools_timeouts_land_in_its_own_threads_never_in_a_pool_thread():
+    # `python` run as a sync tool in the pool's threads, its deadline racing its code's end (the riskiest moment: a
+    # timeout raised as the code returns): the timeout is raised only in the code's own thread, so the pool's threads
+    # never meet it: every later call runs once and answers, no pool thread dies, and all the slots come back
+    out = _run_script('''
+        import threading, time
+        from funccall import python
+        from funccall._run import _workers, in_threads
+        died = []
+        threading.excepthook = lambda a: died.append(a.thread.name)
+        code = 'import time\\nt = time.monotonic()\\nwhile time.monotonic() - t < 0.02: pass\\n1'
+        for _ in range(10): outs = [job.result() for _, job in in_threads([lambda: python(code, timeout=0.02)] * 16, 8)]
+        print(all(o == 1 or 'TimeoutError' in o for o in outs))
+        print(sorted(job.result() for _, job in in_threads([lambda i=i: i for i in range(500)], 64)) == list(range(500)))
+        deadline = time.monotonic() + 5
+        while _workers.running and time.monotonic() < deadline: time.sleep(0.01)
+        print(_workers.running == 0 and _workers.stragglers == 0 and not [d for d in died if d == 'funccall-tool'])
+        ''')
+    assert out == ['True'] * 3
