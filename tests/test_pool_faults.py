@@ -1,6 +1,6 @@
 """funccall's worker threads' event loops survive a fork from another thread: the next sync tools still run and none
 waits forever."""
-import subprocess, sys, textwrap
+import queue, subprocess, sys, textwrap, time
 
 import pytest
 from conftest import untraced_env
@@ -57,3 +57,18 @@ def test_the_python_tools_timeouts_land_in_its_own_threads_never_in_a_pool_threa
         print(_workers.running == 0 and _workers.stragglers == 0 and not [d for d in died if d == 'funccall-tool'])
         ''')
     assert out == ['True'] * 3
+
+
+def test_idle_threads_end_and_a_call_handed_over_as_one_gives_up_still_runs():
+    # calls spaced around the idle wait, so some reach a thread just as it gives up waiting: each runs once and
+    # answers, and once they are all done every thread ends and the counts are back to nothing
+    from funccall._run import _Workers
+    pool, done = _Workers(4), queue.SimpleQueue()
+    pool.IDLE_SECS = 0.001
+    for i in range(400):
+        pool.submit(lambda i=i: i, done.put)
+        time.sleep((0, 0.0005, 0.001, 0.0015)[i % 4])
+    assert sorted(done.get(timeout=10).result() for _ in range(400)) == list(range(400))
+    deadline = time.monotonic() + 10
+    while pool.threads and time.monotonic() < deadline: time.sleep(0.01)
+    assert (pool.threads, pool.idle, pool.running, pool.stragglers) == (0, 0, 0, 0)

@@ -75,7 +75,7 @@ class _BadAnswer(BaseException):
     "A client's answer that doesn't fit the form asked: the call ends as the client's error (-32602), before the tool sees it"
     # a BaseException, as `_InputRequired`: no `except Exception` in the tool turns the client's mistake into the tool's
 
-_MAX_ANSWER = 16 * 1024  # characters of JSON: the most an answer to one form may hold (a state carries a call's answers: see `_mcpstate`)
+_MAX_ANSWER = 16 * 1024  # characters of JSON: the most an answer to one form may hold (a state carries a call's answers: see `_state`)
 
 @functools.lru_cache(maxsize=64)
 def _form(schema: str):
