@@ -29,7 +29,8 @@ OURS = '''
 import sys, uvicorn
 sys.path.insert(0, {folder!r})
 import bench_tools
-from funccall.mcp import mk_asgi_app, mk_server, _run
+from funccall.mcp import mk_asgi_app, mk_server
+from funccall.mcp.cli import _run
 fs = [getattr(bench_tools, f'tool_{{i}}') for i in range({n})]
 if len(sys.argv) > 1: uvicorn.run(mk_asgi_app(fs), host='127.0.0.1', port=int(sys.argv[1]), log_level='warning')
 else: _run(mk_server(fs), None)

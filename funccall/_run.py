@@ -10,7 +10,10 @@ client that hung up) gives its slot back at once while its thread runs on, a str
 new call's slot or thread. Stragglers have their own budget: at most `16 * max_workers` run at once, and at
 most half of those (`8 * max_workers`) are one tool's, so one stuck or slow tool never stops the others.
 A new call that would pass either bound fails at once with `WorkersExhausted` rather than waiting behind
-tools that may never return. The threads are daemons: leaving the program never waits for a straggler.
+tools that may never return. The threads are daemons: leaving the program never waits for a straggler (the one
+thing `concurrent.futures.ThreadPoolExecutor` can't give: it joins its threads at exit). The pool is an admission
+layer (slots, stragglers) over daemon threads fed through a `queue.SimpleQueue`; nothing raises into its threads
+from outside (the `python` tool's timeout lands in a thread of its own), so it carries no repair for that.
 """
 from __future__ import annotations
 
@@ -20,7 +23,6 @@ from typing import Any, Callable
 # `asyncio` and `concurrent.futures` are imported when first needed: `import funccall` doesn't pay for them (a third of
 # its time), and no event loop can run before `asyncio` is imported
 
-from ._async_exc import drop_pending_exception
 from ._types import is_callable_object
 
 __all__ = ['is_async', 'loop_running', 'run_sync', 'to_thread', 'in_threads', 'in_threads_async', 'settle', 'stop_iteration', 'call_tool',
@@ -96,29 +98,21 @@ class WorkersExhausted(RuntimeError):
 
 class _Job:
     """A call for a worker thread and its outcome, which `ended(job)` hears of in the thread that ends it (the worker's,
-    or the caller's for a job the pool can't start). Not a `concurrent.futures.Future`: its `Condition`, taken by each of
-    the six steps of a call's life, cost more than a batch's calls; a job has one listener, known before it is queued"""
-    __slots__ = ('fn', 'ended', 'key', 'counted', 'state', 'told', 'value', 'error')
+    or the caller's for a job that could not start). Not a `concurrent.futures.Future`: its `Condition`, taken at each
+    step of a call's life, costs more than a batch's calls; a job has one listener, known before it is queued.
+    `state`: 'pending' (waiting for a slot), 'running' (holding one), 'straggling' (running, its caller gone),
+    'dropped' (its caller left before it started: it never runs), 'done'"""
+    __slots__ = ('fn', 'ended', 'key', 'state', 'value', 'error')
     def __init__(self, fn: Callable, ended: Callable, key=None):  # `key`: the tool it runs (its stragglers have a share of their own)
-        self.fn, self.ended, self.key = fn, ended, key
-        self.counted, self.state, self.told, self.value, self.error = False, 'pending', False, None, None
+        self.fn, self.ended, self.key, self.state, self.value, self.error = fn, ended, key, 'pending', None, None
 
     def run(self):
         try: self.value = self.fn()
         except BaseException as e: self.error = e  # noqa: BLE001 - the awaiting caller re-raises it
-        self.state = 'done'  # from here on an exception raised into the thread can't make it run again
-        drop_pending_exception()  # one still pending was meant for the call that ended: it must not cut its listener short
-        self.tell()
-
-    def fail(self, error: BaseException):
-        "It could not start: its listener hears of `error`"
-        self.error, self.state = error, 'done'
         self.tell()
 
     def tell(self):
-        "Its listener hears that it ended, once (again, by the pool, when an exception raised into the thread landed before)"
-        if self.told: return
-        self.told = True
+        "Its listener hears that it ended"
         try: self.ended(self)
         except Exception: pass  # noqa: BLE001, S110 - a listener's failure (its loop closed meanwhile) must not end the worker thread
 
@@ -128,48 +122,28 @@ class _Job:
         if self.error is not None: raise self.error
         return self.value
 
-class _Worker:
-    "A worker thread of the pool, and the job it holds: taken, running, or just run (None while it waits for one)"
-    __slots__ = ('thread', 'job')
-    def __init__(self): self.thread, self.job = None, None
-
 class _Workers:
-    """A pool of daemon threads that counts calls, not threads: `size` calls run at once, a call that timed out
-    stops counting (`abandon`) while its thread runs on (a straggler), and a new call fails while `limit` stragglers run
-    (or `per_key` of its own tool's). A job goes to an idle thread
-    through a deque, and a `SimpleQueue` (in C: no `Condition` to notify and wait on) wakes it. The counts are kept
-    under one lock.
-
-    An exception raised into a worker thread from outside (`PyThreadState_SetAsyncExc`: a timeout meant for code that
-    ended there) lands only where the thread's code calls something, jumps back, or enters a function; landing in the
-    pool's own code, it never loses or repeats a job, nor its listener's hearing of it. A job moves between the deques
-    and a thread's record with no call in between; an exception raised into a waiting thread is dropped; one landing
-    anywhere else ends the thread, and `_lost` puts its job back if it never ran (or tells its listener if it did), and
-    makes the counts again from the jobs and threads there are. `tests/pool_landing.py` lands one at each such place"""
+    """Sync calls in daemon threads, admitted by slot: `size` calls run at once and the others wait in `pending`; a call
+    whose caller stopped waiting (`drop`) gives its slot back while its thread runs on (a straggler); a call fails with
+    `WorkersExhausted` when it would start while `limit` stragglers run (or `per_key` of its own tool's). A thread that
+    ends a call waits `IDLE_SECS` on `work` for the next, then ends. One lock guards the counts"""
     IDLE_SECS = 30.0  # an idle thread waits this long for work, then ends
 
     def __init__(self, size: int):
         self.lock = threading.Lock()
-        self.pending = collections.deque()  # waiting for a slot
-        self.ready = collections.deque()    # given a slot, waiting for a thread to take it
-        self.wake = queue.SimpleQueue()     # a token per job put in `ready` for an idle thread: wakes a waiting one
-        self.workers = set()                # every worker thread's record
-        self.running = self.idle = 0        # jobs holding a slot; waiting threads no job in `ready` is meant for
+        self.pending = collections.deque()  # waiting for a slot (a dropped one is skipped when reached)
+        self.work = queue.SimpleQueue()     # calls handed to idle threads
+        self.threads = self.idle = 0        # threads alive; those waiting on `work` no call put there is meant for
+        self.running = self.stragglers = 0  # calls holding a slot; calls running whose callers stopped waiting
+        self.straggling = collections.Counter()  # tool -> its stragglers
         self.resize(size)
-
-    @property
-    def threads(self) -> int: return len(self.workers)
-
-    @property
-    def stragglers(self) -> int:
-        "Threads running (or about to run) jobs no caller waits for any more"
-        return len(self.workers) - self.idle - self.running
 
     def resize(self, size: int):
         if type(size) is not int or size < 1: raise ValueError(f"max_workers must be a positive int, not {size!r}")
         with self.lock:
             self.size, self.limit, self.per_key = size, 16 * size, 8 * size
-            self._dispatch()
+            out = self._dispatch()
+        self._hand(out)
 
     def submit(
         self,
@@ -180,17 +154,19 @@ class _Workers:
         job = _Job(fn, ended, key)
         with self.lock:
             self.pending.append(job)
-            self._dispatch()
+            out = self._dispatch()
+        self._hand(out)
         return job
 
     def drop(self, jobs):
-        """The caller no longer waits for `jobs`: those waiting for a slot never start (all marked before any slot is
-        given back, so none takes one), the others give their slots back while their threads run on"""
+        """The caller no longer waits for `jobs`: those waiting for a slot never start, the others give their slots back
+        while their threads run on (all at once: no dropped call takes a slot another gave back)"""
         with self.lock:
             for job in jobs:
                 if job.state == 'pending': job.state = 'dropped'
-            for job in jobs: self._uncount(job)
-            self._dispatch()
+                elif job.state == 'running': self._straggle(job)
+            out = self._dispatch()
+        self._hand(out)
 
     def abandon(self, job: _Job):
         """The caller stopped waiting for `job` (a timeout, a cancelled task, a client that hung up): one still waiting for a
@@ -198,116 +174,90 @@ class _Workers:
         thread runs on"""
         self.drop([job])
 
-    def _uncount(self, job: _Job):
-        "`job` no longer holds a slot (holding `lock`)"
-        if job.counted:
-            job.counted = False
-            self.running -= 1
+    def _straggle(self, job: _Job):
+        "`job` runs on with no caller: its slot is free, it counts as a straggler (holding `lock`)"
+        job.state = 'straggling'
+        self.running -= 1
+        self.stragglers += 1
+        self.straggling[job.key] += 1
 
-    def _dispatch(self):
-        "Start pending jobs while slots are free (holding `lock`)"
-        try:
-            while self.running < self.size and self.pending:
-                job = self.pending[0]
-                if job.state != 'pending':  # its caller gave up before it started (or it failed, below, and is left here)
-                    del self.pending[0]
-                    if job.state == 'done': job.tell()
-                    continue
-                if (why := self._crowded(job.key)) is not None:
-                    job.fail(WorkersExhausted(why))
-                    del self.pending[0]
-                    continue
-                job.state, job.counted = 'running', True
-                self.running += 1
-                self.ready += (job,)  # (`+=` and `del`, not calls: nothing raised into this thread from outside lands between)
-                del self.pending[0]
-                if self.idle:  # an idle thread takes it
-                    self.idle -= 1
-                    self.wake.put(None)
-                else: self._start()  # a new one takes it
-        except BaseException:  # noqa: BLE001 - raised into this thread from outside: in a caller, a timeout meant for its code
-            self._recount()
-            raise
+    def _dispatch(self) -> list:
+        """Give free slots to pending calls, each to an idle thread if there is one (holding `lock`): gives the calls
+        that need a new thread, or failed to start, for `_hand` once `lock` is released"""
+        out = []
+        while self.running < self.size and self.pending:
+            job = self.pending.popleft()
+            if job.state != 'pending': continue  # its caller gave up before it started
+            if (why := self._crowded(job.key)) is not None:
+                job.state, job.error = 'done', WorkersExhausted(why)
+                out.append(job)
+                continue
+            job.state = 'running'
+            self.running += 1
+            if self.idle:
+                self.idle -= 1
+                self.work.put(job)
+            else:
+                self.threads += 1
+                out.append(job)
+        return out
 
     def _crowded(self, key) -> str | None:
-        "Why a new job of tool `key` can't start: too many stragglers, in all or of `key` (holding `lock`); None when it can"
-        n = self.stragglers
-        if n >= self.limit:
+        "Why a new call of tool `key` can't start: too many stragglers, in all or of `key` (holding `lock`); None when it can"
+        if (n := self.stragglers) >= self.limit:
             return (f"funccall can't start this sync tool: {n} worker threads still run calls whose callers stopped waiting "
                     f"(timed out, cancelled, or a client that hung up); fix those tools (a served tool can watch MCPContext.cancelled), "
                     f"or raise the limit with funccall.set_max_workers()")
-        if key is None or n < self.per_key: return None
-        mine = sum(j is not None and j.key is key and not j.counted for j in [*self.ready, *(w.job for w in self.workers)])
-        if mine < self.per_key: return None
+        if key is None or (mine := self.straggling[key]) < self.per_key: return None
         return (f"funccall can't start {getattr(key, '__name__', 'this sync tool')!r}: {mine} of its calls still run in worker threads "
                 f"after their callers stopped waiting; fix that tool (a served tool can watch MCPContext.cancelled), or raise "
                 f"the limit with funccall.set_max_workers()")
 
-    def _start(self):
-        "A new worker thread, which takes the next job in `ready` (holding `lock`)"
-        w = _Worker()
-        w.thread = threading.Thread(target=self._work, args=(w,), name='funccall-tool', daemon=True)
-        self.workers.add(w)
-        w.thread.start()
-
-    def _work(self, w: _Worker):
-        try:
-            while self._next(w):
-                w.job.run()
+    def _hand(self, jobs: list):
+        "A new thread for each started call in `jobs`; a refused one's listener hears of its error (not holding `lock`)"
+        while jobs:
+            job = jobs.pop()
+            if job.state == 'done':
+                job.tell()
+                continue
+            try: threading.Thread(target=self._serve, args=(job,), name='funccall-tool', daemon=True).start()
+            except RuntimeError as e:  # the system can't start another thread: the call fails, its slot goes to the next
                 with self.lock:
-                    self._uncount(w.job)  # (unless its caller timed out and gave the slot back already)
-                    w.job = None  # an idle thread holds no finished call's result
-                    self.idle += 1
-                    self._dispatch()
-        except BaseException:  # noqa: BLE001 - raised into this thread from outside (a timeout meant for code that ended here)
-            self._lost(w)
+                    self.threads -= 1
+                    self._release(job)
+                    job.error = e
+                    jobs += self._dispatch()
+                job.tell()
 
-    def _next(self, w: _Worker) -> bool:
-        "Whether this thread took a job (`w.job`); False when none came for `IDLE_SECS` (the thread is counted out then)"
-        while True:
+    def _release(self, job: _Job):
+        "`job` ended: its slot, or its place as a straggler, is free (holding `lock`)"
+        if job.state == 'running': self.running -= 1
+        elif job.state == 'straggling':
+            self.stragglers -= 1
+            if n := self.straggling.pop(job.key) - 1: self.straggling[job.key] = n
+        job.state = 'done'
+
+    def _serve(self, job: _Job | None):
+        "A worker thread: runs `job`, then each call handed to it, until none comes for `IDLE_SECS`"
+        while job is not None:
+            job.run()
             with self.lock:
-                if self._take(w): return True
-            try:
-                self.wake.get(timeout=self.IDLE_SECS)
-                drop_pending_exception()  # one pending for this thread, unannounced, would land later anywhere
+                self._release(job)
+                self.idle += 1  # waiting for the next call: `_dispatch` may hand it one at once
+                out = self._dispatch()
+            self._hand(out)
+            job = self._next()
+
+    def _next(self) -> _Job | None:
+        "The next call handed to this idle thread; None when none came for `IDLE_SECS` (the thread is counted out then)"
+        while True:
+            try: return self.work.get(timeout=self.IDLE_SECS)
             except queue.Empty:
-                with self.lock:  # a job put as it timed out is still taken; else it ends, counted out
-                    if self._take(w): return True
+                with self.lock:
+                    if not self.idle: continue  # every waiting thread is spoken for: a call is on its way to this one
                     self.idle -= 1
-                    self.workers.discard(w)
-                drop_pending_exception()  # (not to land as the thread ends, printed by `threading.excepthook`)
-                return False
-            except BaseException: pass  # noqa: BLE001, S110 - raised into this waiting thread, for code that ended here: dropped
-
-    def _take(self, w: _Worker) -> bool:
-        "Whether this thread took the next job in `ready` (holding `lock`)"
-        if not self.ready: return False
-        w.job = self.ready[0]  # (not `popleft()`: an exception raised in from outside could land after the call, and lose it)
-        del self.ready[0]
-        return True
-
-    def _lost(self, w: _Worker):
-        """A thread ended by an exception raised into it from outside, wherever it landed: its job goes on if it never
-        ran (or its listener hears of it, if it ran), and the counts are made again"""
-        with self.lock:
-            self.workers.discard(w)
-            if w.job is not None and w.job.state != 'done': self.ready.appendleft(w.job)  # taken, never run: another thread runs it
-            elif w.job is not None:
-                self._uncount(w.job)
-                w.job.tell()
-            self._recount()
-            self._dispatch()
-
-    def _recount(self):
-        """The counts made again from the jobs and the threads there are, after an exception raised into a thread from
-        outside cut a step short (holding `lock`); a job in `ready` no waiting thread is meant for gets a new one"""
-        self.workers = {o for o in self.workers if o.thread.is_alive()}  # (one a thread was starting may never have)
-        self.running = sum(j.counted for j in self.ready) + sum(o.job.counted for o in self.workers if o.job is not None)
-        self.idle = sum(o.job is None for o in self.workers) - len(self.ready)
-        for _ in range(len(self.ready)): self.wake.put(None)  # (one may not have been put; a spare one wakes a thread that waits again)
-        while self.idle < 0:
-            self.idle += 1
-            self._start()
+                    self.threads -= 1
+                    return None
 
 def _default_size() -> int:
     v = os.environ.get('FUNCCALL_MAX_WORKERS', '')

@@ -306,12 +306,12 @@ def _value(r, raise_on_err: bool):
 
 # --- failures as text for the model -----------------------------------------------------------------
 
-_pkg_dir = os.path.dirname(__file__)
+_pkg_dir = os.path.dirname(__file__) + os.sep  # funccall's folder: its subpackages' frames are its own too
 
 def _err_text(e: BaseException) -> str:
     "A model-facing report of an exception raised inside a tool: the cause first, then the tool's own frames"
     frames = traceback.extract_tb(e.__traceback__)
-    ours = [i for i, fr in enumerate(frames) if os.path.dirname(fr.filename) == _pkg_dir]
+    ours = [i for i, fr in enumerate(frames) if fr.filename.startswith(_pkg_dir)]
     frames = frames[ours[-1] + 1:] if ours else frames
     lines = [traceback.format_exception_only(type(e), e)[-1].strip()]  # the cause (for a SyntaxError, its last line)
     if frames:

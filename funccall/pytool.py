@@ -32,9 +32,29 @@ from __future__ import annotations
 import ast, io, itertools, json, linecache, os, re, sys, threading, time, traceback  # (ctypes, subprocess: when needed)
 from typing import Optional
 
-from ._async_exc import drop_pending_exception, raise_in_thread
-
 __all__ = ['python', 'python_isolated', 'run_in_process']
+
+# --- exceptions raised into a thread from outside (`PyThreadState_SetAsyncExc`): how the timeout stops code --------
+
+def _raise_in_thread(
+    ident: int,  # a thread's `threading.get_ident()`
+    exc,         # an exception class (or instance) to raise there
+) -> None:
+    "Raise `exc` in thread `ident` where it next calls, jumps back or enters a function (replacing one still pending there)"
+    import ctypes
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(exc))
+
+class _Dropped(BaseException):
+    "Raised in a thread by itself, to take the place of (and so drop) an exception pending for it"
+
+def _drop_pending() -> None:
+    """An exception raised into this thread from outside and still pending is dropped here, so it never lands later, anywhere:
+    pending for a thread blocked in C, it may have been unsignalled (another thread taking its own clears the flag on
+    3.11 and 3.12), and then waits for any later check"""
+    try:  # (it may land as soon as the call that raises it returns)
+        _raise_in_thread(threading.get_ident(), _Dropped)  # (not `SetAsyncExc(NULL)`: on 3.11 it can leave the interpreter spinning)
+        for _ in range(1000): pass
+    except _Dropped: pass
 
 # --- printed output, captured per thread -------------------------------------------------------------
 
@@ -158,7 +178,7 @@ def _in_code(frame, lv: _Level) -> bool:
 def _tracer(frame, event, arg):
     "While an expired call's code runs: raise its `TimeoutError` again at every line, so code that swallows it still stops"
     if event == 'line' and (lv := _expired_level()) is not None and lv.running and _in_code(frame, lv):
-        raise_in_thread(threading.get_ident(), _Timeout)  # (raising here would switch tracing off: it's raised at the next instruction)
+        _raise_in_thread(threading.get_ident(), _Timeout)  # (raising here would switch tracing off: it's raised at the next instruction)
     return _tracer
 
 def _start_stopping(frame, lv: _Level) -> None:
@@ -182,7 +202,7 @@ def _unsignal() -> None:
     """Python 3.11: clear the interpreter-wide "an exception is pending" flag that a timeout raised in code blocked in
     C leaves set: while it is set every thread with a trace or profile function (coverage, a debugger, a profiler)
     spins at its next call. The code's thread keeps its exception, signalled again when it next takes the GIL"""
-    drop_pending_exception()  # taking an exception of its own clears the flag, not the other thread's exception
+    _drop_pending()  # taking an exception of its own clears the flag, not the other thread's exception
 
 def _guarded(code, glb, loc, lv: _Level) -> tuple:
     """Run `code` as call `lv` in this thread: ('res', value) or ('err', exception), and what it printed.
@@ -203,7 +223,7 @@ def _guarded(code, glb, loc, lv: _Level) -> tuple:
             if lv in levels: levels.remove(lv)
             lv.active = False
             _stop_stopping()
-            drop_pending_exception()  # a timeout still pending for this thread never lands outside `_guarded` (its clean-up, `threading.excepthook`)
+            _drop_pending()  # a timeout still pending for this thread never lands outside `_guarded` (its clean-up, `threading.excepthook`)
             _capture_end()
             break
         except BaseException as e:  # noqa: BLE001 - a timeout landing late; an enclosing call's must still stop its code
@@ -230,7 +250,7 @@ def _stop_report(timeout: float, lv: _Level) -> str:
 def _raise_timeout(lv: _Level, t: threading.Thread) -> None:
     with lv.lock:
         lv.expired = True  # code that hasn't started yet sees it and doesn't start
-        if lv.running: raise_in_thread(t.ident, _Timeout)
+        if lv.running: _raise_in_thread(t.ident, _Timeout)
 
 class _Untraced:
     """The caller's trace and profile functions (a debugger, coverage, a profiler) off while it waits for its code:

@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 from pydantic import TypeAdapter  # noqa: E402
 
 from funccall import Tool  # noqa: E402
-from funccall._mcpstore import MemoryTaskStore  # noqa: E402
+from funccall.mcp._store import MemoryTaskStore  # noqa: E402
 from funccall.mcp import TASKS, MCPClient, MCPContext, MCPToolError, RedisStore, mk_server  # noqa: E402
 
 T = 30  # seconds: a generous bound for one conversation
@@ -664,7 +664,7 @@ def test_task_ids_are_unguessable():
 def test_a_task_the_server_fails_to_finish_keeps_the_failures_words_in_the_log(monkeypatch):
     # attack: a failure of the server's own (past the tool) put its message in the task's error, which any poller reads,
     # where a plain call's gives only "Internal server error"
-    import funccall.mcp as m
+    import funccall.mcp.server as m
     def broken(*a, **kw): raise RuntimeError('sk-secret-1234 in the server')
     monkeypatch.setattr(m, '_result', broken)
     async def main():

@@ -14,7 +14,7 @@ pytest.importorskip('mcp')
 import anyio  # noqa: E402
 import mcp_types as types  # noqa: E402
 
-from funccall._mcptasks import _CANCEL_WAIT, POLL, _pause  # noqa: E402
+from funccall.mcp._tasks import _CANCEL_WAIT, POLL, _pause  # noqa: E402
 from funccall.mcp import MCPClient, MCPToolError  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent / 'mcp_servers'))

@@ -85,3 +85,16 @@ def test_four_workers_fifty_clients(tmp_path):
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait(T)
+
+
+def test_a_worker_unpickles_its_config_without_loading_the_mcp_sdk():
+    # uvicorn's supervisor kills a worker that doesn't answer its health check within 5 s, and a worker answers only
+    # once its config is unpickled: that must not wait for the MCP SDK (seconds, on a loaded machine) nor for the tools
+    from funccall.mcp._worker import WorkerApp
+    import pickle
+    blob = pickle.dumps(WorkerApp({'targets': ['funccall.example'], 'secret': 's' * 32}))
+    code = ("import pickle, sys; app = pickle.loads(sys.stdin.buffer.read()); "
+            "print(type(app).__name__, sorted(m for m in ('mcp', 'mcp_types', 'starlette', 'funccall.example') if m in sys.modules))")
+    r = subprocess.run([sys.executable, '-c', code], input=blob, capture_output=True, timeout=T)
+    assert r.returncode == 0, r.stderr.decode()
+    assert r.stdout.decode().split() == ['WorkerApp', '[]']

@@ -1,22 +1,4 @@
-"""MCP both ways: an MCP server's tools as Python callables, and Python functions served as an MCP server.
-
-`MCPClient` connects to a server (a command over stdio, a streamable-HTTP URL, or an in-process `Server`) and
-rebuilds each of its tools with `mk_tool`, so arguments are checked against the tool's schema before they are
-sent. Entered with `with`, the tools are plain functions (the session runs on an event loop in a background
-thread); entered with `async with`, they are coroutine functions. A result comes back as a Python value: the
-structured content when the server gives it, else the content items, a text item as `str` and any other item
-(image, audio, resource) as its MCP JSON dict, exactly as on the wire (base64 `data`/`blob`, `mimeType`); one
-item on its own, several as a list, none as `None`. A result the server flags `isError`, or a JSON-RPC error,
-raises `MCPToolError` in the server's words; a connection that ends fails every pending call with
-`MCPConnectionError`. `on_elicit=`/`on_sample=` answer the server's questions and sampling requests, `headers=`
-and `auth=` reach servers behind a gate, `prefix=` renames the tools so several servers share one toolbox.
-
-`MCPClient` builds each tool on its own: a tool whose schema can't be built (or that runs only as a task on a server
-declaring no tasks) is left out, warned about and listed in `.skipped`, and the others work. Connecting (handshake
-and tool list) takes at most `timeout` seconds in all; any failure to connect is `MCPConnectionError`, saying why (a
-command's exit status and last lines on stderr too). A tool that runs as an MCP task is a plain call all the same
-(a task-only tool of 2025-11-25, SEP-1686; any tool a 2026-07-28 server answers with a task, SEP-2663: see
-`funccall._mcptasks`): `task_timeout` bounds it, and `on_progress` gets its status messages.
+"""Python functions served as an MCP server.
 
 `mk_server` serves functions, callable objects, `Tool`s, `ToolGroup`s and `Toolbox`es. Every call runs the tool's own
 pipeline (`Tool.aexecute`: injected values, hooks, confirmation, cache, middleware, `max_chars`); a bad call comes
@@ -28,21 +10,18 @@ progress, log lines, questions for the user and cancellation (a client hanging u
 thread gives its slot back and runs on, see `funccall._run`). Answers to a question reach the tool only once they fit
 the form asked; one that doesn't is the client's error (-32602). A tool that requires confirmation asks the client's
 user through elicitation (form mode only, and only to clients that declared it); on protocol 2026-07-28 the question
-travels as a `requestState` sealed with HMAC (see `funccall._mcpstate`), checked before anything runs and good once;
+travels as a `requestState` sealed with HMAC (see `funccall.mcp._state`), checked before anything runs and good once;
 any malformed one is -32602. `mk_asgi_app` is the server as an ASGI app with Host and Origin parsed and matched
 exactly on every request. A tool named in `mk_server(tasks=...)` is served as a task (the 2026-07-28 tasks extension)
 to clients that declare it: a handle at once, then `tasks/get`/`tasks/cancel` from any connection; its record, and
-the confirmation states' single-use record, live in `store=` (memory, or `RedisStore` for every worker). From the
-command line: `funccall mcp serve TARGET ... [--http HOST:PORT [--workers N] [--allow-host H] [--allow-origin O]]
-[--errors type|message] [--task TOOL] [--redis URL]`; over stdio, whatever the tools (or their modules, as they
-load) print goes to stderr.
+the confirmation states' single-use record, live in `store=` (memory, or `RedisStore` for every worker).
 """
 from __future__ import annotations
 
-import argparse, asyncio, functools, inspect, ipaddress, json, logging, math, os, re, secrets, shlex, sys, threading, time, traceback, warnings
+import asyncio, functools, ipaddress, json, logging, math, os, re, secrets, threading, time, traceback, warnings
 from collections.abc import Mapping
 from datetime import datetime, timezone
-from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager
 from functools import partial
 from types import TracebackType, UnionType
 from typing import Any, Union
@@ -50,368 +29,40 @@ from typing import Any, Union
 try:
     import anyio
     import mcp_types as types
-    from anyio.from_thread import start_blocking_portal
-    from mcp import Client, StdioServerParameters, stdio_client
     from mcp.server import Server
     from mcp.server.auth.middleware.auth_context import get_access_token
     from mcp.server.auth.provider import principal_components
     from mcp.server.caching import CacheHint
     from mcp.server.transport_security import TransportSecuritySettings
     from mcp.shared.exceptions import MCPError
-    from mcp.client.streamable_http import streamable_http_client
     from pydantic import Field
-    from mcp.server.stdio import stdio_server
-    from mcp.shared._httpx_utils import create_mcp_http_client
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
     from starlette.datastructures import Headers
     from starlette.responses import Response
 except ImportError as e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` and `mcp_types`
     raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({e}): pip install 'funccall[mcp]'") from e
 
-from . import __version__, _trace, content
-from ._mcpstdio import StderrTail, exit_note, spawned
-from ._mcptasks import TaskFailed, TasksExtension, Waiting, can_run_tasks, needs_task, run_task, waiting
-from ._json import jsonable
-from ._jsonschema import compile_schema
-from ._mcpstate import SECRET_ENV, NonceStore, Sealer, StateError
-from ._mcpstore import TERMINAL, MemoryTaskStore, RedisStore, TasksFull
-from ._mcpworker import WorkerApp
-from ._load import TargetError, expand, load_target
-from ._ns import ToolNotFound
-from ._run import is_async, max_workers
-from ._types import SchemaError, empty, fields, kind, signature
-from .call import error_text
-from .inverse import mk_tool
-from .schema import handle_type
-from .results import StopRun, ToolResult, to_text
-from .tools import Tool, Toolbox
-from .wrap import renamed
+from .. import __version__, _trace, content
+from .._json import jsonable
+from .._jsonschema import compile_schema
+from ._state import NonceStore, Sealer, StateError
+from ._store import TERMINAL, MemoryTaskStore, TasksFull
+from .._load import expand
+from .._ns import ToolNotFound
+from .._run import is_async, max_workers
+from .._types import SchemaError, empty, fields, kind, signature
+from ..call import error_text
+from ..schema import handle_type
+from ..results import StopRun, ToolResult, to_text
+from ..tools import Tool, Toolbox
+from ..wrap import renamed
+from ._wire import WRAP, short
 
-__all__ = ['MCPClient', 'MCPToolError', 'MCPConnectionError', 'MCPContext', 'context_params', 'mk_server', 'mk_asgi_app', 'output_schema',
-           'serve', 'main',
-           'SECRET_ENV', 'NonceStore', 'RedisStore', 'TASKS']
-
-class MCPToolError(RuntimeError):
-    "A tool call that failed at the server: an `isError` result, or a JSON-RPC error; the message is the server's text"
-    def __init__(self, text: str, tool: str=None, code: int=None):
-        super().__init__(text or f"Tool {tool!r} failed")
-        self.tool, self.code = tool, code  # the tool's name; the JSON-RPC error code, for a protocol error
-
-class MCPConnectionError(MCPError, ConnectionError):
-    "The connection to the MCP server failed or closed: every call pending on it fails with this, at once"
-
-# --- results: MCP content -> Python values ------------------------------------------------------------
-
-def _item(c) -> Any:
-    "A content item: text as `str`, anything else as its MCP JSON dict (camelCase keys, base64 data)"
-    if c.type == 'text': return c.text
-    return c.model_dump(mode='json', by_alias=True, exclude_none=True)
-
-def _value(tool: str, r: types.CallToolResult, wrapped: bool=False) -> Any:
-    "The Python value of tool result `r` (`wrapped`: its output schema wraps it as `{'result': value}`); raises `MCPToolError` for an error"
-    if r.is_error: raise MCPToolError('\n'.join(c.text for c in r.content if c.type == 'text'), tool)
-    sc = r.structured_content
-    if sc is not None: return sc['result'] if wrapped and isinstance(sc, dict) and set(sc) == {'result'} else sc
-    vs = [_item(c) for c in r.content]
-    return vs[0] if len(vs) == 1 else vs or None
-
-# --- the client ---------------------------------------------------------------------------------------
-
-def _is_url(s) -> bool: return isinstance(s, str) and s.startswith(('http://', 'https://'))
-
-def _server(server, env: dict | None, cwd) -> Any:
-    "What `mcp.Client` takes for `server`: a URL as is, a command as `StdioServerParameters`"
-    if isinstance(server, (list, tuple)) and len(server) == 1 and _is_url(server[0]): server = server[0]  # `funccall mcp list URL`
-    if _is_url(server): return server
-    if isinstance(server, str): server = shlex.split(server)
-    if isinstance(server, (list, tuple)):
-        if not server: raise ValueError("MCPClient: the server command is empty")
-        return StdioServerParameters(command=str(server[0]), args=[str(a) for a in server[1:]], env=env, cwd=cwd)
-    return server
-
-def _undecodable(m) -> bool:
-    "Whether `m`, a line the SDK's stdio transport could not read as a message, held bytes that aren't UTF-8"
-    try: line = m.errors()[0]['input']  # pydantic's error for the line, which carries the line
-    except Exception: return False
-    return isinstance(line, str) and '\ufffd' in line
-
-@asynccontextmanager
-async def _stdio(params: StdioServerParameters, tail: StderrTail, procs: list):
-    """The SDK's stdio transport, except that a reply that isn't UTF-8 ends the connection: the calls waiting on it
-    fail at once (the SDK would log the line and let them wait for their timeout). Other unreadable lines are logged
-    and skipped, as the SDK does. The process goes into `procs`, for its exit status."""
-    # bytes that aren't UTF-8 are read as U+FFFD (rather than crash the SDK's reader), and the line then fails as JSON
-    params = params.model_copy(update={'encoding_error_handler': 'replace'})
-    async with AsyncExitStack() as stack:
-        with spawned() as box, tail.child:  # our copy of the stderr pipe closed once spawned: its tail ends with the command
-            read, write = await stack.enter_async_context(stdio_client(params, errlog=tail.child))
-        procs += box
-        send, recv = anyio.create_memory_object_stream(0)
-        async def pump():
-            async with send:
-                async for m in read:
-                    if isinstance(m, Exception) and _undecodable(m):
-                        _log.warning('The MCP server %r sent bytes that are not UTF-8: closing the connection', params.command)
-                        return
-                    await send.send(m)
-        async with recv, anyio.create_task_group() as tg:
-            tg.start_soon(pump)
-            try: yield recv, write
-            finally: tg.cancel_scope.cancel()
-
-async def _answer(fn, *args):
-    "Call a user's callback, sync (in a worker thread: it may wait for a person) or async"
-    if inspect.iscoroutinefunction(fn): return await fn(*args)
-    v = await anyio.to_thread.run_sync(partial(fn, *args))
-    return await v if inspect.isawaitable(v) else v
-
-_STOP_GRACE = 2.0  # seconds the SDK's stdio client waits for a command to exit once its stdin is closed
-
-@contextmanager
-def _one_error():
-    "Raise the one error inside nested exception groups: the SDK's task groups wrap even a single failure to connect"
-    try: yield
-    except Exception as e: _unwrapped(e, (None, None, None))
-
-def _unwrapped(e: Exception, exc) -> bool:
-    """Leaving a client's block with `exc` (a `sys.exc_info()`) raised `e`: re-raise the one error inside it; False when that
-    is `exc` itself, so the caller's own error goes on untouched (its traceback and cause)"""
-    if (one := _single(e)) is exc[1]: return False
-    if one is e: raise e
-    raise one from None
-
-def _single(e: BaseException) -> BaseException:
-    "The one error inside nested exception groups of one error each, else `e`"
-    while isinstance(getattr(e, 'exceptions', None), tuple) and len(e.exceptions) == 1: e = e.exceptions[0]
-    return e
-
-class MCPClient:
-    "A connection to an MCP server whose tools are Python callables: sync inside `with`, async inside `async with`"
-    def __init__(
-        self,
-        server,                # a command (list of args, or one string split like a shell's), a streamable-HTTP URL, or anything `mcp.Client` takes
-        env: dict=None,        # extra environment variables for a command (it inherits only PATH, HOME and a few more)
-        cwd=None,              # working directory for a command
-        timeout: float=60,     # seconds to wait for each reply from the server, and for connecting (stopping a silent command included)
-        check: bool=True,      # check arguments against each tool's schema before sending (see `mk_tool`)
-        errlog=None,           # where a command's stderr goes: a file, `subprocess.DEVNULL`, or `None` for this process's own
-        on_elicit=None,        # `on_elicit(message, schema)`, sync or async, answers form questions: a dict, `None` to decline, or an `ElicitResult`
-        on_sample=None,        # `on_sample(params)`, sync or async, answers the server's sampling requests: text, or a `CreateMessageResult`
-        headers: dict=None,    # HTTP headers for every request to a URL (an API key, ...)
-        auth=None,             # an `httpx2.Auth` for a URL, such as the SDK's `mcp.client.auth.OAuthClientProvider`
-        prefix: str='',        # put before each tool's name (`prefix='git_'`: `git_status`), so several servers share one toolbox
-        validate_output=True,  # check structured results against each tool's output schema: True raises `MCPToolError`, 'warn' warns, False skips
-        on_progress=None,      # `on_progress(tool, progress, total, message)`, sync or async: progress reports, a task's status messages
-        task_timeout: float=3600,  # seconds a tool run as an MCP task may take in all (then it is cancelled at the server); `math.inf`: no limit
-    ):
-        self.server, self.timeout, self.check, self.errlog = _server(server, env, cwd), timeout, check, errlog
-        if validate_output not in (True, False, 'warn'): raise ValueError("MCPClient: validate_output is True, False or 'warn'")
-        self.on_elicit, self.on_sample, self.headers, self.auth = on_elicit, on_sample, headers, auth
-        self.prefix, self.validate_output, self.on_progress, self.task_timeout = prefix, validate_output, on_progress, task_timeout
-        self._tasked: set[str] = set()  # the tools (as the server spells them) that run only as tasks
-        self._client = self._portal = self._stack = None
-        self._specs, self._tools, self._wrapped = [], {}, set()
-        self.skipped: list[tuple[str, str]] = []  # (name, reason) of each tool of the server that couldn't be built
-
-    def tools(self) -> dict:  # tool name (as the server spells it) -> callable; also a namespace for `call_func`
-        "The server's tools as functions with their schemas' signatures, listed when the connection opened"
-        if self._client is None: raise RuntimeError("MCPClient is not connected: use `with MCPClient(...) as c:` or `async with`")
-        return dict(self._tools)
-
-    def schemas(self) -> list:  # `{'name', 'description', 'input_schema'}` dicts, as `get_schema` makes them
-        "The server's tool definitions in funccall's format, to hand to a model"
-        self.tools()  # the same check: a connection must be open
-        return [{'name': self.prefix + t.name, 'description': t.description or '', 'input_schema': t.input_schema} for t in self._specs]
-
-    async def _elicit(self, ctx, params) -> types.ElicitResult:
-        if isinstance(params, types.ElicitRequestURLParams): return types.ElicitResult(action='decline')  # no browser to send the user to
-        v = await _answer(self.on_elicit, params.message, params.requested_schema)
-        if isinstance(v, types.ElicitResult): return v
-        if v is None: return types.ElicitResult(action='decline')
-        props = (params.requested_schema or {}).get('properties', {})  # what the user left alone keeps its default (SEP-1034)
-        return types.ElicitResult(action='accept', content={**{k: p['default'] for k, p in props.items() if 'default' in p}, **v})
-
-    async def _sample(self, ctx, params) -> types.CreateMessageResult:
-        v = await _answer(self.on_sample, params)
-        if isinstance(v, types.CreateMessageResult): return v
-        return types.CreateMessageResult(role='assistant', content=types.TextContent(text=str(v)), model='funccall-client')
-
-    def _transport(self):
-        "What `mcp.Client` connects through"
-        if isinstance(self.server, StdioServerParameters):
-            self._tail = StderrTail(self.errlog)
-            return _stdio(self.server, self._tail, self._procs)
-        if _is_url(self.server): return self._http()
-        return self.server
-
-    @asynccontextmanager
-    async def _http(self):
-        "Streamable HTTP with `headers` and `auth`, keeping the words of an HTTP error: the SDK says only that there was one"
-        async def note(response):
-            if response.status_code >= 400:
-                await response.aread()
-                self._http_error = f"HTTP {response.status_code} from {self.server}: {response.text[:300].strip()}"
-        async with create_mcp_http_client(headers=self.headers, auth=self.auth) as http:
-            http.event_hooks['response'].append(note)
-            async with streamable_http_client(self.server, http_client=http) as streams: yield streams
-
-    def _words(self, e: MCPError) -> str:
-        "The message of `e`, with the HTTP error behind it"
-        return f"{e.message} ({self._http_error})" if self._http_error else e.message
-
-    def _unconnected(self, e: Exception) -> MCPConnectionError:
-        "Any failure to connect (no server at the address, a command that exits, a handshake that makes no sense) as one error"
-        one = _single(e)
-        if isinstance(one, MCPError): why = self._words(one)
-        else: why = '; '.join(f"{type(x).__name__}: {_short(x) or 'no message'}" for x in getattr(one, 'exceptions', None) or [one])
-        code = one.code if isinstance(one, MCPError) else types.CONNECTION_CLOSED
-        return MCPConnectionError(code, f"Can't connect to the MCP server {self._where()}: {why}{self._last_words()}")
-
-    def _last_words(self) -> str:
-        "'; ' and what a stdio command said as it failed (its exit status, its last lines on stderr); '' when nothing"
-        if self._tail is None: return ''
-        self._tail.child.close()  # (closed already, unless the command was never spawned)
-        note = exit_note(self._procs, self._tail)
-        return f"; {note}" if note else ''
-
-    def _where(self) -> str:
-        "The server, as the user gave it"
-        if isinstance(self.server, StdioServerParameters): return shlex.join([self.server.command, *self.server.args])
-        return self.server if isinstance(self.server, str) else type(self.server).__name__
-
-    async def _checked(self, session, name: str, result) -> None:
-        "The SDK's check of a structured result against the tool's output schema, as `validate_output` says"
-        if self.validate_output is False: return
-        try: await self._validate(name, result)
-        except RuntimeError as e:
-            if self.validate_output != 'warn': raise MCPToolError(str(e), name) from None
-            warnings.warn(f"MCPClient: {e}", stacklevel=2)
-
-    @asynccontextmanager
-    async def _open(self, dispfn):
-        "Connect, list the tools and make them dispatch through `dispfn`; disconnect on exit"
-        self._http_error, self._tail, self._procs = None, None, []
-        server = self._transport()
-        kw = dict(elicitation_callback=self._elicit if self.on_elicit else None, sampling_callback=self._sample if self.on_sample else None)
-        # the whole connection (handshake, tool list) within `timeout`, as the user counts it: the SDK's own timeout counts
-        # each try anew, and a command that never answered is given up to 2 s to exit before it is killed
-        wait = self.timeout - (min(_STOP_GRACE, self.timeout / 2) if isinstance(self.server, StdioServerParameters) else 0)
-        with anyio.CancelScope(deadline=anyio.current_time() + wait) as scope:
-            try: c = await Client(server, read_timeout_seconds=self.timeout, extensions=[TasksExtension()], **kw).__aenter__()
-            except Exception as e: raise self._unconnected(e) from None
-            try:  # `c` was entered above, where a failure to connect gets the HTTP error's words
-                self._validate = c.session.validate_tool_result
-                c.session.validate_tool_result = partial(self._checked, c.session)
-                try: specs = await self._list(c)
-                except Exception as e: raise self._unconnected(e) from None
-                scope.deadline = math.inf  # connected: from now on each call has its own `timeout`
-                async with self._built(c, specs, dispfn): yield self
-            except BaseException as e:
-                await c.__aexit__(type(e), e, e.__traceback__)
-                raise
-            else: await c.__aexit__(None, None, None)
-        # a command that exited while a child of it holds its stdout open is never seen to close: its status says why
-        if scope.cancelled_caught: raise TimeoutError(f"The MCP server did not answer within {self.timeout:g} s{self._last_words()}")
-
-    @staticmethod
-    async def _list(c) -> list:
-        specs, cursor = [], None
-        while True:  # a server may page its tool list
-            page = await c.list_tools(cursor=cursor)
-            specs += page.tools
-            if not (cursor := page.next_cursor): return specs
-
-    @asynccontextmanager
-    async def _built(self, c, specs: list, dispfn):
-        "The server's tools built as Python callables for the life of the connection"
-        self._client, self._specs, self.skipped = c, [], []
-        self._wrapped = {t.name for t in specs if _wrapper(t.output_schema)}
-        self._tasked = {t.name for t in specs if needs_task(t)}
-        no_tasks = can_run_tasks(c.session) if self._tasked else None
-        for t in specs:  # one tool that can't be built costs only itself
-            if no_tasks and t.name in self._tasked:
-                self.skipped.append((t.name, no_tasks))
-                continue
-            try: self._tools[self.prefix + t.name] = mk_tool(dispfn, t.model_copy(update={'name': self.prefix + t.name}), check=self.check)
-            except (ValueError, TypeError, SchemaError) as e: self.skipped.append((t.name, f"{type(e).__name__}: {e}"))
-            else:
-                self._specs.append(t)
-                self._tools[self.prefix + t.name].__output_schema__ = _value_schema(t.output_schema)  # code mode's return type
-        if self.skipped:
-            warnings.warn(f"MCPClient: {len(self.skipped)} tool(s) of the server can't be called from Python and were left out: "
-                          + '; '.join(f'{nm!r} ({why[:200]})' for nm, why in self.skipped), stacklevel=4)
-        try: yield self
-        finally: self._client, self._specs, self._tools, self._wrapped, self._tasked = None, [], {}, set(), set()
-
-    # the tool's name is positional-only, so a property called `name` (or `self`) arrives in `args` like any other
-    async def _acall(self, tool: str, /, **args) -> Any:
-        if self._client is None: raise RuntimeError(f"Tool {tool!r} called after its MCPClient closed")
-        nm = tool[len(self.prefix):]  # as the server spells it
-        try: r = await self._send(tool, nm, args)
-        except (MCPToolError, TimeoutError): raise  # (a task's deadline: a TimeoutError is an OSError too)
-        except TaskFailed as e: raise MCPToolError(f"Tool {tool!r}: {e}", tool, e.code) from None
-        except MCPError as e:
-            if e.code == types.CONNECTION_CLOSED: raise MCPConnectionError(e.code, f"{e.message} during {tool!r}") from None
-            if e.code == types.REQUEST_TIMEOUT: raise TimeoutError(f"{e.message}: tool {tool!r} got no answer within {self.timeout:g} s") from None
-            raise MCPToolError(self._words(e), tool, e.code) from None  # the server's words
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as e:
-            msg = f"The connection to the MCP server failed during {tool!r}: {type(e).__name__}: {e}"
-            raise MCPConnectionError(types.CONNECTION_CLOSED, msg) from None
-        return _value(tool, r, nm in self._wrapped)
-
-    async def _send(self, tool: str, nm: str, args: dict) -> types.CallToolResult:
-        "Call tool `nm` (a task, when it runs only as one) and wait for its result"
-        progress = None if self.on_progress is None else partial(self._progress, tool)
-        async def status(task): await self._progress(tool, None, None, task.status_message)
-        try:
-            if nm not in self._tasked:  # a 2026-07-28 server may still answer with a task (SEP-2663): `waiting` says how to wait
-                token = waiting.set(Waiting(self.timeout, self.task_timeout, status))
-                try: return await self._client.call_tool(nm, args, progress_callback=progress, meta=_trace.meta())
-                finally: waiting.reset(token)
-            r = await run_task(self._client.session, nm, args, _trace.meta(), Waiting(self.timeout, self.task_timeout, status))
-        except TimeoutError:
-            raise TimeoutError(f"Tool {tool!r}: its task did not end within {self.task_timeout:g} s; the server was asked to cancel it") from None
-        if not r.is_error: await self._client.session.validate_tool_result(nm, r)
-        return r
-
-    async def _progress(self, tool: str, progress: float | None, total: float | None, message: str | None) -> None:
-        "Hand a progress report (or a task's status message) to `on_progress`; a failing callback costs only its report"
-        if self.on_progress is None: return
-        try: await _answer(self.on_progress, tool, progress, total, message)
-        except Exception: _log.warning('MCPClient: on_progress failed for %r', tool, exc_info=True)
-
-    def _call(self, tool: str, /, **args) -> Any:
-        if self._portal is None: raise RuntimeError(f"Tool {tool!r} called after its MCPClient closed")
-        return self._portal.call(partial(self._acall, tool, **args))
-
-    def __enter__(self) -> MCPClient:
-        with _one_error(), ExitStack() as stack:
-            self._portal = stack.enter_context(start_blocking_portal(name='funccall-mcp'))
-            stack.callback(setattr, self, '_portal', None)
-            stack.enter_context(self._portal.wrap_async_context_manager(self._open(self._call)))
-            self._stack = stack.pop_all()
-        return self
-
-    def __exit__(self, *exc) -> bool:
-        # the SDK's task groups wrap an error leaving the block (a failed call's `MCPToolError`) in an exception group
-        try: return self._stack.__exit__(*exc)
-        except Exception as e: return _unwrapped(e, exc)
-
-    async def __aenter__(self) -> MCPClient:
-        with _one_error():
-            async with AsyncExitStack() as stack:
-                await stack.enter_async_context(self._open(self._acall))
-                self._stack = stack.pop_all()
-        return self
-
-    async def __aexit__(self, *exc) -> bool:
-        try: return await self._stack.__aexit__(*exc)
-        except Exception as e: return _unwrapped(e, exc)
+__all__ = ['MCPContext', 'context_params', 'mk_server', 'mk_asgi_app', 'output_schema', 'TASKS', 'ERRORS']
 
 # --- the server ---------------------------------------------------------------------------------------
 
 _log = logging.getLogger('funccall.mcp')
-_WRAP = 'x-fastmcp-wrap-result'  # fastmcp's mark of an output schema that wraps its value as `{"result": value}`: its client unwraps it
 _KEY = 'funccall-confirm'        # the key of the confirmation question in an `input_required` round trip
 _TRACE = '\nTraceback (most recent call last):'  # where `error_text`'s frames start: they stay in the server's log
 _CONTENT = (types.TextContent, types.ImageContent, types.AudioContent, types.ResourceLink, types.EmbeddedResource)
@@ -425,7 +76,7 @@ class _BadAnswer(BaseException):
     "A client's answer that doesn't fit the form asked: the call ends as the client's error (-32602), before the tool sees it"
     # a BaseException, as `_InputRequired`: no `except Exception` in the tool turns the client's mistake into the tool's
 
-_MAX_ANSWER = 16 * 1024  # characters of JSON: the most an answer to one form may hold (a state carries a call's answers: see `_mcpstate`)
+_MAX_ANSWER = 16 * 1024  # characters of JSON: the most an answer to one form may hold (a state carries a call's answers: see `_state`)
 
 @functools.lru_cache(maxsize=64)
 def _form(schema: str):
@@ -615,7 +266,7 @@ def _output(t: Tool) -> tuple[dict | None, bool]:
     ref = s.get('$ref', '')
     target = defs.get(ref.rsplit('/', 1)[-1], {}) if ref.startswith('#/$defs/') and len(s) == 1 else s
     wrapped = target.get('type') != 'object'
-    s = {'type': 'object', 'properties': {'result': s}, 'required': ['result'], _WRAP: True} if wrapped else dict(target)
+    s = {'type': 'object', 'properties': {'result': s}, 'required': ['result'], WRAP: True} if wrapped else dict(target)
     return ({**s, '$defs': defs} if defs else s), wrapped
 
 def output_schema(
@@ -623,17 +274,6 @@ def output_schema(
 ) -> dict | None:  # the JSON Schema of its structured results, `None` when it has none
     "The `outputSchema` of `t` from its return annotation: an object as it is, any other value wrapped as `{'result': value}`"
     return _output(t)[0]
-
-def _value_schema(s: dict | None) -> dict | None:
-    "The schema of the value a built tool returns: the output schema, or what it wraps as `{'result': value}`"
-    if not _wrapper(s): return s
-    return {**s['properties']['result'], **({'$defs': s['$defs']} if '$defs' in s else {})}
-
-def _wrapper(s: dict | None) -> bool:
-    "Whether output schema `s` wraps a value as `{'result': value}`: fastmcp marks it; funccall's server sends the bare shape"
-    if not s: return False
-    if s.get(_WRAP): return True
-    return set(s) - {'$defs', _WRAP} == {'type', 'properties', 'required'} and list(s['properties']) == ['result'] and s['required'] == ['result']
 
 _CLOSED = ('dataclass', 'typeddict', 'namedtuple')  # the class kinds whose call refuses a key they don't have (a pydantic model ignores it)
 
@@ -682,20 +322,24 @@ def _mcp_tool(t: Tool, out: dict | None) -> types.Tool:
 
 def _error(text: str) -> types.CallToolResult: return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
-_PKG = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # funccall's own folder (this is funccall/mcp/server.py)
+
+def _ours(fn: str) -> bool:
+    "Whether source file `fn` is funccall's own"
+    return os.path.abspath(fn).startswith(_PKG)
 
 def _tool_frames(e: BaseException) -> tuple:
     "`e` to log with the frames of its traceback outside funccall: the pipeline's (hooks, retries, threads) tell the operator nothing"
     kept, tb = [], e.__traceback__
     while tb is not None:
-        if not tb.tb_frame.f_code.co_filename.startswith(_PKG): kept.append(tb)
+        if not _ours(tb.tb_frame.f_code.co_filename): kept.append(tb)
         tb = tb.tb_next
     if not kept: return type(e), e, e.__traceback__  # a failure inside funccall itself keeps every frame
     out = None
     for t in reversed(kept): out = TracebackType(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
     return type(e), e, out
 
-_ERRORS = ('type', 'message')  # what an error result says of an exception raised in a tool: `mk_server(errors=)`
+ERRORS = ('type', 'message')  # what an error result says of an exception raised in a tool: `mk_server(errors=)`
 
 def _type_name(e: BaseException) -> str:
     "The exception's type as a traceback names it: `ZeroDivisionError`, `sqlite3.OperationalError`"
@@ -706,15 +350,13 @@ def _said(e: BaseException, text: str, errors: str) -> str:
     "What the client reads of `e`, a tool's own exception whose full text is `text`: its type, or with errors='message' its message too"
     return text.split(_TRACE, 1)[0] if errors == 'message' else _type_name(e)
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-
 def _models(r: ToolResult) -> bool:
     """Whether failure `r` is the client's call, told in funccall's own words: a refusal, or a bad name or arguments that
     funccall found itself. A `ToolInputError` raised in the tool's own code (or a hook's) is the tool's: it may hold
     the server's state (a tool's own `call_func` of a server value, say)"""
     if r.exception is None or r.failure == 'declined': return True
     if r.failure not in ('name', 'arguments'): return False
-    return all(os.path.dirname(os.path.abspath(f.f_code.co_filename)) == _HERE for f, _ in traceback.walk_tb(r.exception.__traceback__))
+    return all(_ours(f.f_code.co_filename) for f, _ in traceback.walk_tb(r.exception.__traceback__))
 
 def _failed(r: ToolResult, text: str, errors: str) -> types.CallToolResult:
     """A failure as the client gets it: funccall's own words for a bad call, a refusal or a timeout; for the tool's own
@@ -758,18 +400,13 @@ def _result(r: ToolResult, out: dict | None, wrapped: bool, check, version: str,
 
 def _unsendable(tool: str, e: Exception, errors: str) -> types.CallToolResult:
     _log.warning('Tool %r: its value could not be sent', tool, exc_info=e)
-    return _error(f"The value of tool {tool!r} can't be sent as JSON: {_said(e, f'{type(e).__name__}: {_short(e)}', errors)}")
+    return _error(f"The value of tool {tool!r} can't be sent as JSON: {_said(e, f'{type(e).__name__}: {short(e)}', errors)}")
 
 def _misfit(tool: str, problems: list) -> types.CallToolResult:
     "A value that breaks its own output schema: an error result, never structured content a client would refuse"
     _log.warning('Tool %r: value does not fit its output schema: %s', tool, problems)
     said = '; '.join(f'{p.path or "value"}: {p.message}' for p in problems[:3])
     return _error(f"The value of tool {tool!r} does not fit its output schema: {said}")
-
-def _short(e: BaseException, n: int=500) -> str:
-    try: s = str(e)
-    except Exception: s = f'<{type(e).__name__} whose message fails>'
-    return s if len(s) <= n else s[:n] + '...'
 
 def _checker(out: dict | None, nm: str):
     "`problems(value)` for output schema `out`"
@@ -797,7 +434,7 @@ def mk_server(
     A tool named in `tasks` answers a client that declared the tasks extension with a task at once, and runs on;
     the client polls (`tasks/get`), cancels (`tasks/cancel`) and reads the result, from any connection to any worker
     sharing the `store`. A client that didn't declare the extension gets the result as from any other tool."""
-    if errors not in _ERRORS: raise ValueError(f"mk_server: errors is 'type' or 'message', not {errors!r}")
+    if errors not in ERRORS: raise ValueError(f"mk_server: errors is 'type' or 'message', not {errors!r}")
     box, ctxs = _toolbox(tools, injected)
     tasks = _task_tools(box, tasks)
     sealer = Sealer(secret, state_ttl, state_store or (store if hasattr(store, 'add') else None))
@@ -845,7 +482,7 @@ def mk_server(
     def pipeline_failed(t: Tool, e: Exception) -> types.CallToolResult:
         "The pipeline itself failed (a hook, an injected value): the client gets what `errors` says"
         _log.exception('Tool %r failed', t.name)
-        return _error(_said(e, f"{type(e).__name__}: {_short(e)}", errors))
+        return _error(_said(e, f"{type(e).__name__}: {short(e)}", errors))
 
     def finished(t: Tool, r: ToolResult, version: str) -> types.CallToolResult:
         if isinstance(r.exception, StopRun): return _failed(r, error_text(r.exception), errors)  # a client's loop has no stop: the call failed
@@ -944,7 +581,7 @@ class _Tasks:
         "Task `tid`'s record; while the store fails (Redis down), a `working` one: the task runs on, and is looked at again"
         try: return self.store.get(tid)
         except Exception as e:
-            _log.warning('Task %s: its store failed (%s: %s); it runs on', tid, type(e).__name__, _short(e))
+            _log.warning('Task %s: its store failed (%s: %s); it runs on', tid, type(e).__name__, short(e))
             return {'status': 'working'}
 
     async def _finish(self, tid: str, rec: dict) -> None:
@@ -955,7 +592,7 @@ class _Tasks:
                 self.store.finish(tid, rec)
                 return
             except Exception as e:
-                _log.warning('Task %s: its store failed (%s: %s); %s', tid, type(e).__name__, _short(e),
+                _log.warning('Task %s: its store failed (%s: %s); %s', tid, type(e).__name__, short(e),
                              'its end is lost' if time.monotonic() > give_up else 'trying again')
                 if time.monotonic() > give_up: return
             await asyncio.sleep(_POLL)
@@ -1077,119 +714,4 @@ def mk_asgi_app(
     return server.streamable_http_app(streamable_http_path=path, stateless_http=stateless,
                                       transport_security=_security(host, allow_hosts, allow_origins))
 
-@contextmanager
-def _stdout_to_stderr():
-    "Send what Python code and child processes write to stdout to stderr instead: over stdio, stdout carries the protocol"
-    sys.stdout.flush()
-    saved, old = os.dup(1), sys.stdout
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    try: yield
-    finally:
-        sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
-        sys.stdout = old
-
-async def _serve_stdio(server: Server) -> None:
-    # the SDK points fd 1 at stderr while it serves; `sys.stdout` too, so a tool's `print` never reaches the protocol
-    async with stdio_server() as (r, w):
-        old, sys.stdout = sys.stdout, sys.stderr
-        try: await server.run(r, w, server.create_initialization_options())
-        finally: sys.stdout = old
-
-def _host_port(http: str) -> tuple[str, int]:
-    host, _, port = http.rpartition(':')
-    if not port.isdigit(): raise ValueError(f"--http takes HOST:PORT, e.g. 127.0.0.1:8000, not {http!r}")
-    return host.strip('[]') or '127.0.0.1', int(port)
-
-def _run(server, http: str | None, allow_hosts=(), allow_origins=(), workers: int=1) -> None:
-    "Serve `server` (a `Server`, or with `workers` > 1 the config each worker loads) over stdio or streamable HTTP"
-    if http is None: return anyio.run(_serve_stdio, server)
-    import uvicorn  # the MCP SDK's own dependency for HTTP
-    host, port = _host_port(http)
-    where = f'[{host}]' if ':' in host else host  # an IPv6 address
-    name = server['name'] if isinstance(server, dict) else server.name  # (with `workers`, the config each worker loads)
-    print(f"funccall mcp: serving {name!r} over streamable HTTP at http://{where}:{port}/mcp (Ctrl-C stops)", file=sys.stderr)
-    try:
-        if workers > 1:
-            _run_workers(uvicorn, {**server, 'host': host, 'allow_hosts': list(allow_hosts), 'allow_origins': list(allow_origins)}, port, workers)
-        else: uvicorn.run(mk_asgi_app(server, host, allow_hosts, allow_origins), host=host, port=port, log_level='warning')
-    except KeyboardInterrupt: pass
-
-def _run_workers(uvicorn, cfg: dict, port: int, workers: int) -> None:
-    "uvicorn's worker processes, each loading the tools itself from `cfg`, which reaches it pickled, never in the environment"
-    from uvicorn.supervisors import Multiprocess
-    config = uvicorn.Config(WorkerApp(cfg), factory=True, host=cfg['host'], port=port, workers=workers, log_level='warning')
-    Multiprocess(config, sockets=[config.bind_socket()]).run()  # (what `uvicorn.run` does with workers, which takes only an import string)
-
-def serve(
-    tools,                  # the tools, as `mk_server` takes them
-    name: str='funccall',   # the server's name, as clients see it
-    http: str=None,         # 'HOST:PORT' to serve streamable HTTP at http://HOST:PORT/mcp; default: stdio
-    injected: dict=None,    # the application's values for the tools' injected parameters
-    allow_hosts=(),         # more Host header values to accept over HTTP (loopback names always are)
-    allow_origins=(),       # more Origin header values to accept over HTTP
-    errors: str='type',     # what an error result says of a tool's own exception: 'type' only, or 'message' (type and message)
-) -> None:
-    "Serve `tools` as an MCP server over stdin/stdout until the client hangs up, or over streamable HTTP until stopped"
-    _run(mk_server(tools, name, injected, errors=errors), http, allow_hosts, allow_origins)
-
-# --- the command line ---------------------------------------------------------------------------------
-
-def _take_secret() -> str | None:
-    """The secret in the environment, taken out of it: out of `os.environ`, so no subprocess a tool starts inherits it,
-    and its bytes overwritten where the C library keeps them, which on Linux is the process's starting environment that
-    `/proc/PID/environ` shows any process of the same user (a tool's subprocess reading its parent's, say)"""
-    _wipe_env(SECRET_ENV)
-    return os.environ.pop(SECRET_ENV, None) or None
-
-def _wipe_env(name: str) -> None:
-    "Overwrite the C library's copy of environment variable `name`'s value with zero bytes (Python's own copy is left)"
-    import ctypes
-    try:
-        libc = ctypes.CDLL(None)  # this process's C library
-        libc.getenv.restype = ctypes.c_void_p
-    except (OSError, TypeError, AttributeError): return  # no C library to reach (Windows): nothing shows its environment
-    if p := libc.getenv(name.encode()): ctypes.memset(p, 0, len(ctypes.string_at(p)))
-
-def main(
-    argv: list[str] | None = None,  # the arguments after `python -m funccall.mcp` (default: `sys.argv[1:]`)
-) -> int:                           # the exit status
-    "Run `python -m funccall.mcp serve TARGET ... [--http HOST:PORT] [--workers N] [--allow-host H] [--allow-origin O]`"
-    ap = argparse.ArgumentParser(prog='python -m funccall.mcp', description='Serve Python functions as an MCP server.')
-    sub = ap.add_subparsers(dest='cmd', required=True)
-    sp = sub.add_parser('serve', help="serve TARGETs' tools over stdio, or streamable HTTP",
-                        epilog='TARGET: module (its public documented functions), module:name, or path/to/file.py[:name]')
-    sp.add_argument('targets', nargs='+', metavar='TARGET', help='where the tools are')
-    sp.add_argument('--name', default='funccall', help='the server name clients see (default: funccall)')
-    sp.add_argument('--http', metavar='HOST:PORT', help='serve streamable HTTP at http://HOST:PORT/mcp instead of stdio')
-    sp.add_argument('--workers', type=int, default=1, metavar='N', help='with --http: N worker processes (uvicorn\'s), stateless')
-    sp.add_argument('--allow-host', action='append', default=[], metavar='HOST', help='with --http: accept this Host header too (repeatable)')
-    sp.add_argument('--allow-origin', action='append', default=[], metavar='ORIGIN', help='with --http: accept this Origin too (repeatable)')
-    sp.add_argument('--errors', choices=_ERRORS, default='type',
-                    help="what an error result says of a tool's own exception: its type (default), or type and message")
-    sp.add_argument('--task', action='append', default=[], metavar='TOOL', help='serve this long-running tool as an MCP task (repeatable)')
-    sp.add_argument('--redis', metavar='URL', help='keep tasks and used answers in this Redis (redis://HOST:PORT/DB), shared by workers')
-    args = ap.parse_args(argv)
-    secret = _take_secret()  # before any tool loads
-    try:
-        if args.workers < 1 or (args.workers > 1 and not args.http): raise ValueError("--workers takes a number >= 1, with --http")
-        if args.task and args.workers > 1 and not args.redis:
-            raise ValueError("--task with --workers needs --redis URL: every worker must see every task")
-        if args.http: _host_port(args.http)
-        with _stdout_to_stderr():  # what the tools' modules print as they load must not reach the protocol
-            fs = [f for t in args.targets for f in load_target(t)]
-        if not fs: raise TargetError(f"no public functions with docstrings in {' '.join(args.targets)}")
-        store = RedisStore(args.redis) if args.redis else None
-        # with workers too: a mistake in the tools shows here, once
-        server = mk_server(fs, args.name, secret=secret, errors=args.errors, tasks=args.task, store=store)
-    except (TargetError, SchemaError, TypeError, ValueError) as e:
-        print(f"funccall mcp: {e}", file=sys.stderr)
-        return 2
-    if args.workers > 1: server = {'targets': args.targets, 'name': args.name, 'secret': secret or secrets.token_hex(32), 'errors': args.errors,
-                                   'tasks': args.task, 'redis': args.redis}
-    _run(server, args.http, args.allow_host, args.allow_origin, args.workers)
-    return 0
-
-if __name__ == '__main__': sys.exit(main())
+MCPContext.__module__ = 'funccall.mcp'  # shown by the name users import it by

@@ -17,7 +17,7 @@ the client itself sent (its arguments' digest, its own answers).
 Single use is kept in memory: each process remembers the nonces it accepted until they expire, at most `max_used` of
 them (beyond that it refuses new answers rather than forget one). Several workers share no memory, so a state accepted
 by one worker could be replayed once on each other worker within its expiry: where that matters, give the workers one
-Redis (`mk_server(store=RedisStore(url))`, `--redis URL`: see `funccall._mcpstore`), or pass `mk_server(state_store=...)`
+Redis (`mk_server(store=RedisStore(url))`, `--redis URL`: see `funccall.mcp._store`), or pass `mk_server(state_store=...)`
 anything shared with `NonceStore`'s `add`.
 """
 from __future__ import annotations

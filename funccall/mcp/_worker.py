@@ -17,13 +17,13 @@ class WorkerApp:
     def __repr__(self) -> str: return f"WorkerApp({self.cfg.get('targets')!r})"  # never the secret, in a log line
 
     def __call__(self):
-        from ._load import load_target
-        from .mcp import mk_asgi_app
+        from .._load import load_target
+        from .server import mk_asgi_app
         c = self.cfg
         with contextlib.redirect_stdout(sys.stderr): fs = [f for t in c['targets'] for f in load_target(t)]  # what modules print as they load
         store = None
         if c.get('redis'):
-            from ._mcpstore import RedisStore
+            from ._store import RedisStore
             store = RedisStore(c['redis'])
         return mk_asgi_app(fs, c['host'], c['allow_hosts'], c['allow_origins'], stateless=True, name=c['name'],
                            secret=c['secret'], errors=c['errors'], tasks=c.get('tasks', ()), store=store)

@@ -1,0 +1,140 @@
+"""Serving from the command line, and the serving loop behind `serve`: `funccall mcp serve TARGET ... [--http HOST:PORT
+[--workers N] [--allow-host H] [--allow-origin O]] [--errors type|message] [--task TOOL] [--redis URL]` (or `python -m
+funccall.mcp serve ...`). Over stdio, whatever the tools (or their modules, as they load) print goes to stderr; over
+HTTP uvicorn serves, in one process or `--workers N`, each loading the tools itself from a config handed to it
+pickled (`funccall.mcp._worker`)."""
+from __future__ import annotations
+
+import argparse, os, secrets, sys
+from contextlib import contextmanager
+
+try:
+    import anyio
+    from mcp.server import Server
+    from mcp.server.stdio import stdio_server
+except ImportError as e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` and `mcp_types`
+    raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({e}): pip install 'funccall[mcp]'") from e
+
+from ._state import SECRET_ENV
+from ._store import RedisStore
+from ._worker import WorkerApp
+from .._load import TargetError, load_target
+from .._types import SchemaError
+from .server import ERRORS, mk_asgi_app, mk_server
+
+__all__ = ['serve', 'main']
+
+@contextmanager
+def _stdout_to_stderr():
+    "Send what Python code and child processes write to stdout to stderr instead: over stdio, stdout carries the protocol"
+    sys.stdout.flush()
+    saved, old = os.dup(1), sys.stdout
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    try: yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+        sys.stdout = old
+
+async def _serve_stdio(server: Server) -> None:
+    # the SDK points fd 1 at stderr while it serves; `sys.stdout` too, so a tool's `print` never reaches the protocol
+    async with stdio_server() as (r, w):
+        old, sys.stdout = sys.stdout, sys.stderr
+        try: await server.run(r, w, server.create_initialization_options())
+        finally: sys.stdout = old
+
+def _host_port(http: str) -> tuple[str, int]:
+    host, _, port = http.rpartition(':')
+    if not port.isdigit(): raise ValueError(f"--http takes HOST:PORT, e.g. 127.0.0.1:8000, not {http!r}")
+    return host.strip('[]') or '127.0.0.1', int(port)
+
+def _run(server, http: str | None, allow_hosts=(), allow_origins=(), workers: int=1) -> None:
+    "Serve `server` (a `Server`, or with `workers` > 1 the config each worker loads) over stdio or streamable HTTP"
+    if http is None: return anyio.run(_serve_stdio, server)
+    import uvicorn  # the MCP SDK's own dependency for HTTP
+    host, port = _host_port(http)
+    where = f'[{host}]' if ':' in host else host  # an IPv6 address
+    name = server['name'] if isinstance(server, dict) else server.name  # (with `workers`, the config each worker loads)
+    print(f"funccall mcp: serving {name!r} over streamable HTTP at http://{where}:{port}/mcp (Ctrl-C stops)", file=sys.stderr)
+    try:
+        if workers > 1:
+            _run_workers(uvicorn, {**server, 'host': host, 'allow_hosts': list(allow_hosts), 'allow_origins': list(allow_origins)}, port, workers)
+        else: uvicorn.run(mk_asgi_app(server, host, allow_hosts, allow_origins), host=host, port=port, log_level='warning')
+    except KeyboardInterrupt: pass
+
+def _run_workers(uvicorn, cfg: dict, port: int, workers: int) -> None:
+    "uvicorn's worker processes, each loading the tools itself from `cfg`, which reaches it pickled, never in the environment"
+    from uvicorn.supervisors import Multiprocess
+    config = uvicorn.Config(WorkerApp(cfg), factory=True, host=cfg['host'], port=port, workers=workers, log_level='warning')
+    Multiprocess(config, sockets=[config.bind_socket()]).run()  # (what `uvicorn.run` does with workers, which takes only an import string)
+
+def serve(
+    tools,                  # the tools, as `mk_server` takes them
+    name: str='funccall',   # the server's name, as clients see it
+    http: str=None,         # 'HOST:PORT' to serve streamable HTTP at http://HOST:PORT/mcp; default: stdio
+    injected: dict=None,    # the application's values for the tools' injected parameters
+    allow_hosts=(),         # more Host header values to accept over HTTP (loopback names always are)
+    allow_origins=(),       # more Origin header values to accept over HTTP
+    errors: str='type',     # what an error result says of a tool's own exception: 'type' only, or 'message' (type and message)
+) -> None:
+    "Serve `tools` as an MCP server over stdin/stdout until the client hangs up, or over streamable HTTP until stopped"
+    _run(mk_server(tools, name, injected, errors=errors), http, allow_hosts, allow_origins)
+
+# --- the command line ---------------------------------------------------------------------------------
+
+def _take_secret() -> str | None:
+    """The secret in the environment, taken out of it: out of `os.environ`, so no subprocess a tool starts inherits it,
+    and its bytes overwritten where the C library keeps them, which on Linux is the process's starting environment that
+    `/proc/PID/environ` shows any process of the same user (a tool's subprocess reading its parent's, say)"""
+    _wipe_env(SECRET_ENV)
+    return os.environ.pop(SECRET_ENV, None) or None
+
+def _wipe_env(name: str) -> None:
+    "Overwrite the C library's copy of environment variable `name`'s value with zero bytes (Python's own copy is left)"
+    import ctypes
+    try:
+        libc = ctypes.CDLL(None)  # this process's C library
+        libc.getenv.restype = ctypes.c_void_p
+    except (OSError, TypeError, AttributeError): return  # no C library to reach (Windows): nothing shows its environment
+    if p := libc.getenv(name.encode()): ctypes.memset(p, 0, len(ctypes.string_at(p)))
+
+def main(
+    argv: list[str] | None = None,  # the arguments after `python -m funccall.mcp` (default: `sys.argv[1:]`)
+) -> int:                           # the exit status
+    "Run `python -m funccall.mcp serve TARGET ... [--http HOST:PORT] [--workers N] [--allow-host H] [--allow-origin O]`"
+    ap = argparse.ArgumentParser(prog='python -m funccall.mcp', description='Serve Python functions as an MCP server.')
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    sp = sub.add_parser('serve', help="serve TARGETs' tools over stdio, or streamable HTTP",
+                        epilog='TARGET: module (its public documented functions), module:name, or path/to/file.py[:name]')
+    sp.add_argument('targets', nargs='+', metavar='TARGET', help='where the tools are')
+    sp.add_argument('--name', default='funccall', help='the server name clients see (default: funccall)')
+    sp.add_argument('--http', metavar='HOST:PORT', help='serve streamable HTTP at http://HOST:PORT/mcp instead of stdio')
+    sp.add_argument('--workers', type=int, default=1, metavar='N', help='with --http: N worker processes (uvicorn\'s), stateless')
+    sp.add_argument('--allow-host', action='append', default=[], metavar='HOST', help='with --http: accept this Host header too (repeatable)')
+    sp.add_argument('--allow-origin', action='append', default=[], metavar='ORIGIN', help='with --http: accept this Origin too (repeatable)')
+    sp.add_argument('--errors', choices=ERRORS, default='type',
+                    help="what an error result says of a tool's own exception: its type (default), or type and message")
+    sp.add_argument('--task', action='append', default=[], metavar='TOOL', help='serve this long-running tool as an MCP task (repeatable)')
+    sp.add_argument('--redis', metavar='URL', help='keep tasks and used answers in this Redis (redis://HOST:PORT/DB), shared by workers')
+    args = ap.parse_args(argv)
+    secret = _take_secret()  # before any tool loads
+    try:
+        if args.workers < 1 or (args.workers > 1 and not args.http): raise ValueError("--workers takes a number >= 1, with --http")
+        if args.task and args.workers > 1 and not args.redis:
+            raise ValueError("--task with --workers needs --redis URL: every worker must see every task")
+        if args.http: _host_port(args.http)
+        with _stdout_to_stderr():  # what the tools' modules print as they load must not reach the protocol
+            fs = [f for t in args.targets for f in load_target(t)]
+        if not fs: raise TargetError(f"no public functions with docstrings in {' '.join(args.targets)}")
+        store = RedisStore(args.redis) if args.redis else None
+        # with workers too: a mistake in the tools shows here, once
+        server = mk_server(fs, args.name, secret=secret, errors=args.errors, tasks=args.task, store=store)
+    except (TargetError, SchemaError, TypeError, ValueError) as e:
+        print(f"funccall mcp: {e}", file=sys.stderr)
+        return 2
+    if args.workers > 1: server = {'targets': args.targets, 'name': args.name, 'secret': secret or secrets.token_hex(32), 'errors': args.errors,
+                                   'tasks': args.task, 'redis': args.redis}
+    _run(server, args.http, args.allow_host, args.allow_origin, args.workers)
+    return 0

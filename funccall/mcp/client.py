@@ -1,0 +1,367 @@
+"""An MCP server's tools as Python callables.
+
+`MCPClient` connects to a server (a command over stdio, a streamable-HTTP URL, or an in-process `Server`) and
+rebuilds each of its tools with `mk_tool`, so arguments are checked against the tool's schema before they are
+sent. Entered with `with`, the tools are plain functions (the session runs on an event loop in a background
+thread); entered with `async with`, they are coroutine functions. A result comes back as a Python value: the
+structured content when the server gives it, else the content items, a text item as `str` and any other item
+(image, audio, resource) as its MCP JSON dict, exactly as on the wire (base64 `data`/`blob`, `mimeType`); one
+item on its own, several as a list, none as `None`. A result the server flags `isError`, or a JSON-RPC error,
+raises `MCPToolError` in the server's words; a connection that ends fails every pending call with
+`MCPConnectionError`. `on_elicit=`/`on_sample=` answer the server's questions and sampling requests, `headers=`
+and `auth=` reach servers behind a gate, `prefix=` renames the tools so several servers share one toolbox.
+
+`MCPClient` builds each tool on its own: a tool whose schema can't be built (or that runs only as a task on a server
+declaring no tasks) is left out, warned about and listed in `.skipped`, and the others work. Connecting (handshake
+and tool list) takes at most `timeout` seconds in all; any failure to connect is `MCPConnectionError`, saying why (a
+command's exit status and last lines on stderr too). A tool that runs as an MCP task is a plain call all the same
+(a task-only tool of 2025-11-25, SEP-1686; any tool a 2026-07-28 server answers with a task, SEP-2663: see
+`funccall.mcp._tasks`): `task_timeout` bounds it, and `on_progress` gets its status messages.
+"""
+from __future__ import annotations
+
+import inspect, logging, math, shlex, warnings
+from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
+from functools import partial
+from typing import Any
+
+try:
+    import anyio
+    import mcp_types as types
+    from anyio.from_thread import start_blocking_portal
+    from mcp import Client, StdioServerParameters, stdio_client
+    from mcp.shared.exceptions import MCPError
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+except ImportError as e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` and `mcp_types`
+    raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({e}): pip install 'funccall[mcp]'") from e
+
+from .. import _trace
+from ._stdio import StderrTail, exit_note, spawned
+from ._tasks import TaskFailed, TasksExtension, Waiting, can_run_tasks, needs_task, run_task, waiting
+from .._types import SchemaError
+from ..inverse import mk_tool
+from ._wire import is_wrapper, short, value_schema
+
+__all__ = ['MCPClient', 'MCPToolError', 'MCPConnectionError']
+
+_log = logging.getLogger('funccall.mcp')  # (the server's logger too: one name for funccall's MCP side)
+
+class MCPToolError(RuntimeError):
+    "A tool call that failed at the server: an `isError` result, or a JSON-RPC error; the message is the server's text"
+    def __init__(self, text: str, tool: str=None, code: int=None):
+        super().__init__(text or f"Tool {tool!r} failed")
+        self.tool, self.code = tool, code  # the tool's name; the JSON-RPC error code, for a protocol error
+
+class MCPConnectionError(MCPError, ConnectionError):
+    "The connection to the MCP server failed or closed: every call pending on it fails with this, at once"
+
+# --- results: MCP content -> Python values ------------------------------------------------------------
+
+def _item(c) -> Any:
+    "A content item: text as `str`, anything else as its MCP JSON dict (camelCase keys, base64 data)"
+    if c.type == 'text': return c.text
+    return c.model_dump(mode='json', by_alias=True, exclude_none=True)
+
+def _value(tool: str, r: types.CallToolResult, wrapped: bool=False) -> Any:
+    "The Python value of tool result `r` (`wrapped`: its output schema wraps it as `{'result': value}`); raises `MCPToolError` for an error"
+    if r.is_error: raise MCPToolError('\n'.join(c.text for c in r.content if c.type == 'text'), tool)
+    sc = r.structured_content
+    if sc is not None: return sc['result'] if wrapped and isinstance(sc, dict) and set(sc) == {'result'} else sc
+    vs = [_item(c) for c in r.content]
+    return vs[0] if len(vs) == 1 else vs or None
+
+# --- the client ---------------------------------------------------------------------------------------
+
+def _is_url(s) -> bool: return isinstance(s, str) and s.startswith(('http://', 'https://'))
+
+def _server(server, env: dict | None, cwd) -> Any:
+    "What `mcp.Client` takes for `server`: a URL as is, a command as `StdioServerParameters`"
+    if isinstance(server, (list, tuple)) and len(server) == 1 and _is_url(server[0]): server = server[0]  # `funccall mcp list URL`
+    if _is_url(server): return server
+    if isinstance(server, str): server = shlex.split(server)
+    if isinstance(server, (list, tuple)):
+        if not server: raise ValueError("MCPClient: the server command is empty")
+        return StdioServerParameters(command=str(server[0]), args=[str(a) for a in server[1:]], env=env, cwd=cwd)
+    return server
+
+def _undecodable(m) -> bool:
+    "Whether `m`, a line the SDK's stdio transport could not read as a message, held bytes that aren't UTF-8"
+    try: line = m.errors()[0]['input']  # pydantic's error for the line, which carries the line
+    except Exception: return False
+    return isinstance(line, str) and '\ufffd' in line
+
+@asynccontextmanager
+async def _stdio(params: StdioServerParameters, tail: StderrTail, procs: list):
+    """The SDK's stdio transport, except that a reply that isn't UTF-8 ends the connection: the calls waiting on it
+    fail at once (the SDK would log the line and let them wait for their timeout). Other unreadable lines are logged
+    and skipped, as the SDK does. The process goes into `procs`, for its exit status."""
+    # bytes that aren't UTF-8 are read as U+FFFD (rather than crash the SDK's reader), and the line then fails as JSON
+    params = params.model_copy(update={'encoding_error_handler': 'replace'})
+    async with AsyncExitStack() as stack:
+        with spawned() as box, tail.child:  # our copy of the stderr pipe closed once spawned: its tail ends with the command
+            read, write = await stack.enter_async_context(stdio_client(params, errlog=tail.child))
+        procs += box
+        send, recv = anyio.create_memory_object_stream(0)
+        async def pump():
+            async with send:
+                async for m in read:
+                    if isinstance(m, Exception) and _undecodable(m):
+                        _log.warning('The MCP server %r sent bytes that are not UTF-8: closing the connection', params.command)
+                        return
+                    await send.send(m)
+        async with recv, anyio.create_task_group() as tg:
+            tg.start_soon(pump)
+            try: yield recv, write
+            finally: tg.cancel_scope.cancel()
+
+async def _answer(fn, *args):
+    "Call a user's callback, sync (in a worker thread: it may wait for a person) or async"
+    if inspect.iscoroutinefunction(fn): return await fn(*args)
+    v = await anyio.to_thread.run_sync(partial(fn, *args))
+    return await v if inspect.isawaitable(v) else v
+
+_STOP_GRACE = 2.0  # seconds the SDK's stdio client waits for a command to exit once its stdin is closed
+
+@contextmanager
+def _one_error():
+    "Raise the one error inside nested exception groups: the SDK's task groups wrap even a single failure to connect"
+    try: yield
+    except Exception as e: _unwrapped(e, (None, None, None))
+
+def _unwrapped(e: Exception, exc) -> bool:
+    """Leaving a client's block with `exc` (a `sys.exc_info()`) raised `e`: re-raise the one error inside it; False when that
+    is `exc` itself, so the caller's own error goes on untouched (its traceback and cause)"""
+    if (one := _single(e)) is exc[1]: return False
+    if one is e: raise e
+    raise one from None
+
+def _single(e: BaseException) -> BaseException:
+    "The one error inside nested exception groups of one error each, else `e`"
+    while isinstance(getattr(e, 'exceptions', None), tuple) and len(e.exceptions) == 1: e = e.exceptions[0]
+    return e
+
+class MCPClient:
+    "A connection to an MCP server whose tools are Python callables: sync inside `with`, async inside `async with`"
+    def __init__(
+        self,
+        server,                # a command (list of args, or one string split like a shell's), a streamable-HTTP URL, or anything `mcp.Client` takes
+        env: dict=None,        # extra environment variables for a command (it inherits only PATH, HOME and a few more)
+        cwd=None,              # working directory for a command
+        timeout: float=60,     # seconds to wait for each reply from the server, and for connecting (stopping a silent command included)
+        check: bool=True,      # check arguments against each tool's schema before sending (see `mk_tool`)
+        errlog=None,           # where a command's stderr goes: a file, `subprocess.DEVNULL`, or `None` for this process's own
+        on_elicit=None,        # `on_elicit(message, schema)`, sync or async, answers form questions: a dict, `None` to decline, or an `ElicitResult`
+        on_sample=None,        # `on_sample(params)`, sync or async, answers the server's sampling requests: text, or a `CreateMessageResult`
+        headers: dict=None,    # HTTP headers for every request to a URL (an API key, ...)
+        auth=None,             # an `httpx2.Auth` for a URL, such as the SDK's `mcp.client.auth.OAuthClientProvider`
+        prefix: str='',        # put before each tool's name (`prefix='git_'`: `git_status`), so several servers share one toolbox
+        validate_output=True,  # check structured results against each tool's output schema: True raises `MCPToolError`, 'warn' warns, False skips
+        on_progress=None,      # `on_progress(tool, progress, total, message)`, sync or async: progress reports, a task's status messages
+        task_timeout: float=3600,  # seconds a tool run as an MCP task may take in all (then it is cancelled at the server); `math.inf`: no limit
+    ):
+        self.server, self.timeout, self.check, self.errlog = _server(server, env, cwd), timeout, check, errlog
+        if validate_output not in (True, False, 'warn'): raise ValueError("MCPClient: validate_output is True, False or 'warn'")
+        self.on_elicit, self.on_sample, self.headers, self.auth = on_elicit, on_sample, headers, auth
+        self.prefix, self.validate_output, self.on_progress, self.task_timeout = prefix, validate_output, on_progress, task_timeout
+        self._tasked: set[str] = set()  # the tools (as the server spells them) that run only as tasks
+        self._client = self._portal = self._stack = None
+        self._specs, self._tools, self._wrapped = [], {}, set()
+        self.skipped: list[tuple[str, str]] = []  # (name, reason) of each tool of the server that couldn't be built
+
+    def tools(self) -> dict:  # tool name (as the server spells it) -> callable; also a namespace for `call_func`
+        "The server's tools as functions with their schemas' signatures, listed when the connection opened"
+        if self._client is None: raise RuntimeError("MCPClient is not connected: use `with MCPClient(...) as c:` or `async with`")
+        return dict(self._tools)
+
+    def schemas(self) -> list:  # `{'name', 'description', 'input_schema'}` dicts, as `get_schema` makes them
+        "The server's tool definitions in funccall's format, to hand to a model"
+        self.tools()  # the same check: a connection must be open
+        return [{'name': self.prefix + t.name, 'description': t.description or '', 'input_schema': t.input_schema} for t in self._specs]
+
+    async def _elicit(self, ctx, params) -> types.ElicitResult:
+        if isinstance(params, types.ElicitRequestURLParams): return types.ElicitResult(action='decline')  # no browser to send the user to
+        v = await _answer(self.on_elicit, params.message, params.requested_schema)
+        if isinstance(v, types.ElicitResult): return v
+        if v is None: return types.ElicitResult(action='decline')
+        props = (params.requested_schema or {}).get('properties', {})  # what the user left alone keeps its default (SEP-1034)
+        return types.ElicitResult(action='accept', content={**{k: p['default'] for k, p in props.items() if 'default' in p}, **v})
+
+    async def _sample(self, ctx, params) -> types.CreateMessageResult:
+        v = await _answer(self.on_sample, params)
+        if isinstance(v, types.CreateMessageResult): return v
+        return types.CreateMessageResult(role='assistant', content=types.TextContent(text=str(v)), model='funccall-client')
+
+    def _transport(self):
+        "What `mcp.Client` connects through"
+        if isinstance(self.server, StdioServerParameters):
+            self._tail = StderrTail(self.errlog)
+            return _stdio(self.server, self._tail, self._procs)
+        if _is_url(self.server): return self._http()
+        return self.server
+
+    @asynccontextmanager
+    async def _http(self):
+        "Streamable HTTP with `headers` and `auth`, keeping the words of an HTTP error: the SDK says only that there was one"
+        async def note(response):
+            if response.status_code >= 400:
+                await response.aread()
+                self._http_error = f"HTTP {response.status_code} from {self.server}: {response.text[:300].strip()}"
+        async with create_mcp_http_client(headers=self.headers, auth=self.auth) as http:
+            http.event_hooks['response'].append(note)
+            async with streamable_http_client(self.server, http_client=http) as streams: yield streams
+
+    def _words(self, e: MCPError) -> str:
+        "The message of `e`, with the HTTP error behind it"
+        return f"{e.message} ({self._http_error})" if self._http_error else e.message
+
+    def _unconnected(self, e: Exception) -> MCPConnectionError:
+        "Any failure to connect (no server at the address, a command that exits, a handshake that makes no sense) as one error"
+        one = _single(e)
+        if isinstance(one, MCPError): why = self._words(one)
+        else: why = '; '.join(f"{type(x).__name__}: {short(x) or 'no message'}" for x in getattr(one, 'exceptions', None) or [one])
+        code = one.code if isinstance(one, MCPError) else types.CONNECTION_CLOSED
+        return MCPConnectionError(code, f"Can't connect to the MCP server {self._where()}: {why}{self._last_words()}")
+
+    def _last_words(self) -> str:
+        "'; ' and what a stdio command said as it failed (its exit status, its last lines on stderr); '' when nothing"
+        if self._tail is None: return ''
+        self._tail.child.close()  # (closed already, unless the command was never spawned)
+        note = exit_note(self._procs, self._tail)
+        return f"; {note}" if note else ''
+
+    def _where(self) -> str:
+        "The server, as the user gave it"
+        if isinstance(self.server, StdioServerParameters): return shlex.join([self.server.command, *self.server.args])
+        return self.server if isinstance(self.server, str) else type(self.server).__name__
+
+    async def _checked(self, session, name: str, result) -> None:
+        "The SDK's check of a structured result against the tool's output schema, as `validate_output` says"
+        if self.validate_output is False: return
+        try: await self._validate(name, result)
+        except RuntimeError as e:
+            if self.validate_output != 'warn': raise MCPToolError(str(e), name) from None
+            warnings.warn(f"MCPClient: {e}", stacklevel=2)
+
+    @asynccontextmanager
+    async def _open(self, dispfn):
+        "Connect, list the tools and make them dispatch through `dispfn`; disconnect on exit"
+        self._http_error, self._tail, self._procs = None, None, []
+        server = self._transport()
+        kw = dict(elicitation_callback=self._elicit if self.on_elicit else None, sampling_callback=self._sample if self.on_sample else None)
+        # the whole connection (handshake, tool list) within `timeout`, as the user counts it: the SDK's own timeout counts
+        # each try anew, and a command that never answered is given up to 2 s to exit before it is killed
+        wait = self.timeout - (min(_STOP_GRACE, self.timeout / 2) if isinstance(self.server, StdioServerParameters) else 0)
+        with anyio.CancelScope(deadline=anyio.current_time() + wait) as scope:
+            try: c = await Client(server, read_timeout_seconds=self.timeout, extensions=[TasksExtension()], **kw).__aenter__()
+            except Exception as e: raise self._unconnected(e) from None
+            try:  # `c` was entered above, where a failure to connect gets the HTTP error's words
+                self._validate = c.session.validate_tool_result
+                c.session.validate_tool_result = partial(self._checked, c.session)
+                try: specs = await self._list(c)
+                except Exception as e: raise self._unconnected(e) from None
+                scope.deadline = math.inf  # connected: from now on each call has its own `timeout`
+                async with self._built(c, specs, dispfn): yield self
+            except BaseException as e:
+                await c.__aexit__(type(e), e, e.__traceback__)
+                raise
+            else: await c.__aexit__(None, None, None)
+        # a command that exited while a child of it holds its stdout open is never seen to close: its status says why
+        if scope.cancelled_caught: raise TimeoutError(f"The MCP server did not answer within {self.timeout:g} s{self._last_words()}")
+
+    @staticmethod
+    async def _list(c) -> list:
+        specs, cursor = [], None
+        while True:  # a server may page its tool list
+            page = await c.list_tools(cursor=cursor)
+            specs += page.tools
+            if not (cursor := page.next_cursor): return specs
+
+    @asynccontextmanager
+    async def _built(self, c, specs: list, dispfn):
+        "The server's tools built as Python callables for the life of the connection"
+        self._client, self._specs, self.skipped = c, [], []
+        self._wrapped = {t.name for t in specs if is_wrapper(t.output_schema)}
+        self._tasked = {t.name for t in specs if needs_task(t)}
+        no_tasks = can_run_tasks(c.session) if self._tasked else None
+        for t in specs:  # one tool that can't be built costs only itself
+            if no_tasks and t.name in self._tasked:
+                self.skipped.append((t.name, no_tasks))
+                continue
+            try: self._tools[self.prefix + t.name] = mk_tool(dispfn, t.model_copy(update={'name': self.prefix + t.name}), check=self.check)
+            except (ValueError, TypeError, SchemaError) as e: self.skipped.append((t.name, f"{type(e).__name__}: {e}"))
+            else:
+                self._specs.append(t)
+                self._tools[self.prefix + t.name].__output_schema__ = value_schema(t.output_schema)  # code mode's return type
+        if self.skipped:
+            warnings.warn(f"MCPClient: {len(self.skipped)} tool(s) of the server can't be called from Python and were left out: "
+                          + '; '.join(f'{nm!r} ({why[:200]})' for nm, why in self.skipped), stacklevel=4)
+        try: yield self
+        finally: self._client, self._specs, self._tools, self._wrapped, self._tasked = None, [], {}, set(), set()
+
+    # the tool's name is positional-only, so a property called `name` (or `self`) arrives in `args` like any other
+    async def _acall(self, tool: str, /, **args) -> Any:
+        if self._client is None: raise RuntimeError(f"Tool {tool!r} called after its MCPClient closed")
+        nm = tool[len(self.prefix):]  # as the server spells it
+        try: r = await self._send(tool, nm, args)
+        except (MCPToolError, TimeoutError): raise  # (a task's deadline: a TimeoutError is an OSError too)
+        except TaskFailed as e: raise MCPToolError(f"Tool {tool!r}: {e}", tool, e.code) from None
+        except MCPError as e:
+            if e.code == types.CONNECTION_CLOSED: raise MCPConnectionError(e.code, f"{e.message} during {tool!r}") from None
+            if e.code == types.REQUEST_TIMEOUT: raise TimeoutError(f"{e.message}: tool {tool!r} got no answer within {self.timeout:g} s") from None
+            raise MCPToolError(self._words(e), tool, e.code) from None  # the server's words
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError) as e:
+            msg = f"The connection to the MCP server failed during {tool!r}: {type(e).__name__}: {e}"
+            raise MCPConnectionError(types.CONNECTION_CLOSED, msg) from None
+        return _value(tool, r, nm in self._wrapped)
+
+    async def _send(self, tool: str, nm: str, args: dict) -> types.CallToolResult:
+        "Call tool `nm` (a task, when it runs only as one) and wait for its result"
+        progress = None if self.on_progress is None else partial(self._progress, tool)
+        async def status(task): await self._progress(tool, None, None, task.status_message)
+        try:
+            if nm not in self._tasked:  # a 2026-07-28 server may still answer with a task (SEP-2663): `waiting` says how to wait
+                token = waiting.set(Waiting(self.timeout, self.task_timeout, status))
+                try: return await self._client.call_tool(nm, args, progress_callback=progress, meta=_trace.meta())
+                finally: waiting.reset(token)
+            r = await run_task(self._client.session, nm, args, _trace.meta(), Waiting(self.timeout, self.task_timeout, status))
+        except TimeoutError:
+            raise TimeoutError(f"Tool {tool!r}: its task did not end within {self.task_timeout:g} s; the server was asked to cancel it") from None
+        if not r.is_error: await self._client.session.validate_tool_result(nm, r)
+        return r
+
+    async def _progress(self, tool: str, progress: float | None, total: float | None, message: str | None) -> None:
+        "Hand a progress report (or a task's status message) to `on_progress`; a failing callback costs only its report"
+        if self.on_progress is None: return
+        try: await _answer(self.on_progress, tool, progress, total, message)
+        except Exception: _log.warning('MCPClient: on_progress failed for %r', tool, exc_info=True)
+
+    def _call(self, tool: str, /, **args) -> Any:
+        if self._portal is None: raise RuntimeError(f"Tool {tool!r} called after its MCPClient closed")
+        return self._portal.call(partial(self._acall, tool, **args))
+
+    def __enter__(self) -> MCPClient:
+        with _one_error(), ExitStack() as stack:
+            self._portal = stack.enter_context(start_blocking_portal(name='funccall-mcp'))
+            stack.callback(setattr, self, '_portal', None)
+            stack.enter_context(self._portal.wrap_async_context_manager(self._open(self._call)))
+            self._stack = stack.pop_all()
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        # the SDK's task groups wrap an error leaving the block (a failed call's `MCPToolError`) in an exception group
+        try: return self._stack.__exit__(*exc)
+        except Exception as e: return _unwrapped(e, exc)
+
+    async def __aenter__(self) -> MCPClient:
+        with _one_error():
+            async with AsyncExitStack() as stack:
+                await stack.enter_async_context(self._open(self._acall))
+                self._stack = stack.pop_all()
+        return self
+
+    async def __aexit__(self, *exc) -> bool:
+        try: return await self._stack.__aexit__(*exc)
+        except Exception as e: return _unwrapped(e, exc)
+
+for _c in (MCPClient, MCPToolError, MCPConnectionError): _c.__module__ = 'funccall.mcp'  # shown, and pickled, by the name users import
