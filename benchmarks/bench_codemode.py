@@ -9,7 +9,7 @@ whether a program can import a module, define a class, read a file, and reach th
 import statistics, time
 
 from funccall import Tool, Toolbox
-from funccall.codemode import code_tool
+from funccall.toolsets.codemode import code_tool
 
 def add(a: int, b: int) -> int:
     "Add two numbers"

@@ -141,7 +141,7 @@ def warm_round() -> dict:
     "Warm valid calls over the corpus, beside jsonschema-rs; how many tools never take the checked way"
     import jsonschema_rs
     import funccall
-    from funccall import inverse
+    from funccall.core import inverse
     warnings.simplefilter('ignore')
     calls = corpus_calls()
     checked = []  # tools whose valid call took the checked way

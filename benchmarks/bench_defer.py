@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent/'tests'))
 from corpus import corpus_servers  # noqa: E402
 
 from funccall import Toolbox, mk_tool  # noqa: E402
-from funccall.search import deferred, find_tools  # noqa: E402
+from funccall.toolsets.search import deferred, find_tools  # noqa: E402
 
 def box_of(server: str) -> Toolbox:
     box = Toolbox()

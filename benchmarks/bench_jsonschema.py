@@ -32,7 +32,7 @@ from pydantic_core import SchemaValidator, core_schema as cs
 from typing_extensions import Annotated, NotRequired, TypedDict
 
 from funccall import ToolInputError, mk_tool
-from funccall._jsonschema import compile_schema
+from funccall.core._jsonschema import compile_schema
 from _timing import cpu_us, cpu_us_each
 
 SCHEMA = {'type': 'object', 'required': ['query', 'limit', 'ids'], 'additionalProperties': False, 'properties': {

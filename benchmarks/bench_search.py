@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT/'tests'))
 from corpus import load_corpus  # noqa: E402
 
-from funccall.inverse import tool_parts  # noqa: E402
-from funccall.search import ToolIndex, _params, tokens  # noqa: E402
+from funccall.core.inverse import tool_parts  # noqa: E402
+from funccall.toolsets.search import ToolIndex, _params, tokens  # noqa: E402
 
 def pool():
     "(id, server, tool) for every corpus tool"

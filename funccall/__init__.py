@@ -3,26 +3,29 @@
 `get_schema` turns a function into a JSON tool schema, `call_func` runs a model's tool call safely, and
 `schema2sig`/`mk_tool` rebuild Python callables from tool schemas.
 """
-from ._ns import ToolNotFound, mk_ns, resolve_nm
-from ._types import KINDS, JsonSchema, SchemaError, TypeInfo, custom_types, kind
-from ._warnings import SchemaWarning
-from .schema import get_schema, get_schema_nm, handle_type, union_schema
-from .call import ToolInputError, call_func, call_func_async, coerce_inputs, error_text
-from .pytool import python, python_isolated
-from ._run import WorkersExhausted, set_max_workers
-from .providers import (Change, ProviderWarning, Report, function_to_tool, strict_schema, to_anthropic, to_gemini, to_mcp, to_openai,
-                        to_openai_responses, tool_choice, tool_name, provider_name)
-from .structured import OutputError, output_format, output_schema, parse_output, parse_output_stream
-from .inverse import mk_param, mk_tool, schema2anno, schema2sig, tool_parts
-from .expr import ExprCall, ExprError, parse_calls
-from .results import StopRun, ToolResult, ToolTimeout, call_str, to_text
-from .tools import Tool, ToolGroup, Toolbox
-from .messages import CustomToolCall, ToolCall, ToolMessages, UnansweredCall, tool_calls, tool_results
-from .loop import run_tool_calls, run_tool_calls_async
-from .content import Audio, File, Image
-from .stream import ToolCallStream
+from .core._package import VERSION
+from .core._ns import ToolNotFound, mk_ns, resolve_nm
+from .core._types import KINDS, JsonSchema, SchemaError, TypeInfo, custom_types, kind
+from .core._warnings import SchemaWarning
+from .core.schema import get_schema, get_schema_nm, handle_type, union_schema
+from .core.call import ToolInputError, call_func, call_func_async, coerce_inputs, error_text
+from .toolsets.pytool import python, python_isolated
+from .core._run import WorkersExhausted, set_max_workers
+from .core.providers import (
+    Change, ProviderWarning, Report, function_to_tool, strict_schema, to_anthropic, to_gemini, to_mcp, to_openai, to_openai_responses,
+    tool_choice, tool_name, provider_name
+)
+from .core.structured import OutputError, output_format, output_schema, parse_output, parse_output_stream
+from .core.inverse import mk_param, mk_tool, schema2anno, schema2sig, tool_parts
+from .core.expr import ExprCall, ExprError, parse_calls
+from .loop.results import StopRun, ToolResult, ToolTimeout, call_str, to_text
+from .loop.tools import Tool, ToolGroup, Toolbox
+from .loop.messages import CustomToolCall, ToolCall, ToolMessages, UnansweredCall, tool_calls, tool_results
+from .loop.turn import run_tool_calls, run_tool_calls_async
+from .loop.content import Audio, File, Image
+from .loop.stream import ToolCallStream
 
-__version__ = '0.1.0'
+__version__ = VERSION
 __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'kind', 'KINDS', 'TypeInfo', 'JsonSchema',
            'mk_ns', 'resolve_nm', 'call_func', 'call_func_async', 'coerce_inputs', 'error_text',
            'python', 'python_isolated', 'set_max_workers', 'WorkersExhausted',
@@ -36,7 +39,7 @@ __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom
            'parse_output_stream', 'ToolCallStream']
 
 # What users see (a `repr`, a traceback, a signature) names the public path, `funccall.ToolInputError`, not the module
-# that happens to define it (`funccall._inputs`): the name they can import, and one that survives moving code
+# that happens to define it (`funccall.core._inputs`): the name they can import, and one that survives moving code
 for _nm in __all__:
     if isinstance(_o := globals()[_nm], type): _o.__module__ = 'funccall'
 del _nm, _o

@@ -10,9 +10,9 @@ from __future__ import annotations
 import contextlib, difflib, importlib, importlib.util, inspect, os, re, sys
 from pathlib import Path
 
-from ._ns import ToolNotFound, resolve_nm
-from ._types import SchemaError
-from .tools import Tool, ToolGroup, Toolbox
+from .core._ns import ToolNotFound, resolve_nm
+from .core._types import SchemaError
+from .loop.tools import Tool, ToolGroup, Toolbox
 
 __all__ = ['TargetError', 'load_target', 'expand']
 

@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import argparse, difflib, inspect, json, os, re, sys, warnings
 
-from . import __version__, providers
-from ._jsonschema import compile_schema
-from ._json import jsonable
+from .core._package import VERSION
+from .core import providers
+from .core._jsonschema import compile_schema
+from .core._json import jsonable
 from ._load import TargetError, expand, load_target
-from .call import call_func, error_text
-from ._warnings import SchemaWarning
-from .schema import SchemaError, get_schema, tool_docs
-from ._types import field_info, signature, type_name
-from .results import to_text
-from .tools import Tool
+from .core.call import call_func, error_text
+from .core._warnings import SchemaWarning
+from .core.schema import SchemaError, get_schema, tool_docs
+from .core._types import field_info, signature, type_name
+from .loop.results import to_text
+from .loop.tools import Tool
 
 __all__ = ['main']
 
@@ -247,7 +248,7 @@ def _parser() -> argparse.ArgumentParser:
                                         '  funccall schema mytools.py --format anthropic\n'
                                         "  funccall call funccall.example:get_weather '{\"city\": \"Lisbon\"}'\n"
                                         '  funccall check mytools.py\n  funccall mcp serve mytools.py')
-    ap.add_argument('-V', '--version', action='version', version=f'funccall {__version__}')
+    ap.add_argument('-V', '--version', action='version', version=f'funccall {VERSION}')
     sub = ap.add_subparsers(dest='cmd')
     target_help = 'module, module:function, module:object, or path/to/file.py[:name]'
     sp = sub.add_parser('schema', help='print the JSON tool definitions of TARGET', formatter_class=fmt,

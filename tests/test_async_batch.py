@@ -13,8 +13,9 @@ import time
 import pytest
 from test_sync_batch import CALLS, _seen, _tools, add, boom
 
-from funccall import Tool, Toolbox, batches, run_tool_calls, run_tool_calls_async
-from funccall._run import WorkersExhausted, _workers, set_max_workers, to_thread
+from funccall import Tool, Toolbox, run_tool_calls, run_tool_calls_async
+from funccall.loop.turn import batches
+from funccall.core._run import WorkersExhausted, _workers, set_max_workers, to_thread
 
 
 def _threaded(tb: Toolbox, calls) -> bool: return batches._thread_jobs(tb._batch(calls, None)) is not None

@@ -8,7 +8,7 @@ import asyncio, os, subprocess, sys, textwrap, threading, time
 import pytest
 
 from funccall import Toolbox, python
-from funccall.codemode import code_tool, safest_mode
+from funccall.toolsets.codemode import code_tool, safest_mode
 
 try: import pydantic_monty  # noqa: F401
 except ImportError: pydantic_monty = None
@@ -147,7 +147,7 @@ def test_default_mode_without_monty_is_a_process_of_its_own(monkeypatch):
     assert r.ok and int(r.text) != os.getpid()
 
 def test_without_any_sandbox_the_default_refuses_rather_than_run_in_process(monkeypatch):
-    import funccall.codemode as cm
+    import funccall.toolsets.codemode as cm
     monkeypatch.setitem(sys.modules, 'pydantic_monty', None)
     monkeypatch.setattr(cm.os, 'name', 'nt')  # (only for this call: no process isolation there)
     with pytest.raises(NotImplementedError, match='isolate=False'): code_tool(Toolbox([_slow(0)]))
@@ -324,7 +324,7 @@ def test_c_code_that_never_returns_freezes_the_process_for_good():
 
 # --- what a program hands back is capped, in every mode ------------------------------------------------------------
 
-from funccall.codemode import MAX_VALUE  # noqa: E402
+from funccall.toolsets.codemode import MAX_VALUE  # noqa: E402
 
 MODES = [False, pytest.param('monty', marks=needs_monty), pytest.param(True, marks=pytest.mark.skipif(os.name == 'nt', reason='POSIX'))]
 

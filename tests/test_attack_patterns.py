@@ -8,9 +8,9 @@ import json, random, re, threading, time, warnings
 import pytest
 
 from funccall import ToolInputError, Toolbox, mk_tool, run_tool_calls
-from funccall._jsonschema import compile_schema
-from funccall._regex import STEPS, Automaton
-from funccall.search import deferred
+from funccall.core._jsonschema import compile_schema
+from funccall.core._regex import STEPS, Automaton
+from funccall.toolsets.search import deferred
 
 try: from re import _parser as _sre
 except ImportError: import sre_parse as _sre  # Python 3.10
@@ -184,7 +184,7 @@ def test_the_validator_on_a_hostile_deep_value():
 
 def test_the_automaton_cache_stays_bounded():
     "Strings of ever new characters through one pattern: the cached steps and states are dropped at their caps"
-    from funccall import _regex
+    from funccall.core import _regex
     auto = Automaton.of(_sre.parse(r'^(\w|\d)+(x|xy)*!'))
     for i in range(40):
         auto.search(''.join(chr(0x4e00 + i * 1000 + k) for k in range(1000)) + '?')

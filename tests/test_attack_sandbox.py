@@ -8,9 +8,11 @@ import ctypes, json, os, socket, sys, threading, time, uuid
 import pytest
 
 from funccall import Toolbox
-from funccall._sandbox import _DEVICES, MAX_DEPTH, MAX_FILES, MAX_INODES, MAX_MESSAGE, MAX_OUTPUT, MAX_PROCS, MAX_RESULT, MAX_THREADS, MEMORY_MB, protections
-from funccall.codemode import code_tool
-from funccall.pytool import python_isolated
+from funccall.toolsets._sandbox import (
+    _DEVICES, MAX_DEPTH, MAX_FILES, MAX_INODES, MAX_MESSAGE, MAX_OUTPUT, MAX_PROCS, MAX_RESULT, MAX_THREADS, MEMORY_MB, protections
+)
+from funccall.toolsets.codemode import code_tool
+from funccall.toolsets.pytool import python_isolated
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith('linux'), reason='the sandbox is tested on Linux, where its protections are claimed')
 
@@ -416,7 +418,7 @@ def _swap() -> bool:
 def test_memory_sent_to_swap_still_counts():
     "`madvise(MADV_PAGEOUT)` moves a process's own pages to swap, out of its PSS: the count takes its swap share too"
     if not _swap(): pytest.skip('this machine has no swap, so no page can be sent there')
-    from funccall._sandbox import Sandbox
+    from funccall.toolsets._sandbox import Sandbox
     code = ("import ctypes, mmap, os, time\nfor i in range(3):\n    if os.fork() == 0: break\n"
             "m = mmap.mmap(-1, 100 << 20)\nfor j in range(0, len(m), 4096): m[j] = 1\n"
             "ctypes.CDLL(None).madvise(ctypes.c_void_p(ctypes.addressof(ctypes.c_char.from_buffer(m))), len(m), 21)\n"  # MADV_PAGEOUT
@@ -539,7 +541,7 @@ NO_NS = {'namespaces': False, 'seccomp': HAVE['seccomp'], 'network': True}
 
 def _bare(code: str, timeout: float=6):
     "How a program ends under the fallback supervisor (a subreaper, no namespaces): its status, its stderr"
-    from funccall._sandbox import Sandbox
+    from funccall.toolsets._sandbox import Sandbox
     with Sandbox([sys.executable, '-S', '-c', code], timeout, _settings=NO_NS) as sb:
         sb.finish()
         return sb.ended, sb.output()
@@ -563,7 +565,7 @@ def test_without_namespaces_processes_and_memory_are_still_counted():
 
 def test_without_namespaces_killing_the_supervisor_is_a_limit_protections_admit(monkeypatch):
     "Same user, it may kill its supervisor, and its `setsid` grandchild lives on: so the fallback claims no deadline for the tree"
-    import funccall._sandbox as sandbox
+    import funccall.toolsets._sandbox as sandbox
     m = _marker()
     code = DOUBLE_FORK.format(name=NAME_ME.format(m=m)) + "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\ntime.sleep(5)"
     try:

@@ -15,7 +15,7 @@ from typing import Literal
 import pytest
 
 from funccall import call_func, call_func_async, get_schema, mk_tool
-from funccall import _coerce, _types
+from funccall.core import _coerce, _types
 
 BOUND = _types._MAX_CACHE
 

@@ -31,7 +31,7 @@ import typing_extensions
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
-import funccall.call
+import funccall.core.call
 from funccall import to_openai
 from funccall import SchemaError, ToolInputError, ToolNotFound, call_func, call_func_async, coerce_inputs, get_schema_nm, mk_ns, resolve_nm
 
@@ -995,7 +995,7 @@ def _frames(text):
 
 
 def _no_library_paths(text):
-    assert '/funccall/' not in text and 'site-packages' not in text and os.path.dirname(funccall.call.__file__) not in text
+    assert '/funccall/' not in text and 'site-packages' not in text and os.path.dirname(funccall.core.call.__file__) not in text
     assert 'File "call.py"' not in text and 'File "_coerce.py"' not in text and 'File "_ns.py"' not in text
     for l in _frames(text): assert l.startswith('File "') and '/' not in l.split('"')[1], l
 
@@ -1220,7 +1220,7 @@ def test_swapping_a_custom_type_is_seen_by_the_caches():
 
 def test_call_plans_are_bounded_and_leave_with_their_tools():
     import gc
-    plans, limit = funccall.call._plans, funccall.call._MAX_PLANS
+    plans, limit = funccall.core.call._plans, funccall.core.call._MAX_PLANS
     def make(i):
         def tool(a: int) -> int: return a + i
         return tool

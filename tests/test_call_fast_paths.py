@@ -18,10 +18,10 @@ from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import funccall._coerce, funccall._inputs, funccall.call
+import funccall.core._coerce, funccall.core._inputs, funccall.core.call
 from funccall import ToolInputError, call_func, custom_types
-from funccall._coerce import Mismatch, coercer
-from funccall._inputs import read_arguments
+from funccall.core._coerce import Mismatch, coercer
+from funccall.core._inputs import read_arguments
 
 # --- 1. every parameter named --------------------------------------------------------------------------
 
@@ -62,10 +62,10 @@ def _reference(nm: str, inputs) -> str:
     "The careful way: `bind` on the arguments read from the input, then a call by keyword (positional-only by position)"
     f = TOOLS[nm]
     try:
-        plan = funccall.call._plan(f, nm)
+        plan = funccall.core.call._plan(f, nm)
         args, kw = plan.bind(read_arguments(inputs, nm), nm)
         res = f(*args, **kw)
-        return funccall.call._run_sync(res) if plan.is_async else res
+        return funccall.core.call._run_sync(res) if plan.is_async else res
     except ToolInputError as e: return f'ToolInputError: {e}'
 
 @settings(max_examples=examples(400), deadline=None)
@@ -97,8 +97,8 @@ def test_a_plain_function_is_called_by_position_a_wrapper_by_keyword():
     for f in (typed, wrapper):
         ns = {'f': f}
         for _ in range(2): call_func('f', {'a': 1, 'b': 'x'}, ns)
-    assert funccall.call._plan(typed, 'typed').all_given({'a': 1, 'b': 'x'}) == ((1, 'x'), {})
-    assert funccall.call._plan(wrapper, 'f').all_given({'a': 1, 'b': 'x'}) == ((), {'a': 1, 'b': 'x'})
+    assert funccall.core.call._plan(typed, 'typed').all_given({'a': 1, 'b': 'x'}) == ((1, 'x'), {})
+    assert funccall.core.call._plan(wrapper, 'f').all_given({'a': 1, 'b': 'x'}) == ((), {'a': 1, 'b': 'x'})
     assert call_func('f', {'a': '1', 'b': 'x'}, {'f': wrapper}) == {'a': 1, 'b': 'x'}
 
 # --- 2. lists of text kinds read at once ----------------------------------------------------------------
@@ -208,12 +208,12 @@ _json_texts = st.one_of(
 @given(head=st.sampled_from(['', '{', '{"a": ', ' ', '"']), text=_json_texts, tail=st.sampled_from(['', ' ', '\n', 'x', '}', '{}']))
 def test_json_text_is_read_as_json_loads_reads_it(head, text, tail):
     t = head + text + tail
-    assert repr(_outcome(funccall._inputs._loads, t)) == repr(_outcome(json.loads, t))
+    assert repr(_outcome(funccall.core._inputs._loads, t)) == repr(_outcome(json.loads, t))
 
 @pytest.mark.parametrize('text', ['{"a": 1}', '{"a": 1} ', '{"a": 1}x', '{"a": ', '{"a": [1,', '{', '{"a": NaN}', '{"a":1}{}',
                                   '{"a": "\\ud800"}', '{"a": "x', '{' * 100_000, '{"a":' * 100_000, '\ufeff{}'])
 def test_json_text_examples(text):
-    assert repr(_outcome(funccall._inputs._loads, text)) == repr(_outcome(json.loads, text))
+    assert repr(_outcome(funccall.core._inputs._loads, text)) == repr(_outcome(json.loads, text))
 
 # --- each quick way broken on purpose: its test fails ----------------------------------------------------
 
@@ -223,43 +223,43 @@ def _fails(test, *args):
 @pytest.fixture
 def fresh_plans(monkeypatch):
     "Plans and their generated code made anew (under the patch), and again after it"
-    for attr in ('_plans', '_all_given_code'): monkeypatch.setattr(funccall.call, attr, {})
-    monkeypatch.setattr(funccall._coerce, '_coercers', funccall._coerce.type_cache(funccall._coerce._build))
+    for attr in ('_plans', '_all_given_code'): monkeypatch.setattr(funccall.core.call, attr, {})
+    monkeypatch.setattr(funccall.core._coerce, '_coercers', funccall.core._coerce.type_cache(funccall.core._coerce._build))
 
 def test_an_all_given_step_that_coerces_nothing_is_caught(monkeypatch, fresh_plans):
-    real = funccall.call._all_given
-    anything = lambda params, by_position: real({k: (funccall.call._identity, *spec[1:]) for k, spec in params.items()}, by_position)  # noqa: E731
-    monkeypatch.setattr(funccall.call, '_all_given', anything)
+    real = funccall.core.call._all_given
+    anything = lambda params, by_position: real({k: (funccall.core.call._identity, *spec[1:]) for k, spec in params.items()}, by_position)  # noqa: E731
+    monkeypatch.setattr(funccall.core.call, '_all_given', anything)
     _fails(test_named_arguments_examples, 'typed', {'a': '1', 'b': 'x'})
 
 def test_an_all_given_step_that_takes_more_arguments_is_caught(monkeypatch, fresh_plans):
     lines = lambda src: '\n'.join(ln for ln in src.split('\n') if 'len(d)' not in ln)  # noqa: E731
-    monkeypatch.setattr(funccall.call, 'compile', lambda src, *a: compile(lines(src), *a), raising=False)
+    monkeypatch.setattr(funccall.core.call, 'compile', lambda src, *a: compile(lines(src), *a), raising=False)
     _fails(test_named_arguments_examples, 'typed', {'a': 1, 'b': 'x', 'other': 2})
 
 def test_a_step_calling_a_wrapper_by_position_is_caught(monkeypatch, fresh_plans):
-    monkeypatch.setattr(funccall.call, '_by_position', lambda f, names: True)
+    monkeypatch.setattr(funccall.core.call, '_by_position', lambda f, names: True)
     with pytest.raises((AssertionError, TypeError)): test_a_plain_function_is_called_by_position_a_wrapper_by_keyword()
 
 def test_enum_texts_without_their_type_test_are_caught(monkeypatch, fresh_plans):
-    monkeypatch.setattr(funccall._coerce, 'countOf', lambda xs, x: len(list(xs)))
+    monkeypatch.setattr(funccall.core._coerce, 'countOf', lambda xs, x: len(list(xs)))
     _fails(test_text_kinds_examples, Named, ['x', Sub('x')])
     _fails(test_text_kinds_examples, Mixed, ['green', True])
 
 def test_date_texts_read_without_their_checks_are_caught(monkeypatch, fresh_plans):
-    monkeypatch.setattr(funccall._coerce, '_own_date_parser', lambda t: True)
+    monkeypatch.setattr(funccall.core._coerce, '_own_date_parser', lambda t: True)
     _fails(test_a_date_class_reading_its_own_way_keeps_the_limits)
 
 def test_json_text_read_past_its_end_is_caught(monkeypatch):
-    scan = funccall._inputs._scan
-    monkeypatch.setattr(funccall._inputs, '_scan', lambda s, i: (scan(s, i)[0], len(s)))
+    scan = funccall.core._inputs._scan
+    monkeypatch.setattr(funccall.core._inputs, '_scan', lambda s, i: (scan(s, i)[0], len(s)))
     _fails(test_json_text_examples, '{"a": 1}x')
 
 # --- 4. plain digits for an integer read without the pattern ----------------------------------------------
 
 def _int_as_before(v: str):
     "An integer from text, by the pattern alone (funccall before issue 22's shortcut)"
-    if len(v) <= funccall._coerce._NUM_TEXT and funccall._coerce._int_re.match(v):
+    if len(v) <= funccall.core._coerce._NUM_TEXT and funccall.core._coerce._int_re.match(v):
         try: return int(v)
         except ValueError: pass
     return Mismatch
@@ -267,6 +267,6 @@ def _int_as_before(v: str):
 @settings(max_examples=examples(400), deadline=None)
 @given(st.text(alphabet='0123456789+- \t\n\u0661\u00b2\u2070_.e', max_size=8) | st.just('1' * 5_001))
 def test_text_for_an_integer_is_read_as_the_pattern_reads_it(v):
-    try: got = funccall._coerce._int(v)
+    try: got = funccall.core._coerce._int(v)
     except Mismatch: got = Mismatch
     assert got == _int_as_before(v) and type(got) is type(_int_as_before(v))

@@ -28,7 +28,7 @@ from jsonschema import Draft202012Validator
 
 import funccall
 from funccall import KINDS, ToolInputError, ToolNotFound, call_func, call_func_async, coerce_inputs, handle_type
-from funccall._json import jsonable
+from funccall.core._json import jsonable
 
 # ---------------------------------------------------------------------------------------------------------
 # 1. Tool calls: a namespace shaped like `globals()`
@@ -421,7 +421,7 @@ def test_coerce_roundtrip(data):
 # ---------------------------------------------------------------------------------------------------------
 
 def test_kind_tables_agree():
-    assert set(funccall.schema._handlers) == set(funccall._coerce._builders) == set(KINDS)
+    assert set(funccall.core.schema._handlers) == set(funccall.core._coerce._builders) == set(KINDS)
 
 # ---------------------------------------------------------------------------------------------------------
 # Bugs the properties found, one minimal repro each

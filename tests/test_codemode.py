@@ -10,8 +10,8 @@ import pytest
 from pydantic import TypeAdapter
 
 from funccall import Tool, ToolGroup, Toolbox, run_tool_calls
-from funccall.codemode import code_api, code_tool, program_callers, programmatic
-from funccall.search import find_tools
+from funccall.toolsets.codemode import code_api, code_tool, program_callers, programmatic
+from funccall.toolsets.search import find_tools
 
 MODES = [False, True, 'monty']
 APP_SECRET = 'only the application has this'
@@ -290,7 +290,7 @@ def test_printed_output_is_bounded(isolate):
     assert r.ok and len(r.text) < 100_100 and r.text.endswith('[... printed output cut at 100000 characters]\nend')
 
 def test_a_process_flooding_the_channel_is_stopped():
-    from funccall._sandbox import MAX_MESSAGE
+    from funccall.toolsets._sandbox import MAX_MESSAGE
     r = code_tool(box3(), isolate=True).execute({'code': f"import os\nos.write(3, b'x' * {MAX_MESSAGE + (4 << 20)})"})
     assert not r.ok and f'a message over {MAX_MESSAGE >> 20} MB' in r.error
 

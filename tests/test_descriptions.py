@@ -780,7 +780,7 @@ def def_line_comment(  # the a
                                star_line, star_line_shadowed, def_line_comment], ids=lambda f: f.__qualname__)
 def test_comment_placement_matches_docments(f):
     from fastcore.docments import docments
-    from funccall._docs import func_docs
+    from funccall.core._docs import func_docs
     want = {k: v for k, v in docments(f).items() if v is not None and k != 'self'}
     d = func_docs(f)
     got = {**d.comments, **({'return': d.returns} if d.returns else {})}

@@ -10,7 +10,7 @@ import pytest
 from fastcore.docments import docments
 
 from funccall import SchemaWarning, get_schema
-from funccall._docs import _fn_comments, class_docs, func_docs
+from funccall.core._docs import _fn_comments, class_docs, func_docs
 
 def same_line(
     a: int,      # on its line
@@ -140,7 +140,8 @@ def test_no_source_anywhere_warns_once_per_schema():
 def test_the_fast_reader_of_signatures_agrees_with_parsing_them():
     "Where the regex reader of a signature answers, it finds each parameter on the line `ast` does: every function of real modules"
     import inspect
-    from funccall import _docs, _types, inverse, schema, tools
+    from funccall.core import _docs, _types, inverse, schema
+    from funccall.loop.turn import tools
     import argparse, json, logging, textwrap
     answered = 0
     for mod in (argparse, json, logging, textwrap, _docs, schema, inverse, tools, sys.modules[__name__]):

@@ -8,7 +8,7 @@ from pydantic import BaseModel
 from typing_extensions import Self
 
 from funccall import SchemaError, SchemaWarning, get_schema, to_openai
-from funccall._docs import undirected
+from funccall.core._docs import undirected
 
 
 def google_args_only(a: int, b: str):

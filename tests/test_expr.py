@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 
 from funccall import ExprError, ToolInputError, parse_calls
-from funccall.expr import MAX_LEN, ExprCall
+from funccall.core.expr import MAX_LEN, ExprCall
 
 TOOLS = {'f', 'add', 'search'}
 

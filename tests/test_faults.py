@@ -19,8 +19,8 @@ import pytest
 from conftest import untraced_env
 
 from funccall import Toolbox, call_func_async, python
-from funccall._run import WorkersExhausted, _workers, set_max_workers, to_thread
-from funccall.pytool import python_isolated
+from funccall.core._run import WorkersExhausted, _workers, set_max_workers, to_thread
+from funccall.toolsets.pytool import python_isolated
 
 WATCHDOG = 60  # seconds: no test here comes near it; a hang ends the run with every thread's traceback
 
@@ -159,7 +159,7 @@ def test_leaving_the_program_does_not_wait_for_a_timed_out_tool(tool):
 
 
 def test_the_pool_size_comes_from_the_environment():
-    _, p = _run_script('from funccall._run import _workers; print(_workers.size, _workers.limit)', env={'FUNCCALL_MAX_WORKERS': '3'})
+    _, p = _run_script('from funccall.core._run import _workers; print(_workers.size, _workers.limit)', env={'FUNCCALL_MAX_WORKERS': '3'})
     assert p.stdout.split() == ['3', '48'], p.stderr
 
 

@@ -31,8 +31,8 @@ import pytest
 from fastcore.xtras import dict2obj
 
 from funccall import ToolInputError, get_schema, handle_type, mk_param, mk_tool, schema2anno, schema2sig, tool_parts
-from funccall import inverse
-from funccall.inverse import _py_nm
+from funccall.core import inverse
+from funccall.core.inverse import _py_nm
 
 
 SCHEMA = {'type': 'object', 'properties': {'q': {'type': 'string', 'description': 'The query'}, 'n': {'type': 'integer', 'default': 3}},

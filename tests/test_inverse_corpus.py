@@ -23,7 +23,7 @@ import hypothesis_jsonschema
 import hypothesis_jsonschema._from_schema as hjs
 from corpus import load_corpus
 from funccall import ToolInputError, get_schema, handle_type, mk_tool
-from funccall.schema import SchemaWarning
+from funccall.core.schema import SchemaWarning
 
 
 class _Many:

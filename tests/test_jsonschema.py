@@ -1,4 +1,4 @@
-"""The JSON Schema checker funccall builds tools on (`funccall._jsonschema`) and the words it reports with (`funccall._expect`):
+"""The JSON Schema checker funccall builds tools on (`funccall.core._jsonschema`) and the words it reports with (`funccall.core._expect`):
 errors, paths, limits and hostile schemas. The official JSON Schema Test Suite is in test_jsonschema_suite.py."""
 import json, re, sys, threading, time, warnings
 from pathlib import Path
@@ -8,10 +8,10 @@ from conftest import examples
 from hypothesis import HealthCheck, given, settings, strategies as st
 from jsonschema import Draft7Validator, Draft202012Validator
 
-from funccall._expect import expected
-from funccall._inputs import Problem
-from funccall._jsonschema import compile_schema
-from funccall.schema import SchemaWarning
+from funccall.core._expect import expected
+from funccall.core._inputs import Problem
+from funccall.core._jsonschema import compile_schema
+from funccall.core.schema import SchemaWarning
 
 ADDRESS = {'type': 'object', 'properties': {'street': {'type': 'string'}, 'city': {'type': 'string'}}, 'required': ['street', 'city']}
 DEFS = {'Address': ADDRESS, 'L': {'type': 'array', 'items': {'$ref': '#/$defs/L'}}, 'a/b': {'type': 'integer'}}

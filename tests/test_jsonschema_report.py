@@ -10,8 +10,8 @@ from corpus import load_corpus
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import funccall._jsonschema as js
-from funccall._jsonschema import compile_schema
+import funccall.core._jsonschema as js
+from funccall.core._jsonschema import compile_schema
 
 def _wrong(s):
     "A value of a type property schema `s` doesn't ask for: the mistakes models make (a number for text, text for the rest)"
@@ -49,7 +49,7 @@ def _reports(s: dict, values: list, limit: int) -> list:
 
 def _walk_only(n): return n.errs  # (for `_reporter`: no generated report, every report by the walk)
 
-def _generated(v) -> bool: return getattr(v._report, '__code__', None) is not None and v._report.__code__.co_filename == '<funccall._jsonschema report>'
+def _generated(v) -> bool: return getattr(v._report, '__code__', None) is not None and v._report.__code__.co_filename == '<funccall.core._jsonschema report>'
 
 @pytest.mark.parametrize('limit', [10, 2])
 def test_generated_finder_reports_what_the_walk_reports(monkeypatch, limit):

@@ -1,7 +1,7 @@
 """The official JSON Schema Test Suite (draft 2020-12 and draft 7) against funccall's validator.
 
 For every keyword the validator enforces, every test must give `valid` as the suite states, through both `is_valid`
-and `problems` (empty exactly when valid). For what it doesn't enforce (see `funccall._jsonschema`'s docstring), only
+and `problems` (empty exactly when valid). For what it doesn't enforce (see `funccall.core._jsonschema`'s docstring), only
 the valid instances are checked: they must be accepted, since a keyword we don't enforce must never cause a refusal.
 """
 import json, warnings
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from funccall._inputs import Problem
-from funccall._jsonschema import compile_schema
-from funccall.schema import SchemaWarning
+from funccall.core._inputs import Problem
+from funccall.core._jsonschema import compile_schema
+from funccall.core.schema import SchemaWarning
 
 SUITE = Path(__file__).parent / 'data' / 'json-schema-test-suite'
 DRAFTS = {'draft2020-12': '2020-12', 'draft7': 'draft7'}

@@ -229,7 +229,7 @@ def test_a_tool_that_cant_be_built_is_skipped_and_reported():
             assert [s['name'] for s in c.schemas()] == ['echo']
 
 def test_reconnecting_grows_no_cache():
-    from funccall import call, inverse, schema
+    from funccall.core import call, inverse, schema
     server = mk_server([where, totals, list_orders])
     def sizes():
         gc.collect()

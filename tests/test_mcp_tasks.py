@@ -612,7 +612,7 @@ def other(x: int) -> int:
 def test_sync_tasks_of_one_tool_leave_pool_slots_for_the_other_tools():
     # attack: calls run as tasks skipped the per-tool share of the worker pool: three blocked `held` tasks took both
     # slots of a 2-thread pool, and every other sync tool's call waited for them
-    from funccall._run import max_workers, set_max_workers
+    from funccall.core._run import max_workers, set_max_workers
     was = max_workers()
     set_max_workers(2)
     async def main():

@@ -16,9 +16,9 @@ import test_providers
 import test_roundtrip
 from conftest import all_any
 
-import funccall._coerce
-import funccall._strict
-import funccall.inverse
+import funccall.core._coerce
+import funccall.core._strict
+import funccall.core.inverse
 from funccall import get_schema, mk_tool
 
 
@@ -29,7 +29,7 @@ def _fails(test, *args) -> None:
 
 def test_built_annotations_made_any_are_caught(monkeypatch):
     "The inverse: every annotation of the built signature `Any` (the stored schema unchanged)"
-    real = funccall.inverse.mk_tool
+    real = funccall.core.inverse.mk_tool
     monkeypatch.setattr(test_roundtrip, 'mk_tool', lambda *a, **kw: all_any(real(*a, **kw)))
     monkeypatch.setattr(test_inverse_corpus, 'mk_tool', lambda *a, **kw: all_any(real(*a, **kw)))
     _fails(test_roundtrip._fixpoint, test_roundtrip._example)
@@ -39,7 +39,7 @@ def test_built_annotations_made_any_are_caught(monkeypatch):
 
 def test_a_strict_null_inside_a_model_given_to_pydantic_is_caught(monkeypatch):
     "The call path: nulls strict mode sends inside a model's classes handed on to pydantic as they are"
-    monkeypatch.setattr(funccall._coerce, '_drop_default_nulls', lambda t, v, depth=0: v)
+    monkeypatch.setattr(funccall.core._coerce, '_drop_default_nulls', lambda t, v, depth=0: v)
     for o, expected in [({'home': {'street': 's', 'zip': None}}, test_call._Outer(home={'street': 's'})),
                         ({'inner': {'n': None}}, test_call._Outer())]:
         _fails(test_call.test_a_strict_null_inside_a_model_means_leave_it_out, o, expected)
@@ -47,13 +47,13 @@ def test_a_strict_null_inside_a_model_given_to_pydantic_is_caught(monkeypatch):
 
 def test_optional_parameters_not_made_nullable_are_caught(monkeypatch):
     "The strict renderer: optional properties made required but not nullable (the model could no longer say 'the default')"
-    monkeypatch.setattr(funccall._strict, 'nullable', lambda s: s)
+    monkeypatch.setattr(funccall.core._strict, 'nullable', lambda s: s)
     _fails(test_providers.test_strict_null_means_default_round_trip)
 
 
 def test_a_one_value_tag_made_nullable_is_caught(monkeypatch):
     "The strict renderer: a discriminated union's tag made nullable again"
-    monkeypatch.setattr(funccall._strict, '_one_value', lambda s: False)
+    monkeypatch.setattr(funccall.core._strict, '_one_value', lambda s: False)
     _fails(test_providers.test_strict_keeps_an_optional_tag_required_and_not_null, 'openai')
 
 
@@ -61,4 +61,4 @@ def test_the_mutations_leave_the_code_as_it_was():
     "Each mutation above was undone: the round trip holds again"
     s, tool = test_roundtrip._fixpoint(test_roundtrip._example)
     assert get_schema(tool, evalable=True) == s and inspect.signature(tool).parameters['p0'].annotation is not object
-    assert mk_tool is funccall.inverse.mk_tool
+    assert mk_tool is funccall.core.inverse.mk_tool

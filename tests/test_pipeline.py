@@ -1,4 +1,4 @@
-"""Every way of running a tool's call goes through the one pipeline (`funccall.pipeline`), exactly once, and the tool's
+"""Every way of running a tool's call goes through the one pipeline (`funccall.loop.pipeline`), exactly once, and the tool's
 function never runs outside it; the pipeline and the batches sit below the tools in the import graph (issue 31)."""
 import ast
 import asyncio
@@ -7,7 +7,8 @@ import pathlib
 import pytest
 
 import funccall
-from funccall import Tool, Toolbox, call_func, call_func_async, pipeline, run_tool_calls, run_tool_calls_async
+from funccall import Tool, Toolbox, call_func, call_func_async, run_tool_calls, run_tool_calls_async
+from funccall.loop.turn import pipeline
 
 RAN = []  # (tool, inside the pipeline's steps) per run of a tool's function
 _inside = []  # the steps running now
@@ -88,7 +89,7 @@ def test_a_resumed_call_goes_through_the_pipeline(steps):
     assert len(RAN) == ran + 1  # the second resume ran nothing
 
 def test_code_mode_runs_each_tool_call_through_the_pipeline(steps):
-    from funccall.codemode import code_tool
+    from funccall.toolsets.codemode import code_tool
     run_code = code_tool(_box(), isolate=False)
     r = run_code.execute({'code': 'print(add(a=1, b=2) + aadd(a=3, b=4))'})
     assert r.ok and '10' in r.text

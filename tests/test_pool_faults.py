@@ -27,7 +27,7 @@ def test_a_fork_in_another_thread_leaves_run_sync_able_to_wake(fork):
     # call that ends in a worker thread would sleep forever (CI hung on it: code mode's isolated run used `preexec_fn`)
     script = textwrap.dedent('''
         import multiprocessing, os, subprocess, sys, threading
-        from funccall._run import run_sync, to_thread
+        from funccall.core._run import run_sync, to_thread
         async def from_a_thread(): return await to_thread(lambda: 'answered')
         print(run_sync(from_a_thread()))  # the main thread's loop is made, and kept
         def fork():
@@ -45,7 +45,7 @@ def test_the_python_tools_timeouts_land_in_its_own_threads_never_in_a_pool_threa
     out = _run_script('''
         import threading, time
         from funccall import python
-        from funccall._run import _workers, in_threads
+        from funccall.core._run import _workers, in_threads
         died = []
         threading.excepthook = lambda a: died.append(a.thread.name)
         code = 'import time\\nt = time.monotonic()\\nwhile time.monotonic() - t < 0.02: pass\\n1'
@@ -62,7 +62,7 @@ def test_the_python_tools_timeouts_land_in_its_own_threads_never_in_a_pool_threa
 def test_idle_threads_end_and_a_call_handed_over_as_one_gives_up_still_runs():
     # calls spaced around the idle wait, so some reach a thread just as it gives up waiting: each runs once and
     # answers, and once they are all done every thread ends and the counts are back to nothing
-    from funccall._run import _Workers
+    from funccall.core._run import _Workers
     pool, done = _Workers(4), queue.SimpleQueue()
     pool.IDLE_SECS = 0.001
     for i in range(400):

@@ -31,7 +31,7 @@ from pydantic import TypeAdapter
 from test_providers_sdk import FUNCS, LOSSY, gemini_json_violations, gemini_violations, strict_violations
 
 from funccall import Report, Tool, Toolbox, call_func, get_schema, mk_tool, to_anthropic, to_gemini, to_mcp, to_openai, to_openai_responses
-from funccall.providers import ANTHROPIC_STRICT_LIMITS
+from funccall.core.providers import ANTHROPIC_STRICT_LIMITS
 
 CORPUS = load_corpus()
 TOOLS = [t for _, t in CORPUS]
@@ -138,7 +138,7 @@ def test_claude_request_limits():
     rep = Report()
     out = Toolbox([Tool(mk_tool(lambda _nm, /, **kw: 'ok', t)) for t in uniq]).definitions('anthropic', strict=True, rename=True, report=rep)
     strict = [d for d in out if d.get('strict')]
-    from funccall._strict import optional_count, union_count
+    from funccall.core._strict import optional_count, union_count
     assert 0 < len(strict) <= ANTHROPIC_STRICT_LIMITS['tools']
     assert sum(optional_count(d['input_schema']) for d in strict) <= ANTHROPIC_STRICT_LIMITS['optional']
     assert sum(union_count(d['input_schema']) for d in strict) <= ANTHROPIC_STRICT_LIMITS['unions']
@@ -335,7 +335,7 @@ OWN = [f for f in FUNCS if f.__name__ in ('scalars', 'choices', 'shapes', 'recur
 def _meant(f, args: dict, received: dict) -> None:
     "The call got each argument as meant: a null for a parameter with a default is the default; the rest valid under the canonical schema"
     canon = get_schema(f, evalable=True)['input_schema']
-    from funccall._json import jsonable
+    from funccall.core._json import jsonable
     sent = {k: jsonable(v) for k, v in received.items()}
     for k, p in inspect.signature(f).parameters.items():
         if args.get(k, 0) is None and p.default is not inspect.Parameter.empty: assert received[k] == p.default, k

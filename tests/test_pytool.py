@@ -13,9 +13,9 @@ import time
 
 import pytest
 
-import funccall.call
+import funccall.core.call
 from funccall import call_func, call_func_async, python
-from funccall.pytool import _ThreadStdout
+from funccall.toolsets.pytool import _ThreadStdout
 
 
 
@@ -134,9 +134,9 @@ def test_default_globals_through_call_func_are_not_funccalls(how):
     try:
         if how == 'call_func': call_func('python', {'code': '_pytool_leak = 1'}, {'python': python})
         else: asyncio.run(call_func_async('python', {'code': '_pytool_leak = 1'}, {'python': python}))
-        assert '_pytool_leak' not in vars(funccall.call) and '_pytool_leak' not in vars(cft)
+        assert '_pytool_leak' not in vars(funccall.core.call) and '_pytool_leak' not in vars(cft)
     finally:
-        vars(funccall.call).pop('_pytool_leak', None)
+        vars(funccall.core.call).pop('_pytool_leak', None)
         vars(cft).pop('_pytool_leak', None)
 
 

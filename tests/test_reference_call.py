@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from funccall import call_func, call_func_async, get_schema, get_schema_nm, mk_ns, python, resolve_nm
-from funccall.pytool import _run
+from funccall.toolsets.pytool import _run
 
 
 # ---------------------------------------------------------------------------------------------------------

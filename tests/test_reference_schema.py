@@ -15,7 +15,7 @@ from fastcore.docments import docments
 from fastcore.utils import store_attr
 
 from funccall import get_schema, get_schema_nm, handle_type
-from funccall.schema import _process_property
+from funccall.core.schema import _process_property
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from funccall import get_schema, handle_type, mk_tool, schema2anno
-from funccall._json import jsonable
+from funccall.core._json import jsonable
 
 
 

@@ -10,7 +10,7 @@ from openai.types.responses import Response, ResponseInputItemParam, ToolParam
 from pydantic import TypeAdapter
 
 from funccall import ToolGroup, Toolbox, run_tool_calls
-from funccall.search import ToolIndex, deferred, find_tools, tokens
+from funccall.toolsets.search import ToolIndex, deferred, find_tools, tokens
 
 sys.path.insert(0, str(Path(__file__).parent.parent/'benchmarks'))
 

@@ -13,9 +13,9 @@ import pytest
 from conftest import untraced_env
 
 from funccall import Tool, Toolbox, ToolInputError, mk_tool
-from funccall._inputs import MAX_SHOWN, Problem, problems_text
-from funccall import inverse
-from funccall._run import _workers, run_sync, to_thread
+from funccall.core._inputs import MAX_SHOWN, Problem, problems_text
+from funccall.core import inverse
+from funccall.core._run import _workers, run_sync, to_thread
 
 TOOL = {'name': 'find', 'inputSchema': {'type': 'object', 'required': ['q', 'n'], 'properties': {
     'q': {'type': 'string'}, 'n': {'type': 'integer', 'minimum': 1},
@@ -183,7 +183,7 @@ def _quick_tool(s) -> dict:
 @pytest.mark.parametrize('case', QUICK_CASES)
 def test_new_quick_tests_answer_valid_first_calls_and_agree_with_the_validator(case):
     "A valid call is answered by the quick tests (no validator compiled), a bad one refused, first and once the tool has its code"
-    from funccall._jsonschema import compile_schema  # (the checked way's judge)
+    from funccall.core._jsonschema import compile_schema  # (the checked way's judge)
     s, values = QUICK_CASES[case]
     tool = _quick_tool(s)
     quick = inverse._quick(s, 0, tool['inputSchema'])[0]
@@ -206,7 +206,7 @@ def test_quick_tests_never_pass_what_the_corpus_schemas_refuse():
     "Every corpus property with a quick test: a value it passes is one `jsonschema` accepts (a quick test may only say yes surely)"
     import jsonschema
     from corpus import load_corpus
-    from funccall._jsonschema import compile_schema
+    from funccall.core._jsonschema import compile_schema
     odd = [None, 0, 1, 1.5, -1, '', 'x', 'page', True, [], ['x'], [1], {}, {'type': 'page'}, {'x': 1}, {'a': None}, [{}]]
     tested = 0
     for _, t in load_corpus():

@@ -5,7 +5,7 @@ import copy, json, warnings
 import pytest
 
 from funccall import SchemaError, Toolbox, get_schema, mk_tool, to_anthropic, to_gemini, to_mcp, to_openai
-from funccall.providers import ProviderWarning, Report, strict_schema
+from funccall.core.providers import ProviderWarning, Report, strict_schema
 
 
 def nest(n: int, leaf=None) -> dict:
@@ -171,7 +171,7 @@ def test_every_strict_corpus_tool_is_valid_under_openais_rules():
 
 
 def test_a_schema_exactly_at_the_depth_limit_renders_and_one_more_is_refused_naming_its_depth():
-    from funccall._json import MAX_NESTING, nesting
+    from funccall.core._json import MAX_NESTING, nesting
     def arr(levels: int) -> dict:  # an object holding arrays of arrays: `levels` dicts deep
         s = {'type': 'integer'}
         for _ in range(levels - 3): s = {'type': 'array', 'items': s}  # (the root, its `properties`, the scalar: 3 dicts)

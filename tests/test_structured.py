@@ -15,7 +15,7 @@ from test_providers_sdk import strict_violations
 from typing_extensions import NotRequired, TypedDict
 
 from funccall import OutputError, ProviderWarning, Report, SchemaError, output_format, output_schema, parse_output
-from funccall._json import jsonable
+from funccall.core._json import jsonable
 
 @dataclass
 class Turn:

@@ -9,8 +9,9 @@ import time
 
 import pytest
 
-from funccall import StopRun, Tool, Toolbox, batches, run_tool_calls
-from funccall._run import _workers, set_max_workers, to_thread
+from funccall import StopRun, Tool, Toolbox, run_tool_calls
+from funccall.loop.turn import batches
+from funccall.core._run import _workers, set_max_workers, to_thread
 
 def add(a: int, b: int) -> int:
     "Add"

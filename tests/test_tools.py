@@ -21,7 +21,7 @@ import pydantic
 import pytest
 import yaml
 
-import funccall.pipeline
+import funccall.loop.pipeline
 from funccall import (ExprError, SchemaError, StopRun, Tool, ToolGroup, ToolResult, Toolbox, call_func, call_str, get_schema, resolve_nm,
                       to_openai, to_text)
 
@@ -101,7 +101,7 @@ def run(coro): return asyncio.run(coro)
 def clock(monkeypatch):
     "A fake `time.time` for cache TTLs: `clock[0] += 61` moves on a minute"
     now = [1_000_000.0]
-    monkeypatch.setattr(funccall.pipeline.time, 'time', lambda: now[0])
+    monkeypatch.setattr(funccall.loop.pipeline.time, 'time', lambda: now[0])
     return now
 
 

@@ -1,4 +1,4 @@
-"""Toolboxes made from a toolbox (`funccall.wrap`): prefixed and filtered, and the deferred one (`funccall.search`).
+"""Toolboxes made from a toolbox (`funccall.toolsets.wrap`): prefixed and filtered, and the deferred one (`funccall.toolsets.search`).
 
 A call by a new name runs that tool's own pipeline (confirmation, injected values, hooks); and, attacked as
 `tests/test_attack_names.py` attacks a toolbox, no other name reaches a tool: not a filtered-out tool's (by its name,
@@ -10,8 +10,8 @@ import asyncio, json
 import pytest
 
 from funccall import Tool, ToolGroup, ToolNotFound, Toolbox, call_func, call_func_async, run_tool_calls
-from funccall.search import DeferredToolbox, deferred
-from funccall.wrap import filtered, prefixed, view
+from funccall.toolsets.search import DeferredToolbox, deferred
+from funccall.toolsets.wrap import filtered, prefixed, view
 from test_attack_names import FORGED, RAN, _attack_names, _fresh, add, transfer  # noqa: F401 - `_fresh` empties RAN around each test
 
 class Notes:

@@ -19,7 +19,7 @@ from ._state import SECRET_ENV
 from ._store import RedisStore
 from ._worker import WorkerApp
 from .._load import TargetError, load_target
-from .._types import SchemaError
+from ..core._types import SchemaError
 from .server import ERRORS, mk_asgi_app, mk_server
 
 __all__ = ['serve', 'main']

@@ -36,11 +36,11 @@ try:
 except ImportError as e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` and `mcp_types`
     raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({e}): pip install 'funccall[mcp]'") from e
 
-from .. import _trace
+from ..loop import _trace
 from ._stdio import StderrTail, exit_note, spawned
 from ._tasks import TaskFailed, TasksExtension, Waiting, can_run_tasks, needs_task, run_task, waiting
-from .._types import SchemaError
-from ..inverse import mk_tool
+from ..core._types import SchemaError
+from ..core.inverse import mk_tool
 from ._wire import is_wrapper, short, value_schema
 
 __all__ = ['MCPClient', 'MCPToolError', 'MCPConnectionError']

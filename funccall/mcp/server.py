@@ -7,7 +7,7 @@ with `errors='message'`); the frames go to the `funccall.mcp` logger, never to t
 annotation becomes its `outputSchema` (an object as it is, anything else wrapped as `{"result": value}`), and each
 structured result is checked against it before it is sent. A parameter annotated `MCPContext` gives the tool
 progress, log lines, questions for the user and cancellation (a client hanging up cancels its calls: a sync tool's
-thread gives its slot back and runs on, see `funccall._run`). Answers to a question reach the tool only once they fit
+thread gives its slot back and runs on, see `funccall.core._run`). Answers to a question reach the tool only once they fit
 the form asked; one that doesn't is the client's error (-32602). A tool that requires confirmation asks the client's
 user through elicitation (form mode only, and only to clients that declared it); on protocol 2026-07-28 the question
 travels as a `requestState` sealed with HMAC (see `funccall.mcp._state`), checked before anything runs and good once;
@@ -42,20 +42,21 @@ try:
 except ImportError as e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` and `mcp_types`
     raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({e}): pip install 'funccall[mcp]'") from e
 
-from .. import __version__, _trace, content
-from .._json import jsonable
-from .._jsonschema import compile_schema
+from ..core._package import VERSION, is_own
+from ..loop import _trace, content
+from ..core._json import jsonable
+from ..core._jsonschema import compile_schema
 from ._state import NonceStore, Sealer, StateError
 from ._store import TERMINAL, MemoryTaskStore, TasksFull
 from .._load import expand
-from .._ns import ToolNotFound
-from .._run import is_async, max_workers
-from .._types import SchemaError, empty, fields, kind, signature
-from ..call import error_text
-from ..schema import handle_type
-from ..results import StopRun, ToolResult, to_text
-from ..tools import Tool, Toolbox
-from ..wrap import renamed
+from ..core._ns import ToolNotFound
+from ..core._run import is_async, max_workers
+from ..core._types import SchemaError, empty, fields, kind, signature
+from ..core.call import error_text
+from ..core.schema import handle_type
+from ..loop.results import StopRun, ToolResult, to_text
+from ..loop.tools import Tool, Toolbox
+from ..toolsets.wrap import renamed
 from ._wire import WRAP, short
 
 __all__ = ['MCPContext', 'context_params', 'mk_server', 'mk_asgi_app', 'output_schema', 'TASKS', 'ERRORS']
@@ -322,11 +323,9 @@ def _mcp_tool(t: Tool, out: dict | None) -> types.Tool:
 
 def _error(text: str) -> types.CallToolResult: return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
 
-_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # funccall's own folder (this is funccall/mcp/server.py)
-
 def _ours(fn: str) -> bool:
     "Whether source file `fn` is funccall's own"
-    return os.path.abspath(fn).startswith(_PKG)
+    return is_own(os.path.abspath(fn))
 
 def _tool_frames(e: BaseException) -> tuple:
     "`e` to log with the frames of its traceback outside funccall: the pipeline's (hooks, retries, threads) tell the operator nothing"
@@ -501,7 +500,7 @@ def mk_server(
     task_shares = {}  # the same for calls run as tasks, on the tasks' loop (a limiter serves one loop)
 
     hints = {'tools/list': CacheHint(ttl_ms=int(list_ttl * 1000), scope='public')} if list_ttl else None
-    server = _Server(name, version=__version__, on_list_tools=list_tools, on_call_tool=call_tool,
+    server = _Server(name, version=VERSION, on_list_tools=list_tools, on_call_tool=call_tool,
                      get_tool_input_schema=inputs.get, cache_hints=hints)
     if tasks: board.serve(server)
     return server

@@ -25,7 +25,7 @@ pydantic-monty is installed, else True. The application's own process is used on
   says what holds here). The tools still run here, in the application's process, each call waited for no later than
   the deadline: the program's calls come over a pipe, one JSON line each, and values go back as JSON. A line that
   breaks this protocol ends the program with a `CodeError`.
-- `False`: in this process, like the `python` tool (`funccall.pytool`), with its deadline: the caller has its answer
+- `False`: in this process, like the `python` tool (`funccall.toolsets.pytool`), with its deadline: the caller has its answer
   0.3 s after it at most, except while the program runs C code that holds the GIL, which freezes the whole application
   until it returns (for good, if it never does). Each tool call runs in a thread of its own, as in monty: the
   timeout, raised at each line of the program, never lands inside a tool. Tools return Python values. Not a sandbox:
@@ -44,14 +44,15 @@ import contextvars, dataclasses, functools, inspect, itertools, json, keyword, o
 import typing
 from typing import Any, Literal, Union
 
+from ..core._package import PACKAGE_DIR
 from ._codechild import COMMAND, MAX_PRINTED, TB, CodeError, ToolCallError, namespace
 from ._sandbox import MAX_MESSAGE, Sandbox, SandboxError, failure, for_model, import_path, scrub
-from .inverse import mk_tool, schema2anno, schema2sig
+from ..core.inverse import mk_tool, schema2anno, schema2sig
 from .pytool import python
-from .schema import SchemaError, handle_type
-from .messages import program_callers  # (where it is read: a provider's shape; named here too, beside `programmatic`)
-from .results import to_text
-from .tools import Tool
+from ..core.schema import SchemaError, handle_type
+from ..loop.messages import program_callers  # (where it is read: a provider's shape; named here too, beside `programmatic`)
+from ..loop.results import to_text
+from ..loop.tools import Tool
 
 __all__ = ['code_api', 'code_tool', 'safest_mode', 'ToolCallError', 'CodeError', 'programmatic', 'program_callers', 'MAX_VALUE']
 
@@ -297,7 +298,7 @@ def _within(fn, left: float, name: str):
 def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict, env: dict=None, network: bool=False) -> str:
     schemas = _schemas(box)
     names = {s['name'] for _, s in schemas}
-    argv = [sys.executable, '-S', '-c', COMMAND, os.path.dirname(__file__)]
+    argv = [sys.executable, '-S', '-c', COMMAND, PACKAGE_DIR]
     sb = None
     try:
         with Sandbox(argv, timeout, memory_mb=memory_mb, env={**(env or {}), **import_path()}, network=network) as sb:

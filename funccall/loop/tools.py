@@ -1,7 +1,7 @@
 """Tool objects, tool groups and toolboxes: the agent loop around `call_func`.
 
 A `Tool` describes one callable offered to a model: its schema, its definitions for each provider, and the options
-of what runs around each call. `execute`/`aexecute` run it through the one pipeline (`funccall.pipeline`: injected
+of what runs around each call. `execute`/`aexecute` run it through the one pipeline (`funccall.loop.pipeline`: injected
 values, hooks, confirmation, coercion, cache, middleware, timeout and retries, trace), and never raise for a model's
 mistake or a tool's failure: they return a `ToolResult`.
 
@@ -15,15 +15,16 @@ import inspect, json, re, warnings
 from pathlib import Path
 from typing import Callable, Literal
 
-from . import batches, pipeline, providers
-from ._json import jsonable
-from ._ns import Sealed, ToolHolder, public_methods
-from ._types import Default, empty, is_callable_object, signature
+from . import batches, pipeline
+from ..core import providers
+from ..core._json import jsonable
+from ..core._ns import Sealed, ToolHolder, public_methods
+from ..core._types import Default, empty, is_callable_object, signature
 from .results import ToolResult, call_str
-from ._run import is_async, run_sync
-from .call import error_text
-from .expr import ExprError, parse_calls
-from .schema import SchemaError, get_schema
+from ..core._run import is_async, run_sync
+from ..core.call import error_text
+from ..core.expr import ExprError, parse_calls
+from ..core.schema import SchemaError, get_schema
 
 __all__ = ['Tool', 'ToolGroup', 'Toolbox', 'as_toolbox']
 
@@ -127,7 +128,7 @@ class Tool(Sealed):
 
     def _check_examples(self) -> None:
         "Each example must be arguments the schema accepts: a model learns from them"
-        from ._jsonschema import compile_schema  # (here: the validator imports the schema module; once per tool, never per call)
+        from ..core._jsonschema import compile_schema  # (here: the validator imports the schema module; once per tool, never per call)
         v = compile_schema(jsonable(self.schema['input_schema']), where=f"Tool {self.name!r}")
         for i, ex in enumerate(self.examples):
             try: ok = v.is_valid(jsonable(ex))
@@ -148,7 +149,7 @@ class Tool(Sealed):
         rename: bool=False,        # rewrite a name the provider rejects (the toolbox maps it back)
         report=None,               # a `providers.Report` to fill, 'raise' on a lossy change, or None to warn
     ) -> dict:                     # the definition, ready for the SDK call
-        "The tool for provider `fmt`: 'openai', 'responses', 'anthropic', 'gemini', 'mcp' (see `funccall.providers`)"
+        "The tool for provider `fmt`: 'openai', 'responses', 'anthropic', 'gemini', 'mcp' (see `funccall.core.providers`)"
         return _render([self], fmt, strict, rename, report)[0]
 
     def to_dict(self) -> dict:
@@ -164,7 +165,7 @@ class Tool(Sealed):
 
     def __repr__(self): return f"Tool({self.name!r}{', async' if self.is_async else ''})"
 
-    # -- running: through the one pipeline (`funccall.pipeline`)
+    # -- running: through the one pipeline (`funccall.loop.pipeline`)
 
     def execute(
         self,

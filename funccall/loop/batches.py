@@ -1,4 +1,4 @@
-"""Running a batch of resolved calls concurrently, each through the pipeline (`funccall.pipeline`).
+"""Running a batch of resolved calls concurrently, each through the pipeline (`funccall.loop.pipeline`).
 
 `Toolbox.batch`/`abatch` resolve the model's names and hand the calls down as a `Batch`; this module decides how they
 run. Async tools are awaited on the loop, sync tools run in worker threads, and one failure never loses the others.
@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 from typing import Callable
 
-from ._run import WorkersExhausted, in_threads, in_threads_async, loop_running, run_sync
+from ..core._run import WorkersExhausted, in_threads, in_threads_async, loop_running, run_sync
 from .pipeline import OPTS, THREAD, Opts, drive, execute, not_found, run, threadable, timed_out
 from .results import ToolResult
 

@@ -9,7 +9,7 @@ writing the answers), the toolbox (`Toolbox.batch`/`abatch` run them, each throu
 """
 from __future__ import annotations
 
-from ._run import loop_running, run_sync
+from ..core._run import loop_running, run_sync
 from .messages import ToolMessages, UnansweredCall, calls_of, output_items, program_callers, references, tool_results, tool_searches
 from .stream import is_stream, run_stream, run_stream_async
 from .tools import Toolbox, as_toolbox
@@ -26,7 +26,7 @@ def _streamed(calls: list, results: list, p: str | None) -> ToolMessages:
 
 def run_tool_calls(
     toolbox: Toolbox,      # the tools the model was offered: a `Toolbox`, or a list of functions and `Tool`s
-    response,              # the model's response, as `tool_calls` takes it; or a stream of its events (see `funccall.stream`)
+    response,              # the model's response, as `tool_calls` takes it; or a stream of its events (see `funccall.loop.stream`)
     provider: str=None,    # as `tool_calls` takes it
     injected: dict=None,   # the application's values for injected parameters, for this request (over the toolbox's)
     others: str='raise',   # as `tool_calls` takes it
@@ -44,7 +44,7 @@ def run_tool_calls(
 
 async def run_tool_calls_async(
     toolbox: Toolbox,      # the tools the model was offered: a `Toolbox`, or a list of functions and `Tool`s
-    response,              # the model's response, as `tool_calls` takes it; or a stream of its events (see `funccall.stream`)
+    response,              # the model's response, as `tool_calls` takes it; or a stream of its events (see `funccall.loop.stream`)
     provider: str=None,    # as `tool_calls` takes it
     injected: dict=None,   # the application's values for injected parameters, for this request (over the toolbox's)
     others: str='raise',   # as `tool_calls` takes it
@@ -66,7 +66,7 @@ def _native(toolbox: Toolbox, response, p: str | None, others: str) -> tuple[lis
     answers = toolbox.answer_items(items)
     if others == 'raise' and len(answers) < len(tool_searches(items)):  # else the next request fails for its missing output
         raise UnansweredCall("The response holds a client-run tool search this toolbox doesn't answer: run the calls with the toolbox "
-                             "whose definitions offered it (`funccall.search.deferred(toolbox, search='client')`), or pass others='skip'")
+                             "whose definitions offered it (`funccall.toolsets.search.deferred(toolbox, search='client')`), or pass others='skip'")
     return answers, program_callers(items)
 
 def _with_native(msgs: ToolMessages, searched: list, callers: dict) -> ToolMessages:

@@ -42,11 +42,11 @@ from __future__ import annotations
 import copy, io, math, re, threading  # (asyncio: imported where first needed, not by `import funccall`)
 from collections.abc import AsyncIterable, Iterator
 
-from ._inputs import ToolInputError, short
-from ._jsonstream import MAX_DEPTH, JsonStream, held, joined
-from ._run import run_sync
+from ..core._inputs import ToolInputError, short
+from ..core._jsonstream import MAX_DEPTH, JsonStream, held, joined
+from ..core._run import run_sync
 from .messages import CALL_PROVIDERS, ToolCall, tool_call
-from .providers import provider_name
+from ..core.providers import provider_name
 from .tools import Toolbox
 
 __all__ = ['ToolCallStream', 'StreamTooLong', 'MAX_CHARS', 'is_stream', 'run_stream', 'run_stream_async']

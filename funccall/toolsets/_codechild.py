@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json, os, sys
 
-from .inverse import mk_tool
+from ..core.inverse import mk_tool
 from .pytool import run_in_process
 
 __all__ = ['ToolCallError', 'CodeError', 'TB', 'namespace', 'main', 'COMMAND']
@@ -58,4 +58,4 @@ def main() -> None:
 
 # funccall's package without its `__init__`: the modules this one needs, and no more
 COMMAND = ("import sys, types; pkg = types.ModuleType('funccall'); pkg.__path__ = [sys.argv[1]]; sys.modules['funccall'] = pkg; "
-           "from funccall._codechild import main; main()")
+           "from funccall.toolsets._codechild import main; main()")

@@ -2,7 +2,7 @@
 
 `tool_calls(response)` reads every function call a response asks for, in order, from the SDK's response
 object or its dict (JSON) form. `tool_results(results, provider)` turns the `ToolResult`s of running them
-into what the next request carries. `run_tool_calls(toolbox, response)` (`funccall.loop`) does both:
+into what the next request carries. `run_tool_calls(toolbox, response)` (`funccall.loop.turn`) does both:
 
     msgs = run_tool_calls(toolbox, response)
     # the assistant's message (which holds the calls) goes first, then the answers:
@@ -19,7 +19,7 @@ can't answer (computer use, a local shell, a type it doesn't know) raises for th
 the next request to fail for a missing output. The list `run_tool_calls` returns also says what came of the
 calls: `.results`, `.stop` (a tool asked the loop to stop) and `.pending` (calls waiting for the user's approval,
 answered later through `Toolbox.resume`). Results holding `Image`, `Audio` or `File` are written in each
-provider's own rich form (see `funccall.content`).
+provider's own rich form (see `funccall.loop.content`).
 """
 from __future__ import annotations
 
@@ -27,9 +27,9 @@ import json
 from typing import Iterable, NamedTuple
 
 from . import content
-from ._inputs import ToolInputError
-from ._json import jsonable
-from .providers import provider_name
+from ..core._inputs import ToolInputError
+from ..core._json import jsonable
+from ..core.providers import provider_name
 from .results import ToolResult, to_text
 
 __all__ = ['CALL_PROVIDERS', 'ToolCall', 'CustomToolCall', 'ToolMessages', 'UnansweredCall', 'tool_call', 'tool_calls', 'calls_of', 'tool_results',

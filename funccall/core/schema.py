@@ -16,9 +16,10 @@ from ._warnings import SchemaWarning, caller_level
 from ._docs import Docs, class_docs, doc_text, func_docs
 from ._json import jsonable, too_deep
 from ._ns import mk_ns, resolve_nm
-from ._types import (Default, JsonSchema, NoneType, SchemaError, TypeInfo, constraints, custom_types, empty, field_info, fields,
-                     is_callable_object, kind, needs_pydantic, on_types_changed, own_annotations, has_self, resolve_self, self_class, signature,
-                     type_name, var_anno)
+from ._types import (
+    Default, JsonSchema, NoneType, SchemaError, TypeInfo, constraints, custom_types, empty, field_info, fields, is_callable_object, kind,
+    needs_pydantic, on_types_changed, own_annotations, has_self, resolve_self, self_class, signature, type_name, var_anno
+)
 
 __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'SchemaError', 'SchemaWarning', 'tool_docs']
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 import functools, heapq, json, math, re, threading, weakref
 from collections import Counter
 
-from .inverse import tool_parts
-from .messages import Found, references, tool_search_output, tool_searches
-from .providers import RENDERERS, provider_name
-from .tools import Tool, Toolbox, as_toolbox
+from ..core.inverse import tool_parts
+from ..loop.messages import Found, references, tool_search_output, tool_searches
+from ..core.providers import RENDERERS, provider_name
+from ..loop.tools import Tool, Toolbox, as_toolbox
 from .wrap import view
 
 __all__ = ['ToolIndex', 'tokens', 'index_of', 'find_tools', 'deferred', 'DeferredToolbox', 'references', 'Found', 'SEARCH_TOOL']

@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import _trace
-from ._json import jsonable
-from ._inputs import ToolInputError, read_arguments
-from ._run import call_tool, is_async, run_sync, settle, stop_iteration, to_thread
-from .call import ToolNotFound, call_args, coerce_inputs, error_text
-from .expr import ExprError
+from ..core._json import jsonable
+from ..core._inputs import ToolInputError, read_arguments
+from ..core._run import call_tool, is_async, run_sync, settle, stop_iteration, to_thread
+from ..core.call import ToolNotFound, call_args, coerce_inputs, error_text
+from ..core.expr import ExprError
 from .results import StopRun, ToolResult, ToolTimeout, call_str
 
 __all__ = ['Cache', 'Plan', 'Opts', 'OPTS', 'THREAD', 'run', 'execute', 'drive', 'threadable', 'not_found', 'timed_out', 'failure_kind', 'pending']

@@ -16,6 +16,7 @@ from typing import Any, Callable
 from ._coerce import Mismatch, _identity, coercer, exact_type, path_text, ready
 from ._inputs import MAX_SHOWN, Problem, ToolInputError, read_arguments as _inputs, short
 from ._run import call_tool, to_thread, is_async as _is_async, run_sync as _run_sync
+from ._package import is_own
 from ._ns import Sealed, ToolHolder, ToolNotFound, find_tool, mk_ns, resolve_nm
 from ._types import Default, SchemaError, empty, is_callable_object, on_types_changed, signature, type_has, var_anno
 
@@ -306,12 +307,11 @@ def _value(r, raise_on_err: bool):
 
 # --- failures as text for the model -----------------------------------------------------------------
 
-_pkg_dir = os.path.dirname(__file__) + os.sep  # funccall's folder: its subpackages' frames are its own too
 
 def _err_text(e: BaseException) -> str:
     "A model-facing report of an exception raised inside a tool: the cause first, then the tool's own frames"
     frames = traceback.extract_tb(e.__traceback__)
-    ours = [i for i, fr in enumerate(frames) if fr.filename.startswith(_pkg_dir)]
+    ours = [i for i, fr in enumerate(frames) if is_own(fr.filename)]
     frames = frames[ours[-1] + 1:] if ours else frames
     lines = [traceback.format_exception_only(type(e), e)[-1].strip()]  # the cause (for a SyntaxError, its last line)
     if frames:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from . import content
-from ._json import jsonable
+from ..core._json import jsonable
 
 __all__ = ['ToolResult', 'StopRun', 'ToolTimeout', 'to_text', 'call_str']
 

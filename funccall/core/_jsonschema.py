@@ -10,7 +10,7 @@ API (what `inverse.py` relies on; kept compatible):
   about keyword values come then too). `Validator.is_valid(value) -> bool`: generated on the first call and
   replaced by the generated function, so read `v.is_valid` at each call rather than keeping the first bound method.
   `Validator.problems(value, path='', limit=10) -> list[Problem]`: empty when valid. `Validator.expected`: the words
-  for the whole schema. `Problem` is `funccall._inputs.Problem(path, message)`.
+  for the whole schema. `Problem` is `funccall.core._inputs.Problem(path, message)`.
 
 Why our own: no pure-Python, well-kept library checks draft 2020-12 (`jsonschema` needs the Rust `rpds-py`;
 `fastjsonschema` knows drafts 4 to 7 only, without `prefixItems`, `$defs` or `unevaluated*`). This one compiles a
@@ -1032,7 +1032,7 @@ def _generate(n: _Node):
     src = '\n'.join(['def is_valid(x0):', '    "Does the value satisfy the schema?"', '    try:', *g.lines,
                      '        return True', '    except RecursionError: return False'])
     # the source holds only names it made and repr()s of property names; every value reaches it through `g.ns`
-    exec(compile(src, '<funccall._jsonschema check>', 'exec'), g.ns)
+    exec(compile(src, '<funccall.core._jsonschema check>', 'exec'), g.ns)
     return g.ns['is_valid']
 
 _FINDER = 4  # the fewest properties of an object whose failing keys generated code finds
@@ -1230,7 +1230,7 @@ def _exec(g: _Report, name: str):
     "Function `name` of the source `g` wrote, or None when it is past the generator's limits"
     src = '\n'.join([*g.defs, *g.tail])
     # as in `_generate`: the source holds only names it made and repr()s of property names
-    try: exec(compile(src, '<funccall._jsonschema report>', 'exec'), g.ns)
+    try: exec(compile(src, '<funccall.core._jsonschema report>', 'exec'), g.ns)
     except (RecursionError, SyntaxError, MemoryError): return None
     return g.ns[name]
 

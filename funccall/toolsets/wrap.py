@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy, functools, re
 from typing import Callable, Iterable
 
-from .tools import Tool, Toolbox
+from ..loop.tools import Tool, Toolbox
 
 __all__ = ['view', 'renamed', 'prefixed', 'filtered']
 

@@ -22,7 +22,7 @@ import base64, binascii, mimetypes, os, re, stat
 from pathlib import Path
 from typing import Callable
 
-from ._inputs import short
+from ..core._inputs import short
 
 __all__ = ['Content', 'Image', 'Audio', 'File', 'PathRefused', 'MAX_BYTES', 'parts']
 

@@ -1,0 +1,114 @@
+"""The architecture, checked from the source: funccall's modules import only downwards, in no cycle, and no class grows
+past 250 lines.
+
+The import graph is read with `ast` from every module's text, so an import inside a function counts as much as one at
+the top (both are arrows a reader must follow). The layers are README's "How it is built" table: a module imports
+modules of its own layer or lower only, and within a layer never in a circle.
+"""
+import ast
+from pathlib import Path
+
+import pytest
+
+import funccall
+
+ROOT = Path(funccall.__file__).parent
+MAX_CLASS_LINES = 250
+
+# Lowest first: each name is a subpackage (all its modules) or a module; a module of layer n imports layers <= n only
+LAYERS = {
+    'core': 0,            # types, docs, schema, call, inverse and its validator, providers, expressions
+    'loop.content': 1, 'loop.results': 1, 'loop.messages': 1, 'loop._trace': 1,
+    'loop.pipeline': 2,   # the one place a call runs
+    'loop.batches': 3,    # calls run concurrently, each through the pipeline
+    'loop.tools': 4,      # Tool, ToolGroup, Toolbox: hold and describe
+    'loop.stream': 5,     # streamed events -> calls
+    'loop.turn': 6,       # run_tool_calls: finished or streamed responses
+    'toolsets': 7,        # search and deferred definitions, code mode, prefix/filter, the python tools
+    'mcp': 8,             # client and server
+    '_load': 8,
+    'cli': 9, '__main__': 9, '__init__': 9, 'example': 9,
+}
+
+def _modules() -> dict:
+    "Every module of funccall, by dotted name below `funccall` (`loop.tools`, `mcp` for `mcp/__init__.py`)"
+    mods = {}
+    for p in ROOT.rglob('*.py'):
+        parts = list(p.relative_to(ROOT).with_suffix('').parts)
+        if parts[-1] == '__init__' and len(parts) > 1: parts = parts[:-1]
+        mods['.'.join(parts)] = p
+    return mods
+
+def _package(name: str, path: Path) -> list:
+    "The package a module's relative imports start from"
+    parts = name.split('.')
+    return parts if path.name == '__init__.py' and name != '__init__' else parts[:-1]
+
+def _targets(name: str, path: Path, mods: dict) -> set:
+    "The funccall modules `name` imports, anywhere in its source"
+    out = set()
+    def add(dotted: str):
+        while dotted and dotted not in mods: dotted = dotted.rpartition('.')[0]  # `from .loop.tools import Tool` -> loop.tools
+        if dotted and dotted != name: out.add(dotted)
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.startswith('funccall.'): add(a.name.removeprefix('funccall.'))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level: base = _package(name, path)[:len(_package(name, path)) - node.level + 1]
+            elif (node.module or '').split('.')[0] == 'funccall': base = []
+            else: continue
+            mod = node.module.removeprefix('funccall').lstrip('.') if not node.level and node.module else (node.module or '')
+            stem = [*base, *mod.split('.')] if mod else base
+            for a in node.names:  # `from . import content` names a module; `from .tools import Tool` a name in one
+                full = '.'.join([*stem, a.name])
+                add(full if full in mods else '.'.join(stem))
+    return out
+
+def _graph() -> dict:
+    mods = _modules()
+    return {n: _targets(n, p, mods) for n, p in mods.items()}
+
+def _layer(name: str) -> int:
+    "A module's layer: its own entry, else its subpackage's"
+    parts = name.split('.')
+    for i in range(len(parts), 0, -1):
+        if (k := '.'.join(parts[:i])) in LAYERS: return LAYERS[k]
+    raise AssertionError(f"funccall.{name} has no layer: add it to LAYERS here and to README's 'How it is built'")
+
+def _cycle(graph: dict) -> list | None:
+    "One import cycle, as the modules around it, or None"
+    state, stack = {}, []
+    def visit(n):
+        state[n] = 1; stack.append(n)
+        for m in sorted(graph[n]):
+            if state.get(m) == 1: return stack[stack.index(m):] + [m]
+            if m not in state and (c := visit(m)): return c
+        state[n] = 2; stack.pop()
+    for n in sorted(graph):
+        if n not in state and (c := visit(n)): return c
+    return None
+
+def test_the_graph_reader_sees_function_local_and_relative_imports():
+    "The checks below are only as good as the reader: it must see what an import inside a function names"
+    g = _graph()
+    assert g, 'no modules found'
+    assert any(len(v) > 2 for v in g.values())
+    assert 'loop.tools' in g['__init__']
+
+def test_no_import_cycle_among_funccall_modules():
+    assert _cycle(_graph()) is None, ' -> '.join(_cycle(_graph()))
+
+def test_the_cycle_finder_finds_a_planted_cycle():
+    assert _cycle({'a': {'b'}, 'b': {'c'}, 'c': {'a'}, 'd': set()}) == ['a', 'b', 'c', 'a']
+
+def test_every_import_runs_to_the_same_layer_or_lower():
+    up = [f"funccall.{a} (layer {_layer(a)}) imports funccall.{b} (layer {_layer(b)})"
+          for a, bs in sorted(_graph().items()) for b in sorted(bs) if _layer(b) > _layer(a)]
+    assert not up, '\n'.join(up)
+
+@pytest.mark.parametrize('path', sorted(ROOT.rglob('*.py')), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_class_over_250_lines(path):
+    long = [f"{n.name}: {n.end_lineno - n.lineno + 1} lines" for n in ast.walk(ast.parse(path.read_text()))
+            if isinstance(n, ast.ClassDef) and n.end_lineno - n.lineno + 1 > MAX_CLASS_LINES]
+    assert not long, f"{path.name}: split these by responsibility: {long}"
