@@ -51,7 +51,8 @@ def _targets(name: str, path: Path, mods: dict) -> set:
         while dotted and dotted not in mods: dotted = dotted.rpartition('.')[0]  # `from .loop.tools import Tool` -> loop.tools
         if dotted and dotted != name: out.add(dotted)
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.Call) and _dynamic(node): add(node.args[0].value.removeprefix('funccall').lstrip('.'))
+        elif isinstance(node, ast.Import):
             for a in node.names:
                 if a.name.startswith('funccall.'): add(a.name.removeprefix('funccall.'))
         elif isinstance(node, ast.ImportFrom):
@@ -64,6 +65,13 @@ def _targets(name: str, path: Path, mods: dict) -> set:
                 full = '.'.join([*stem, a.name])
                 add(full if full in mods else '.'.join(stem))
     return out
+
+def _dynamic(call: ast.Call) -> bool:
+    "`importlib.import_module('funccall.x')` or `__import__('funccall.x')`: an arrow too, spelt as a string"
+    f = call.func
+    named = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+    return (named in ('import_module', '__import__') and bool(call.args) and isinstance(call.args[0], ast.Constant)
+            and isinstance(call.args[0].value, str) and call.args[0].value.startswith('funccall.'))
 
 def _graph() -> dict:
     mods = _modules()
@@ -102,13 +110,32 @@ def test_no_import_cycle_among_funccall_modules():
 def test_the_cycle_finder_finds_a_planted_cycle():
     assert _cycle({'a': {'b'}, 'b': {'c'}, 'c': {'a'}, 'd': set()}) == ['a', 'b', 'c', 'a']
 
+def _upward(graph: dict) -> list:
+    "Every import from a lower layer to a higher one, in words"
+    return [f"funccall.{a} (layer {_layer(a)}) imports funccall.{b} (layer {_layer(b)})"
+            for a, bs in sorted(graph.items()) for b in sorted(bs) if _layer(b) > _layer(a)]
+
 def test_every_import_runs_to_the_same_layer_or_lower():
-    up = [f"funccall.{a} (layer {_layer(a)}) imports funccall.{b} (layer {_layer(b)})"
-          for a, bs in sorted(_graph().items()) for b in sorted(bs) if _layer(b) > _layer(a)]
-    assert not up, '\n'.join(up)
+    assert not (up := _upward(_graph())), '\n'.join(up)
+
+def test_an_upward_import_is_found():
+    assert _upward({'loop.tools': {'toolsets.search', 'loop.pipeline'}, 'loop.pipeline': set()}) == [
+        'funccall.loop.tools (layer 4) imports funccall.toolsets.search (layer 7)']
 
 @pytest.mark.parametrize('path', sorted(ROOT.rglob('*.py')), ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_class_over_250_lines(path):
     long = [f"{n.name}: {n.end_lineno - n.lineno + 1} lines" for n in ast.walk(ast.parse(path.read_text()))
             if isinstance(n, ast.ClassDef) and n.end_lineno - n.lineno + 1 > MAX_CLASS_LINES]
     assert not long, f"{path.name}: split these by responsibility: {long}"
+
+def test_the_graph_reader_sees_imports_spelt_as_strings(tmp_path):
+    "An import made with `importlib.import_module('funccall.x')` is an arrow the checks see"
+    p = tmp_path / 'm.py'
+    p.write_text("import importlib\ndef f():\n    return importlib.import_module('funccall.toolsets.search')\n")
+    assert _targets('loop.tools', p, _modules()) == {'toolsets.search'}
+
+@pytest.mark.parametrize('pkg', ['core', 'loop', 'toolsets'])
+def test_subpackage_inits_import_nothing(pkg):
+    "README promises they stay empty: code mode's child imports single modules of core/ and toolsets/ without the rest"
+    tree = ast.parse((ROOT / pkg / '__init__.py').read_text())
+    assert not [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]

@@ -14,7 +14,7 @@ import pytest
 from test_sync_batch import CALLS, _seen, _tools, add, boom
 
 from funccall import Tool, Toolbox, run_tool_calls, run_tool_calls_async
-from funccall.loop.turn import batches
+from funccall.loop import batches
 from funccall.core._run import WorkersExhausted, _workers, set_max_workers, to_thread
 
 

@@ -16,7 +16,7 @@ from mcp import Client  # noqa: E402
 from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from funccall import Tool, ToolInputError, WorkersExhausted, call_func  # noqa: E402
-from funccall.loop.turn.content import Image  # noqa: E402
+from funccall.loop.content import Image  # noqa: E402
 from funccall.mcp._state import Sealer  # noqa: E402
 from funccall.core._run import _workers, call_tool, set_max_workers, to_thread  # noqa: E402
 from funccall.mcp import SECRET_ENV, MCPContext, mk_asgi_app, mk_server  # noqa: E402

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from funccall import Audio, File, Image, Toolbox, tool_results
-from funccall.loop.turn import content
-from funccall.loop.turn.content import MAX_BYTES, PathRefused
+from funccall.loop import content
+from funccall.loop.content import MAX_BYTES, PathRefused
 
 SECRET = b'\x89PNG-not-really: SECRET-KEY-5f1c0ffee'
 FORMATS = ('anthropic', 'openai', 'responses', 'gemini')

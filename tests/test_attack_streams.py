@@ -9,7 +9,7 @@ import pytest
 from sse import anthropic_client, chat_client, gemini_client, sse
 
 from funccall import Toolbox, ToolCallStream, ToolInputError, run_tool_calls, tool_calls
-from funccall.loop.turn.stream import MAX_CHARS, StreamTooLong
+from funccall.loop.stream import MAX_CHARS, StreamTooLong
 
 PROVIDERS = ['openai', 'openai_responses', 'anthropic', 'gemini']
 STREAMED = ['openai', 'openai_responses', 'anthropic']  # arguments streamed as JSON text

@@ -141,7 +141,7 @@ def test_the_fast_reader_of_signatures_agrees_with_parsing_them():
     "Where the regex reader of a signature answers, it finds each parameter on the line `ast` does: every function of real modules"
     import inspect
     from funccall.core import _docs, _types, inverse, schema
-    from funccall.loop.turn import tools
+    from funccall.loop import tools
     import argparse, json, logging, textwrap
     answered = 0
     for mod in (argparse, json, logging, textwrap, _docs, schema, inverse, tools, sys.modules[__name__]):

@@ -8,7 +8,7 @@ from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from funccall.loop.turn._jsonstream import MAX_DEPTH, JsonStream
+from funccall.core._jsonstream import MAX_DEPTH, JsonStream
 
 def read(pieces) -> JsonStream:
     r = JsonStream()

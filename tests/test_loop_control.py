@@ -17,7 +17,7 @@ from pydantic import TypeAdapter
 
 from funccall import (Audio, CustomToolCall, File, Image, SchemaError, StopRun, Tool, ToolCall, ToolResult, Toolbox, ToolTimeout,
                       UnansweredCall, run_tool_calls, run_tool_calls_async, to_anthropic, tool_calls, tool_choice, tool_results)
-from funccall.loop.turn.content import parts
+from funccall.loop.content import parts
 
 _anthropic_msg = TypeAdapter(MessageParam)  # kept alive: its `Iterable` content is validated lazily, while iterated
 
@@ -357,7 +357,7 @@ def test_rich_results_survive_json():
     assert back.value == r.value and back.text == r.text
 
 def test_rich_mcp_content_and_paths(tmp_path):
-    from funccall.loop.turn.content import mcp as mcp_content
+    from funccall.loop.content import mcp as mcp_content
     f = tmp_path / 'pic.png'
     f.write_bytes(png())
     img = Image(f)
@@ -554,7 +554,7 @@ def test_a_call_expression_that_cannot_be_read_is_the_models_mistake():
 
 def test_an_mcp_servers_images_pass_through_to_each_provider():
     "What an MCPClient tool returns for an image (its MCP JSON item) goes out as an image, not as base64 text"
-    from funccall.loop.turn.content import mcp as mcp_content
+    from funccall.loop.content import mcp as mcp_content
     item = {'type': 'image', 'data': Image(png()).b64(), 'mimeType': 'image/png'}
     def proxied() -> list:
         "An MCP server's picture, as MCPClient returns it."

@@ -14,7 +14,7 @@ from google.genai import types as gtypes  # noqa: E402
 import funccall  # noqa: E402
 from funccall import Image, Tool, Toolbox, ToolInputError, call_func  # noqa: E402
 from funccall.mcp import MCPClient, MCPConnectionError, mk_server  # noqa: E402
-from funccall.loop.turn.messages import tool_results  # noqa: E402
+from funccall.loop.messages import tool_results  # noqa: E402
 from funccall.core.providers import ProviderWarning  # noqa: E402
 
 SERVERS = Path(__file__).parent / 'mcp_servers'

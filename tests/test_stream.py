@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
 from funccall import CustomToolCall, Tool, Toolbox, ToolCall, ToolCallStream, UnansweredCall, run_tool_calls, run_tool_calls_async, tool_calls
-from funccall.loop.turn.stream import is_stream
+from funccall.loop.stream import is_stream
 from sse import anthropic_client, chat_client, events, gemini_client, script, split, sse
 
 CALLS = [('call_1', 'get_weather', {'city': 'Lisbon', 'unit': 'C', 'days': [1, 2.5], 'note': 'caf\u00e9 \U0001F600 "q"\n'}),

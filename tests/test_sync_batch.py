@@ -10,7 +10,7 @@ import time
 import pytest
 
 from funccall import StopRun, Tool, Toolbox, run_tool_calls
-from funccall.loop.turn import batches
+from funccall.loop import batches
 from funccall.core._run import _workers, set_max_workers, to_thread
 
 def add(a: int, b: int) -> int:

@@ -136,21 +136,3 @@ def test_view_takes_a_toolbox_only():
     f = filtered(deferred(_box()), ['add'])
     assert f.call('search_tools', {'query': 'x'}).failure == 'name' and type(f) is Toolbox  # a plain toolbox again
     assert not hasattr(f, 'loaded') and not hasattr(f, 'search_tool')  # the deferred toolbox's own state stays its own
-
-# --- the layers: what wraps the toolbox is above it, and the loop knows no toolset ------------------------------------
-
-def _imports(module: str) -> set:
-    "The funccall modules `module` imports, function-local imports included"
-    import ast, pathlib
-    src = (pathlib.Path(__file__).parent.parent / 'funccall' / f'{module}.py').read_text()
-    out = set()
-    for n in ast.walk(ast.parse(src)):
-        if isinstance(n, ast.ImportFrom) and n.level == 1: out |= {n.module.split('.')[0]} if n.module else {a.name for a in n.names}
-        elif isinstance(n, ast.ImportFrom) and (n.module or '').startswith('funccall.'): out.add(n.module.split('.')[1])
-    return out
-
-def test_the_toolsets_sit_above_the_toolbox_the_shapes_and_the_loop():
-    toolsets = {'search', 'codemode', 'wrap'}
-    for m in ('tools', 'messages', 'stream', 'loop'): assert not _imports(m) & toolsets, m
-    assert not _imports('messages') & {'tools', 'stream', 'loop'}  # the provider shapes sit below both paths
-    assert 'loop' not in _imports('stream') and 'loop' not in _imports('tools')

@@ -1,4 +1,4 @@
-"""Tool objects, tool groups and toolboxes: the agent loop around `call_func`.
+"""Tool objects, tool groups and toolboxes: what a model is offered, described, and its calls resolved by name.
 
 A `Tool` describes one callable offered to a model: its schema, its definitions for each provider, and the options
 of what runs around each call. `execute`/`aexecute` run it through the one pipeline (`funccall.loop.pipeline`: injected
