@@ -52,3 +52,62 @@ def test_mcp_refusal_for_a_client_that_cannot_ask_is_a_declined_call_of_the_pipe
     assert r.is_error and r.content[0].text == ("Tool 'delete' needs the user's confirmation, and this MCP client can't ask for it "
                                                 "(it declared no form-mode elicitation): the call was refused")
     assert log == [] and 'execute_tool delete (call None) failure: declined' in traced
+
+# --- tracebacks the model reads hold none of funccall's frames, from any subpackage -----------------------
+
+def _bad(x: int) -> int:
+    "Fails"
+    raise ValueError('nope')
+
+@pytest.mark.parametrize('isolate', [False, True])
+def test_code_mode_traceback_of_a_failing_tool_has_no_funccall_frames(isolate):
+    "A tool bound in a program is built by core/inverse.py: its frames are funccall's, not the model's to read"
+    from funccall import Toolbox
+    from funccall.toolsets.codemode import code_tool
+    r = Toolbox([code_tool(Toolbox([Tool(_bad, name='bad')]), isolate=isolate)]).call('run_code', {'code': 'bad(x=1)'})
+    assert r.error == ('CodeError: Traceback (most recent call last):\n  File "<code>", line 1, in <module>\n    bad(x=1)\n'
+                       '  File "<funccall tool>", line 2, in bad\nToolCallError: ValueError: nope')
+
+def test_python_traceback_drops_funccall_frames_of_every_subpackage():
+    "Code that calls funccall's core (`get_schema`, in core/schema.py) and fails inside it: only the code's frames show"
+    from funccall import get_schema, python
+    out = python('get_schema(42)', glb={'get_schema': get_schema})
+    assert out.startswith('Traceback (most recent call last):\n  File "<code>", line 1, in <module>\n')
+    assert 'File "' not in out.split('in <module>', 1)[1] and 'SchemaError' in out
+
+def test_scrub_hides_the_folder_funccall_is_in(monkeypatch):
+    "As before the layout: the whole folder holding funccall/ (a checkout, site-packages) becomes `<lib>`, on sys.path or not"
+    import os, sys
+    from funccall.core._package import PACKAGE_DIR
+    from funccall.toolsets import _sandbox
+    from funccall.toolsets._sandbox import scrub
+    top = os.path.dirname(PACKAGE_DIR)
+    monkeypatch.setattr(sys, 'path', [p for p in sys.path if p.rstrip(os.sep) != top])
+    monkeypatch.setattr(_sandbox, '_HOST_PATH', None)  # worked out again from the path above
+    assert scrub(f'File "{top}{os.sep}elsewhere{os.sep}x.py"') == f'File "<lib>{os.sep}elsewhere{os.sep}x.py"'
+
+# --- the child processes from a copy of funccall that is not this checkout (as `pip install` leaves it) ------------
+
+_INSTALLED = '''
+import funccall, sys
+assert funccall.__file__.startswith(sys.argv[1]), funccall.__file__
+from funccall import Tool, Toolbox, python_isolated
+from funccall.toolsets.codemode import code_tool
+def add(a: int, b: int) -> int:
+    "Add"
+    return a + b
+print(Toolbox([code_tool(Toolbox([add]), isolate=True)]).call('run_code', {'code': 'add(a=1, b=2)'}).value)
+print(python_isolated('6 * 7', timeout=20))
+print(python_isolated('1/0', timeout=20).splitlines()[-1])
+'''
+
+def test_isolated_children_run_from_a_copy_of_the_package(tmp_path):
+    "Code mode's child and python_isolated's import single modules by path: they must find them in any installed copy"
+    import os, shutil, subprocess, sys
+    from funccall.core._package import PACKAGE_DIR
+    site = tmp_path / 'site'
+    shutil.copytree(PACKAGE_DIR, site / 'funccall', ignore=shutil.ignore_patterns('__pycache__'))
+    env = {**os.environ, 'PYTHONPATH': str(site)}
+    p = subprocess.run([sys.executable, '-c', _INSTALLED, str(site)], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.split('\n')[:3] == ['3', '42', 'ZeroDivisionError: division by zero']
