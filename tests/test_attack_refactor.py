@@ -111,3 +111,16 @@ def test_isolated_children_run_from_a_copy_of_the_package(tmp_path):
     p = subprocess.run([sys.executable, '-c', _INSTALLED, str(site)], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr[-2000:]
     assert p.stdout.split('\n')[:3] == ['3', '42', 'ZeroDivisionError: division by zero']
+
+# --- a call expression refused before any tool runs is the pipeline's answer, traced too --------------------
+
+def _add(a: int, b: int) -> int:
+    "Add"
+    return a + b
+
+@pytest.mark.parametrize('text, kind', [('nope(3)', 'name'), ('add(1,', 'arguments'), ('add.__globals__(1)', 'name')])
+def test_a_refused_call_expression_is_traced(traced, text, kind):
+    from funccall import Toolbox
+    [r] = Toolbox([Tool(_add, name='add')]).call_expr(text)
+    assert r.status == 'failure' and r.failure == kind and r.error.split(':')[0] in ('ToolNotFound', 'ExprError')
+    assert f'execute_tool  (call None) failure: {kind}' in traced

@@ -29,7 +29,7 @@ from ..core.expr import ExprError
 from .results import StopRun, ToolResult, ToolTimeout, call_str
 
 __all__ = ['Cache', 'Plan', 'Opts', 'OPTS', 'THREAD', 'Declined', 'run',
-           'execute', 'drive', 'threadable', 'not_found', 'timed_out', 'failure_kind', 'pending']
+           'execute', 'drive', 'threadable', 'not_found', 'refused', 'timed_out', 'failure_kind', 'pending']
 
 # --- what the pipeline keeps of a tool ----------------------------------------------------------------
 
@@ -131,10 +131,19 @@ def not_found(
     opts: Opts=OPTS,   # what the trace records
 ) -> ToolResult:       # a failure of kind 'name', traced
     "The answer to a call of a tool nobody holds"
+    return refused(ToolNotFound(name if isinstance(name, str) else repr(name), known), name, args, call_id, opts)
+
+def refused(
+    e: Exception,      # why no tool runs: a `ToolNotFound`, an `ExprError` (a call expression that doesn't parse)
+    name,              # the name the model sent ('' when there is none)
+    args,              # its arguments
+    call_id: str,      # the provider's id of the call
+    opts: Opts=OPTS,   # what the trace records
+) -> ToolResult:       # a failure of the kind `failure_kind` gives, traced
+    "The answer to a call refused before any tool ran"
     tr = _trace.start(str(name), call_id, '', opts.trace_content)  # a refused call is traced too
-    e = ToolNotFound(name if isinstance(name, str) else repr(name), known)
     r = ToolResult(str(name), args if isinstance(args, dict) else {}, 'failure', error=error_text(e), call_id=call_id,
-                   failure='name', exception=e)
+                   failure=failure_kind(e), exception=e)
     _trace.end(tr, r)
     return r
 

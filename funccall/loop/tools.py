@@ -22,7 +22,6 @@ from ..core._ns import Sealed, ToolHolder, public_methods
 from ..core._types import Default, empty, is_callable_object, signature
 from .results import ToolResult, call_str
 from ..core._run import is_async, run_sync
-from ..core.call import error_text
 from ..core.expr import ExprError, parse_calls
 from ..core.schema import SchemaError, get_schema
 
@@ -431,8 +430,7 @@ class Toolbox(ToolHolder):
         return res
 
     def _expr_failure(self, e: ExprError) -> ToolResult:
-        kind = pipeline.failure_kind(e)  # an unknown tool: 'name'
-        return self._seen(ToolResult('', {}, 'failure', error=error_text(e), failure=kind, exception=e))
+        return self._seen(pipeline.refused(e, '', {}, None, self._opts))  # an unknown tool's kind is 'name', as `failure_kind` says
 
     def call_expr(
         self,
