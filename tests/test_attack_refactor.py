@@ -124,3 +124,26 @@ def test_a_refused_call_expression_is_traced(traced, text, kind):
     [r] = Toolbox([Tool(_add, name='add')]).call_expr(text)
     assert r.status == 'failure' and r.failure == kind and r.error.split(':')[0] in ('ToolNotFound', 'ExprError')
     assert f'execute_tool  (call None) failure: {kind}' in traced
+
+# --- the worker pool in a forked child -------------------------------------------------------------------
+
+@pytest.mark.skipif(not hasattr(__import__('os'), 'fork'), reason='no os.fork on this platform')
+def test_a_forked_child_runs_sync_tools_in_threads_of_its_own():
+    "The parent's idle worker threads aren't in the child: a call handed to one would wait for ever (alarm: 15 s)"
+    import os, signal, warnings
+    from funccall import Toolbox
+    box = Toolbox([Tool(_add, name='add')])
+    assert asyncio.run(box.acall('add', {'a': 1, 'b': 2})).value == 3  # leaves an idle worker thread in the pool
+    assert [r.value for r in box.batch([('add', {'a': 1, 'b': 2}), ('add', {'a': 3, 'b': 4})])] == [3, 7]
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', DeprecationWarning)  # forking a process with threads: the child uses none of the parent's
+        pid = os.fork()
+    if pid == 0:  # the child: any way out ends it, with 0 only when both kinds of call answered
+        try:
+            signal.alarm(15)
+            ok = (asyncio.run(box.acall('add', {'a': 5, 'b': 6})).value == 11
+                  and [r.value for r in box.batch([('add', {'a': 1, 'b': 1}), ('add', {'a': 2, 'b': 2})])] == [2, 4])
+            os._exit(0 if ok else 1)
+        finally: os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, f"the child ended with {os.waitstatus_to_exitcode(status)} (-14: it hung)"

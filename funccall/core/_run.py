@@ -138,6 +138,14 @@ class _Workers:
         self.straggling = collections.Counter()  # tool -> its stragglers
         self.resize(size)
 
+    def forked(self):
+        """In a forked child: the parent's threads aren't here, nor their calls, and `lock` may have been held as it forked;
+        the pool starts empty (else a call handed to an idle thread of the parent's waits for ever)"""
+        self.lock = threading.Lock()
+        self.pending, self.work = collections.deque(), queue.SimpleQueue()
+        self.threads = self.idle = self.running = self.stragglers = 0
+        self.straggling = collections.Counter()
+
     def resize(self, size: int):
         if type(size) is not int or size < 1: raise ValueError(f"max_workers must be a positive int, not {size!r}")
         with self.lock:
@@ -264,6 +272,7 @@ def _default_size() -> int:
     return int(v) if v.strip().isdigit() and int(v) > 0 else 64
 
 _workers = _Workers(_default_size())
+if hasattr(os, 'register_at_fork'): os.register_at_fork(after_in_child=_workers.forked)
 
 def set_max_workers(
     n: int,  # how many sync tools may run at once (and up to `16 * n` stragglers: calls whose callers stopped waiting)
