@@ -147,3 +147,24 @@ def test_a_forked_child_runs_sync_tools_in_threads_of_its_own():
         finally: os._exit(2)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0, f"the child ended with {os.waitstatus_to_exitcode(status)} (-14: it hung)"
+
+_NESTED = '''
+from funccall import Toolbox, Tool
+from funccall.core._run import set_max_workers
+set_max_workers(2)
+def inner(x: int) -> int:
+    "inner"
+    return x
+ib = Toolbox([inner])
+def outer(x: int) -> int:
+    "outer: a batch of its own, run from a worker thread"
+    return sum(r.value for r in ib.batch([('inner', {'x': x}), ('inner', {'x': x})]))
+ob = Toolbox([outer])
+print([r.value for r in ob.batch([('outer', {'x': i}) for i in range(4)])])
+'''
+
+def test_a_tool_that_runs_a_batch_never_waits_for_a_slot_its_caller_holds():
+    "Every slot held by a call that waits for its own batch's calls: those must still start (a subprocess: a hang is killed)"
+    import subprocess, sys
+    p = subprocess.run([sys.executable, '-W', 'ignore', '-c', _NESTED], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stdout.strip() == '[0, 2, 4, 6]', p.stderr[-2000:]
