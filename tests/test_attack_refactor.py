@@ -168,3 +168,30 @@ def test_a_tool_that_runs_a_batch_never_waits_for_a_slot_its_caller_holds():
     import subprocess, sys
     p = subprocess.run([sys.executable, '-W', 'ignore', '-c', _NESTED], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and p.stdout.strip() == '[0, 2, 4, 6]', p.stderr[-2000:]
+
+# --- warnings point at the developer's line through every wrapper ---------------------------------------
+
+from dataclasses import dataclass  # noqa: E402
+
+@dataclass
+class _Node:
+    "A tree node"
+    val: int
+    kids: 'list[_Node]'
+
+def _walk(n: _Node) -> int:
+    "Walk a tree (recursive: Gemini's definitions cut it, and say so)"
+    return n.val
+
+@pytest.mark.parametrize('fmt, strict', [('gemini', None), ('mcp', True)])
+def test_a_deferred_toolboxs_provider_warning_points_at_the_callers_line(fmt, strict):
+    import warnings
+    from funccall import Toolbox
+    from funccall.core.providers import ProviderWarning
+    from funccall.toolsets.search import deferred
+    d = deferred(Toolbox([Tool(_walk, name='walk')]), keep=['walk'])
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        d.definitions(fmt, strict=strict)
+    got = [(x.filename, x.lineno) for x in w if issubclass(x.category, ProviderWarning)]
+    assert got and all(f == __file__ for f, _ in got), got
