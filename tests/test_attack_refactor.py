@@ -195,3 +195,28 @@ def test_a_deferred_toolboxs_provider_warning_points_at_the_callers_line(fmt, st
         d.definitions(fmt, strict=strict)
     got = [(x.filename, x.lineno) for x in w if issubclass(x.category, ProviderWarning)]
     assert got and all(f == __file__ for f, _ in got), got
+
+# --- deferred search over a filtered toolbox finds only what the filter kept ------------------------------
+
+def test_deferred_search_over_a_filtered_toolbox_never_finds_a_filtered_out_tool():
+    "By words of its description, by its name, by its group, in funccall's search tool and in an OpenAI client search"
+    from funccall import Toolbox
+    from funccall.toolsets.search import deferred
+    from funccall.toolsets.wrap import filtered
+    ran = []
+    def wipe_disk(device: str) -> str:
+        "Erase every byte of a storage device, irreversibly"
+        ran.append(device)
+        return 'wiped'
+    box = Toolbox()
+    box.add([Tool(wipe_disk, name='wipe_disk'), Tool(_add, name='add')], group='admin', doc='Administration')
+    assert deferred(box).call('search_tools', {'query': 'erase storage device'}).value.names == ['wipe_disk']  # the bait works
+    d = deferred(filtered(box, ['add']))
+    for q in ('erase storage device irreversibly', 'wipe_disk', 'wipe disk', 'admin'):
+        r = d.call('search_tools', {'query': q})
+        assert 'wipe' not in str(r.value) and 'wipe_disk' not in d.loaded
+    items = [{'type': 'tool_search_call', 'call_id': 'ts', 'execution': 'client',
+              'arguments': {'paths': ['wipe_disk', 'admin.wipe_disk', 'admin', 'erase a disk']}}]
+    out = d.answer_items(items)
+    assert 'wipe' not in str(out) and 'wipe_disk' not in d.loaded
+    assert d.call('wipe_disk', {'device': '/dev/sda'}).failure == 'name' and ran == []
