@@ -146,6 +146,7 @@ class _Workers:
         """In a forked child: the parent's threads aren't here, nor their calls, and `lock` may have been held as it forked;
         the pool starts empty (else a call handed to an idle thread of the parent's waits for ever)"""
         self.lock = threading.Lock()
+        _worker.active = False  # (forked from one of the pool's threads, this one now is the child's main thread)
         self.pending, self.work = collections.deque(), queue.SimpleQueue()
         self.threads = self.idle = self.running = self.stragglers = 0
         self.straggling = collections.Counter()
