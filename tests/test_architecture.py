@@ -5,7 +5,7 @@ The import graph is read with `ast` from every module's text, so an import insid
 the top (both are arrows a reader must follow). The layers are README's "How it is built" table: a module imports
 modules of its own layer or lower only, and within a layer never in a circle.
 """
-import ast
+import ast, re
 from pathlib import Path
 
 import pytest
@@ -47,14 +47,16 @@ def _package(name: str, path: Path) -> list:
 def _targets(name: str, path: Path, mods: dict) -> set:
     "The funccall modules `name` imports, anywhere in its source"
     out = set()
-    def add(dotted: str):
+    def add(dotted: str, root: bool=True):
         while dotted and dotted not in mods: dotted = dotted.rpartition('.')[0]  # `from .loop.tools import Tool` -> loop.tools
-        if dotted and dotted != name: out.add(dotted)
+        if not dotted and not root: return  # a string such as 'funccall.repair' (a trace event) names no module
+        dotted = dotted or '__init__'  # `import funccall`, `from funccall import Tool`, `from .. import Tool`: the package itself
+        if dotted != name: out.add(dotted)
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Call) and _dynamic(node): add(node.args[0].value.removeprefix('funccall').lstrip('.'))
+        if (v := _module_string(node)) is not None: add(v.removeprefix('funccall').lstrip('.'), root=False)
         elif isinstance(node, ast.Import):
             for a in node.names:
-                if a.name.startswith('funccall.'): add(a.name.removeprefix('funccall.'))
+                if a.name == 'funccall' or a.name.startswith('funccall.'): add(a.name.removeprefix('funccall').lstrip('.'))
         elif isinstance(node, ast.ImportFrom):
             if node.level: base = _package(name, path)[:len(_package(name, path)) - node.level + 1]
             elif (node.module or '').split('.')[0] == 'funccall': base = []
@@ -66,12 +68,28 @@ def _targets(name: str, path: Path, mods: dict) -> set:
                 add(full if full in mods else '.'.join(stem))
     return out
 
-def _dynamic(call: ast.Call) -> bool:
-    "`importlib.import_module('funccall.x')` or `__import__('funccall.x')`: an arrow too, spelt as a string"
+_LOOKUPS = ('import_module', '__import__', 'find_spec', 'get', 'pop', 'setdefault')  # calls that load or find a module by name
+
+def _module_string(node) -> str | None:
+    """A module of funccall named in a string where a module is loaded or looked up: `importlib.import_module('funccall.x')`,
+    `__import__(...)`, `sys.modules['funccall.x']`, `sys.modules.get(...)`: an arrow too (a logger's name is none)"""
+    if isinstance(node, ast.Subscript): arg = node.slice
+    elif isinstance(node, ast.Call) and node.args and _called(node) in _LOOKUPS: arg = node.args[0]
+    else: return None
+    ok = isinstance(arg, ast.Constant) and isinstance(arg.value, str) and re.fullmatch(r'funccall(\.[A-Za-z_]\w*)+', arg.value)
+    return arg.value if ok else None
+
+def _called(call: ast.Call) -> str | None:
     f = call.func
-    named = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
-    return (named in ('import_module', '__import__') and bool(call.args) and isinstance(call.args[0], ast.Constant)
-            and isinstance(call.args[0].value, str) and call.args[0].value.startswith('funccall.'))
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
+
+def _dynamic(call: ast.Call) -> bool:
+    "An import whose module is worked out as the program runs (`import_module('funccall.' + x)`): an arrow the reader can't see"
+    if _called(call) not in ('import_module', '__import__', 'spec_from_file_location'): return False
+    first = call.args[0] if call.args else None
+    return not (isinstance(first, ast.Constant) and isinstance(first.value, str) and not first.value.startswith('.'))
+
+DYNAMIC_OK = {'_load'}  # imports the module a user names on the command line (never one of funccall's)
 
 def _graph() -> dict:
     mods = _modules()
@@ -139,3 +157,32 @@ def test_subpackage_inits_import_nothing(pkg):
     "README promises they stay empty: code mode's child imports single modules of core/ and toolsets/ without the rest"
     tree = ast.parse((ROOT / pkg / '__init__.py').read_text())
     assert not [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+
+def test_no_import_of_a_module_named_as_the_program_runs():
+    "The reader sees only modules named in the source: an import of a computed name could reach any layer unseen"
+    found = [f"funccall.{n} line {c.lineno}" for n, p in _modules().items() if n not in DYNAMIC_OK
+             for c in ast.walk(ast.parse(p.read_text())) if isinstance(c, ast.Call) and _dynamic(c)]
+    assert not found, f"import a module by its literal name instead: {found}"
+
+@pytest.mark.parametrize('src, want', [
+    ("import funccall\n", {'__init__'}),
+    ("from funccall import Tool\n", {'__init__'}),
+    ("from ... import Tool\n", {'__init__'}),
+    ("from ... import toolsets\n", {'toolsets'}),
+    ("from ...toolsets import search\n", {'toolsets.search'}),
+    ("import funccall.toolsets.search as s\n", {'toolsets.search'}),
+    ("import sys\nm = sys.modules['funccall.toolsets.search']\n", {'toolsets.search'}),
+    ("import importlib\nm = importlib.import_module('funccall.toolsets.codemode')\n", {'toolsets.codemode'}),
+    ("__import__('funccall.mcp')\n", {'mcp'}),
+])
+def test_the_reader_sees_every_spelling_of_an_import(tmp_path, src, want):
+    "Each spelling is an arrow from a module of core/ (as if it were core/x/m.py, three levels down for `...`)"
+    p = tmp_path / 'm.py'
+    p.write_text(src)
+    assert _targets('core._types', p, _modules()) - {'core'} == want
+
+@pytest.mark.parametrize('src', ["import importlib\nimportlib.import_module('funccall.' + 'mcp')\n",
+                                 "import importlib\nimportlib.import_module('.search', 'funccall.toolsets')\n",
+                                 "__import__(name)\n"])
+def test_an_import_of_a_computed_name_is_found(src):
+    assert any(isinstance(c, ast.Call) and _dynamic(c) for c in ast.walk(ast.parse(src)))

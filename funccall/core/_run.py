@@ -4,7 +4,9 @@
 
 Sync tools run in funccall's own pool of worker threads, not asyncio's default executor (a handful of threads
 shared with everything else on the loop). At most `max_workers` of them run at once (default 64, I/O-bound
-tools are the common case; `set_max_workers` or the `FUNCCALL_MAX_WORKERS` environment variable change it).
+tools are the common case; `set_max_workers` or the `FUNCCALL_MAX_WORKERS` environment variable change it),
+besides the calls a running call makes (a tool that runs a batch): those start at once, as a slot they waited for
+could be held by the very call waiting for them. A forked child starts with an empty pool.
 A Python thread can't be stopped, so a call whose caller stopped waiting (a timeout, a cancelled task, an MCP
 client that hung up) gives its slot back at once while its thread runs on, a straggler: it counts against no
 new call's slot or thread. Stragglers have their own budget: at most `16 * max_workers` run at once, and at
@@ -122,6 +124,8 @@ class _Job:
         if self.error is not None: raise self.error
         return self.value
 
+_worker = threading.local()  # `active` in the pool's own threads
+
 class _Workers:
     """Sync calls in daemon threads, admitted by slot: `size` calls run at once and the others wait in `pending`; a call
     whose caller stopped waiting (`drop`) gives its slot back while its thread runs on (a straggler); a call fails with
@@ -138,6 +142,15 @@ class _Workers:
         self.straggling = collections.Counter()  # tool -> its stragglers
         self.resize(size)
 
+    def forked(self):
+        """In a forked child: the parent's threads aren't here, nor their calls, and `lock` may have been held as it forked;
+        the pool starts empty (else a call handed to an idle thread of the parent's waits for ever)"""
+        self.lock = threading.Lock()
+        _worker.active = False  # (forked from one of the pool's threads, this one now is the child's main thread)
+        self.pending, self.work = collections.deque(), queue.SimpleQueue()
+        self.threads = self.idle = self.running = self.stragglers = 0
+        self.straggling = collections.Counter()
+
     def resize(self, size: int):
         if type(size) is not int or size < 1: raise ValueError(f"max_workers must be a positive int, not {size!r}")
         with self.lock:
@@ -153,8 +166,12 @@ class _Workers:
     ) -> _Job:
         job = _Job(fn, ended, key)
         with self.lock:
-            self.pending.append(job)
-            out = self._dispatch()
+            # a call made by a call this pool runs (a tool running a batch) starts at once, past `size`: waiting for a slot
+            # that its own caller holds could never end once every slot's call waits so
+            if getattr(_worker, 'active', False): out = self._dispatch(job)
+            else:
+                self.pending.append(job)
+                out = self._dispatch()
         self._hand(out)
         return job
 
@@ -181,26 +198,32 @@ class _Workers:
         self.stragglers += 1
         self.straggling[job.key] += 1
 
-    def _dispatch(self) -> list:
-        """Give free slots to pending calls, each to an idle thread if there is one (holding `lock`): gives the calls
-        that need a new thread, or failed to start, for `_hand` once `lock` is released"""
+    def _dispatch(self, nested: _Job | None=None) -> list:
+        """Give free slots to pending calls (and `nested`, a call of a running call's, one at once), each to an idle thread
+        if there is one (holding `lock`): gives the calls that need a new thread, or failed to start, for `_hand` once
+        `lock` is released"""
         out = []
+        if nested is not None: self._admit(nested, out)
         while self.running < self.size and self.pending:
             job = self.pending.popleft()
             if job.state != 'pending': continue  # its caller gave up before it started
-            if (why := self._crowded(job.key)) is not None:
-                job.state, job.error = 'done', WorkersExhausted(why)
-                out.append(job)
-                continue
-            job.state = 'running'
-            self.running += 1
-            if self.idle:
-                self.idle -= 1
-                self.work.put(job)
-            else:
-                self.threads += 1
-                out.append(job)
+            self._admit(job, out)
         return out
+
+    def _admit(self, job: _Job, out: list):
+        "Start `job` in a slot, on an idle thread or (through `out`) a new one; or fail it when stragglers crowd it out (holding `lock`)"
+        if (why := self._crowded(job.key)) is not None:
+            job.state, job.error = 'done', WorkersExhausted(why)
+            out.append(job)
+            return
+        job.state = 'running'
+        self.running += 1
+        if self.idle:
+            self.idle -= 1
+            self.work.put(job)
+        else:
+            self.threads += 1
+            out.append(job)
 
     def _crowded(self, key) -> str | None:
         "Why a new call of tool `key` can't start: too many stragglers, in all or of `key` (holding `lock`); None when it can"
@@ -239,6 +262,7 @@ class _Workers:
 
     def _serve(self, job: _Job | None):
         "A worker thread: runs `job`, then each call handed to it, until none comes for `IDLE_SECS`"
+        _worker.active = True
         while job is not None:
             job.run()
             with self.lock:
@@ -264,6 +288,7 @@ def _default_size() -> int:
     return int(v) if v.strip().isdigit() and int(v) > 0 else 64
 
 _workers = _Workers(_default_size())
+if hasattr(os, 'register_at_fork'): os.register_at_fork(after_in_child=_workers.forked)
 
 def set_max_workers(
     n: int,  # how many sync tools may run at once (and up to `16 * n` stragglers: calls whose callers stopped waiting)

@@ -28,7 +28,8 @@ from ..core.call import ToolNotFound, call_args, coerce_inputs, error_text
 from ..core.expr import ExprError
 from .results import StopRun, ToolResult, ToolTimeout, call_str
 
-__all__ = ['Cache', 'Plan', 'Opts', 'OPTS', 'THREAD', 'run', 'execute', 'drive', 'threadable', 'not_found', 'timed_out', 'failure_kind', 'pending']
+__all__ = ['Cache', 'Plan', 'Opts', 'OPTS', 'THREAD', 'Declined', 'run',
+           'execute', 'drive', 'threadable', 'not_found', 'refused', 'timed_out', 'failure_kind', 'pending']
 
 # --- what the pipeline keeps of a tool ----------------------------------------------------------------
 
@@ -116,8 +117,11 @@ def _failure(t, args, call_id, e: BaseException, opts: Opts) -> ToolResult:
     return _result(t, args if isinstance(args, dict) else {}, call_id, status='failure', failure=failure_kind(e), exception=e,
                    error=_error(e, opts))
 
-def _declined(t, args, call_id) -> ToolResult:
-    return _result(t, args, call_id, status='failure', failure='declined', error=f"The user declined to run {call_str(t.name, args)}")
+class Declined(Exception):
+    "Raised by a `confirm` callback to refuse a call with its own reason (nobody can be asked): the call is declined, `str(e)` its error"
+
+def _declined(t, args, call_id, why: str | None=None) -> ToolResult:
+    return _result(t, args, call_id, status='failure', failure='declined', error=why or f"The user declined to run {call_str(t.name, args)}")
 
 def not_found(
     name,              # the name the model sent, of no tool
@@ -127,10 +131,19 @@ def not_found(
     opts: Opts=OPTS,   # what the trace records
 ) -> ToolResult:       # a failure of kind 'name', traced
     "The answer to a call of a tool nobody holds"
+    return refused(ToolNotFound(name if isinstance(name, str) else repr(name), known), name, args, call_id, opts)
+
+def refused(
+    e: Exception,      # why no tool runs: a `ToolNotFound`, an `ExprError` (a call expression that doesn't parse)
+    name,              # the name the model sent ('' when there is none)
+    args,              # its arguments
+    call_id: str,      # the provider's id of the call
+    opts: Opts=OPTS,   # what the trace records
+) -> ToolResult:       # a failure of the kind `failure_kind` gives, traced
+    "The answer to a call refused before any tool ran"
     tr = _trace.start(str(name), call_id, '', opts.trace_content)  # a refused call is traced too
-    e = ToolNotFound(name if isinstance(name, str) else repr(name), known)
     r = ToolResult(str(name), args if isinstance(args, dict) else {}, 'failure', error=error_text(e), call_id=call_id,
-                   failure='name', exception=e)
+                   failure=failure_kind(e), exception=e)
     _trace.end(tr, r)
     return r
 
@@ -216,7 +229,9 @@ async def _steps(t, args, inj: dict, call_id, confirm, inline, opts: Opts, appro
                 if confirm is None:  # nobody to ask now: the application asks its user, then `Toolbox.resume`s it
                     _trace.event(tr, 'funccall.pending', {})
                     return _result(t, args, call_id, status='pending')
-                if not await _maybe_await(confirm(t, args)): return _declined(t, args, call_id)
+                try: ok = await _maybe_await(confirm(t, args))
+                except Declined as e: return _declined(t, args, call_id, str(e))
+                if not ok: return _declined(t, args, call_id)
         kw = _kwargs(t, args, inj)
         if tr is not None: _repairs(tr, args, kw)
         cache = t.plan.cache

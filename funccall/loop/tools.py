@@ -22,7 +22,7 @@ from ..core._ns import Sealed, ToolHolder, public_methods
 from ..core._types import Default, empty, is_callable_object, signature
 from .results import ToolResult, call_str
 from ..core._run import is_async, run_sync
-from ..core.call import error_text
+from ..core._warnings import caller_level
 from ..core.expr import ExprError, parse_calls
 from ..core.schema import SchemaError, get_schema
 
@@ -206,7 +206,7 @@ def _render(tools: list, fmt: str, strict, rename: bool, report) -> list:
     if fmt == 'canonical': return [t.schema for t in tools]
     if fmt == 'mcp':
         if strict: warnings.warn("strict=True changes nothing for MCP tool definitions, which have no strict mode: each call's "
-                                 "arguments are still checked against the schema when it runs", providers.ProviderWarning, stacklevel=4)
+                                 "arguments are still checked against the schema when it runs", providers.ProviderWarning, stacklevel=caller_level())
         return fmts[fmt](tools, rename=rename, report=report)
     # one call for the whole list: the renderers read each `Tool`'s own `strict` when `strict` is None, and Claude's
     # request-wide limits on strict tools are checked over all of them
@@ -340,7 +340,7 @@ class Toolbox(ToolHolder):
         res = _render(tools, fmt, strict, rename, rep)
         self.aliases.update(rep.names)  # the names the provider knows the tools by: the model will call them so
         if report == 'raise': rep.check()
-        elif report is None and rep.lost: warnings.warn('\n'.join(map(str, rep.lost)), providers.ProviderWarning, stacklevel=3)
+        elif report is None and rep.lost: warnings.warn('\n'.join(map(str, rep.lost)), providers.ProviderWarning, stacklevel=caller_level())
         return res
 
     def schemas(self) -> list[dict]:
@@ -431,8 +431,7 @@ class Toolbox(ToolHolder):
         return res
 
     def _expr_failure(self, e: ExprError) -> ToolResult:
-        kind = pipeline.failure_kind(e)  # an unknown tool: 'name'
-        return self._seen(ToolResult('', {}, 'failure', error=error_text(e), failure=kind, exception=e))
+        return self._seen(pipeline.refused(e, '', {}, None, self._opts))  # an unknown tool's kind is 'name', as `failure_kind` says
 
     def call_expr(
         self,

@@ -49,11 +49,11 @@ from ..core._jsonschema import compile_schema
 from ._state import NonceStore, Sealer, StateError
 from ._store import TERMINAL, MemoryTaskStore, TasksFull
 from .._load import expand
-from ..core._ns import ToolNotFound
 from ..core._run import is_async, max_workers
 from ..core._types import SchemaError, empty, fields, kind, signature
 from ..core.call import error_text
 from ..core.schema import handle_type
+from ..loop.pipeline import Declined, not_found
 from ..loop.results import StopRun, ToolResult, to_text
 from ..loop.tools import Tool, Toolbox
 from ..toolsets.wrap import renamed
@@ -202,6 +202,10 @@ class _Call:
         raise _InputRequired(key, types.ElicitRequest(params=types.ElicitRequestFormParams(message=message, requested_schema=schema)))
 
     async def confirm(self, tool: Tool, args: dict) -> bool:
+        "Whether the client's user allows the call; a client that can't be asked has it declined, saying why (`Declined`)"
+        if not self.can_ask:
+            raise Declined(f"Tool {tool.name!r} needs the user's confirmation, and this MCP client can't ask for it "
+                           f"({self.why_not}): the call was refused")
         a = await self.ask(f"Allow {tool.call_str(args)}?", _QUESTION, _KEY)
         return a.action == 'accept' and (a.content or {}).get('confirm') is True
 
@@ -448,11 +452,9 @@ def mk_server(
     async def call_tool(ctx, params):
         # a bad call or a failing tool is the model's to read and fix, not a protocol error: the texts of `raise_on_err=False`
         t = box.tools.get(params.name)  # exactly a listed tool: no dotted path into the objects behind them
-        if t is None: return _error(error_text(ToolNotFound(params.name, list(box.tools))))
+        if t is None:  # the pipeline's answer, traced as every call is
+            with _trace.joined(params.meta): return _error(not_found(params.name, params.arguments, None, list(box.tools)).error)
         call = _Call(ctx, params, sealer)  # a bad requestState is a protocol error, before anything runs
-        if t.requires_confirmation and not call.can_ask:
-            return _error(f"Tool {t.name!r} needs the user's confirmation, and this MCP client can't ask for it "
-                          f"({call.why_not}): the call was refused")
         task = t.name in tasks and _declared_tasks(ctx)
         inj, mc = box.injected, None
         if ps := ctxs.get(t.name):

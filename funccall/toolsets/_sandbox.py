@@ -343,7 +343,8 @@ def scrub(
     global _HOST_PATH
     if _HOST_PATH is None:
         import re, sysconfig
-        dirs = {os.path.dirname(os.path.dirname(__file__)), sys.prefix, sys.base_prefix, sys.exec_prefix,
+        top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the folder funccall/ is in
+        dirs = {top, sys.prefix, sys.base_prefix, sys.exec_prefix,
                 *(sysconfig.get_paths().get(k) for k in ('stdlib', 'purelib', 'platlib')), *(p for p in sys.path if p and os.path.isabs(p))}
         dirs = sorted({d.rstrip(os.sep) for d in dirs if d and len(d) > 1}, key=len, reverse=True)
         _HOST_PATH = re.compile('|'.join(re.escape(d) for d in dirs)) if dirs else re.compile(r'(?!)')

@@ -29,8 +29,10 @@ only when it is a Python literal (else as its `repr`, at most 100,000 characters
 """
 from __future__ import annotations
 
-import ast, io, itertools, json, linecache, os, re, sys, threading, time, traceback  # (ctypes, subprocess: when needed)
+import ast, io, itertools, json, linecache, re, sys, threading, time, traceback  # (ctypes, subprocess: when needed)
 from typing import Optional
+
+from ..core._package import PACKAGE_DIR, is_own
 
 __all__ = ['python', 'python_isolated', 'run_in_process']
 
@@ -129,11 +131,9 @@ def run_in_process(
     try: return _run(code, glb)
     except BaseException as e: return _tb_text(e)  # noqa: BLE001 - the program's error is its result
 
-_pkg_dir = os.path.dirname(__file__)
-
 def _tb_text(e: BaseException) -> str:
-    "A traceback of an error in the code, without funccall's own frames"
-    frames = [fr for fr in traceback.extract_tb(e.__traceback__) if os.path.dirname(fr.filename) != _pkg_dir]
+    "A traceback of an error in the code, without funccall's own frames (of any subpackage: a code-mode tool's are in core/)"
+    frames = [fr for fr in traceback.extract_tb(e.__traceback__) if not is_own(fr.filename)]
     tb = 'Traceback (most recent call last):\n' + ''.join(traceback.format_list(frames)) + ''.join(traceback.format_exception_only(type(e), e))
     return _code_name_re.sub('"<code>"', tb)  # each run has its own name in `linecache`; the model needn't see it
 
@@ -296,9 +296,8 @@ def _in_thread(code, glb, loc, lv: _Level, timeout: float):
 _CHILD = r'''
 import ast, importlib.util, json, os, sys, types
 chan = os.fdopen(os.dup(1), 'w'); os.dup2(2, 1)  # the channel: what else writes to stdout goes to stderr
-pkg = types.ModuleType('funccall_isolated'); pkg.__path__ = [os.path.dirname(sys.argv[1])]; sys.modules[pkg.__name__] = pkg
-spec = importlib.util.spec_from_file_location('funccall_isolated.pytool', sys.argv[1])  # this module and what it imports: not all of funccall
-tool = importlib.util.module_from_spec(spec); spec.loader.exec_module(tool)
+pkg = types.ModuleType('funccall_isolated'); pkg.__path__ = [sys.argv[1]]; sys.modules[pkg.__name__] = pkg
+tool = importlib.import_module('funccall_isolated.toolsets.pytool')  # this module and what it imports: not all of funccall
 res = tool.run_in_process(json.loads(sys.stdin.readline())['code'], glb={'__name__': '__main__'})
 r, cap = repr(res), int(sys.argv[2])
 literal = False
@@ -317,7 +316,7 @@ def python_isolated(
 ):
     "Executes python `code` in a new process, killed after `timeout` seconds, returning its final expression (as a literal or its repr)."
     from ._sandbox import Sandbox, SandboxError, failure, for_model, import_path
-    argv = [sys.executable, '-S', '-c', _CHILD, __file__, str(_MAX_RESULT)]
+    argv = [sys.executable, '-S', '-c', _CHILD, PACKAGE_DIR, str(_MAX_RESULT)]
     sb = None
     try:
         with Sandbox(argv, timeout, env=import_path()) as sb:
