@@ -22,7 +22,7 @@ import json, math, statistics, sys, time
 from jiter import from_json
 
 from funccall import Toolbox, ToolCallStream, run_tool_calls
-from funccall.loop.turn._jsonstream import JsonStream
+from funccall.core._jsonstream import JsonStream
 
 QUICK = '--quick' in sys.argv
 SIZE = 100_000 if QUICK else 1_000_000
