@@ -1,6 +1,7 @@
 """Shared test helpers, plain functions: `from conftest import assert_valid_schema, examples`."""
 import os
 
+import pytest
 from hypothesis import settings
 from jsonschema import Draft202012Validator
 
@@ -8,6 +9,13 @@ from jsonschema import Draft202012Validator
 # saved in `.hypothesis/` (which made the README's test command fail "by chance" on one machine and pass on another)
 settings.register_profile('funccall', database=None)
 settings.load_profile('funccall')
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_auto_num_workers(config):
+    """How many worker processes pyproject's `-n auto` starts: none under `-s` (`--capture=no`), whose point is to see
+    what tests print, which a worker's prints never reach; else xdist's own answer, one per core"""
+    if config.option.capture == 'no': return 0
+
 
 # CI runs every property test with its full number of examples on one Python, and with a share of them on the others
 # (`FUNCCALL_EXAMPLES=0.2`): the same properties on every version, the long search once
@@ -59,12 +67,34 @@ _TOUCHED: dict = {}
 
 def touched(prop: str, tool: str, outcome: str = 'checked') -> None:
     "Record that property `prop` reached corpus tool `tool` (`outcome` 'checked', or why it was skipped)"
-    _TOUCHED.setdefault(prop, {}).setdefault(outcome, set()).add(tool)
+    _touched_all(prop, outcome, [tool])
+
+def _touched_all(prop: str, outcome: str, tools) -> None:
+    _TOUCHED.setdefault(prop, {}).setdefault(outcome, set()).update(tools)
 
 def touched_line(prop: str) -> str:
     "'prop: 1283 checked, 2 skipped (why)' for property `prop`"
     outs = _TOUCHED.get(prop, {})
     return f"{prop}: " + ', '.join(f'{len(v)} {k}' for k, v in sorted(outs.items(), key=lambda kv: kv[0] != 'checked'))
+
+_SENT: dict = {}  # what this process's reports already carried, so each carries only what is new
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test's teardown report carries the corpus tools it touched that no report carried before: under xdist the tests
+    run in worker processes, and the controller prints the summary from what their reports carried"""
+    rep = (yield).get_result()
+    if call.when != 'teardown': return
+    new = [(p, o, sorted(ts - _SENT.get((p, o), set()))) for p, outs in _TOUCHED.items() for o, ts in outs.items()]
+    new = [n for n in new if n[2]]
+    for p, o, ts in new: _SENT.setdefault((p, o), set()).update(ts)
+    if new: rep.user_properties.append(('touched', new))
+
+def pytest_runtest_logreport(report):
+    "Gather what each report carried (in the one process without xdist, in the controller with it)"
+    for k, v in report.user_properties:
+        if k == 'touched':
+            for p, o, ts in v: _touched_all(p, o, ts)
 
 def pytest_terminal_summary(terminalreporter):
     if not _TOUCHED: return
