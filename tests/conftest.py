@@ -1,5 +1,6 @@
 """Shared test helpers, plain functions: `from conftest import assert_valid_schema, examples`."""
 import os
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import settings
@@ -10,11 +11,28 @@ from jsonschema import Draft202012Validator
 settings.register_profile('funccall', database=None)
 settings.load_profile('funccall')
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_auto_num_workers(config):
     """How many worker processes pyproject's `-n auto` starts: none under `-s` (`--capture=no`), whose point is to see
     what tests print, which a worker's prints never reach; else xdist's own answer, one per core"""
     if config.option.capture == 'no': return 0
+
+
+_DESELECTED: list = []  # the node ids this process's collection left out (pyproject's `-m`)
+
+def pytest_deselected(items):
+    _DESELECTED.extend(i.nodeid for i in items)
+
+def pytest_sessionfinish(session):
+    "An xdist worker hands what it left out to the controller, whose summary counts it (see `pytest_testnodedown`)"
+    if hasattr(session.config, 'workeroutput'): session.config.workeroutput['deselected'] = _DESELECTED
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """The controller's summary counts the tests the workers left out as deselected, once: every worker collects the
+    whole suite and leaves out the same tests (the controller collects nothing itself)"""
+    ids = getattr(node, 'workeroutput', {}).get('deselected', [])
+    if ids and not _DESELECTED: node.config.hook.pytest_deselected(items=[SimpleNamespace(nodeid=i) for i in ids])
 
 
 # CI runs every property test with its full number of examples on one Python, and with a share of them on the others
