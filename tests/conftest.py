@@ -1,5 +1,5 @@
 """Shared test helpers, plain functions: `from conftest import assert_valid_schema, examples`."""
-import os
+import os, random
 from types import SimpleNamespace
 
 import pytest
@@ -16,6 +16,12 @@ def pytest_xdist_auto_num_workers(config):
     """How many worker processes pyproject's `-n auto` starts: none under `-s` (`--capture=no`), whose point is to see
     what tests print, which a worker's prints never reach; else xdist's own answer, one per core"""
     if config.option.capture == 'no': return 0
+
+
+def pytest_configure(config):
+    """One hash seed, drawn for this run, for the xdist workers the run starts: a set in a test's id (its repr) is then
+    in the same order in every worker, which must collect the same ids"""
+    if not hasattr(config, 'workerinput'): os.environ.setdefault('PYTHONHASHSEED', str(random.randrange(1, 2**32)))
 
 
 _DESELECTED: list = []  # the node ids this process's collection left out (pyproject's `-m`)
