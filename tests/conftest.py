@@ -1,6 +1,8 @@
 """Shared test helpers, plain functions: `from conftest import assert_valid_schema, examples`."""
-import os
+import os, random
+from types import SimpleNamespace
 
+import pytest
 from hypothesis import settings
 from jsonschema import Draft202012Validator
 
@@ -8,6 +10,36 @@ from jsonschema import Draft202012Validator
 # saved in `.hypothesis/` (which made the README's test command fail "by chance" on one machine and pass on another)
 settings.register_profile('funccall', database=None)
 settings.load_profile('funccall')
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """How many worker processes pyproject's `-n auto` starts: none under `-s` (`--capture=no`), whose point is to see
+    what tests print, which a worker's prints never reach; else xdist's own answer, one per core"""
+    if config.option.capture == 'no': return 0
+
+
+def pytest_configure(config):
+    """One hash seed, drawn for this run, for the xdist workers the run starts: a set in a test's id (its repr) is then
+    in the same order in every worker, which must collect the same ids"""
+    if not hasattr(config, 'workerinput'): os.environ.setdefault('PYTHONHASHSEED', str(random.randrange(1, 2**32)))
+
+
+_DESELECTED: list = []  # the node ids this process's collection left out (pyproject's `-m`)
+
+def pytest_deselected(items):
+    _DESELECTED.extend(i.nodeid for i in items)
+
+def pytest_sessionfinish(session):
+    "An xdist worker hands what it left out to the controller, whose summary counts it (see `pytest_testnodedown`)"
+    if hasattr(session.config, 'workeroutput'): session.config.workeroutput['deselected'] = _DESELECTED
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """The controller's summary counts the tests the workers left out as deselected, once: every worker collects the
+    whole suite and leaves out the same tests (the controller collects nothing itself)"""
+    ids = getattr(node, 'workeroutput', {}).get('deselected', [])
+    if ids and not _DESELECTED: node.config.hook.pytest_deselected(items=[SimpleNamespace(nodeid=i) for i in ids])
+
 
 # CI runs every property test with its full number of examples on one Python, and with a share of them on the others
 # (`FUNCCALL_EXAMPLES=0.2`): the same properties on every version, the long search once
@@ -59,12 +91,34 @@ _TOUCHED: dict = {}
 
 def touched(prop: str, tool: str, outcome: str = 'checked') -> None:
     "Record that property `prop` reached corpus tool `tool` (`outcome` 'checked', or why it was skipped)"
-    _TOUCHED.setdefault(prop, {}).setdefault(outcome, set()).add(tool)
+    _touched_all(prop, outcome, [tool])
+
+def _touched_all(prop: str, outcome: str, tools) -> None:
+    _TOUCHED.setdefault(prop, {}).setdefault(outcome, set()).update(tools)
 
 def touched_line(prop: str) -> str:
     "'prop: 1283 checked, 2 skipped (why)' for property `prop`"
     outs = _TOUCHED.get(prop, {})
     return f"{prop}: " + ', '.join(f'{len(v)} {k}' for k, v in sorted(outs.items(), key=lambda kv: kv[0] != 'checked'))
+
+_SENT: dict = {}  # what this process's reports already carried, so each carries only what is new
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test's teardown report carries the corpus tools it touched that no report carried before: under xdist the tests
+    run in worker processes, and the controller prints the summary from what their reports carried"""
+    rep = (yield).get_result()
+    if call.when != 'teardown': return
+    new = [(p, o, sorted(ts - _SENT.get((p, o), set()))) for p, outs in _TOUCHED.items() for o, ts in outs.items()]
+    new = [n for n in new if n[2]]
+    for p, o, ts in new: _SENT.setdefault((p, o), set()).update(ts)
+    if new: rep.user_properties.append(('touched', new))
+
+def pytest_runtest_logreport(report):
+    "Gather what each report carried (in the one process without xdist, in the controller with it)"
+    for k, v in report.user_properties:
+        if k == 'touched':
+            for p, o, ts in v: _touched_all(p, o, ts)
 
 def pytest_terminal_summary(terminalreporter):
     if not _TOUCHED: return

@@ -299,6 +299,7 @@ GIL_HELD = textwrap.dedent('''
     print('returned', round(secs, 2), round(gap, 2), r.splitlines()[-1], flush=True)
 ''')
 
+@pytest.mark.slow  # timed: seconds of a backtracking regex holding the GIL
 def test_c_code_holding_the_gil_freezes_every_thread_until_it_returns():
     "Documented: a backtracking regex holds the GIL; no thread runs until it returns, and `python` returns only then"
     code = "import re\nre.match(r'(a+)+$', 'a' * 26 + 'b')\nwhile True: pass"
@@ -309,6 +310,7 @@ def test_c_code_holding_the_gil_freezes_every_thread_until_it_returns():
     assert float(gap) > 0.7 * float(secs)  # the other thread stood still the while
     assert last == 'TimeoutError'  # and the code stopped once the C call returned, before its endless loop
 
+@pytest.mark.slow  # timed: watches a frozen process for two seconds
 def test_c_code_that_never_returns_freezes_the_process_for_good():
     "Documented: `deque(itertools.count(), maxlen=0)` never returns nor lets the GIL go: nothing in the process runs again"
     code = 'import collections, itertools\ncollections.deque(itertools.count(), maxlen=0)'

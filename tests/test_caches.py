@@ -95,6 +95,7 @@ def test_distinct_functions_through_get_schema_and_call_func_sync_and_async_stay
     assert grown < 100_000, f'{grown} memory blocks still held after 15,000 distinct functions were dropped'  # measured 67,800
 
 
+@pytest.mark.slow  # a memory test: thousands of tools built and dropped
 def test_memory_after_distinct_functions_are_dropped_in_bytes():
     gc.collect()
     tracemalloc.start()

@@ -15,6 +15,7 @@ import enum
 import functools
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -262,7 +263,7 @@ HOSTILE_BUGS = [
 ]
 
 
-def _id(v): return repr(v)[:40]
+def _id(v): return re.sub(r' at 0x[0-9a-f]+', '', repr(v))[:40]  # no address: xdist's workers must name the tests alike
 
 
 def _check_not_found(nm, ns, check_message=True):

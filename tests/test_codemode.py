@@ -247,7 +247,7 @@ def test_injected_values_per_request_reach_the_program_calls(isolate):
     held = Toolbox([Tool(whoami, inject=('user_id',))], injected={'user_id': 9})  # held by the toolbox: not asked for again
     assert code_tool(held, isolate=isolate).inject == () and Toolbox([code_tool(held, isolate=isolate)]).call('run_code', {'code': 'whoami()'}).text == 'user9'
 
-@pytest.mark.slow  # the whole corpus: one Python runs it in CI
+@pytest.mark.corpus  # the whole corpus: CI runs it
 def test_code_api_of_every_corpus_server_is_valid_python():
     "The stubs of all 65 real servers' tools parse and run: odd names, keys Python can't spell, recursion, output schemas"
     import warnings

@@ -154,7 +154,7 @@ MUTANTS = ['mutated', 12345, 1.5, True, [], [['x']], {'\u0000odd': 1}]
 ARRIVE = 'schema-valid arguments arrive unchanged'
 
 
-@pytest.mark.slow  # the whole corpus with drawn arguments: one Python runs it in CI
+@pytest.mark.corpus  # the whole corpus with drawn arguments: CI runs it
 @pytest.mark.parametrize('server', SERVERS)
 def test_schema_valid_arguments_arrive_unchanged(server):
     "Every tool of the server, each with its own few draws (fresh ones every run)"

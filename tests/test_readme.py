@@ -51,6 +51,7 @@ def _run_shown(src: str) -> int:
         checked += 1
     return checked
 
+@pytest.mark.corpus  # a pytest run over the whole corpus: CI runs it
 def test_readme_strict_figures_are_what_the_cited_command_prints():
     "The corpus figures in the Providers bullet, against the output of the command the README cites for them"
     text = ' '.join(README.read_text().split())

@@ -22,7 +22,7 @@ def test_tokens_split_names_and_stem():
     assert tokens('步行路线') == ['步', '行', '路', '线', '步行', '行路', '路线']  # CJK: characters and pairs
     assert tokens('the list of my files') == ['list', 'file']  # stop words dropped
 
-@pytest.mark.slow  # the whole corpus: one Python runs it in CI
+@pytest.mark.corpus  # the whole corpus: CI runs it
 def test_recall_on_the_corpus_beats_rank_bm25():
     import bench_search as b
     items, reqs = b.pool(), b.requests()
@@ -131,7 +131,7 @@ def test_chat_completions_search_round_trip():
     assert out[0]['tool_call_id'] == 'call_1' and '- weather:' in out[0]['content']
     assert 'weather' in [d['function']['name'] for d in box.definitions('openai')]
 
-@pytest.mark.slow  # the whole corpus: one Python runs it in CI
+@pytest.mark.corpus  # the whole corpus: CI runs it
 def test_definition_sizes_with_and_without_deferral_on_real_servers():
     "Characters a turn sends for the corpus's largest servers, every tool loaded or deferred (printed with -s)"
     from corpus import corpus_servers

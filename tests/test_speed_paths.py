@@ -201,6 +201,7 @@ def test_new_quick_tests_answer_valid_first_calls_and_agree_with_the_validator(c
         else:
             with pytest.raises(ToolInputError): warm(1, v=v)
 
+@pytest.mark.corpus  # every property of the whole corpus: CI runs it
 @pytest.mark.filterwarnings('ignore')  # (corpus schemas the validators say they read in part)
 def test_quick_tests_never_pass_what_the_corpus_schemas_refuse():
     "Every corpus property with a quick test: a value it passes is one `jsonschema` accepts (a quick test may only say yes surely)"

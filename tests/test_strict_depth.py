@@ -152,7 +152,7 @@ def test_gemini_says_it_has_no_strict_flag():
     assert not r.lost  # not asked for: nothing said
 
 
-@pytest.mark.slow
+@pytest.mark.corpus
 def test_every_strict_corpus_tool_is_valid_under_openais_rules():
     "Over the real MCP servers' tools: each one sent strict breaks none of OpenAI's rules, and the SDK's own pass changes nothing"
     from corpus import load_corpus
