@@ -566,7 +566,7 @@ def test_an_mcp_servers_images_pass_through_to_each_provider():
     assert parts([{'type': 'image', 'data': 'not base64!', 'mimeType': 'image/png'}]) is None  # only real items
     assert parts({'type': 'image', 'note': 'a dict of mine'}) is None
 
-def test_a_call_that_cannot_run_here_leaves_no_span_open(spans):
+def test_a_call_run_sync_inside_a_loop_is_a_span_of_the_callers(spans):
     from opentelemetry import trace
     async def anap() -> str:
         "Async."
@@ -576,9 +576,10 @@ def test_a_call_that_cannot_run_here_leaves_no_span_open(spans):
     class Count(SpanProcessor):
         def on_start(self, span, parent_context=None): started.append(span.name)
     trace.get_tracer_provider().add_span_processor(Count())
-    async def main(): return Tool(anap).execute()  # a developer's mistake inside a running loop: reported, not run
-    r = run(main())
-    assert not r.ok and 'aexecute' in r.error
-    assert started == [] and spans.get_finished_spans() == () and not trace.get_current_span().get_span_context().is_valid
-    Tool(anap).execute()
-    assert started == ['execute_tool anap'] and len(spans.get_finished_spans()) == 1  # the processor counts
+    async def main():  # inside a running loop: run in a thread of its own, in a copy of this context (its current span)
+        with trace.get_tracer('app').start_as_current_span('turn') as turn: return Tool(anap).execute(), turn
+    r, turn = run(main())
+    assert r.ok and r.value == 'ok' and started == ['turn', 'execute_tool anap']
+    [span] = [s for s in spans.get_finished_spans() if s.name == 'execute_tool anap']
+    assert span.parent.span_id == turn.get_span_context().span_id  # the caller's span, through the copied context
+    assert not trace.get_current_span().get_span_context().is_valid  # none left open here
