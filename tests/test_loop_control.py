@@ -472,14 +472,13 @@ def test_tool_choice_anthropic_and_gemini():
 # --- the README's block runs ----------------------------------------------------------------------------
 
 def test_readme_loop_control_block():
-    import re
-    readme = (Path(__file__).parent.parent / 'README.md').read_text()
-    block = re.search(r'## The loop under control\n.*?```python\n(.*?)```', readme, re.S).group(1)
-    response = claude_response(('fetch', {'url': 'https://x.test'}, 't1'), ('delete_order', {'order_id': '7'}, 't2'),
-                               ('snapshot', {'page': 'home'}, 't3'), ('finish', {'summary': 'all done'}, 't4'))
-    ns = {'PNG': png(), 'log': [], 'response': response, 'messages': []}
-    exec(compile(block, '<README loop control>', 'exec'), ns)
-    [m] = ns['messages']
+    "The README's block, after the blocks before it (the stand-in model's `reply`): each call answered in the provider's types, by id"
+    from readme_blocks import blocks, run_shown
+    ns = {}
+    for b in blocks((Path(__file__).parent.parent / 'README.md').read_text()):
+        run_shown(b['src'], ns, f"<README.md line {b['line']}>")
+        if 'def delete_order' in b['src']: break
+    [m] = ns['messages'][2:]
     list(_anthropic_msg.validate_python(m)['content'])
     assert [b['tool_use_id'] for b in m['content']] == ['t1', 't2', 't3', 't4'] and ns['stop']
     assert m['content'][1]['content'] == 'deleted 7' and m['content'][2]['content'][1]['type'] == 'image'

@@ -27,8 +27,8 @@ from typing import Any, Callable
 
 from ._types import is_callable_object
 
-__all__ = ['is_async', 'loop_running', 'run_sync', 'in_own_thread', 'to_thread', 'in_threads', 'in_threads_async', 'settle', 'stop_iteration', 'call_tool',
-           'set_max_workers', 'max_workers', 'WorkersExhausted']
+__all__ = ['is_async', 'loop_running', 'run_sync', 'in_own_thread', 'to_thread', 'in_threads', 'in_threads_async', 'settle', 'stop_iteration',
+           'call_tool', 'set_max_workers', 'max_workers', 'WorkersExhausted']
 
 def is_async(
     f,  # a tool, hook or middleware
