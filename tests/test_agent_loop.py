@@ -100,6 +100,11 @@ def test_a_missing_injected_value_raises_for_the_developer():
     with pytest.raises(TypeError, match="'customer_id'.*injected"): run_tool_calls(_orders_box(), CALL)
     with pytest.raises(TypeError, match="'customer_id'"): asyncio.run(run_tool_calls_async(_orders_box(), CALL))
 
-def test_inside_an_event_loop_it_points_to_the_async_version():
-    async def main(): return run_tool_calls(_orders_box(), CALL, injected={'customer_id': 'u'})
-    with pytest.raises(RuntimeError, match=r'await run_tool_calls_async\(\.\.\.\)'): asyncio.run(main())
+def test_inside_an_event_loop_the_sync_form_answers_as_the_async_one():
+    "As in a notebook cell: the sync loop's `run_tool_calls` gives what `await run_tool_calls_async` gives, and raises what it raises"
+    async def main():
+        sync = run_tool_calls(_orders_box(), CALL, injected={'customer_id': 'u'})
+        with pytest.raises(TypeError, match="'customer_id'"): run_tool_calls(_orders_box(), CALL)
+        return sync, await run_tool_calls_async(_orders_box(), CALL, injected={'customer_id': 'u'})
+    sync, awaited = asyncio.run(main())
+    assert sync == awaited and json.loads(sync[0]['content']) == ['u', 'shipped']

@@ -1055,11 +1055,12 @@ def test_raise_on_err_true_raises_the_tools_own_exception():
 
 
 def test_async_tool_in_running_loop_via_call_func():
+    "Inside a running loop, sync `call_func` runs an async tool in a thread of its own: its value, its own exception"
     async def main():
-        with pytest.raises(RuntimeError, match='use `await call_func_async'): call_func('aboom', {'a': 1}, [aboom])
-        return call_func('aboom', {'a': 1}, [aboom], raise_on_err=False)
-    r = asyncio.run(main())
-    assert r.splitlines()[0] == "RuntimeError: An async tool can't run synchronously inside a running event loop; use `await call_func_async(...)`"
+        with pytest.raises(ValueError, match='^async bad 1$'): call_func('aboom', {'a': 1}, [aboom])
+        return call_func('aboom', {'a': 2}, [aboom], raise_on_err=False), call_func('asums', {'a': 1, 'b': 2}, [asums])
+    r, v = asyncio.run(main())
+    assert r.splitlines()[0] == 'ValueError: async bad 2' and v == 3
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -472,14 +472,13 @@ def test_tool_choice_anthropic_and_gemini():
 # --- the README's block runs ----------------------------------------------------------------------------
 
 def test_readme_loop_control_block():
-    import re
-    readme = (Path(__file__).parent.parent / 'README.md').read_text()
-    block = re.search(r'## The loop under control\n.*?```python\n(.*?)```', readme, re.S).group(1)
-    response = claude_response(('fetch', {'url': 'https://x.test'}, 't1'), ('delete_order', {'order_id': '7'}, 't2'),
-                               ('snapshot', {'page': 'home'}, 't3'), ('finish', {'summary': 'all done'}, 't4'))
-    ns = {'PNG': png(), 'log': [], 'response': response, 'messages': []}
-    exec(compile(block, '<README loop control>', 'exec'), ns)
-    [m] = ns['messages']
+    "The README's block, after the blocks before it (the stand-in model's `reply`): each call answered in the provider's types, by id"
+    from readme_blocks import blocks, run_shown
+    ns = {}
+    for b in blocks((Path(__file__).parent.parent / 'README.md').read_text()):
+        run_shown(b['src'], ns, f"<README.md line {b['line']}>")
+        if 'def delete_order' in b['src']: break
+    [m] = ns['messages'][2:]
     list(_anthropic_msg.validate_python(m)['content'])
     assert [b['tool_use_id'] for b in m['content']] == ['t1', 't2', 't3', 't4'] and ns['stop']
     assert m['content'][1]['content'] == 'deleted 7' and m['content'][2]['content'][1]['type'] == 'image'
@@ -566,7 +565,7 @@ def test_an_mcp_servers_images_pass_through_to_each_provider():
     assert parts([{'type': 'image', 'data': 'not base64!', 'mimeType': 'image/png'}]) is None  # only real items
     assert parts({'type': 'image', 'note': 'a dict of mine'}) is None
 
-def test_a_call_that_cannot_run_here_leaves_no_span_open(spans):
+def test_a_call_run_sync_inside_a_loop_is_a_span_of_the_callers(spans):
     from opentelemetry import trace
     async def anap() -> str:
         "Async."
@@ -576,9 +575,10 @@ def test_a_call_that_cannot_run_here_leaves_no_span_open(spans):
     class Count(SpanProcessor):
         def on_start(self, span, parent_context=None): started.append(span.name)
     trace.get_tracer_provider().add_span_processor(Count())
-    async def main(): return Tool(anap).execute()  # a developer's mistake inside a running loop: reported, not run
-    r = run(main())
-    assert not r.ok and 'aexecute' in r.error
-    assert started == [] and spans.get_finished_spans() == () and not trace.get_current_span().get_span_context().is_valid
-    Tool(anap).execute()
-    assert started == ['execute_tool anap'] and len(spans.get_finished_spans()) == 1  # the processor counts
+    async def main():  # inside a running loop: run in a thread of its own, in a copy of this context (its current span)
+        with trace.get_tracer('app').start_as_current_span('turn') as turn: return Tool(anap).execute(), turn
+    r, turn = run(main())
+    assert r.ok and r.value == 'ok' and started == ['turn', 'execute_tool anap']
+    [span] = [s for s in spans.get_finished_spans() if s.name == 'execute_tool anap']
+    assert span.parent.span_id == turn.get_span_context().span_id  # the caller's span, through the copied context
+    assert not trace.get_current_span().get_span_context().is_valid  # none left open here

@@ -282,10 +282,11 @@ def test_a_failure_never_raises_for_odd_values():
 
 
 def test_async_tool_executed_synchronously_inside_an_event_loop():
-    "A developer's mistake, reported (as a failure) with the fix, not a hang"
-    async def main(): return Tool(adiv).execute({'a': 1, 'b': 2})
-    r = run(main())
-    assert not r.ok and 'aexecute' in r.error
+    "Run on a loop of its own in a thread of its own, as in a notebook: its value, or its failure as a result"
+    async def main(): return Tool(adiv).execute({'a': 1, 'b': 2}), Tool(adiv).execute({'a': 1, 'b': 0})
+    r, bad = run(main())
+    assert r.ok and r.value == 0.5
+    assert not bad.ok and bad.error.startswith('ZeroDivisionError')
 
 
 def test_aexecute_runs_a_sync_tool_in_a_worker_thread():
@@ -1408,10 +1409,12 @@ def test_abatch_in_an_event_loop_and_empty_batches():
     assert tb.batch([]) == []
 
 
-def test_sync_batch_inside_an_event_loop_is_a_clear_error():
-    tb = Toolbox([add])
-    async def main(): return tb.batch([('add', {'a': 1, 'b': 2})])
-    with pytest.raises(RuntimeError, match='event loop'): run(main())
+def test_sync_batch_inside_an_event_loop_runs():
+    "In a thread of its own, as `abatch` would: one call or several, with a deadline or without"
+    tb = Toolbox([add, adiv])
+    async def main(): return tb.batch([('add', {'a': 1, 'b': 2})]), tb.batch([('add', {'a': 1, 'b': 1}), ('adiv', {'a': 1, 'b': 4})], timeout=5)
+    one, two = run(main())
+    assert [r.value for r in one] == [3] and [r.value for r in two] == [2, 0.25]
 
 
 def test_seed_002_lookup_example():

@@ -27,8 +27,8 @@ from typing import Any, Callable
 
 from ._types import is_callable_object
 
-__all__ = ['is_async', 'loop_running', 'run_sync', 'to_thread', 'in_threads', 'in_threads_async', 'settle', 'stop_iteration', 'call_tool',
-           'set_max_workers', 'max_workers', 'WorkersExhausted']
+__all__ = ['is_async', 'loop_running', 'run_sync', 'in_own_thread', 'to_thread', 'in_threads', 'in_threads_async', 'settle', 'stop_iteration',
+           'call_tool', 'set_max_workers', 'max_workers', 'WorkersExhausted']
 
 def is_async(
     f,  # a tool, hook or middleware
@@ -42,14 +42,12 @@ def loop_running() -> bool:
     return (aio := sys.modules.get('asyncio')) is not None and aio._get_running_loop() is not None
 
 def run_sync(
-    aw,                                     # a coroutine (or other awaitable) to run to completion
-    instead: str='await call_func_async(...)',  # what to use inside a running event loop
-    what: str='An async tool',              # what `aw` is, for the error
-) -> Any:                                   # its result
-    "Await `aw` from sync code: only possible when no event loop is running in this thread; else say what to use `instead`"
-    if loop_running():
-        if hasattr(aw, 'close'): aw.close()  # never awaited: close it, so Python doesn't warn about it
-        raise RuntimeError(f"{what} can't run synchronously inside a running event loop; use `{instead}`")
+    aw,  # a coroutine (or other awaitable) to run to completion
+) -> Any:  # its result
+    """Await `aw` from sync code, on this thread's own event loop. Inside a running event loop (a notebook cell, an async
+    handler), which can't wait for it, `aw` runs on a loop of its own in a thread of its own (`in_own_thread`) while
+    the caller's thread, its loop included, waits"""
+    if loop_running(): return in_own_thread(run_sync, aw)
     import asyncio
     loop = _thread_loop()
     try: return loop.run_until_complete(_await(aw))
@@ -57,6 +55,25 @@ def run_sync(
         if left := asyncio.all_tasks(loop):  # what the call started and left running (it never outlives the call)
             for task in left: task.cancel()
             loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
+
+def in_own_thread(
+    f: Callable,  # a sync callable: what the caller would run were no event loop running in its thread
+    *args,        # its arguments
+) -> Any:         # what it returned; what it raised is raised here
+    """Run `f(*args)` in a new thread, in a copy of the caller's context (its context variables), and wait for it: how sync
+    code runs async work inside a running event loop without re-entering it (no `nest_asyncio`). The caller's loop is
+    held until `f` returns, so work that needs that loop (a client or lock made on it, a future of it) can't run
+    this way: await the async form instead, which keeps the work on the caller's loop"""
+    ctx, out = contextvars.copy_context(), []
+    def work():
+        try: out.append((True, ctx.run(f, *args)))
+        except BaseException as e: out.append((False, e))  # noqa: BLE001 - raised in the caller's thread
+    t = threading.Thread(target=work, name='funccall-sync-in-loop', daemon=True)
+    t.start()
+    t.join()
+    ok, v = out[0]
+    if ok: return v
+    raise v
 
 async def _await(aw): return await aw
 

@@ -61,7 +61,7 @@ def batch(
             t, name, args, call_id = b.calls[0]
             return [b.refused(name, args, call_id) if t is None else b.seen(execute(t, args, b.injected, call_id, b.opts))]
         if (res := _in_threads(b, limit)) is not None: return res
-    return run_sync(abatch(b, limit, timeout), 'await toolbox.abatch(...)', 'A batch')
+    return run_sync(abatch(b, limit, timeout))
 
 async def abatch(
     b: Batch,                # the calls

@@ -207,7 +207,7 @@ def run(
     return _traced(t, args, inj, call_id, confirm, inline, opts, approved)
 
 async def _traced(t, args, inj: dict, call_id, confirm, inline, opts: Opts, approved) -> ToolResult:
-    "The steps in a trace begun where they run (a coroutine closed unrun, as `run_sync` does inside a loop, leaves none open)"
+    "The steps in a trace begun where they run (a coroutine closed unrun leaves none open)"
     tr = _trace.start(t.name, call_id, t.description, opts.trace_content)
     _trace.enter(tr)
     try: r = await _steps(t, args, inj, call_id, confirm, inline, opts, approved, tr)
@@ -370,6 +370,4 @@ def execute(
 ) -> ToolResult:
     "The pipeline from sync code: without an event loop when nothing in it can suspend"
     if _never_suspends(t): return drive(run(t, args, injected, call_id, t.confirm, True, opts, approved))
-    what = f"Tool {t.name!r} (async, with async hooks, a timeout or retries)"
-    try: return run_sync(run(t, args, injected, call_id, t.confirm, False, opts, approved), 'await tool.aexecute(...)', what)
-    except RuntimeError as e: return _failure(t, args, call_id, e, opts)
+    return run_sync(run(t, args, injected, call_id, t.confirm, False, opts, approved))

@@ -679,4 +679,4 @@ def run_stream(
     others: str='raise',   # a call funccall can't answer: 'raise' `UnansweredCall`, or 'skip' it
 ) -> tuple[list[ToolCall], list, str | None]:  # the calls and their `ToolResult`s, in call order, and the provider
     "`run_stream_async` from sync code"
-    return run_sync(run_stream_async(toolbox, events, provider, injected, others), 'await run_tool_calls_async(...)', 'run_tool_calls')
+    return run_sync(run_stream_async(toolbox, events, provider, injected, others))

@@ -173,7 +173,9 @@ class Tool(Sealed):
         injected: dict=None,     # the application's values for the injected parameters
         call_id: str=None,       # the provider's id of this call
     ) -> ToolResult:
-        "Run the tool once, synchronously; a failure comes back as a result, never as an exception (but a missing injected value)"
+        """Run the tool once, synchronously; a failure comes back as a result, never as an exception (but a missing injected
+        value). Inside a running event loop, what needs a loop (an async tool, a timeout) runs on a loop of its own in a
+        thread of its own while this waits (`core._run.run_sync`); `await aexecute(...)` keeps it on yours"""
         return pipeline.execute(self, args, injected, call_id)
 
     async def aexecute(
@@ -381,7 +383,8 @@ class Toolbox(ToolHolder):
         call_id: str=None,     # the provider's id of this call, kept in the result
         injected: dict=None,   # values for injected parameters, for this call (over the toolbox's)
     ) -> ToolResult:
-        "Run tool `name` (its name here, or the one a provider knows it by) with the model's arguments (a dict or JSON text)"
+        """Run tool `name` (its name here, or the one a provider knows it by) with the model's arguments (a dict or JSON
+        text); inside a running event loop as `Tool.execute` runs there (`await acall(...)` keeps the call on your loop)"""
         if (t := self._tool(name)) is None: return self._seen(pipeline.not_found(name, args, call_id, self.tools, self._opts))
         return self._seen(pipeline.execute(t, args, self._injected(injected), call_id, self._opts))
 
@@ -404,7 +407,7 @@ class Toolbox(ToolHolder):
         injected: dict=None,     # values for injected parameters, for this call (over the toolbox's)
     ) -> ToolResult:             # the answer to the original call (its `call_id`)
         "Run or decline a call that waited for the user's approval (its `status` was 'pending')"
-        return run_sync(self.aresume(pipeline.pending(result), approve, arguments, injected), 'await toolbox.aresume(...)', 'Toolbox.resume')
+        return run_sync(self.aresume(pipeline.pending(result), approve, arguments, injected))
 
     async def aresume(
         self,

@@ -31,7 +31,10 @@ def run_tool_calls(
     injected: dict=None,   # the application's values for injected parameters, for this request (over the toolbox's)
     others: str='raise',   # as `tool_calls` takes it
 ) -> ToolMessages:         # the answers to all its calls, as `tool_results` makes them; none when nothing was called
-    "Run the tool calls of a model's response (concurrently, as `Toolbox.batch` does) and answer them"
+    """Run the tool calls of a model's response (concurrently, as `Toolbox.batch` does) and answer them. Inside a running
+    event loop (a notebook cell) they run on a loop of their own in a thread of their own while this waits, the
+    caller's context variables copied (`core._run.run_sync`): `await run_tool_calls_async(...)` keeps them on your loop,
+    as a tool that uses that loop (a client made on it) needs"""
     toolbox = as_toolbox(toolbox)
     if is_stream(response):  # a stream of events: each call starts as soon as it is complete
         return _streamed(*run_stream(toolbox, response, provider, injected, others))
@@ -39,7 +42,7 @@ def run_tool_calls(
     searched, callers = _native(toolbox, response, p, others)
     if not calls: return ToolMessages(searched, provider=p)
     if len(calls) > 1 and not loop_running(): res = toolbox.batch(calls, injected=injected)  # (without a loop, when its tools allow)
-    else: res = run_sync(toolbox.abatch(calls, injected=injected), 'await run_tool_calls_async(...)', 'run_tool_calls')  # (not `batch`'s inline call)
+    else: res = run_sync(toolbox.abatch(calls, injected=injected))  # (not `batch`'s inline call)
     return _with_native(_answer(calls, res, p), searched, callers)
 
 async def run_tool_calls_async(
