@@ -49,11 +49,10 @@ def _tools(target: str, documented: bool=True, verbose: bool=False) -> list:
     return [_as_served(f) for f in fs]
 
 def _as_served(f):
-    "`f` as `funccall mcp serve` serves it: a parameter annotated `MCPContext` injected, out of its schema"
-    if 'funccall.mcp' not in sys.modules: return f  # a target that annotates `MCPContext` has imported it
-    from .mcp import context_params
-    if isinstance(f, Tool) or not (ps := context_params(f)): return f
-    return Tool(f, inject=tuple(ps))
+    "`f` as a `Tool` when it takes an injected parameter (an `MCPContext`): the tool's pipeline supplies it, never the arguments"
+    if isinstance(f, Tool): return f
+    try: return Tool(f) if signature(f).injected else f
+    except SchemaError: return f  # `schema`, `check` and `call` each say what is wrong with it, their own way
 
 def _contexts(t: Tool) -> dict:
     "An `MCPContext` of no client for each of `t`'s parameters that takes one: the command line has no MCP session"
