@@ -6,7 +6,7 @@ mode's API, the MCP server's tool list, the command line) with every way a param
 application registered in `injected_types`. A second table sends the model's value for that parameter down every path
 that runs a call, and checks the call is refused and the tool never sees it; its control runs the same path without it.
 """
-import asyncio, json
+import asyncio, functools, json
 from typing import Annotated, Any, Optional
 
 import pytest
@@ -123,7 +123,7 @@ PATHS = {
     'to_anthropic strict': lambda s: to_anthropic(s, strict=True),
     'to_gemini': to_gemini, 'to_gemini legacy': lambda s: to_gemini(s, legacy=True), 'to_mcp': to_mcp,
     'function_to_tool': function_to_tool,
-    **{f'Toolbox.definitions {fmt}': (lambda fmt: lambda s: Toolbox([s]).definitions(fmt))(fmt)
+    **{f'Toolbox.definitions {fmt}': functools.partial(lambda fmt, s: Toolbox([s]).definitions(fmt), fmt)
        for fmt in ('canonical', 'openai', 'responses', 'anthropic', 'gemini', 'mcp')},
     'Toolbox.definitions strict': lambda s: Toolbox([s]).definitions('anthropic', strict=True),
     'Tool.definition': lambda s: Tool(s).definition('responses') if not isinstance(s, Tool) else s.definition('responses'),
@@ -164,8 +164,8 @@ def _text(r) -> str:
     return getattr(r, 'error', None) or getattr(r, 'text', None) or json.dumps(r, default=str)
 
 def _tool(kind, **kw) -> Tool:
-    "The kind's function as a tool named 'k' (for `inject=`, naming the parameter; naming it changes nothing for the others)"
-    return Tool(KINDS[kind], name='k', inject=P, **kw)
+    "The kind's function as a tool named 'k': only `inject=` names the parameter; the others' annotation alone injects it"
+    return Tool(KINDS[kind], name='k', inject=P if kind == 'inject=' else (), **kw)
 
 def _box(kind, inj=None) -> Toolbox: return Toolbox([_tool(kind)], injected=inj)
 
@@ -218,8 +218,9 @@ def test_the_models_value_for_an_injected_parameter_is_refused(path, kind):
 def test_call_func_of_a_plain_function_with_an_injected_parameter_raises_for_the_developer(kind):
     "It has nowhere to get the application's value from: a `TypeError` saying how, before the model's arguments are read"
     for args in ({'path': 'a'}, {'path': 'a', P: MODEL}):
-        for how in (lambda: call_func('k', args, {'k': KINDS[kind]}, raise_on_err=False), lambda: call_func(KINDS[kind], args)):
-            with pytest.raises(TypeError, match=rf"takes '{P}', which the application supplies.*injected=\{{'{P}': \.\.\.\}}"): how()
+        for fc, ns in (('k', {'k': KINDS[kind]}), (KINDS[kind], None)):
+            with pytest.raises(TypeError, match=rf"takes '{P}', which the application supplies.*injected=\{{'{P}': \.\.\.\}}"):
+                call_func(fc, args, ns, raise_on_err=False)
     assert SEEN == []
     with pytest.raises(ToolInputError, match=f"'{P}': unknown argument"): coerce_inputs(KINDS[kind], {'path': 'a', P: {}})
 

@@ -15,7 +15,8 @@ from uuid import UUID
 
 __all__ = ['JsonSchema', 'own_annotations', 'KINDS', 'CHECKED', 'constraints',
            'TypeInfo', 'kind', 'custom_types', 'Param', 'Field', 'fields', 'empty', 'NoneType',
-           'SchemaError', 'type_name', 'Sig', 'signature', 'injected_types', 'injected_type', 'on_types_changed', 'type_cache', 'origin', 'is_callable_object',
+           'SchemaError', 'type_name', 'Sig', 'signature', 'injected_types', 'injected_type',
+           'on_types_changed', 'type_cache', 'origin', 'is_callable_object',
            'type_has', 'instance_dict', 'is_self', 'resolve_self', 'self_class', 'has_self', 'Default', 'field_info', 'needs_pydantic', 'var_anno']
 
 empty = inspect.Parameter.empty
