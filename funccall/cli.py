@@ -90,7 +90,8 @@ def _call_cmd(args) -> int:
     except ValueError as e: return _fail(f"the arguments are not valid JSON: {e}")
     get_schema(fs[0])  # `call` reaches what `schema` lists: a function it refuses (no docstring) is refused here, saying why
     if isinstance(fs[0], Tool):  # its own pipeline: hooks, cache, `max_chars`
-        if missing := [k for k in fs[0].inject if k not in (ctxs := _contexts(fs[0]))]:
+        ctxs = _contexts(fs[0])
+        if missing := [k for k in fs[0].inject if k not in ctxs]:
             return _fail(f"tool {fs[0].name!r} takes {', '.join(map(repr, missing))}, which the application supplies (injected): "
                          "the command line has no value to give it; call it from your code with injected={...}")
         r = fs[0].execute(args.json, ctxs)
