@@ -14,7 +14,7 @@ from .core._ns import ToolNotFound, resolve_nm
 from .core._types import SchemaError
 from .loop.tools import Tool, ToolGroup, Toolbox
 
-__all__ = ['TargetError', 'load_target', 'expand']
+__all__ = ['TargetError', 'load_target', 'expand', 'no_tools']
 
 class TargetError(Exception):
     "A target on the command line that can't be loaded: the message is one line, for the user"
@@ -132,6 +132,19 @@ def load_target(
         undocumented += [k for k in own if not k.startswith('_') and inspect.isfunction(o := ns.get(k)) and not o.__doc__]
     if notes is not None: notes.append(f"{mod_spec}: {why}{', '.join(skipped[:5]) or 'none'}{', ...' if len(skipped) > 5 else ''}")
     return found
+
+def no_tools(
+    target: str,        # the target(s), as the user named them
+    notes: list,        # what `load_target` noted of the names it took
+    undocumented: list, # the functions `load_target` left out for want of a docstring
+) -> TargetError:       # the error naming them, and saying what to do
+    "The error for a target that offers no tools: its undocumented functions named, with the fix"
+    if not undocumented:
+        return TargetError(f"{target!r} has no public functions with docstrings" + (f" (took {notes[0].split(': ', 1)[1]})" if notes else ''))
+    shown = ', '.join(undocumented[:10]) + (f', ... ({len(undocumented)} in all)' if len(undocumented) > 10 else '')
+    return TargetError(f"{target!r} has no public functions with docstrings: {shown} {'has' if len(undocumented) == 1 else 'have'} none; "
+                       "add a docstring saying what each does (the model reads it to decide when to call the tool), or offer "
+                       f"Tool(f, description='...') in the module's __all__; `funccall check {target}` lists what else each lacks")
 
 def _is_tool(o) -> bool:
     "A value `__all__` may offer as a tool: a function, a `Tool`, a collection of tools, or a callable object (not a class)"

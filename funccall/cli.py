@@ -19,7 +19,7 @@ from .core._package import VERSION
 from .core import providers
 from .core._jsonschema import compile_schema
 from .core._json import jsonable
-from ._load import TargetError, expand, load_target
+from ._load import TargetError, expand, load_target, no_tools
 from .core.call import call_func, error_text
 from .core._warnings import SchemaWarning
 from .core.schema import SchemaError, get_schema, tool_docs
@@ -43,12 +43,7 @@ def _tools(target: str, documented: bool=True, verbose: bool=False) -> list:
     "The tools `target` names; which of a module's names were taken, and why, said with -v or when there are none"
     notes, undoc = [], []
     fs = expand(load_target(target, documented, notes, undoc))
-    if not fs and undoc:  # named, and what to do: the model reads a tool's description to decide when to call it
-        shown = ', '.join(undoc[:10]) + (f', ... ({len(undoc)} in all)' if len(undoc) > 10 else '')
-        raise TargetError(f"{target!r} has no public functions with docstrings: {shown} {'has' if len(undoc) == 1 else 'have'} none; "
-                          "add a docstring saying what each does (the model reads it to decide when to call the tool), or offer "
-                          f"Tool(f, description='...') in the module's __all__; `funccall check {target}` lists what else each lacks")
-    if not fs: raise TargetError(f"{target!r} has no public functions with docstrings" + (f" (took {notes[0].split(': ', 1)[1]})" if notes else ''))
+    if not fs: raise no_tools(target, notes, undoc)
     if verbose:
         for n in notes: print(f"note: {n}", file=sys.stderr)
     return [_as_served(f) for f in fs]
