@@ -5,7 +5,7 @@
 """
 from .core._package import VERSION
 from .core._ns import ToolNotFound, mk_ns, resolve_nm
-from .core._types import KINDS, JsonSchema, SchemaError, TypeInfo, custom_types, kind
+from .core._types import KINDS, JsonSchema, SchemaError, TypeInfo, custom_types, injected_types, kind
 from .core._warnings import SchemaWarning
 from .core.schema import get_schema, get_schema_nm, handle_type, union_schema
 from .core.call import ToolInputError, call_func, call_func_async, coerce_inputs, error_text
@@ -26,7 +26,7 @@ from .loop.content import Audio, File, Image
 from .loop.stream import ToolCallStream
 
 __version__ = VERSION
-__all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'kind', 'KINDS', 'TypeInfo', 'JsonSchema',
+__all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'injected_types', 'kind', 'KINDS', 'TypeInfo', 'JsonSchema',
            'mk_ns', 'resolve_nm', 'call_func', 'call_func_async', 'coerce_inputs', 'error_text',
            'python', 'python_isolated', 'set_max_workers', 'WorkersExhausted',
            'mk_param', 'schema2sig', 'mk_tool', 'schema2anno', 'tool_parts',

@@ -7,14 +7,14 @@ must never print the objects it found on the way.
 """
 from __future__ import annotations
 
-import contextlib, difflib, importlib, importlib.util, inspect, os, re, sys
+import contextlib, difflib, importlib, importlib.util, inspect, itertools, os, re, sys
 from pathlib import Path
 
 from .core._ns import ToolNotFound, resolve_nm
 from .core._types import SchemaError
 from .loop.tools import Tool, ToolGroup, Toolbox
 
-__all__ = ['TargetError', 'load_target', 'expand']
+__all__ = ['TargetError', 'load_target', 'expand', 'no_tools']
 
 class TargetError(Exception):
     "A target on the command line that can't be loaded: the message is one line, for the user"
@@ -29,10 +29,23 @@ def _on_path(folder: str):
     finally:
         with contextlib.suppress(ValueError): sys.path.remove(folder)
 
+def _folder(spec: str, p: Path) -> TargetError:
+    "The error for folder `p` as a target: what to pass instead (its package by name, or its `.py` files)"
+    here, names = p.resolve(), []
+    for f in itertools.islice(p.iterdir(), 10_000):  # (a huge folder is not read to its end)
+        if f.suffix == '.py' and not f.name.startswith('_') and f.is_file(): names.append(f.name)
+    files = [str(p / n) if spec not in ('.', './') else n for n in sorted(names)]
+    hint = f"one of its .py files ({', '.join(files[:5])}{', ...' if len(files) > 5 else ''})" if files else ''
+    if (here / '__init__.py').is_file() and here.name.isidentifier():  # a package: by its module name, from the folder above it
+        where = '' if here.parent == Path.cwd().resolve() else f" from {here.parent}"
+        hint = f"the package as a module, {here.name!r}{where}" + (f", or {hint}" if hint else '')
+    return TargetError(f"{spec!r} is a folder; a target is a .py file or a module: pass {hint or 'a .py file (this folder holds none)'}")
+
 def _import(spec: str):
     "The module `spec` names: a dotted module name (found from the current folder too), or a path to a `.py` file"
-    if spec.endswith('.py') or '/' in spec or os.sep in spec:
+    if spec.endswith('.py') or '/' in spec or os.sep in spec or spec.strip('.') == '':
         p = Path(spec)
+        if p.is_dir(): raise _folder(spec, p)
         if not p.is_file(): raise TargetError(f"no such file: {spec}")
         nm = f"_funccall_file_{re.sub(r'[^0-9a-zA-Z_]', '_', str(p.resolve()))}"  # never `json` or another file's module
         mspec = importlib.util.spec_from_file_location(nm, p)
@@ -94,6 +107,7 @@ def load_target(
     target: str,            # `module`, `module:name`, `path/to/file.py` or `path/to/file.py:name`
     documented: bool=True,  # of a whole module, only the functions with docstrings (`check` wants them all)
     notes: list=None,       # a list to add a line to saying which of a module's names were taken, and why
+    undocumented: list=None,  # a list to add the names of the functions left out for want of a docstring to
 ) -> list:                  # the tools: the named object, or what a module offers
     """The tools `target` names, found with `call_func`'s name rules. A module offers what its `__all__` lists (imported
     or not: functions, callable objects, `Tool`s, toolboxes, tool groups and lists of tools), else the public functions it
@@ -113,8 +127,24 @@ def load_target(
         skipped = [o.__name__ for o in pub if o.__module__ != mod.__name__]
         why = (f"the {len(found)} public function{'s' if len(found) != 1 else ''} it defines (it has no __all__); "
                "imported, offered only when __all__ lists them: ")
+    if undocumented is not None and documented:
+        own = names if names is not None else [k for k, o in ns.items() if inspect.isfunction(o) and o.__module__ == mod.__name__]
+        undocumented += [k for k in own if not k.startswith('_') and inspect.isfunction(o := ns.get(k)) and not o.__doc__]
     if notes is not None: notes.append(f"{mod_spec}: {why}{', '.join(skipped[:5]) or 'none'}{', ...' if len(skipped) > 5 else ''}")
     return found
+
+def no_tools(
+    target: str,        # the target(s), as the user named them
+    notes: list,        # what `load_target` noted of the names it took
+    undocumented: list, # the functions `load_target` left out for want of a docstring
+) -> TargetError:       # the error naming them, and saying what to do
+    "The error for a target that offers no tools: its undocumented functions named, with the fix"
+    if not undocumented:
+        return TargetError(f"{target!r} has no public functions with docstrings" + (f" (took {notes[0].split(': ', 1)[1]})" if notes else ''))
+    shown = ', '.join(undocumented[:10]) + (f', ... ({len(undocumented)} in all)' if len(undocumented) > 10 else '')
+    return TargetError(f"{target!r} has no public functions with docstrings: {shown} {'has' if len(undocumented) == 1 else 'have'} none; "
+                       "add a docstring saying what each does (the model reads it to decide when to call the tool), or offer "
+                       f"Tool(f, description='...') in the module's __all__; `funccall check {target}` lists what else each lacks")
 
 def _is_tool(o) -> bool:
     "A value `__all__` may offer as a tool: a function, a `Tool`, a collection of tools, or a callable object (not a class)"

@@ -19,7 +19,7 @@ from .core._package import VERSION
 from .core import providers
 from .core._jsonschema import compile_schema
 from .core._json import jsonable
-from ._load import TargetError, expand, load_target
+from ._load import TargetError, expand, load_target, no_tools
 from .core.call import call_func, error_text
 from .core._warnings import SchemaWarning
 from .core.schema import SchemaError, get_schema, tool_docs
@@ -41,19 +41,18 @@ def _format(v: str) -> str:
 
 def _tools(target: str, documented: bool=True, verbose: bool=False) -> list:
     "The tools `target` names; which of a module's names were taken, and why, said with -v or when there are none"
-    notes: list = []
-    fs = expand(load_target(target, documented, notes))
-    if not fs: raise TargetError(f"{target!r} has no public functions with docstrings" + (f" (took {notes[0].split(': ', 1)[1]})" if notes else ''))
+    notes, undoc = [], []
+    fs = expand(load_target(target, documented, notes, undoc))
+    if not fs: raise no_tools(target, notes, undoc)
     if verbose:
         for n in notes: print(f"note: {n}", file=sys.stderr)
     return [_as_served(f) for f in fs]
 
 def _as_served(f):
-    "`f` as `funccall mcp serve` serves it: a parameter annotated `MCPContext` injected, out of its schema"
-    if 'funccall.mcp' not in sys.modules: return f  # a target that annotates `MCPContext` has imported it
-    from .mcp import context_params
-    if isinstance(f, Tool) or not (ps := context_params(f)): return f
-    return Tool(f, inject=tuple(ps))
+    "`f` as a `Tool` when it takes an injected parameter (an `MCPContext`): the tool's pipeline supplies it, never the arguments"
+    if isinstance(f, Tool): return f
+    try: return Tool(f) if signature(f).injected else f
+    except SchemaError: return f  # `schema`, `check` and `call` each say what is wrong with it, their own way
 
 def _contexts(t: Tool) -> dict:
     "An `MCPContext` of no client for each of `t`'s parameters that takes one: the command line has no MCP session"
@@ -91,7 +90,11 @@ def _call_cmd(args) -> int:
     except ValueError as e: return _fail(f"the arguments are not valid JSON: {e}")
     get_schema(fs[0])  # `call` reaches what `schema` lists: a function it refuses (no docstring) is refused here, saying why
     if isinstance(fs[0], Tool):  # its own pipeline: hooks, cache, `max_chars`
-        r = fs[0].execute(args.json, _contexts(fs[0]))
+        ctxs = _contexts(fs[0])
+        if missing := [k for k in fs[0].inject if k not in ctxs]:
+            return _fail(f"tool {fs[0].name!r} takes {', '.join(map(repr, missing))}, which the application supplies (injected): "
+                         "the command line has no value to give it; call it from your code with injected={...}")
+        r = fs[0].execute(args.json, ctxs)
         print(r.text)
         return 0 if r.ok else 1
     try: res = call_func(fs[0], args.json)  # the text as a model sends it: anything but an object is the model's mistake

@@ -854,3 +854,94 @@ def test_check_flags_a_field_alias_funccall_does_not_use(capsys, tmp_path):
     found = [l for l in out.splitlines() if 'alias' in l]
     assert rc == 1 and len(found) == 2 and "alias 'y' is not used" in found[0] and "alias 'zz'" in found[1]
     assert not any("'w'" in l for l in out.splitlines())
+
+# --- messages that say what to do ---------------------------------------------------------------------------------------
+
+UNDOCUMENTED = '''
+from os.path import join  # imported: never named as the file's own
+
+def resize(width: int) -> int:
+    return width
+
+def crop(box: list) -> list:
+    return box
+
+def _helper():
+    return 1
+'''
+
+@pytest.mark.parametrize('cmd', [['schema'], ['call', '__TARGET__', '{}'], ['mcp', 'serve']], ids=lambda c: c[0])
+def test_a_file_of_undocumented_functions_names_them_and_says_what_to_do(capsys, tmp_path, cmd):
+    f = tool_file(tmp_path, 'undocumented_tools.py', UNDOCUMENTED)
+    args = [f if a == '__TARGET__' else a for a in cmd] if '__TARGET__' in cmd else [*cmd, f]
+    rc, out, err = cli(capsys, *args)
+    assert_one_line_error(rc, out, err, f"{f!r} has no public functions with docstrings: resize, crop have none",
+                          'add a docstring', "Tool(f, description='...')", f'funccall check {f}')
+    assert '_helper' not in err and 'join' not in err and 'took the 0' not in err
+
+def test_one_undocumented_function_of_an_all_is_named(capsys, tmp_path):
+    f = tool_file(tmp_path, 'listed_tools.py', "__all__ = ['resize']\n\ndef resize(width: int) -> int:\n    return width\n")
+    assert_one_line_error(*cli(capsys, 'schema', f), 'docstrings: resize has none; add a docstring')
+
+def test_a_module_of_no_functions_at_all_still_says_what_it_took(capsys):
+    assert_one_line_error(*cli(capsys, 'schema', 'keyword'), "'keyword' has no public functions with docstrings (took the 0")
+
+def test_check_still_takes_undocumented_functions_and_reports_each(capsys, tmp_path):
+    f = tool_file(tmp_path, 'undocumented_tools.py', UNDOCUMENTED)
+    rc, out, _ = cli(capsys, 'check', f)
+    assert rc == 1 and "resize: Function 'resize' has no docstring" in out and "crop: Function 'crop' has no docstring" in out
+
+@pytest.mark.parametrize('cmd', [['schema'], ['check'], ['call', '__TARGET__', '{}']], ids=lambda c: c[0])
+@pytest.mark.parametrize('folder,words', [
+    ('.', ["'.' is a folder; a target is a .py file or a module: pass one of its .py files (a_tools.py, b_tools.py)"]),
+    ('./', ["'./' is a folder", '(a_tools.py, b_tools.py)']),
+    ('shop', ["'shop' is a folder", "pass the package as a module, 'shop', or one of its .py files (shop/orders.py)"]),
+    ('shop/', ["'shop/' is a folder", "the package as a module, 'shop',"]),
+    ('empty/', ["'empty/' is a folder", 'pass a .py file (this folder holds none)']),
+])
+def test_a_folder_target_says_what_to_pass(capsys, tmp_path, monkeypatch, cmd, folder, words):
+    for nm in ('a_tools.py', 'b_tools.py', '_private.py', 'shop/__init__.py', 'shop/orders.py', 'shop/_impl.py'):
+        tool_file(tmp_path, nm, 'def f(x: int) -> int:\n    "Echo x"\n    return x\n')
+    (tmp_path / 'empty').mkdir()
+    (tmp_path / 'shop' / 'orders.txt').write_text('not python')
+    monkeypatch.chdir(tmp_path)
+    if folder == 'shop':  # a plain name is a module first: only a folder that isn't a package reaches the folder message
+        (tmp_path / 'shop' / '__init__.py').unlink()
+        words = ["'shop' has no public functions with docstrings"]  # imported as a namespace package: it offers nothing
+    args = [folder if a == '__TARGET__' else a for a in cmd] if '__TARGET__' in cmd else [*cmd, folder]
+    rc, out, err = cli(capsys, *args)
+    assert_one_line_error(rc, out, err, *words)
+    assert 'importlib' not in err and "'package' argument" not in err and '_private' not in err and 'orders.txt' not in err
+
+def test_a_package_folder_elsewhere_says_where_to_import_it_from(capsys, tmp_path, monkeypatch):
+    tool_file(tmp_path, 'lib/shop/__init__.py', '')
+    (tmp_path / 'work').mkdir()
+    monkeypatch.chdir(tmp_path / 'work')
+    assert_one_line_error(*cli(capsys, 'schema', str(tmp_path / 'lib' / 'shop')),
+                          f"pass the package as a module, 'shop' from {tmp_path / 'lib'}")
+
+def test_a_folder_target_from_the_real_entry_point(tmp_path):
+    tool_file(tmp_path, 'tools.py', 'def f(x: int) -> int:\n    "Echo x"\n    return x\n')
+    r = run('schema', '.', cwd=tmp_path)
+    assert_one_line_error(r.returncode, r.stdout, r.stderr, "'.' is a folder", '(tools.py)')
+    assert run('schema', 'tools.py', cwd=tmp_path).returncode == 0  # (what it suggests works)
+
+def test_mcp_list_of_a_url_without_its_mcp_path_suggests_it(capsys):
+    "Our own server over real HTTP: it answers 404 at `/`; the message says so, and the URL it suggests lists the tools"
+    sys.path.insert(0, str(__import__('pathlib').Path(__file__).parent / 'mcp_servers'))
+    from loopback import serving
+    from funccall.mcp import mk_asgi_app
+    def hi(name: str) -> str:  # the greeting
+        "Say hi"
+        return name
+    with serving(mk_asgi_app([hi])) as url:
+        base = url.removesuffix('/mcp')
+        for given in (base, base + '/'):
+            rc, out, err = cli(capsys, 'mcp', 'list', '--timeout', '20', given)
+            assert_one_line_error(rc, out, err, f"can't list the tools of {given!r}", 'it answered 404 (Not Found) at that URL',
+                                  f'most servers serve streamable HTTP at the /mcp path: try {base}/mcp')
+        rc, out, err = cli(capsys, 'mcp', 'list', '--timeout', '20', url)
+        assert rc == 0 and [t['name'] for t in json.loads(out)] == ['hi'], err
+        rc, out, err = cli(capsys, 'mcp', 'list', '--timeout', '20', base + '/elsewhere/mcp')  # a /mcp path already: no suggestion
+        assert_one_line_error(rc, out, err, 'HTTP 404')
+        assert 'try ' not in err

@@ -63,10 +63,11 @@ def test_context_parameter_is_not_in_the_schema():
         async with Client(mk_server([count, Tool(greet, inject=('ctx',))])) as c: return (await c.list_tools()).tools
     for t in arun(main()):
         assert 'ctx' not in t.input_schema['properties'] and 'ctx' not in t.input_schema.get('required', [])
-    def bad(ctx: MCPContext) -> int:  # nothing
-        "A Tool made without injecting its context"
+    def plain(ctx: MCPContext) -> int:  # nothing
+        "A Tool made without naming its context in inject=: the annotation is enough"
         return 1
-    with pytest.raises(TypeError, match="inject=\\('ctx',\\)"): mk_server([Tool(bad)])
+    assert Tool(plain).inject == ('ctx',) and Tool(plain).schema['input_schema']['properties'] == {}
+    mk_server([Tool(plain)])  # served: its context injected per call
 
 @pytest.mark.parametrize('mode', ['auto', 'legacy'])
 @pytest.mark.parametrize('tool', ['count', 'count_sync'])

@@ -15,7 +15,8 @@ from uuid import UUID
 
 __all__ = ['JsonSchema', 'own_annotations', 'KINDS', 'CHECKED', 'constraints',
            'TypeInfo', 'kind', 'custom_types', 'Param', 'Field', 'fields', 'empty', 'NoneType',
-           'SchemaError', 'type_name', 'Sig', 'signature', 'on_types_changed', 'type_cache', 'origin', 'is_callable_object',
+           'SchemaError', 'type_name', 'Sig', 'signature', 'injected_types', 'injected_type',
+           'on_types_changed', 'type_cache', 'origin', 'is_callable_object',
            'type_has', 'instance_dict', 'is_self', 'resolve_self', 'self_class', 'has_self', 'Default', 'field_info', 'needs_pydantic', 'var_anno']
 
 empty = inspect.Parameter.empty
@@ -41,6 +42,22 @@ for _m in ('add', 'discard', 'remove', 'pop', 'clear', 'update', 'difference_upd
 
 custom_types = _TypeSet({Path, bytes, Decimal, UUID, dt.datetime, dt.date, dt.time})
 "Types sent as JSON strings and built from one; add your own (constructible from a `str`)."
+
+injected_types = _TypeSet()
+"""Types the application supplies at call time, never the model (`funccall.mcp` adds `MCPContext`; add your own run
+context): a parameter annotated with one, a subclass, or `Optional`/`Annotated` of one, is injected, in no schema."""
+
+def injected_type(
+    t,  # a resolved annotation
+):      # the class of `injected_types` it stands for, or None
+    "Whether annotation `t` is one the application supplies: a class in `injected_types` (or a subclass), through `Annotated`/`Optional`"
+    if not injected_types: return None
+    while type(t) is _AnnotatedAlias: t = t.__origin__
+    if get_origin(t) in _union_origins:  # `Optional[Ctx]`: the context or nothing, never the model's value
+        ts = [a for a in get_args(t) if a is not NoneType]
+        return injected_type(ts[0]) if len(ts) == 1 else None
+    if not isinstance(t, type): return None
+    return next((c for c in injected_types if issubclass(t, c)), None)
 
 class JsonSchema(dict):
     "JSON Schema keywords a type's schema gets as they are: `Annotated[str, JsonSchema(format='email')]`"
@@ -451,6 +468,7 @@ def _without(fn: types.FunctionType, skip) -> types.FunctionType:
 class Sig(NamedTuple):
     params: list    # `Param`s, `self` left out
     returns: Any    # the return annotation, `empty` when there is none
+    injected: tuple = ()  # the names of the parameters annotated with one of `injected_types`: the application's, never the model's
 
 def signature(
     f,                       # a function, method, class or callable object
@@ -489,7 +507,7 @@ def signature(
         declared = anno is not empty
         if not declared and default is not empty: anno = type(default)  # as docments does
         res.append(Param(nm, anno, default, k, declared))
-    return Sig(res, hints.get('return', empty))
+    return Sig(res, hints.get('return', empty), tuple(p.name for p in res if injected_type(p.anno) is not None))
 
 # --- fields of classes --------------------------------------------------------------------------------
 
@@ -553,8 +571,9 @@ def fields(info: TypeInfo) -> list[Field]:
             else: default = f.default
             res.append(Field(f.alias or nm, anno, default, required, f.description, nm))
         return res
-    return [Field(p.name, p.anno, p.default, p.default is empty, None, p.name) for p in signature(t, where).params
-            if p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)]
+    sig = signature(t, where)
+    return [Field(p.name, p.anno, p.default, p.default is empty, None, p.name) for p in sig.params
+            if p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) and p.name not in sig.injected]
 
 
 class _NoClass: "What `Self` stands for outside a class: only to see whether an annotation holds `Self`"

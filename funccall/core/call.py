@@ -36,11 +36,12 @@ def _canon(k: str) -> str: return _canon_re.sub('', k)
 class _Plan:
     "How to call one function: its parameters' coercers, defaults and kinds, worked out once"
     __slots__ = ('name', 'params', 'fast', 'all_given', 'n', 'required', 'canon', 'var_kw', 'posonly', 'is_async', 'takes', 'unset_by_null',
-                 'fills', 'var_pos', 'var_key', 'before_var', 'keywords', 'spread', '__weakref__')
+                 'fills', 'var_pos', 'var_key', 'before_var', 'keywords', 'spread', 'injected', '__weakref__')
 
     def __init__(self, f, name: str):
         self.name = name
-        ps = signature(f).params  # a `SchemaError` here is the developer's to fix; `raise_on_err=False` reports it
+        sig = signature(f)  # a `SchemaError` here is the developer's to fix; `raise_on_err=False` reports it
+        ps, self.injected = sig.params, sig.injected
         # a tool built by `mk_tool` checks its arguments against its own schema, which may allow more than its annotations say;
         # any other tool takes only the names its schema shows: an unknown one is refused, never slipped into `**kwargs`
         built = type(f) is FunctionType and '__tool_schema__' in f.__dict__
@@ -50,6 +51,9 @@ class _Plan:
         self.before_var = [p.name for p in ps if p.kind <= _P.POSITIONAL_OR_KEYWORD]
         # a typed `*args`/`**kwargs` is one argument the model fills, a list or an object (the schema's `args`, `kwargs`)
         ps = [p for p in ps if p.kind not in _VARS or (p.declared and not built)]
+        self.posonly = [p.name for p in ps if p.kind is _P.POSITIONAL_ONLY]  # an injected one too: the pipeline places it
+        # an injected parameter is the application's: never one the model's arguments fill (its name is refused as unknown)
+        ps = [p for p in ps if p.name not in self.injected]
         self.var_pos = next((p.name for p in ps if p.kind is _P.VAR_POSITIONAL), None)
         self.var_key = next((p.name for p in ps if p.kind is _P.VAR_KEYWORD), None)
         # an unannotated parameter accepts anything: its default's type (`None`!) is no rule for what the model may send
@@ -61,7 +65,6 @@ class _Plan:
         # sends null for "not given"); a built tool gets the null itself and applies its schema's rule, so a call through
         # `call_func` or a `Toolbox` sends what a direct call sends
         self.unset_by_null = frozenset() if built else frozenset(p.name for p in ps if p.default is not empty or p.kind in _VARS)
-        self.posonly = [p.name for p in ps if p.kind is _P.POSITIONAL_ONLY]
         # a built tool's own check reports every problem, a missing argument with the rest: its parameters all default to unset
         self.required = frozenset() if built else frozenset(p.name for p in ps if p.default is empty and p.kind not in _VARS)
         self.fills = {p.name: p.default for p in ps if type(p.default) is Default}  # pydantic's `Field` defaults: the function's own won't do
@@ -260,8 +263,7 @@ def _prepare(fc_name, fc_inputs, ns) -> tuple:
     if type(ns) is dict and type(fc_name) is str and not '_' <= fc_name < '`':  # not private: sorts below '_' or from '`'
         f = ns.get(fc_name)
         hit = _plans.get(id(f))
-        if hit is not None and hit[0]() is f:
-            plan = hit[1]
+        if hit is not None and hit[0]() is f and not (plan := hit[1]).injected:
             if type(fc_inputs) is not dict:  # JSON text: read, then the same ways as a dict
                 fc_inputs = _inputs(fc_inputs, fc_name)
                 if type(fc_inputs) is not dict: return f, plan, plan.bind(fc_inputs, fc_name)
@@ -279,6 +281,10 @@ def _prepare(fc_name, fc_inputs, ns) -> tuple:
     f, nm = _resolve(fc_name, ns)
     if issubclass(type(f), Sealed): return f, None, nm
     plan = _plan(f, nm)
+    if plan.injected:  # the developer's mistake, raised before the model's arguments are read: they may not fill it
+        raise TypeError(f"Tool {nm!r} takes {', '.join(map(repr, plan.injected))}, which the application supplies (an injected type), "
+                        f"never the model: run it as a Tool, e.g. Toolbox([{getattr(f, '__name__', 'f')}]).call(name, args, "
+                        f"injected={{{', '.join(f'{k!r}: ...' for k in plan.injected)}}})")
     return f, plan, plan.bind(_inputs(fc_inputs, nm), nm)
 
 # --- tools that run their own pipeline --------------------------------------------------------------

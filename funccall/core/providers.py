@@ -471,8 +471,9 @@ def function_to_tool(
     try: annotated = {nm for nm, p in inspect.signature(func).parameters.items() if p.annotation is not inspect.Parameter.empty}
     except (TypeError, ValueError): annotated = set()
     w, props, req = _ToolTable(), {}, []
-    for p in signature(func, where).params:
-        if p.kind in _VAR: continue
+    sig = signature(func, where)
+    for p in sig.params:
+        if p.kind in _VAR or p.name in sig.injected: continue  # an injected parameter is the application's to fill
         anno = p.anno if p.name in annotated else str  # its table: a missing annotation is a string
         s = w.schema(anno, f'#/properties/{_esc(p.name)}')
         d = docs.comments.get(p.name) or _meta_doc(anno) or docs.doc_params.get(p.name)

@@ -265,10 +265,12 @@ def _folded(w: _Walker, ps: list, where: str) -> dict:
     return w.obj(info)
 
 def _params(f, where: str, skip_hidden: bool, inject: tuple) -> tuple:
-    "The signature of `f`, and the parameters the model fills: injected ones, hidden ones and untyped `*args`/`**kwargs` left out"
+    """The signature of `f`, and the parameters the model fills: injected ones (named in `inject`, or annotated with one of
+    `injected_types`: `signature` says which), hidden ones and untyped `*args`/`**kwargs` left out"""
     sig = signature(f, where, inject)
     if unknown := [nm for nm in inject if nm not in {p.name for p in sig.params}]:
         raise SchemaError(f"{where!r} has no parameter {', '.join(map(repr, unknown))} to inject")
+    inject = {*inject, *sig.injected}
     ps = [p for p in sig.params if p.name not in inject and not (skip_hidden and p.name.startswith('_')) and (p.kind not in _VAR or p.declared)]
     return sig, ps
 

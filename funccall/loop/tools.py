@@ -46,6 +46,7 @@ class Tool(Sealed):
         description: str | None=None,        # what the model reads (default: the docstring)
         strict: bool=False,                  # render in strict mode (OpenAI Structured Outputs)
         inject: str | tuple=(),              # parameters the application supplies at call time, left out of the schema: a name or names
+                                             #   (those annotated with one of `injected_types`, an `MCPContext`, are injected anyway)
         requires_confirmation: bool=False,   # ask `confirm` before each call
         confirm: Callable | None=None,       # `confirm(tool, args) -> bool`, may be async; a refusal is a failure result
         pre_hook: Callable | None=None,      # `pre_hook(tool, args)`: may return new args; may be async
@@ -98,7 +99,9 @@ class Tool(Sealed):
         # injected parameters are left out unread: their types are the application's (a database connection, a run context)
         s = get_schema(fn, evalable=True, name=name, inject=self.inject, fold=fold, **({'description': description} if description else {}))
         self.schema = s  # the canonical schema, injected parameters left out
-        ps = signature(fn, skip=self.inject).params
+        sig = signature(fn, skip=self.inject)
+        self.inject += tuple(k for k in sig.injected if k not in self.inject)  # annotated with one of `injected_types`: injected too
+        ps = sig.params
         self.fold = next(p.name for p in ps if p.name not in self.inject) if fold else None  # the parameter the model's object builds
         # whether calling `fn` needs more than keywords: positional-only or `*args` by position, `**kwargs` spread, `Field` defaults
         spread = any(p.kind not in _BY_KEYWORD or type(p.default) is Default for p in ps)

@@ -18,7 +18,7 @@ except ImportError as e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` a
 from ._state import SECRET_ENV
 from ._store import RedisStore
 from ._worker import WorkerApp
-from .._load import TargetError, load_target
+from .._load import TargetError, load_target, no_tools
 from ..core._types import SchemaError
 from .server import ERRORS, mk_asgi_app, mk_server
 
@@ -126,8 +126,9 @@ def main(
             raise ValueError("--task with --workers needs --redis URL: every worker must see every task")
         if args.http: _host_port(args.http)
         with _stdout_to_stderr():  # what the tools' modules print as they load must not reach the protocol
-            fs = [f for t in args.targets for f in load_target(t)]
-        if not fs: raise TargetError(f"no public functions with docstrings in {' '.join(args.targets)}")
+            undoc: list = []
+            fs = [f for t in args.targets for f in load_target(t, undocumented=undoc)]
+        if not fs: raise no_tools(' '.join(args.targets), [], undoc)
         store = RedisStore(args.redis) if args.redis else None
         # with workers too: a mistake in the tools shows here, once
         server = mk_server(fs, args.name, secret=secret, errors=args.errors, tasks=args.task, store=store)

@@ -20,7 +20,7 @@ command's exit status and last lines on stderr too). A tool that runs as an MCP 
 """
 from __future__ import annotations
 
-import inspect, logging, math, shlex, warnings
+import inspect, logging, math, shlex, urllib.parse, warnings
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
 from functools import partial
 from typing import Any
@@ -55,6 +55,12 @@ class MCPToolError(RuntimeError):
 
 class MCPConnectionError(MCPError, ConnectionError):
     "The connection to the MCP server failed or closed: every call pending on it fails with this, at once"
+
+def _mcp_path(url: str) -> str | None:
+    "`url` with the `/mcp` path most servers serve streamable HTTP at; None when its path ends so already"
+    u = urllib.parse.urlsplit(url)
+    path = u.path.rstrip('/')
+    return None if path.endswith('/mcp') else urllib.parse.urlunsplit(u._replace(path=f'{path}/mcp'))
 
 # --- results: MCP content -> Python values ------------------------------------------------------------
 
@@ -207,12 +213,15 @@ class MCPClient:
             if response.status_code >= 400:
                 await response.aread()
                 self._http_error = f"HTTP {response.status_code} from {self.server}: {response.text[:300].strip()}"
+                self._http_status = response.status_code
         async with create_mcp_http_client(headers=self.headers, auth=self.auth) as http:
             http.event_hooks['response'].append(note)
             async with streamable_http_client(self.server, http_client=http) as streams: yield streams
 
     def _words(self, e: MCPError) -> str:
         "The message of `e`, with the HTTP error behind it"
+        if self._http_status == 404 and (alt := _mcp_path(self.server)):  # `http://host:port`: a server, but no MCP at that path
+            return f"it answered 404 (Not Found) at that URL: no MCP endpoint there; most servers serve streamable HTTP at the /mcp path: try {alt}"
         return f"{e.message} ({self._http_error})" if self._http_error else e.message
 
     def _unconnected(self, e: Exception) -> MCPConnectionError:
@@ -246,7 +255,7 @@ class MCPClient:
     @asynccontextmanager
     async def _open(self, dispfn):
         "Connect, list the tools and make them dispatch through `dispfn`; disconnect on exit"
-        self._http_error, self._tail, self._procs = None, None, []
+        self._http_error, self._http_status, self._tail, self._procs = None, None, None, []
         server = self._transport()
         kw = dict(elicitation_callback=self._elicit if self.on_elicit else None, sampling_callback=self._sample if self.on_sample else None)
         # the whole connection (handshake, tool list) within `timeout`, as the user counts it: the SDK's own timeout counts

@@ -50,7 +50,7 @@ from ._state import NonceStore, Sealer, StateError
 from ._store import TERMINAL, MemoryTaskStore, TasksFull
 from .._load import expand
 from ..core._run import is_async, max_workers
-from ..core._types import SchemaError, empty, fields, kind, signature
+from ..core._types import SchemaError, empty, fields, injected_type, injected_types, kind, signature
 from ..core.call import error_text
 from ..core.schema import handle_type
 from ..loop.pipeline import Declined, not_found
@@ -222,23 +222,21 @@ class _Call:
 _QUESTION = {'type': 'object', 'required': ['confirm'],
              'properties': {'confirm': {'type': 'boolean', 'title': 'Run it', 'description': 'Allow this tool call to run'}}}
 
+injected_types.add(MCPContext)  # a parameter annotated `MCPContext` is injected wherever a schema or a call is made
+
 def context_params(
     t,  # a function, callable object or `Tool`
-) -> list[str]:  # the names of its parameters annotated `MCPContext`: injected per call, never in its schema
+) -> list[str]:  # the names of its parameters annotated `MCPContext` (or `Optional[MCPContext]`): injected per call, never in its schema
     "The parameters of `t` (a `Tool`'s function) that `mk_server` injects an `MCPContext` into"
-    try: ps = signature(t.fn if isinstance(t, Tool) else t).params
+    try: sig = signature(t.fn if isinstance(t, Tool) else t)
     except SchemaError: return []
-    return [p.name for p in ps if p.anno is MCPContext]
+    return [p.name for p in sig.params if p.name in sig.injected and injected_type(p.anno) is MCPContext]
 
 def _toolbox(tools, injected: dict | None) -> tuple[Toolbox, dict]:
     "The tools to serve as one `Toolbox`, and each tool's `MCPContext` parameters (tool name -> names)"
-    def tool(t, nm=None):  # a function taking an `MCPContext` gets it injected, out of its schema
-        if isinstance(t, Tool):
-            if missing := [p for p in context_params(t) if p not in t.inject]:
-                raise TypeError(f"Tool {t.name!r}: its MCPContext parameter {missing[0]!r} must be injected: Tool(..., inject=({missing[0]!r},))")
-            return t if nm in (None, t.name) else renamed(t, nm)  # (a `Tool` of it would run the client's call unconfirmed)
-        ps = context_params(t)
-        return Tool(t, name=nm, inject=tuple(ps)) if ps or nm else t
+    def tool(t, nm=None):  # (a function taking an `MCPContext` has it injected, as every `Tool` has)
+        if isinstance(t, Tool): return t if nm in (None, t.name) else renamed(t, nm)  # (a `Tool` of it would run the client's call unconfirmed)
+        return Tool(t, name=nm) if nm else t
     if isinstance(tools, Mapping): box = Toolbox([tool(t, nm) for nm, t in tools.items()])
     else:
         items = tools if isinstance(tools, (list, tuple)) else [tools]
