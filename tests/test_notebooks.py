@@ -4,15 +4,20 @@ Every stored notebook (whoever adds one: the test finds them all) is valid nbfor
 and is executed from scratch twice: by execnb's shell (fast, in this process) and through a real Jupyter kernel
 (`nbclient` + `ipykernel`, as `jupyter nbconvert --execute` runs it). The two name cells differently (`<...>` against
 ipykernel's `/tmp/ipykernel_N/M.py`), so reading comments from source is tested both ways. Any cell that raises fails
-the notebook. Each notebook says which extras it needs.
+the notebook. Each notebook says which extras it needs, as an install line that works from a clone of the repository.
+
+What a reader sees saved in a notebook is what the kernel gives today: each code cell's fresh outputs (streams, each
+result's text, errors) must equal its saved ones, but for what varies from run to run (`nb_outputs.NORMALISERS`:
+addresses, ipykernel's cell files, durations, the clock). A stale cell fails the test with a diff; refresh every stale
+output of every notebook, and only those, with `python tests/nb_outputs.py` (or name the notebooks to refresh).
 """
 import re
-import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 from execnb.shell import CaptureShell, read_nb
+from nb_outputs import REFRESH, install_kernel, run_in_kernel, stale_cells
 
 NBS = Path(__file__).parent.parent / 'nbs'
 nbs = sorted(NBS.glob('*.ipynb'))
@@ -28,6 +33,12 @@ def test_notebook_is_valid_nbformat(path):
     nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
     assert nb.nbformat == 4
     nbformat.validate(nb)  # raises `ValidationError` (e.g. `metadata.execution.total` written as a number)
+
+
+@pytest.mark.parametrize('path', nbs, ids=ids)
+def test_notebook_is_stored_as_nbformat_writes_it(path):
+    "Keys sorted, one-space indent, as Jupyter and `python tests/nb_outputs.py` save it: a refresh's diff is outputs only"
+    assert path.read_text() == nbformat.writes(nbformat.read(path, as_version=4)) + '\n'
 
 
 @pytest.mark.parametrize('path', nbs, ids=ids)
@@ -55,27 +66,18 @@ def test_notebook_runs(path, monkeypatch):
 
 
 @pytest.fixture(scope='module')
-def kernel_name(tmp_path_factory) -> str:
+def kernel_dirs(tmp_path_factory) -> str:
     "A kernel spec for this very Python (the one running the tests, with funccall installed), in a folder of its own"
     pytest.importorskip('nbclient')
     pytest.importorskip('ipykernel')
-    from ipykernel.kernelspec import install
-    prefix = tmp_path_factory.mktemp('kernel')
-    install(prefix=str(prefix), kernel_name='funccall-test')
-    return str(prefix / 'share' / 'jupyter' / 'kernels' / 'funccall-test')
+    return install_kernel(str(tmp_path_factory.mktemp('kernel')))
 
 
 @pytest.mark.parametrize('path', nbs, ids=ids)
-def test_notebook_runs_in_a_jupyter_kernel(path, kernel_name):
-    from jupyter_client.kernelspec import KernelSpecManager
-    from jupyter_client.manager import KernelManager
-    from nbclient import NotebookClient
+def test_notebook_runs_in_a_jupyter_kernel(path, kernel_dirs):
+    "Every cell runs, and gives the outputs saved with it (what varies between runs aside: see `NORMALISERS`)"
     from nbclient.exceptions import CellExecutionError
-    # only this spec: a user's own `python3` kernel may be another Python, without funccall
-    ksm = KernelSpecManager(kernel_dirs=[str(Path(kernel_name).parent)], ensure_native_kernel=False)
-    assert ksm.get_kernel_spec('funccall-test').argv[0] == sys.executable
-    nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, km=KernelManager(kernel_name='funccall-test', kernel_spec_manager=ksm), timeout=300,
-                            resources={'metadata': {'path': str(path.parent)}})
-    try: client.execute()
+    try: fresh = run_in_kernel(path, kernel_dirs)
     except CellExecutionError as e: pytest.fail(f"{path.name} under ipykernel:\n{e}"[-4000:], pytrace=False)
+    if stale := stale_cells(nbformat.read(path, as_version=4), fresh, path.name):
+        pytest.fail('\n\n'.join(stale.values()) + f"\n\nrefresh them with `{REFRESH}`", pytrace=False)
