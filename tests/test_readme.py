@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from readme_blocks import blocks, run_shown
-from test_notebooks import kernel_name  # noqa: F401 - the fixture: a kernel spec for this Python
+from nb_outputs import KERNEL
+from test_notebooks import kernel_dirs  # noqa: F401 - the fixture: a kernel spec for this Python
 
 ROOT = Path(__file__).parent.parent
 README = ROOT / 'README.md'
@@ -41,7 +42,7 @@ def test_the_session_fails_on_a_raising_block_or_a_wrong_value_and_counts_marked
     rc, report = _session(readme)
     assert rc == 0 and report == {'run': [[2, 0], [9, 1]], 'not_run': [[6, 'needs a live API']], 'failed': None}
 
-def test_every_readme_block_runs_in_a_jupyter_kernel(kernel_name):  # noqa: F811
+def test_every_readme_block_runs_in_a_jupyter_kernel(kernel_dirs):  # noqa: F811
     """Pasted into notebook cells, in a real kernel, whose event loop runs while a cell does: the sync loops and
     `run_tool_calls` run there as in a script (in a thread of their own), each `# value` the same"""
     import nbformat
@@ -49,13 +50,13 @@ def test_every_readme_block_runs_in_a_jupyter_kernel(kernel_name):  # noqa: F811
     from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
-    ksm = KernelSpecManager(kernel_dirs=[str(Path(kernel_name).parent)], ensure_native_kernel=False)
+    ksm = KernelSpecManager(kernel_dirs=[kernel_dirs], ensure_native_kernel=False)
     run = [b for b in blocks(README.read_text()) if not b['not_run']]
     cells = [f"import sys; sys.path.insert(0, {str(RUNNER.parent)!r})\nfrom readme_blocks import run_shown as _run_shown\n"
              "from funccall.core._run import loop_running\nassert loop_running()  # what the sync forms meet in a notebook"]
     cells += [f"_run_shown({b['src']!r}, globals(), '<README.md line {b['line']}>')" for b in run]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    client = NotebookClient(nb, km=KernelManager(kernel_name='funccall-test', kernel_spec_manager=ksm), timeout=300,
+    client = NotebookClient(nb, km=KernelManager(kernel_name=KERNEL, kernel_spec_manager=ksm), timeout=300,
                             resources={'metadata': {'path': str(ROOT)}})
     try: client.execute()
     except CellExecutionError as e: pytest.fail(f"README under ipykernel:\n{e}"[-4000:], pytrace=False)
