@@ -143,3 +143,118 @@ def test_a_clients_share_is_bounded_and_given_back_as_answers_expire():
     spend('alice')
     time.sleep(0.4)
     spend('mallory')  # its answers expired: its share is free again
+
+# --- (5) resume() refuses a record that changed ------------------------------------------------------
+
+from funccall import SealError, Toolbox, ToolResult  # noqa: E402
+
+def _bank(ran: list, **kw) -> Toolbox:
+    "Two tools that need the user's approval: a harmless one and the one an attacker wants"
+    def look(account: str) -> str:
+        "Show an account"
+        ran.append(('look', account))
+        return account
+    def wire(to: str, amount: int, user_id: str) -> str:
+        "Send money"
+        ran.append(('wire', to, amount, user_id))
+        return f'{amount} to {to}'
+    return Toolbox([Tool(look, requires_confirmation=True), Tool(wire, requires_confirmation=True, inject='user_id')], **kw)
+
+def _record(box, name='look', args=None, call_id='c1', injected=None) -> dict:
+    r = box.call(name, args or {'account': 'a1'}, call_id, injected=injected)
+    assert r.status == 'pending'
+    return json.loads(json.dumps(r.to_dict()))  # through JSON, as a web app keeps it
+
+@pytest.mark.parametrize('edit', [
+    {'name': 'wire', 'arguments': {'to': 'mallory', 'amount': 10**6}},  # the attack: another tool
+    {'arguments': {'account': 'a2'}}, {'arguments': {'account': 'a1', 'extra': 1}}, {'arguments': {}},
+    {'call_id': 'c2'}, {'call_id': None},
+    {'seal': None}, {'seal': 'x'}, {'seal': 123}, {'seal': ['x']}, {'seal': 'é' * 60}, {'seal': '9' * 10**6},
+])
+def test_an_edited_record_runs_nothing(edit):
+    ran = []
+    box = _bank(ran, injected={'user_id': 'alice'})
+    d = _record(box)
+    d.update(edit)
+    if edit.get('seal', 0) is None: del d['seal']
+    t0 = time.perf_counter()
+    for approve in (True, False):
+        with pytest.raises(SealError): box.resume(d, approve=approve)
+    assert ran == [] and time.perf_counter() - t0 < 1
+    assert box.resume(_record(box)).value == 'a1' and ran == [('look', 'a1')]  # the toolbox still resumes its own
+
+def test_a_forged_or_borrowed_seal_is_refused():
+    ran = []
+    box = _bank(ran, injected={'user_id': 'alice'})
+    look, wire = _record(box), _record(box, 'wire', {'to': 'bob', 'amount': 1})
+    body = {**look, 'name': 'wire', 'arguments': {'to': 'mallory', 'amount': 10**6}, 'seal': wire['seal']}  # wire's seal, other args
+    with pytest.raises(SealError, match='failed verification'): box.resume(body)
+    e, n, m = look['seal'].split('.')
+    for seal in (f'{int(e) + 10**6}.{n}.{m}', f'{e}.{"A" * 16}.{m}', f'{e}.{n}.{"A" * 43}'):  # a longer life, another nonce, a guessed MAC
+        with pytest.raises(SealError, match='failed verification'): box.resume({**look, 'seal': seal})
+    assert ran == []
+
+def test_a_record_from_another_toolbox_is_refused_one_with_the_same_secret_taken():
+    ran = []
+    d = _record(_bank(ran))
+    with pytest.raises(SealError, match='another toolbox'): _bank(ran).resume(d)  # same tools, its own random key
+    with pytest.raises(SealError, match='another toolbox'): _bank(ran, secret='t' * 32).resume(d)
+    assert ran == []
+    shared = _record(_bank(ran, secret='t' * 32))
+    assert _bank(ran, secret='t' * 32).resume(shared).value == 'a1' and ran == [('look', 'a1')]
+    with pytest.raises(ValueError, match='at least 32'): Toolbox(secret='short')
+
+def test_a_record_made_in_another_process_with_the_same_secret_is_taken():
+    import subprocess
+    code = ("import json; from funccall import Tool, Toolbox\n"
+            "def look(account: str) -> str:\n    'Show an account'\n    return account\n"
+            "print(json.dumps(Toolbox([Tool(look, requires_confirmation=True)], secret='p' * 32).call('look', {'account': 'z'}, 'c7').to_dict()))")
+    env = {**__import__('os').environ, 'PYTHONPATH': str(Path(__file__).parents[1])}
+    d = json.loads(subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=env, check=True, timeout=60).stdout)
+    ran = []
+    with pytest.raises(SealError): _bank(ran).resume(d)
+    r = _bank(ran, secret='p' * 32).resume(d)
+    assert (r.value, r.call_id, ran) == ('z', 'c7', [('look', 'z')])
+
+def test_changed_injected_values_are_refused():
+    "The call was asked for alice's account: resumed with mallory's, or with another kind of object, it runs nothing"
+    ran = []
+    box = _bank(ran)
+    d = _record(box, 'wire', {'to': 'bob', 'amount': 5}, injected={'user_id': 'alice'})
+    for inj in ({'user_id': 'mallory'}, {'user_id': ['alice']}, {'user_id': object()}):
+        with pytest.raises(SealError, match='injected values'): box.resume(d, injected=inj)
+    assert ran == []
+    assert box.resume(d, injected={'user_id': 'alice'}).value == '5 to bob' and ran == [('wire', 'bob', 5, 'alice')]
+    class Db: pass
+    d = _record(box, 'wire', {'to': 'bob', 'amount': 6}, injected={'user_id': Db()})  # an object counts by its type
+    with pytest.raises(SealError): box.resume(d, injected={'user_id': 'alice'})
+    assert box.resume(d, injected={'user_id': Db()}).ok
+
+def test_an_expired_record_is_refused():
+    ran = []
+    box = _bank(ran, pending_ttl=0.1)
+    d = _record(box)
+    time.sleep(1.5)  # (expiries are whole seconds, rounded up)
+    with pytest.raises(SealError, match='expired'): box.resume(d)
+    assert ran == []
+
+def test_an_approved_record_runs_once_a_declined_one_may_still_be_approved():
+    "Replay: an approval spends the record (in this process), also under a race; a decline spends nothing: it runs nothing"
+    ran = []
+    box = _bank(ran)
+    d = _record(box)
+    assert box.resume(d, approve=False).failure == 'declined'
+    assert box.resume(d, approve=False).failure == 'declined' and ran == []
+    assert box.resume(ToolResult.from_dict(d)).value == 'a1'
+    with pytest.raises(SealError, match='approved before'): box.resume(d)
+    with pytest.raises(SealError, match='approved before'): box.resume(d, arguments={'account': 'a9'})  # edited by the app: still once
+    assert box.resume(d, approve=False).failure == 'declined'  # declining a spent record runs nothing either
+    assert ran == [('look', 'a1')]
+    d, out = _record(box, call_id='c2'), []
+    def go():
+        try: out.append(box.resume(d).ok)
+        except SealError: out.append('refused')
+    ths = [threading.Thread(target=go) for _ in range(16)]
+    for t in ths: t.start()
+    for t in ths: t.join(30)
+    assert sorted(map(str, out)) == ['True'] + ['refused'] * 15 and ran == [('look', 'a1')] * 2

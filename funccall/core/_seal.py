@@ -8,10 +8,12 @@ The secret is the developer's (at least 32 characters, the same in every process
 """
 from __future__ import annotations
 
-import base64, hashlib, hmac, json, secrets, threading, time
+import base64, hashlib, hmac, json, re, secrets, threading, time
 from collections import OrderedDict
 
-__all__ = ['SealError', 'NonceStore', 'b64', 'unb64', 'digest', 'key', 'mac']
+from ._json import jsonable
+
+__all__ = ['SealError', 'NonceStore', 'Approvals', 'b64', 'unb64', 'digest', 'key', 'mac']
 
 class SealError(ValueError):
     "A sealed record that fails verification: forged, altered, foreign, expired, replayed, or for another call"
@@ -58,3 +60,48 @@ def key(
 def mac(k: bytes, text: str) -> str:
     "The seal of `text` under key `k`: base64url of HMAC-SHA256, 43 characters"
     return b64(hmac.new(k, text.encode(), hashlib.sha256).digest())
+
+def _by_value(v) -> bool:
+    "Whether `v` is plain JSON data, the same in every process (else only its type can count)"
+    try: json.dumps(v, sort_keys=True)
+    except (TypeError, ValueError, RecursionError): return False
+    return True
+
+def _injected_digest(inj: dict) -> str:
+    "The injected values as a seal sees them: JSON data by value, anything else (a connection, a client) by its type"
+    return digest({k: v if _by_value(v) else f'<{type(v).__module__}.{type(v).__qualname__}>' for k, v in inj.items()})
+
+_SEAL = re.compile(r'\d{1,15}\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{43}')  # expiry, nonce, HMAC: all a pending record's seal can be
+
+class Approvals:
+    """Seals for pending calls' records (`Toolbox.resume`): an HMAC over the tool's name, the arguments, the call id, the
+    injected values (JSON data by value, other objects by type) and an expiry, so a record edited on its way, made by
+    another toolbox (another secret), or expired is refused. An approval spends the record's nonce: one record runs at
+    most once in this process (another process sharing the secret keeps its own record). A decline spends nothing: it
+    runs nothing, and the record stays answerable until it expires or is approved"""
+    def __init__(self,
+        secret: str | bytes | None = None,  # the secret (at least 32 characters) every process resuming another's records shares
+        ttl: float = 86_400,                # seconds a pending record stays answerable
+        max_used: int = 100_000,            # the most approved records remembered at once (beyond it, approvals wait for expiries)
+    ):
+        self.ttl, self.used = ttl, NonceStore(max_used)
+        self._key = key(secret, b'funccall pending call v1', 'Toolbox(secret=...)')
+
+    def _mac(self, name: str, args, call_id, inj: dict, expiry: int, nonce: str) -> str:
+        return mac(self._key, json.dumps([name, digest(jsonable(args)), call_id, _injected_digest(inj), expiry, nonce]))
+
+    def seal(self, name: str, args, call_id, inj: dict) -> str:
+        "The seal of a pending call of tool `name` with `args` (after the pre-hook), answering `call_id`, run with injected `inj`"
+        e, n = int(time.time() + self.ttl) + 1, secrets.token_urlsafe(12)
+        return f'{e}.{n}.{self._mac(name, args, call_id, inj, e, n)}'
+
+    def check(self, seal, name: str, args, call_id, inj: dict, spend: bool) -> None:
+        "`SealError` unless `seal` is this owner's, over exactly this call, unexpired, and (`spend`: approving) never approved before"
+        if not isinstance(seal, str) or not _SEAL.fullmatch(seal):
+            raise SealError("This pending record carries no seal: only a record its own toolbox made (to_dict/from_dict keep it) is resumed")
+        e, n, m = seal.split('.')
+        if not hmac.compare_digest(m, self._mac(name, args, call_id, inj, int(e), n)):
+            raise SealError(f"The pending record of {name!r:.80} failed verification: its tool, arguments, call id or injected values "
+                            "changed since it was made, or another toolbox (another secret) made it")
+        if int(e) < time.time(): raise SealError(f"The pending record of {name!r:.80} has expired: let the model call the tool again")
+        if spend and not self.used.add(n, int(e)): raise SealError(f"The pending record of {name!r:.80} was approved before: it runs once")

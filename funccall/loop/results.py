@@ -73,6 +73,7 @@ class ToolResult:
     #   (an unknown tool, bad arguments), the tool's (it raised), a timeout, or the user's refusal
     exception: BaseException | None = field(default=None, repr=False, compare=False)  # what was raised, on failure
     attempts: int = field(default=1, repr=False, compare=False)  # how many times the tool ran (more than once: retried)
+    seal: str | None = field(default=None, repr=False)  # a pending call's seal: `Toolbox.resume` takes the record only unchanged
 
     @property
     def ok(self) -> bool: return self.status == 'success'
@@ -93,6 +94,7 @@ class ToolResult:
             except (TypeError, ValueError, RecursionError): d['value'] = self.text  # what the model reads, when JSON can't hold the value
         if self.stop: d['stop'] = True
         if self.limit is not None: d['limit'] = self.limit
+        if self.seal is not None: d['seal'] = self.seal
         return d
 
     @classmethod
@@ -103,5 +105,5 @@ class ToolResult:
         "A result read back from `to_dict`'s data"
         if not isinstance(d, dict) or not {'name', 'arguments', 'status'} <= set(d):
             raise ValueError(f"Not a ToolResult's data (needs name, arguments, status): {d!r:.100}")
-        keys = ('error', 'call_id', 'stop', 'limit', 'failure')
+        keys = ('error', 'call_id', 'stop', 'limit', 'failure', 'seal')
         return cls(d['name'], d['arguments'], d['status'], value=content.from_json(d.get('value')), **{k: d[k] for k in keys if k in d})

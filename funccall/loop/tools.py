@@ -22,6 +22,7 @@ from ..core._ns import Sealed, ToolHolder, public_methods
 from ..core._types import Default, empty, is_callable_object, signature
 from .results import ToolResult, call_str
 from ..core._run import is_async, run_sync
+from ..core._seal import Approvals
 from ..core._warnings import caller_level
 from ..core.expr import ExprError, parse_calls
 from ..core.schema import SchemaError, get_schema
@@ -276,12 +277,14 @@ class Toolbox(ToolHolder):
         on_result: Callable | None=None,  # `on_result(result)` sees every call's result: run, refused, timed out, pending, resumed
         errors: Literal['message', 'traceback']='message',  # what the model reads of a tool's exception: type and message, or its frames too
         trace_content: bool=False,   # put arguments and results in the trace (OpenTelemetry spans and the `funccall` logger)
+        secret: str | bytes | None=None,  # seals pending calls' records (`resume`): share it with processes resuming this one's (default: random)
+        pending_ttl: float=86_400,   # seconds a pending call stays answerable by `resume`
     ):
         self.tools, self.context, self.injected = {}, dict(context or {}), dict(injected or {})
         self.aliases: dict = {}  # name a provider knows a tool by -> its name here, filled by `definitions(rename=True)`
         self.max_concurrency, self.timeout, self.on_result = max_concurrency, timeout, on_result
         if errors not in ('message', 'traceback'): raise ValueError(f"errors must be 'message' or 'traceback', not {errors!r}")
-        self._opts = pipeline.Opts(frames=errors == 'traceback', trace_content=trace_content)
+        self._opts = pipeline.Opts(errors == 'traceback', trace_content, Approvals(secret, pending_ttl))
         self.groups: dict = {}      # tool name -> the group or MCP server it belongs to (for search, and OpenAI's namespaces)
         self.group_docs: dict = {}  # group -> what its tools are for
         for t in tools: self.add(t)
@@ -403,7 +406,9 @@ class Toolbox(ToolHolder):
         arguments: dict=None,    # the arguments as the user edited them (checked again), instead of the model's
         injected: dict=None,     # values for injected parameters, for this call (over the toolbox's)
     ) -> ToolResult:             # the answer to the original call (its `call_id`)
-        "Run or decline a call that waited for the user's approval (its `status` was 'pending')"
+        """Run or decline a call that waited for the user's approval (its `status` was 'pending'): a `SealError` (a
+        `ValueError`) for a record this toolbox didn't make (another `secret`), changed since (tool, arguments, call id,
+        injected values), expired (`pending_ttl`), or approved before: an approved record runs once"""
         return run_sync(self.aresume(pipeline.pending(result), approve, arguments, injected), 'await toolbox.aresume(...)', 'Toolbox.resume')
 
     async def aresume(
@@ -415,6 +420,7 @@ class Toolbox(ToolHolder):
     ) -> ToolResult:             # the answer to the original call
         "`resume` for async code"
         r = pipeline.pending(result)
+        pipeline.unseal(r, self._tool(r.name), self._injected(injected), self._opts, bool(approve))
         b = self._batch([(r.name, r.arguments if arguments is None else arguments, r.call_id)], injected)
         return await b.acall(b.calls[0], approved=bool(approve))
 
