@@ -258,3 +258,59 @@ def test_an_approved_record_runs_once_a_declined_one_may_still_be_approved():
     for t in ths: t.start()
     for t in ths: t.join(30)
     assert sorted(map(str, out)) == ['True'] + ['refused'] * 15 and ran == [('look', 'a1')] * 2
+
+# --- (7) a tool that can't be sent is left out, not fatal ----------------------------------------------
+
+import warnings  # noqa: E402
+
+from funccall import ProviderWarning, Report, SchemaError  # noqa: E402
+from funccall.mcp import MCPClient  # noqa: E402
+from mcp_servers.hostile_names_server import HOSTILE  # noqa: E402
+
+SERVERS = Path(__file__).parent / 'mcp_servers'
+PROVIDERS = ('openai', 'responses', 'anthropic', 'gemini', 'mcp')
+
+def _names(defs: list) -> list:
+    "The tool names in definitions of any provider's shape"
+    return [d.get('name') or d.get('function', {}).get('name') or d['function_declarations'][0]['name'] for d in defs]
+
+def _clean(text: str) -> bool:
+    "Nothing in `text` moves the cursor, reorders the text, hides a character or ends a line early"
+    return all(c.isprintable() or c == '\n' for c in text) and not any(h in text for h in HOSTILE)
+
+def test_a_hostile_servers_names_are_skipped_and_its_good_tools_still_work():
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        with MCPClient([sys.executable, str(SERVERS / 'hostile_names_server.py')], timeout=20) as c:
+            box = Toolbox([c.tools()])
+            assert sorted(box.tools) == ['echo', 'shout']
+            assert [nm for nm, _ in c.skipped] == HOSTILE and all("aren't printable" in why for _, why in c.skipped)
+            for p in PROVIDERS:
+                with warnings.catch_warnings():
+                    warnings.simplefilter('error')  # nothing left to warn about: the toolbox holds only sendable tools
+                    assert sorted(_names(box.definitions(p))) == ['echo', 'shout'], p
+            assert box.call('shout', {'t': 'hi'}).value == 'HI'
+    [msg] = [str(x.message) for x in w if 'left out' in str(x.message)]
+    assert _clean(msg) and '\\x1b' in msg and '\\u202e' in msg and '\\x00' in msg  # named, escaped
+
+def _tool(nm: str) -> Tool:
+    def f(t: str) -> str:
+        "Echo"
+        return t
+    return Tool(f, name=nm)
+
+@pytest.mark.parametrize('p', PROVIDERS)
+def test_a_mixed_toolbox_sends_its_good_tools_and_warns_about_the_rest(p):
+    "Local tools named (by a developer, or copied from elsewhere) as no provider or this one takes: each costs only itself"
+    box = Toolbox([_tool('good'), *(_tool(nm) for nm in HOSTILE), _tool('calc.add'), _tool('x' * 200), _tool('also_good')])
+    with pytest.warns(ProviderWarning) as w: defs = box.definitions(p)
+    sent = _names(defs)
+    assert sent[0] == 'good' and sent[-1] == 'also_good' and not any(h in sent for h in HOSTILE)
+    assert ('calc.add' in sent) == (p in ('gemini', 'mcp')) and 'x' * 200 not in sent
+    text = '\n'.join(str(x.message) for x in w)
+    assert _clean(text) and text.count('left out') == len(HOSTILE) + (p not in ('gemini', 'mcp')) + 1
+    renamed = _names(box.definitions(p, rename=True, report=Report()))  # renamed: the others go out, the hostile ones never
+    assert len(renamed) == 4 and not any(h in renamed for h in HOSTILE)
+    with pytest.raises(SchemaError): box.definitions(p, report='raise')  # the caller who asked for errors gets one
+    rep = Report()
+    assert _names(box.definitions(p, report=rep)) == sent and len([c for c in rep.lost if 'left out' in c.what]) == text.count('left out')

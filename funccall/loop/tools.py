@@ -200,6 +200,21 @@ def _shadow(fn, inject: tuple, name: str):
     shadow.__annotations__ = {p.name: p.annotation for p in ps if p.annotation is not P.empty}
     return shadow
 
+def _sendable(tools: list, fmt: str, renamed: bool, rep: providers.Report) -> list:
+    """The tools whose names can go to provider `fmt`; each left out is a lossy change in `rep` (a warning), so one bad
+    name (a hostile server's) costs only its tool: a name that isn't printable always, one the provider rejects unless
+    `renamed` (rename=True renames it; report='raise' raises for it)"""
+    p = providers.provider_name(fmt, (*providers.RENDERERS, 'canonical'))
+    def why(t) -> str | None:
+        if (w := providers.unsendable(t.name)) is not None: return w
+        if p == 'canonical' or renamed or providers.valid_name(t.name, p): return None
+        return f"{p} takes no tool named so: pass rename=True to send it renamed"
+    out = []
+    for t in tools:
+        if (w := why(t)) is None: out.append(t)
+        else: rep.changes.append(providers.Change(t.name, '', f"left out of the definitions: {w}", True))
+    return out
+
 def _render(tools: list, fmt: str, strict, rename: bool, report) -> list:
     "Definitions of `tools` for provider `fmt`, each in its own strict mode unless `strict` says otherwise"
     fmts = {**providers.RENDERERS, 'canonical': None}
@@ -340,6 +355,7 @@ class Toolbox(ToolHolder):
         if not (report is None or report == 'raise' or isinstance(report, providers.Report)):
             raise TypeError(f"report must be a Report, 'raise' or None, not {report!r}")
         rep = report if isinstance(report, providers.Report) else providers.Report()
+        tools = _sendable(tools, fmt, rename or report == 'raise', rep)
         res = _render(tools, fmt, strict, rename, rep)
         self.aliases.update(rep.names)  # the names the provider knows the tools by: the model will call them so
         if report == 'raise': rep.check()
