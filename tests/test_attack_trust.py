@@ -314,3 +314,45 @@ def test_a_mixed_toolbox_sends_its_good_tools_and_warns_about_the_rest(p):
     with pytest.raises(SchemaError): box.definitions(p, report='raise')  # the caller who asked for errors gets one
     rep = Report()
     assert _names(box.definitions(p, report=rep)) == sent and len([c for c in rep.lost if 'left out' in c.what]) == text.count('left out')
+
+# --- (6) bounded results by default ------------------------------------------------------------------
+
+from funccall import tool_results  # noqa: E402
+from funccall.loop.results import MAX_RESULT_CHARS  # noqa: E402
+
+def _bounded(r, n: int) -> None:
+    "What the model reads of `r` (its text, and each provider's message) is at most the default bound, and says what was cut"
+    assert r.ok and len(r.text) < MAX_RESULT_CHARS + 100 and r.text.endswith(f'[... cut: {MAX_RESULT_CHARS:,} of {n:,} characters shown]')
+    for p in ('anthropic', 'openai', 'responses', 'gemini'):
+        assert _chars(tool_results([r], p)) < MAX_RESULT_CHARS + 1_000, p
+
+def _chars(v) -> int:
+    "The characters of every string in a message (keys and values), as the model reads them"
+    if isinstance(v, str): return len(v)
+    if isinstance(v, dict): return sum(_chars(k) + _chars(x) for k, x in v.items())
+    return sum(map(_chars, v)) if isinstance(v, (list, tuple)) else len(str(v))
+
+@pytest.mark.slow  # the server builds and sends 200 MB, the SDK's stdio transport reads it: minutes on a loaded machine
+def test_a_200_mb_result_from_a_real_stdio_server_reaches_the_model_bounded():
+    with MCPClient([sys.executable, str(SERVERS / 'huge_result_server.py')], timeout=900) as c:
+        box = Toolbox([c.tools()])
+        r = box.call('dump', {}, call_id='c1')
+        _bounded(r, 200_000_000)
+
+def test_a_long_result_is_cut_by_default_for_local_and_mcp_tools_and_a_developer_can_raise_or_drop_the_bound():
+    n = 3 * MAX_RESULT_CHARS
+    with MCPClient([sys.executable, str(SERVERS / 'huge_result_server.py')], timeout=60) as c:
+        _bounded(Toolbox([c.tools()]).call('dump', {'n': n}, call_id='c1'), n)
+    def dump(n: int) -> str:
+        "Dump"
+        return 'x' * n
+    _bounded(Toolbox([dump]).call('dump', {'n': n}, call_id='c1'), n)
+    def rows(n: int) -> dict:
+        "Rows"
+        return {'rows': ['x'] * n}
+    _bounded(Toolbox([rows]).call('rows', {'n': n}, call_id='c1'), len(json.dumps({'rows': ['x'] * n}, separators=(', ', ': '))))
+    assert Toolbox([Tool(dump, max_chars=None)]).call('dump', {'n': n}).text == 'x' * n  # no bound, explicitly
+    assert len(Toolbox([Tool(dump, max_chars=n)]).call('dump', {'n': n}).text) == n  # raised
+    assert Toolbox([dump]).call('dump', {'n': 5}, call_id='c1').value == 'xxxxx'  # a short result is as it was
+    for bad in (0, -1, 1.5, '100', True):
+        with pytest.raises(ValueError, match='max_chars'): Tool(dump, max_chars=bad)

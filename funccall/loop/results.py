@@ -12,7 +12,12 @@ from typing import Any, Literal
 from . import content
 from ..core._json import jsonable
 
-__all__ = ['ToolResult', 'StopRun', 'ToolTimeout', 'to_text', 'call_str']
+__all__ = ['ToolResult', 'StopRun', 'ToolTimeout', 'to_text', 'call_str', 'MAX_RESULT_CHARS']
+
+# What a tool's result may put in front of the model by default (`Tool(max_chars=...)`; None: no bound): about 25,000
+# tokens, what Claude Code lets an MCP tool's output take by default (`MAX_MCP_OUTPUT_TOKENS`); a result longer than
+# that is more often a runaway or a hostile server than something a model reads whole
+MAX_RESULT_CHARS = 100_000
 
 class StopRun(Exception):
     "Raised by a tool or hook to stop the agent loop: the call's result has `stop` set, its value the message (if any)"
@@ -37,7 +42,7 @@ def to_text(
             try: s = str(v)
             except RecursionError: s = object.__repr__(v)
     if limit is not None and len(s) > limit:
-        s = s[:limit] + f"\n[... cut: {limit} of {len(s)} characters shown]"
+        s = s[:limit] + f"\n[... cut: {limit:,} of {len(s):,} characters shown]"
     return s
 
 def call_str(
@@ -83,6 +88,11 @@ class ToolResult:
         "What the model reads: the value as text, or the error message"
         if self.status == 'pending': return f"Waiting for the user's approval to run {call_str(self.name, self.arguments)}"
         return to_text(self.value, self.limit) if self.ok else self.error
+
+    @property
+    def cut(self) -> bool:
+        "Whether `text` is cut (the value's text is longer than `limit`): then the model reads `text`, never the whole value"
+        return self.ok and self.limit is not None and len(to_text(self.value)) > self.limit
 
     def to_dict(self) -> dict:
         "The result as JSON data (`json.dumps` takes it; `from_dict` reads it back): a pending approval, kept while the user decides"

@@ -20,7 +20,7 @@ from ..core import providers
 from ..core._json import jsonable
 from ..core._ns import Sealed, ToolHolder, public_methods
 from ..core._types import Default, empty, is_callable_object, signature
-from .results import ToolResult, call_str
+from .results import MAX_RESULT_CHARS, ToolResult, call_str
 from ..core._run import is_async, run_sync
 from ..core._seal import Approvals
 from ..core._warnings import caller_level
@@ -54,7 +54,7 @@ class Tool(Sealed):
         middleware: tuple=(),                # each `mw(tool, args, call_next)` wraps the call, first outermost; may be async
         cache_ttl: float | None=None,        # cache results by arguments for this many seconds
         cache_dir: str | Path | None=None,   # also keep cached results on disk, as JSON
-        max_chars: int | None=None,          # cut the result text the model reads to this length
+        max_chars: int | None=MAX_RESULT_CHARS,  # cut the result text the model reads to this length (None: never cut it)
         instructions: str | None=None,       # how to use the tool, for the system prompt (not sent with the definition)
         stop_after: bool=False,              # the agent loop should stop after a call of this tool
         title: str | None=None,              # a human-readable name, for the MCP clients' user interfaces
@@ -83,6 +83,8 @@ class Tool(Sealed):
         self.title, self.icons = title, icons
         if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        if max_chars is not None and (type(max_chars) is not int or max_chars < 1):
+            raise ValueError(f"max_chars must be a positive int (default {MAX_RESULT_CHARS:,}) or None for no bound, not {max_chars!r}")
         if type(retries) is not int or retries < 0: raise ValueError(f"retries must be a non-negative int, not {retries!r}")
         self.timeout, self.retries, self.retry_delay = timeout, retries, retry_delay
         self.retry_on = tuple(retry_on) if isinstance(retry_on, (list, tuple)) else (retry_on,) if retry_on else None

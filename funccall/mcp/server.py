@@ -54,7 +54,7 @@ from ..core._types import SchemaError, empty, fields, kind, signature
 from ..core.call import error_text
 from ..core.schema import handle_type
 from ..loop.pipeline import Declined, not_found
-from ..loop.results import StopRun, ToolResult, to_text
+from ..loop.results import MAX_RESULT_CHARS, StopRun, ToolResult, to_text
 from ..loop.tools import Tool, Toolbox
 from ..toolsets.wrap import renamed
 from ._wire import WRAP, short
@@ -276,7 +276,9 @@ def _mcp_type(t) -> bool:
 
 def _output(t: Tool) -> tuple[dict | None, bool]:
     "The output schema of `t` and whether it wraps the value as `{'result': value}`"
-    if t.max_chars is not None: return None, False  # a result cut for the model is text, not the annotated value
+    # a result cut for the model is text, not the annotated value: a tool given its own `max_chars` has no output schema;
+    # one that keeps the default sends a value that fits its schema whole, as structured content must
+    if t.max_chars not in (None, MAX_RESULT_CHARS): return None, False
     ret = signature(t.fn).returns
     if ret in (empty, None, type(None), Any) or _mcp_type(ret): return None, False  # MCP content is its own description
     if isinstance(ret, type) and issubclass(ret, content.Content): return None, False  # media: content items, no structure
@@ -398,7 +400,7 @@ def _result(r: ToolResult, out: dict | None, wrapped: bool, check, version: str,
             sc = {'result': content.to_json(ps)} if out is not None and wrapped else None  # a `-> list` tool's structured content
             if sc is not None and (problems := check(sc)): return _misfit(r.name, problems)
             return types.CallToolResult.model_validate({'content': content.mcp(ps), 'structuredContent': sc})
-        if out is None and r.limit is not None: return types.CallToolResult(content=[types.TextContent(text=r.text)])
+        if out is None and r.cut: return types.CallToolResult(content=[types.TextContent(text=r.text)])
         if blocks := _blocks(v): return types.CallToolResult(content=blocks)  # MCP content is the result: no structured copy of it
         j = jsonable(v)  # the serialisation the output schema describes: pydantic models by alias, dataclasses by field
         text = [] if j is None else [types.TextContent(text=j if isinstance(j, str) else json.dumps(j, ensure_ascii=False, allow_nan=False))]
