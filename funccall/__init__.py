@@ -11,6 +11,7 @@ from .core.schema import get_schema, get_schema_nm, handle_type, union_schema
 from .core.call import ToolInputError, call_func, call_func_async, coerce_inputs, error_text
 from .toolsets.pytool import python, python_isolated
 from .core._run import WorkersExhausted, set_max_workers
+from .core._seal import SealError
 from .core.providers import (
     Change, ProviderWarning, Report, function_to_tool, strict_schema, to_anthropic, to_gemini, to_mcp, to_openai, to_openai_responses,
     tool_choice, tool_name, provider_name
@@ -36,7 +37,7 @@ __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom
            'function_to_tool', 'Report', 'Change', 'ProviderWarning', 'output_format', 'output_schema', 'parse_output', 'OutputError',
            'ToolCall', 'tool_calls', 'tool_results', 'run_tool_calls', 'run_tool_calls_async',
            'ToolTimeout', 'CustomToolCall', 'ToolMessages', 'UnansweredCall', 'Image', 'Audio', 'File', 'tool_choice',
-           'parse_output_stream', 'ToolCallStream']
+           'parse_output_stream', 'ToolCallStream', 'SealError']
 
 # What users see (a `repr`, a traceback, a signature) names the public path, `funccall.ToolInputError`, not the module
 # that happens to define it (`funccall.core._inputs`): the name they can import, and one that survives moving code

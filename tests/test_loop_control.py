@@ -248,7 +248,7 @@ def test_pending_round_trip_through_json():
         "Delete a file."
         ran.append(path)
         return f'deleted {path}'
-    tb = Toolbox([add, Tool(remove, requires_confirmation=True)])
+    tb = Toolbox([add, Tool(remove, requires_confirmation=True)], secret='s' * 32)
     msgs = run_tool_calls(tb, claude_response(('add', {'a': 1, 'b': 2}, 'toolu_1'), ('remove', {'path': '/tmp/x'}, 'toolu_2')))
     [p] = msgs.pending
     assert (p.status, p.call_id, p.arguments) == ('pending', 'toolu_2', {'path': '/tmp/x'}) and ran == []
@@ -257,7 +257,7 @@ def test_pending_round_trip_through_json():
     done, pending = [ToolResult.from_dict(d) for d in json.loads(saved)]
     assert done.value == 3 and pending == p
     with pytest.raises(ValueError, match='waits for the user'): tool_results(msgs.results, 'anthropic')
-    resumed = Toolbox([add, Tool(remove, requires_confirmation=True)]).resume(json.loads(saved)[1], approve=True)  # another process
+    resumed = Toolbox([add, Tool(remove, requires_confirmation=True)], secret='s' * 32).resume(json.loads(saved)[1], approve=True)  # another process
     assert resumed.ok and resumed.value == 'deleted /tmp/x' and resumed.call_id == 'toolu_2' and ran == ['/tmp/x']
     [m] = tool_results([done, resumed], 'anthropic')
     assert [b['tool_use_id'] for b in m['content']] == ['toolu_1', 'toolu_2']
@@ -269,7 +269,7 @@ def test_resume_declined_and_edited():
     no = tb.resume(p, approve=False)
     assert (no.status, no.failure, no.call_id) == ('failure', 'declined', 'c9') and 'declined' in no.error
     assert tb.resume(p, arguments={'a': 10, 'b': '5'}).value == 15  # edited, and coerced like the model's
-    bad = run(tb.aresume(p.to_dict(), arguments={'a': 'ten'}))
+    bad = run(tb.aresume(tb.call('add', {'a': 1, 'b': 2}, 'c10').to_dict(), arguments={'a': 'ten'}))
     assert bad.failure == 'arguments' and "- a: expected an integer, got 'ten'" in bad.error  # checked again
     with pytest.raises(ValueError, match='Only a pending result'): tb.resume(no)
     with pytest.raises(ValueError, match="Not a ToolResult"): tb.resume({'name': 'add'})

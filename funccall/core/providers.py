@@ -33,7 +33,8 @@ from ._warnings import SchemaWarning, caller_level
 from .schema import get_schema, tool_docs
 
 __all__ = ['to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name', 'provider_name', 'RENDERERS',
-           'function_to_tool', 'Report', 'Change', 'ProviderWarning', 'ANTHROPIC_STRICT_LIMITS', 'tool_choice']
+           'function_to_tool', 'Report', 'Change', 'ProviderWarning', 'ANTHROPIC_STRICT_LIMITS', 'tool_choice',
+           'valid_name', 'unsendable', 'printable']
 
 PROVIDERS = ('openai', 'openai_responses', 'anthropic', 'gemini', 'mcp')
 # what people call them: the command line's and `Toolbox.definitions`' 'responses', the company for the model, ...
@@ -62,7 +63,15 @@ class Change(NamedTuple):
     what: str    # what changed, and why
     lossy: bool  # whether the provider no longer enforces something the canonical schema says
 
-    def __str__(self): return f"{self.tool}{self.path and ' ' + self.path}: {self.what}"
+    def __str__(self): return f"{printable(self.tool)}{self.path and ' ' + self.path}: {self.what}"
+
+def printable(
+    nm: str,           # a name, maybe a hostile server's
+    width: int=80,     # at most this many characters of it
+) -> str:              # `nm` with each character that isn't printable (ESC, NUL, newline, a bidi override) escaped, cut
+    "A name safe to print in a warning or a log line: nothing in it moves the cursor, reorders the text or ends the line"
+    s = ''.join(c if c.isprintable() else ascii(c)[1:-1] for c in str(nm)[:width])
+    return s + '...' if len(str(nm)) > width else s
 
 class Report:
     "What renderers changed: read it, `check()` it, and map rewritten tool names back with `aliases(ns)`"
@@ -128,6 +137,21 @@ _name_rules = {
     'gemini': ('Gemini', re.compile(r'[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}'), re.compile(r'[^a-zA-Z0-9_.:-]'), 64),
     'mcp': ('MCP', re.compile(r'[A-Za-z0-9._-]{1,128}'), re.compile(r'[^A-Za-z0-9._-]'), 128),
 }
+
+def valid_name(
+    nm: str,               # a tool name
+    provider: str='openai',  # 'openai', 'responses', 'anthropic', 'gemini' or 'mcp' (see `provider_name`)
+) -> bool:                 # whether `provider` takes it as it is
+    "Whether `provider`'s name rule accepts tool name `nm`"
+    return isinstance(nm, str) and bool(_name_rules[provider_name(provider)][1].fullmatch(nm))
+
+def unsendable(
+    nm: str,   # a tool name, maybe a hostile server's
+) -> str | None:  # why no provider may be sent it, even renamed; None when it may be
+    "Why a tool name can't be offered at all: empty, or holding a character that isn't printable (control, format: ESC, NUL, newline, bidi)"
+    if not isinstance(nm, str) or not nm: return "its name is empty"
+    if not nm.isprintable(): return "its name holds characters that aren't printable (control or format: ESC, NUL, a newline, a bidi override)"
+    return None
 
 def tool_name(
     nm:str,                # a tool name, e.g. 'calc.add'

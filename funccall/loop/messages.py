@@ -184,7 +184,7 @@ def _id(r: ToolResult) -> str:
 
 def _gemini_value(r: ToolResult):
     "The value as JSON, so the model reads data as data; as text when the tool cuts its text (`max_chars`) or JSON can't hold it"
-    if r.limit is None:
+    if not r.cut:
         try: return jsonable(r.value)
         except TypeError: pass
     return r.text

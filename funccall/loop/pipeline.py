@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from . import _trace
 from ..core._json import jsonable
+from ..core._seal import Approvals, SealError
 from ..core._inputs import ToolInputError, read_arguments
 from ..core._run import call_tool, is_async, run_sync, settle, stop_iteration, to_thread
 from ..core.call import ToolNotFound, call_args, coerce_inputs, error_text
@@ -29,7 +30,7 @@ from ..core.expr import ExprError
 from .results import StopRun, ToolResult, ToolTimeout, call_str
 
 __all__ = ['Cache', 'Plan', 'Opts', 'OPTS', 'THREAD', 'Declined', 'run',
-           'execute', 'drive', 'threadable', 'not_found', 'refused', 'timed_out', 'failure_kind', 'pending']
+           'execute', 'drive', 'threadable', 'not_found', 'refused', 'timed_out', 'failure_kind', 'pending', 'unseal']
 
 # --- what the pipeline keeps of a tool ----------------------------------------------------------------
 
@@ -87,9 +88,10 @@ class Plan:
         self.async_hooks = any(h is not None and is_async(h) for h in hooks)
 
 class Opts:
-    "How a toolbox runs its tools' calls: what failures say, what a trace records"
-    __slots__ = ('frames', 'trace_content')
-    def __init__(self, frames: bool=False, trace_content: bool=False): self.frames, self.trace_content = frames, trace_content
+    "How a toolbox runs its tools' calls: what failures say, what a trace records, what seals its pending calls"
+    __slots__ = ('frames', 'trace_content', 'approvals')
+    def __init__(self, frames: bool=False, trace_content: bool=False, approvals: Approvals | None=None):
+        self.frames, self.trace_content, self.approvals = frames, trace_content, approvals
 
 OPTS = Opts()  # a tool's own calls: the exception's type and message, no arguments or results in the trace
 
@@ -166,6 +168,17 @@ def pending(
     if r.status != 'pending': raise ValueError(f"Only a pending result can be resumed; the call of {r.name!r} is already {r.status!r}")
     return r
 
+def unseal(
+    r: ToolResult,      # a pending result, as `pending` gives it
+    t,                  # the tool its name resolves to (None: none)
+    injected: dict,     # the application's values for injected parameters, as the resumed call will run with them
+    opts: Opts,         # the toolbox's: its `approvals` hold the key
+    approve: bool,      # the user's answer: an approval spends the record
+) -> None:
+    "`SealError` unless `r` is a record this toolbox made, unchanged (tool, arguments, call id, injected values), unexpired and unspent"
+    if opts.approvals is None: raise SealError("Only a toolbox resumes a pending call: this one has no key")
+    opts.approvals.check(r.seal, r.name, r.arguments, r.call_id, _injected(t, injected) if t is not None else {}, approve)
+
 # --- the pipeline -------------------------------------------------------------------------------------
 
 def _injected(t, injected: dict | None) -> dict:
@@ -228,7 +241,8 @@ async def _steps(t, args, inj: dict, call_id, confirm, inline, opts: Opts, appro
             if t.requires_confirmation:
                 if confirm is None:  # nobody to ask now: the application asks its user, then `Toolbox.resume`s it
                     _trace.event(tr, 'funccall.pending', {})
-                    return _result(t, args, call_id, status='pending')
+                    seal = opts.approvals.seal(t.name, args, call_id, inj) if opts.approvals else None
+                    return _result(t, args, call_id, status='pending', seal=seal)
                 try: ok = await _maybe_await(confirm(t, args))
                 except Declined as e: return _declined(t, args, call_id, str(e))
                 if not ok: return _declined(t, args, call_id)

@@ -12,7 +12,12 @@ from typing import Any, Literal
 from . import content
 from ..core._json import jsonable
 
-__all__ = ['ToolResult', 'StopRun', 'ToolTimeout', 'to_text', 'call_str']
+__all__ = ['ToolResult', 'StopRun', 'ToolTimeout', 'to_text', 'call_str', 'MAX_RESULT_CHARS']
+
+# What a tool's result may put in front of the model by default (`Tool(max_chars=...)`; None: no bound): about 25,000
+# tokens, what Claude Code lets an MCP tool's output take by default (`MAX_MCP_OUTPUT_TOKENS`); a result longer than
+# that is more often a runaway or a hostile server than something a model reads whole
+MAX_RESULT_CHARS = 100_000
 
 class StopRun(Exception):
     "Raised by a tool or hook to stop the agent loop: the call's result has `stop` set, its value the message (if any)"
@@ -37,7 +42,7 @@ def to_text(
             try: s = str(v)
             except RecursionError: s = object.__repr__(v)
     if limit is not None and len(s) > limit:
-        s = s[:limit] + f"\n[... cut: {limit} of {len(s)} characters shown]"
+        s = s[:limit] + f"\n[... cut: {limit:,} of {len(s):,} characters shown]"
     return s
 
 def call_str(
@@ -73,6 +78,7 @@ class ToolResult:
     #   (an unknown tool, bad arguments), the tool's (it raised), a timeout, or the user's refusal
     exception: BaseException | None = field(default=None, repr=False, compare=False)  # what was raised, on failure
     attempts: int = field(default=1, repr=False, compare=False)  # how many times the tool ran (more than once: retried)
+    seal: str | None = field(default=None, repr=False)  # a pending call's seal: `Toolbox.resume` takes the record only unchanged
 
     @property
     def ok(self) -> bool: return self.status == 'success'
@@ -82,6 +88,11 @@ class ToolResult:
         "What the model reads: the value as text, or the error message"
         if self.status == 'pending': return f"Waiting for the user's approval to run {call_str(self.name, self.arguments)}"
         return to_text(self.value, self.limit) if self.ok else self.error
+
+    @property
+    def cut(self) -> bool:
+        "Whether `text` is cut (the value's text is longer than `limit`): then the model reads `text`, never the whole value"
+        return self.ok and self.limit is not None and len(to_text(self.value)) > self.limit
 
     def to_dict(self) -> dict:
         "The result as JSON data (`json.dumps` takes it; `from_dict` reads it back): a pending approval, kept while the user decides"
@@ -93,6 +104,7 @@ class ToolResult:
             except (TypeError, ValueError, RecursionError): d['value'] = self.text  # what the model reads, when JSON can't hold the value
         if self.stop: d['stop'] = True
         if self.limit is not None: d['limit'] = self.limit
+        if self.seal is not None: d['seal'] = self.seal
         return d
 
     @classmethod
@@ -103,5 +115,5 @@ class ToolResult:
         "A result read back from `to_dict`'s data"
         if not isinstance(d, dict) or not {'name', 'arguments', 'status'} <= set(d):
             raise ValueError(f"Not a ToolResult's data (needs name, arguments, status): {d!r:.100}")
-        keys = ('error', 'call_id', 'stop', 'limit', 'failure')
+        keys = ('error', 'call_id', 'stop', 'limit', 'failure', 'seal')
         return cls(d['name'], d['arguments'], d['status'], value=content.from_json(d.get('value')), **{k: d[k] for k in keys if k in d})

@@ -20,8 +20,9 @@ from ..core import providers
 from ..core._json import jsonable
 from ..core._ns import Sealed, ToolHolder, public_methods
 from ..core._types import Default, empty, is_callable_object, signature
-from .results import ToolResult, call_str
+from .results import MAX_RESULT_CHARS, ToolResult, call_str
 from ..core._run import is_async, run_sync
+from ..core._seal import Approvals
 from ..core._warnings import caller_level
 from ..core.expr import ExprError, parse_calls
 from ..core.schema import SchemaError, get_schema
@@ -54,7 +55,7 @@ class Tool(Sealed):
         middleware: tuple=(),                # each `mw(tool, args, call_next)` wraps the call, first outermost; may be async
         cache_ttl: float | None=None,        # cache results by arguments for this many seconds
         cache_dir: str | Path | None=None,   # also keep cached results on disk, as JSON
-        max_chars: int | None=None,          # cut the result text the model reads to this length
+        max_chars: int | None=MAX_RESULT_CHARS,  # cut the result text the model reads to this length (None: never cut it)
         instructions: str | None=None,       # how to use the tool, for the system prompt (not sent with the definition)
         stop_after: bool=False,              # the agent loop should stop after a call of this tool
         title: str | None=None,              # a human-readable name, for the MCP clients' user interfaces
@@ -83,6 +84,8 @@ class Tool(Sealed):
         self.title, self.icons = title, icons
         if timeout is not None and not (isinstance(timeout, (int, float)) and timeout > 0):
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+        if max_chars is not None and (type(max_chars) is not int or max_chars < 1):
+            raise ValueError(f"max_chars must be a positive int (default {MAX_RESULT_CHARS:,}) or None for no bound, not {max_chars!r}")
         if type(retries) is not int or retries < 0: raise ValueError(f"retries must be a non-negative int, not {retries!r}")
         self.timeout, self.retries, self.retry_delay = timeout, retries, retry_delay
         self.retry_on = tuple(retry_on) if isinstance(retry_on, (list, tuple)) else (retry_on,) if retry_on else None
@@ -204,6 +207,21 @@ def _shadow(fn, inject: tuple, name: str):
     shadow.__annotations__ = {p.name: p.annotation for p in ps if p.annotation is not P.empty}
     return shadow
 
+def _sendable(tools: list, fmt: str, renamed: bool, rep: providers.Report) -> list:
+    """The tools whose names can go to provider `fmt`; each left out is a lossy change in `rep` (a warning), so one bad
+    name (a hostile server's) costs only its tool: a name that isn't printable always, one the provider rejects unless
+    `renamed` (rename=True renames it; report='raise' raises for it)"""
+    p = providers.provider_name(fmt, (*providers.RENDERERS, 'canonical'))
+    def why(t) -> str | None:
+        if (w := providers.unsendable(t.name)) is not None: return w
+        if p == 'canonical' or renamed or providers.valid_name(t.name, p): return None
+        return f"{p} takes no tool named so: pass rename=True to send it renamed"
+    out = []
+    for t in tools:
+        if (w := why(t)) is None: out.append(t)
+        else: rep.changes.append(providers.Change(t.name, '', f"left out of the definitions: {w}", True))
+    return out
+
 def _render(tools: list, fmt: str, strict, rename: bool, report) -> list:
     "Definitions of `tools` for provider `fmt`, each in its own strict mode unless `strict` says otherwise"
     fmts = {**providers.RENDERERS, 'canonical': None}
@@ -281,12 +299,14 @@ class Toolbox(ToolHolder):
         on_result: Callable | None=None,  # `on_result(result)` sees every call's result: run, refused, timed out, pending, resumed
         errors: Literal['message', 'traceback']='message',  # what the model reads of a tool's exception: type and message, or its frames too
         trace_content: bool=False,   # put arguments and results in the trace (OpenTelemetry spans and the `funccall` logger)
+        secret: str | bytes | None=None,  # seals pending calls' records (`resume`): share it with processes resuming this one's (default: random)
+        pending_ttl: float=86_400,   # seconds a pending call stays answerable by `resume`
     ):
         self.tools, self.context, self.injected = {}, dict(context or {}), dict(injected or {})
         self.aliases: dict = {}  # name a provider knows a tool by -> its name here, filled by `definitions(rename=True)`
         self.max_concurrency, self.timeout, self.on_result = max_concurrency, timeout, on_result
         if errors not in ('message', 'traceback'): raise ValueError(f"errors must be 'message' or 'traceback', not {errors!r}")
-        self._opts = pipeline.Opts(frames=errors == 'traceback', trace_content=trace_content)
+        self._opts = pipeline.Opts(errors == 'traceback', trace_content, Approvals(secret, pending_ttl))
         self.groups: dict = {}      # tool name -> the group or MCP server it belongs to (for search, and OpenAI's namespaces)
         self.group_docs: dict = {}  # group -> what its tools are for
         for t in tools: self.add(t)
@@ -342,6 +362,7 @@ class Toolbox(ToolHolder):
         if not (report is None or report == 'raise' or isinstance(report, providers.Report)):
             raise TypeError(f"report must be a Report, 'raise' or None, not {report!r}")
         rep = report if isinstance(report, providers.Report) else providers.Report()
+        tools = _sendable(tools, fmt, rename or report == 'raise', rep)
         res = _render(tools, fmt, strict, rename, rep)
         self.aliases.update(rep.names)  # the names the provider knows the tools by: the model will call them so
         if report == 'raise': rep.check()
@@ -409,7 +430,9 @@ class Toolbox(ToolHolder):
         arguments: dict=None,    # the arguments as the user edited them (checked again), instead of the model's
         injected: dict=None,     # values for injected parameters, for this call (over the toolbox's)
     ) -> ToolResult:             # the answer to the original call (its `call_id`)
-        "Run or decline a call that waited for the user's approval (its `status` was 'pending')"
+        """Run or decline a call that waited for the user's approval (its `status` was 'pending'): a `SealError` (a
+        `ValueError`) for a record this toolbox didn't make (another `secret`), changed since (tool, arguments, call id,
+        injected values), expired (`pending_ttl`), or approved before: an approved record runs once"""
         return run_sync(self.aresume(pipeline.pending(result), approve, arguments, injected))
 
     async def aresume(
@@ -421,6 +444,7 @@ class Toolbox(ToolHolder):
     ) -> ToolResult:             # the answer to the original call
         "`resume` for async code"
         r = pipeline.pending(result)
+        pipeline.unseal(r, self._tool(r.name), self._injected(injected), self._opts, bool(approve))
         b = self._batch([(r.name, r.arguments if arguments is None else arguments, r.call_id)], injected)
         return await b.acall(b.calls[0], approved=bool(approve))
 

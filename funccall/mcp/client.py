@@ -40,6 +40,7 @@ from ..loop import _trace
 from ._stdio import StderrTail, exit_note, spawned
 from ._tasks import TaskFailed, TasksExtension, Waiting, can_run_tasks, needs_task, run_task, waiting
 from ..core._types import SchemaError
+from ..core.providers import printable, unsendable
 from ..core.inverse import mk_tool
 from ._wire import is_wrapper, short, value_schema
 
@@ -297,6 +298,9 @@ class MCPClient:
             if no_tasks and t.name in self._tasked:
                 self.skipped.append((t.name, no_tasks))
                 continue
+            if why := unsendable(t.name):  # no provider may be sent it: a hostile name costs only its own tool
+                self.skipped.append((t.name, why))
+                continue
             try: self._tools[self.prefix + t.name] = mk_tool(dispfn, t.model_copy(update={'name': self.prefix + t.name}), check=self.check)
             except (ValueError, TypeError, SchemaError) as e: self.skipped.append((t.name, f"{type(e).__name__}: {e}"))
             else:
@@ -304,7 +308,7 @@ class MCPClient:
                 self._tools[self.prefix + t.name].__output_schema__ = value_schema(t.output_schema)  # code mode's return type
         if self.skipped:
             warnings.warn(f"MCPClient: {len(self.skipped)} tool(s) of the server can't be called from Python and were left out: "
-                          + '; '.join(f'{nm!r} ({why[:200]})' for nm, why in self.skipped), stacklevel=4)
+                          + '; '.join(f"'{printable(nm)}' ({why[:200]})" for nm, why in self.skipped), stacklevel=4)
         try: yield self
         finally: self._client, self._specs, self._tools, self._wrapped, self._tasked = None, [], {}, set(), set()
 

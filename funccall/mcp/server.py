@@ -54,7 +54,7 @@ from ..core._types import SchemaError, empty, fields, injected_type, injected_ty
 from ..core.call import error_text
 from ..core.schema import handle_type
 from ..loop.pipeline import Declined, not_found
-from ..loop.results import StopRun, ToolResult, to_text
+from ..loop.results import MAX_RESULT_CHARS, StopRun, ToolResult, to_text
 from ..loop.tools import Tool, Toolbox
 from ..toolsets.wrap import renamed
 from ._wire import WRAP, short
@@ -180,12 +180,14 @@ class _Call:
                         "a stateless server can't send it a question during a call before protocol 2026-07-28")
         self.answers = {}
         if params.request_state is not None:  # checked before anything of the call runs
-            try: data = sealer.open(params.request_state, params.name, self.args, _principal())
+            try:
+                p = sealer.check(params.request_state, params.name, self.args, _principal())
+                data, given = p['d'], params.input_responses or {}
+                if _spends(data, given): sealer.spend(p, _principal() or _address(ctx))
             except StateError as e:
                 _log.warning('Tool %r: requestState refused: %s', params.name, e)
                 raise MCPError(types.INVALID_PARAMS, str(e)) from None
             self.answers = dict(data.get('answers', {}))
-            given = params.input_responses or {}
             for k in data.get('asked', []):  # only answers to the questions asked count
                 if isinstance(given.get(k), types.ElicitResult): self.answers[k] = given[k].model_dump(mode='json', by_alias=True, exclude_none=True)
 
@@ -206,8 +208,7 @@ class _Call:
         if not self.can_ask:
             raise Declined(f"Tool {tool.name!r} needs the user's confirmation, and this MCP client can't ask for it "
                            f"({self.why_not}): the call was refused")
-        a = await self.ask(f"Allow {tool.call_str(args)}?", _QUESTION, _KEY)
-        return a.action == 'accept' and (a.content or {}).get('confirm') is True
+        return _allows(await self.ask(f"Allow {tool.call_str(args)}?", _QUESTION, _KEY))
 
     def input_required(self, q: _InputRequired) -> types.InputRequiredResult:
         state = self.sealer.seal(self.tool, self.args, {'answers': self.answers, 'asked': [q.key]}, _principal())
@@ -218,6 +219,20 @@ class _Call:
         with warnings.catch_warnings():
             warnings.simplefilter('ignore')  # deprecated as of 2026-07-28, and still how a client that opted in gets them
             await self.ctx.session.send_log_message(level, message, logger=self.tool, related_request_id=self.ctx.request_id)
+
+def _allows(a) -> bool:
+    "Whether answer `a` to the confirmation question lets the call run"
+    return isinstance(a, types.ElicitResult) and a.action == 'accept' and (a.content or {}).get('confirm') is True
+
+def _spends(data: dict, given: dict) -> bool:
+    """Whether a state's answers must count once: all but a confirmation (the first question, no answers before it) not
+    allowed, whose run declines before the tool runs, as a fresh call would ask: replayed, it declines again"""
+    return bool(data.get('answers')) or data.get('asked') != [_KEY] or _allows(given.get(_KEY))
+
+def _address(ctx) -> str | None:
+    "The address an HTTP client connects from (None on stdio: one client), whose spent answers count against one share"
+    c = getattr(getattr(ctx, 'request', None), 'client', None)
+    return getattr(c, 'host', None)
 
 _QUESTION = {'type': 'object', 'required': ['confirm'],
              'properties': {'confirm': {'type': 'boolean', 'title': 'Run it', 'description': 'Allow this tool call to run'}}}
@@ -259,7 +274,9 @@ def _mcp_type(t) -> bool:
 
 def _output(t: Tool) -> tuple[dict | None, bool]:
     "The output schema of `t` and whether it wraps the value as `{'result': value}`"
-    if t.max_chars is not None: return None, False  # a result cut for the model is text, not the annotated value
+    # a result cut for the model is text, not the annotated value: a tool given its own `max_chars` has no output schema;
+    # one that keeps the default sends a value that fits its schema whole, as structured content must
+    if t.max_chars not in (None, MAX_RESULT_CHARS): return None, False
     ret = signature(t.fn).returns
     if ret in (empty, None, type(None), Any) or _mcp_type(ret): return None, False  # MCP content is its own description
     if isinstance(ret, type) and issubclass(ret, content.Content): return None, False  # media: content items, no structure
@@ -381,7 +398,7 @@ def _result(r: ToolResult, out: dict | None, wrapped: bool, check, version: str,
             sc = {'result': content.to_json(ps)} if out is not None and wrapped else None  # a `-> list` tool's structured content
             if sc is not None and (problems := check(sc)): return _misfit(r.name, problems)
             return types.CallToolResult.model_validate({'content': content.mcp(ps), 'structuredContent': sc})
-        if out is None and r.limit is not None: return types.CallToolResult(content=[types.TextContent(text=r.text)])
+        if out is None and r.cut: return types.CallToolResult(content=[types.TextContent(text=r.text)])
         if blocks := _blocks(v): return types.CallToolResult(content=blocks)  # MCP content is the result: no structured copy of it
         j = jsonable(v)  # the serialisation the output schema describes: pydantic models by alias, dataclasses by field
         text = [] if j is None else [types.TextContent(text=j if isinstance(j, str) else json.dumps(j, ensure_ascii=False, allow_nan=False))]
@@ -422,6 +439,7 @@ def mk_server(
     secret: str=None,       # the secret sealing questions in flight (default: `$FUNCCALL_MCP_SECRET`, else random per process)
     state_ttl: float=300,   # seconds an asked question stays answerable (2026-07-28 round trips)
     state_store: NonceStore=None,  # answers remembered so each counts once: has `add(nonce, expiry) -> bool` (default: `store`, else in memory)
+    state_per_client: int | None=1_000,  # the most unexpired answers one client (caller, else address) may have spent at once
     list_ttl: float=300,    # seconds a client may cache the tool list (a cache hint on `tools/list`)
     errors: str='type',     # what an error result says of a tool's own exception: 'type' only, or 'message' (type and message)
     tasks=(),               # names of long-running tools served as MCP tasks to clients that declare the tasks extension
@@ -438,7 +456,7 @@ def mk_server(
     if errors not in ERRORS: raise ValueError(f"mk_server: errors is 'type' or 'message', not {errors!r}")
     box, ctxs = _toolbox(tools, injected)
     tasks = _task_tools(box, tasks)
-    sealer = Sealer(secret, state_ttl, state_store or (store if hasattr(store, 'add') else None))
+    sealer = Sealer(secret, state_ttl, state_store or (store if hasattr(store, 'add') else None), state_per_client)
     board = _Tasks(store if hasattr(store, 'finish') else MemoryTaskStore(), task_ttl, max_tasks)
     outs = {t.name: _output(t) for t in box}
     checks = {nm: _checker(out, nm) for nm, (out, _) in outs.items()}
@@ -706,7 +724,7 @@ def mk_asgi_app(
     allow_origins=(),         # more Origin header values to accept ('https://app.example.com')
     path: str='/mcp',         # where the MCP endpoint is
     stateless: bool=False,    # no sessions: any worker answers any request (before 2026-07-28, no questions during a call)
-    **kw,                     # for `mk_server`: name, injected, secret, state_ttl, state_store, list_ttl, errors
+    **kw,                     # for `mk_server`: name, injected, secret, state_ttl, state_store, state_per_client, list_ttl, errors
 ):                            # a Starlette ASGI app: run it with uvicorn, hypercorn, or mount it in another app
     "An ASGI app serving `tools` over streamable HTTP at `path`, with Host and Origin validated on every request"
     server = tools if isinstance(tools, Server) else mk_server(tools, **kw)

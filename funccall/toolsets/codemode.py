@@ -453,7 +453,7 @@ def code_tool(
     run_code._funccall_code_tool, run_code.isolate = True, isolate  # (where its programs run: `tool.fn.isolate`)
     desc = ("Run a Python program that calls these functions (each one a tool) and returns what it prints and the value of its "
             f"last expression. Use it to chain tool calls, loop over results and keep only what matters.\n\n```python\n{code_api(box)}```")
-    return Tool(run_code, description=desc, inject=tuple(own), text_input=text_input)
+    return Tool(run_code, description=desc, inject=tuple(own), text_input=text_input, max_chars=None)  # (it cuts its own output)
 
 # --- the providers' own code execution ------------------------------------------------------------------
 

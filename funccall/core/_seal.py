@@ -1,0 +1,107 @@
+"""Seals for records that leave the process and come back: a confirmation's `requestState` (`funccall.mcp._state`) and a
+pending call's record (`Toolbox.resume`). A seal is an HMAC-SHA256 over what the record says, keyed from a secret, so a
+record edited anywhere on its way (a browser, a queue, a client) is refused; a nonce in it, remembered once used until
+the record expires, makes it good once.
+
+The secret is the developer's (at least 32 characters, the same in every process that must take another's records), or
+32 random bytes made once per owner, so only that owner takes its records.
+"""
+from __future__ import annotations
+
+import base64, hashlib, hmac, json, re, secrets, threading, time
+from collections import OrderedDict
+
+from ._json import jsonable
+
+__all__ = ['SealError', 'NonceStore', 'Approvals', 'b64', 'unb64', 'digest', 'key', 'mac']
+
+class SealError(ValueError):
+    "A sealed record that fails verification: forged, altered, foreign, expired, replayed, or for another call"
+
+class NonceStore:
+    "The nonces of accepted records, each kept until its expiry: `add(nonce, expiry)` is False for one seen before"
+    def __init__(self, max_used: int = 100_000):  # the most nonces remembered at once
+        self.max_used, self._used, self._lock = max_used, OrderedDict(), threading.Lock()
+
+    def add(self, nonce: str, expiry: float) -> bool:
+        now = time.time()
+        with self._lock:
+            while self._used and next(iter(self._used.values())) < now: self._used.popitem(last=False)  # expiries come in order
+            if nonce in self._used: return False
+            # (refused rather than forgetting one unexpired: a forgotten nonce could be replayed)
+            if len(self._used) >= self.max_used: raise SealError("too many answers in flight here: ask again later")
+            self._used[nonce] = expiry
+            return True
+
+    @property
+    def held(self) -> int:  # how many nonces are remembered now (expired ones go on the next `add`)
+        "How many nonces are remembered now"
+        return len(self._used)
+
+def b64(b: bytes) -> str: return base64.urlsafe_b64encode(b).rstrip(b'=').decode()
+def unb64(s: str) -> bytes: return base64.urlsafe_b64decode(s + '=' * (-len(s) % 4))
+
+def digest(v) -> str:
+    "SHA-256 of `v` as canonical JSON (keys sorted): the same value gives the same digest in every process"
+    return hashlib.sha256(json.dumps(v, sort_keys=True, separators=(',', ':'), ensure_ascii=False, default=repr).encode()).hexdigest()
+
+def key(
+    secret: str | bytes | None,  # the developer's secret (at least 32 characters), or None for 32 random bytes
+    purpose: bytes,              # what the key seals: one key per use, so a seal of one kind is never taken as another
+    name: str = 'The secret',    # how an error names the secret
+) -> bytes:                      # the HMAC key
+    "An HMAC key for `purpose`, derived from `secret`"
+    if secret is None: raw = secrets.token_bytes(32)
+    else:
+        raw = secret.encode() if isinstance(secret, str) else bytes(secret)
+        if len(raw) < 32: raise ValueError(f"{name} must be at least 32 characters long")
+    return hmac.new(raw, purpose, hashlib.sha256).digest()
+
+def mac(k: bytes, text: str) -> str:
+    "The seal of `text` under key `k`: base64url of HMAC-SHA256, 43 characters"
+    return b64(hmac.new(k, text.encode(), hashlib.sha256).digest())
+
+def _by_value(v) -> bool:
+    "Whether `v` is plain JSON data, the same in every process (else only its type can count)"
+    try: json.dumps(v, sort_keys=True)
+    except (TypeError, ValueError, RecursionError): return False
+    return True
+
+def _injected_digest(inj: dict) -> str:
+    "The injected values as a seal sees them: JSON data by value, anything else (a connection, a client) by its type"
+    return digest({k: v if _by_value(v) else f'<{type(v).__module__}.{type(v).__qualname__}>' for k, v in inj.items()})
+
+_SEAL = re.compile(r'\d{1,15}\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{43}')  # expiry, nonce, HMAC: all a pending record's seal can be
+
+class Approvals:
+    """Seals for pending calls' records (`Toolbox.resume`): an HMAC over the tool's name, the arguments, the call id, the
+    injected values (JSON data by value, other objects by type) and an expiry, so a record edited on its way, made by
+    another toolbox (another secret), or expired is refused. An approval spends the record's nonce: one record runs at
+    most once in this process (another process sharing the secret keeps its own record). A decline spends nothing: it
+    runs nothing, and the record stays answerable until it expires or is approved"""
+    def __init__(self,
+        secret: str | bytes | None = None,  # the secret (at least 32 characters) every process resuming another's records shares
+        ttl: float = 86_400,                # seconds a pending record stays answerable
+        max_used: int = 100_000,            # the most approved records remembered at once (beyond it, approvals wait for expiries)
+    ):
+        self.ttl, self.used = ttl, NonceStore(max_used)
+        self._key = key(secret, b'funccall pending call v1', 'Toolbox(secret=...)')
+
+    def _mac(self, name: str, args, call_id, inj: dict, expiry: int, nonce: str) -> str:
+        return mac(self._key, json.dumps([name, digest(jsonable(args)), call_id, _injected_digest(inj), expiry, nonce]))
+
+    def seal(self, name: str, args, call_id, inj: dict) -> str:
+        "The seal of a pending call of tool `name` with `args` (after the pre-hook), answering `call_id`, run with injected `inj`"
+        e, n = int(time.time() + self.ttl) + 1, secrets.token_urlsafe(12)
+        return f'{e}.{n}.{self._mac(name, args, call_id, inj, e, n)}'
+
+    def check(self, seal, name: str, args, call_id, inj: dict, spend: bool) -> None:
+        "`SealError` unless `seal` is this owner's, over exactly this call, unexpired, and (`spend`: approving) never approved before"
+        if not isinstance(seal, str) or not _SEAL.fullmatch(seal):
+            raise SealError("This pending record carries no seal: only a record its own toolbox made (to_dict/from_dict keep it) is resumed")
+        e, n, m = seal.split('.')
+        if not hmac.compare_digest(m, self._mac(name, args, call_id, inj, int(e), n)):
+            raise SealError(f"The pending record of {name!r:.80} failed verification: its tool, arguments, call id or injected values "
+                            "changed since it was made, or another toolbox (another secret) made it")
+        if int(e) < time.time(): raise SealError(f"The pending record of {name!r:.80} has expired: let the model call the tool again")
+        if spend and not self.used.add(n, int(e)): raise SealError(f"The pending record of {name!r:.80} was approved before: it runs once")
