@@ -29,7 +29,7 @@ from ._json import MAX_NESTING, jsonable, too_deep
 from ._ns import mk_ns, resolve_nm
 from ._strict import ANTHROPIC, OPENAI, esc as _esc, normalize, optional_count, strict_pass, union_count
 from ._types import NoneType, SchemaError, empty, fields, kind, signature, type_name
-from ._warnings import SchemaWarning, caller_level
+from ._warnings import SchemaWarning, caller_level, warn_undocumented
 from .schema import get_schema, tool_docs
 
 __all__ = ['to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name', 'provider_name', 'RENDERERS',
@@ -466,8 +466,7 @@ def function_to_tool(
     "The OpenAI tool for `func` with its own type table: Optional unwrapped, unions as `oneOf`, classes inline, no defaults"
     where = getattr(func, '__qualname__', None) or type(func).__qualname__
     docs = tool_docs(func)
-    if not docs.description and not docs.only_sections:
-        raise SchemaError(f"Function {where!r} has no docstring; add one (the model reads it to decide when to call the tool)")
+    if not docs.description and not docs.only_sections: warn_undocumented('Class' if isinstance(func, type) else 'Function', where)
     try: annotated = {nm for nm, p in inspect.signature(func).parameters.items() if p.annotation is not inspect.Parameter.empty}
     except (TypeError, ValueError): annotated = set()
     w, props, req = _ToolTable(), {}, []

@@ -12,7 +12,7 @@ from uuid import UUID
 from types import FunctionType, MethodType
 from typing import Union
 
-from ._warnings import SchemaWarning, caller_level
+from ._warnings import SchemaWarning, caller_level, warn_undocumented
 from ._docs import Docs, class_docs, doc_text, func_docs
 from ._json import jsonable, too_deep
 from ._ns import mk_ns, resolve_nm
@@ -304,10 +304,8 @@ def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, descrip
     elif not desc and docs.only_sections:  # documented, parameters only: what it does is the model's guess
         warnings.warn(f"{where}: its docstring is only parameter sections, so the tool has no description; add a first line "
                       "saying what it does (the model reads it to decide when to call the tool)", SchemaWarning, stacklevel=caller_level())
-    elif not desc:
-        what = 'Class' if issubclass(type(f), type) else 'Function'
-        raise SchemaError(f"{what} {where!r} has no docstring; add one (the model reads it to decide when to call the tool) or pass description=")
-    if ret and description is None: desc += f'\n\nReturns:\n- {ret}'
+    elif not desc: warn_undocumented('Class' if issubclass(type(f), type) else 'Function', where, ' or pass description=')
+    if ret and description is None: desc = f'{desc}\n\nReturns:\n- {ret}' if desc else f'Returns:\n- {ret}'
     if w.defs: s['$defs'] = w.defs
     return {'name': name or (f.__name__ if issubclass(type(f), type) else nm), 'description': desc, pname: s}
 
