@@ -17,7 +17,7 @@ import pytest
 from conftest import assert_valid_schema
 from pydantic import BaseModel, Field
 
-from funccall import SchemaError, SchemaWarning, call_func, get_schema
+from funccall import SchemaWarning, call_func, get_schema
 
 # ---------------------------------------------------------------------------------------------------------
 # Precedence: `# comment` > Annotated / pydantic Field description > docstring parameter section
