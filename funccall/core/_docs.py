@@ -259,7 +259,7 @@ def _attribute_docs(node: ast.ClassDef) -> dict:
 # --- docstrings ----------------------------------------------------------------------------------------
 
 _section_hint = re.compile(r'^\s*(?:Args|Arguments|Parameters|Params|Attributes|Keyword Args|Keyword Arguments|Other Parameters|Returns?|Yields?)'
-                           r'\s*:?\s*$|:param\s|:parameter\s|@param\s|:returns?:|@returns?\s', re.M)
+                           r'\s*:?\s*$|:param\s|:parameter\s|@param\s|:returns?:|@returns?\s', re.M | re.I)
 
 def _is_generated_doc(cls, d: str) -> bool:
     "Whether `d` is the `Cls(a: int, ...)` text `dataclass` writes for a class without a docstring"
@@ -278,7 +278,7 @@ def doc_text(obj) -> str:
 def _docstring_params(doc: str) -> tuple[dict, str | None, str]:
     "Parameter and return descriptions from a docstring's sections, and the docstring without its parameter section"
     if not _section_hint.search(doc): return {}, None, doc
-    doc = _indent_opening_section(doc)
+    orig, doc = doc, _indent_opening_section(_flush_sections(doc))
     import docstring_parser  # only docstrings with a parameter section pay for the import
     from docstring_parser import DocstringStyle as S
     ps, ret = {}, None
@@ -289,7 +289,29 @@ def _docstring_params(doc: str) -> tuple[dict, str | None, str]:
         for p in parsed.params:
             if p.description: ps.setdefault(p.arg_name.lstrip('*'), p.description)
         if ret is None and parsed.returns: ret = parsed.returns.description or parsed.returns.type_name or ''
-    return ps, ret, _drop_param_sections(doc) if ps else doc
+    return ps, ret, _drop_param_sections(doc) if ps else orig
+
+# docstring-parser's Google sections: it finds a title only at the start of a line and spelled as here
+_google_titles = {t.lower(): t for t in ('Args', 'Arguments', 'Parameters', 'Params', 'Attributes', 'Raises', 'Exceptions', 'Except',
+                                         'Example', 'Examples', 'Returns', 'Yields')}
+_title_re = re.compile(r'^([ \t]*)(' + '|'.join(_google_titles) + r')[ \t]*:[ \t]*$', re.I)
+
+def _indent(ln: str) -> int: return len(ln) - len(ln.lstrip())
+
+def _flush_sections(doc: str) -> str:
+    """`doc` with each Google section docstring-parser would miss moved where it finds one: a title indented deeper than the
+    summary (`    Args:` under a flush paragraph) or spelled in lower case (`args:`), when an indented block follows it"""
+    lines = doc.splitlines()
+    for i, ln in enumerate(lines):
+        if not (m := _title_re.match(ln)) or (not m[1] and m[2] == _google_titles[m[2].lower()]): continue
+        ind, j = len(m[1]), i + 1
+        while j < len(lines) and not lines[j].strip(): j += 1
+        if j == len(lines) or _indent(lines[j]) <= ind: continue  # a line that reads as a title, with no entries under it
+        lines[i] = _google_titles[m[2].lower()] + ':'
+        while j < len(lines) and (not lines[j].strip() or _indent(lines[j]) > ind):
+            lines[j] = lines[j][min(ind, _indent(lines[j])):]
+            j += 1
+    return '\n'.join(lines)
 
 _any_hdr = re.compile(r'^[A-Z]\w*(?: \w+)?:\s*$')  # `Args:`, `Returns:`, `Keyword Args:`
 
