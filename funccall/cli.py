@@ -22,6 +22,7 @@ from .core._json import jsonable
 from ._load import TargetError, expand, load_target, no_tools
 from .core.call import call_func, error_text
 from .core._warnings import SchemaWarning
+from .core._docs import joined
 from .core.schema import SchemaError, get_schema, tool_docs
 from .core._types import field_info, signature, type_name
 from .loop.results import to_text
@@ -147,13 +148,11 @@ def _unhonoured(f, s: dict) -> list[str]:
             res.append(f"parameter {'*' if p.kind == p.VAR_POSITIONAL else '**'}{p.name} is not in the schema: the model can't fill it")
     res += _aliases(f, props)
     docs = tool_docs(f)
-    for nm in props:
-        said = {'comment': docs.comments.get(nm), 'Annotated': _annotated_text(f, nm), 'docstring': docs.doc_params.get(nm)}
-        said = {k: v for k, v in said.items() if v}
-        if 'Annotated' in said and len(set(said.values())) > 1:  # (a comment over the docstring is docments' own rule: not flagged)
-            used, *rest = said
-            res.append(f"parameter {nm!r} is described twice: the {used} ({said[used][:40]!r}) is used, not the "
-                       + ', '.join(f'{k} ({said[k][:40]!r})' for k in rest) + '; keep one (README: where descriptions come from)')
+    for nm in props:  # (a docstring's entry is kept after either, when it says more: never lost, so not flagged)
+        comment, text = docs.comments.get(nm), _annotated_text(f, nm)
+        if comment and text and joined(comment, text) != comment:
+            res.append(f"parameter {nm!r} is described twice: the comment ({comment[:40]!r}) is used, not the Annotated ({text[:40]!r}); "
+                       "keep one (README: where descriptions come from)")
     return res
 
 def _aliases(f, props: dict) -> list[str]:

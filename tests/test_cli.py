@@ -781,11 +781,14 @@ def test_check_reports_every_finding_at_once(capsys, tmp_path):
         def twice(
             a: Annotated[int, 'from Annotated'],  # from the comment
             b: int,  # the b
+            c: Annotated[int, 'from Annotated'] = 0,
+            d: Annotated[int, 'the d'] = 0,  # the d, from the comment: it holds the Annotated text, so nothing is lost
         ) -> int:
             """Described twice.
 
             Args:
-                b: a comment over the docstring is docments' own rule, not a finding
+                b: the docstring's entry is kept after the comment, not a finding
+                c: and after the Annotated text: not a finding either
             """
             return a
     ''')
@@ -799,6 +802,7 @@ def test_check_reports_every_finding_at_once(capsys, tmp_path):
     assert any('*rest is not in the schema' in l for l in mine)
     twice = [l for l in lines if l.startswith('twice: ')]
     assert len(twice) == 1 and "parameter 'a' is described twice" in twice[0] and "comment ('from the comment') is used" in twice[0]
+    assert "not the Annotated ('from Annotated')" in twice[0]
 
 def test_a_function_typed_at_a_prompt_is_told_what_to_do_instead():
     code = textwrap.dedent('''

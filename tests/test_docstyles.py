@@ -214,11 +214,11 @@ class Attrs(TypedDict):
     "Attribute docstrings"
     a: int
     """The first parameter"""
-    b: str  # the b wins over its docstring
-    """not this"""
+    b: str  # the b, from its comment
+    """and from its docstring"""
     c: str  # noqa: F821
-    d: Annotated[int, 'Annotated wins']
-    """over an attribute docstring"""
+    d: Annotated[int, 'from Annotated']
+    """and from an attribute docstring"""
     e: int
     """nearer than the class docstring's section"""
 
@@ -239,7 +239,8 @@ def test_typeddict_attribute_docstrings():
     def f(x: Attrs, y: AttrsDocumented): "F."
     defs = get_schema(f)['input_schema']['$defs']
     props = defs['Attrs']['properties']
-    assert [props[k]['description'] for k in 'abcde'] == ['The first parameter', 'the b wins over its docstring', '', 'Annotated wins',
+    assert [props[k]['description'] for k in 'abcde'] == ['The first parameter', 'the b, from its comment. and from its docstring', '',
+                                                          'from Annotated. and from an attribute docstring',
                                                           "nearer than the class docstring's section"]
     props = defs['AttrsDocumented']['properties']
     assert [props[k]['description'] for k in 'ab'] == ['from the attribute', 'from the section']

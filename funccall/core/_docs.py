@@ -1,12 +1,14 @@
 """Descriptions of tools, parameters and fields, from source comments and docstrings.
 
-A parameter's description is found in this order, first wins (the schema module adds the second step):
+A parameter's description is found in this order (the schema module adds the second step):
 1. its docments `# comment`: on the parameter's line, or on the comment lines just above it; a comment that is a
    tool directive (`# type: ignore`, `# noqa`, `# pragma: no cover`, ...) is none, and a trailing one is cut;
 2. `Annotated[T, "description"]` metadata, or pydantic's `Field(description=...)`;
 3. a class field's attribute docstring (`a: int` and a string on the line after it);
 4. its entry in the docstring's parameter section (Google `Args:`, NumPy `Parameters`, Sphinx `:param x:`, Epydoc
    `@param x:`), whatever other sections the docstring holds.
+The first of 1-3 found is the source's own; the docstring's entry is added after it when it says more (`joined`), so
+neither is lost: an `Annotated` text and an `Args:` entry that say different things are both kept, in this order.
 
 When a docstring's parameter section is used, the tool description drops that section and keeps the rest.
 Source is read through `linecache`, so it is read once per file; a function's signature is parsed on its
@@ -21,7 +23,7 @@ from typing import NamedTuple
 from ._types import _code_params
 from ._warnings import SchemaWarning, caller_level
 
-__all__ = ['Docs', 'func_docs', 'class_docs', 'doc_text', 'undirected']
+__all__ = ['Docs', 'func_docs', 'class_docs', 'doc_text', 'undirected', 'joined']
 
 class Docs(NamedTuple):
     comments: dict          # name -> its docments comment
@@ -344,6 +346,20 @@ def _drop_param_sections(doc: str) -> str:
             while i < len(lines) and lines[i].strip() and len(lines[i]) - len(lines[i].lstrip()) > ind: i += 1
         else: out.append(ln); i += 1
     return re.sub(r'\n{3,}', '\n\n', '\n'.join(out)).strip()
+
+def _said(d: str) -> str: return ' '.join(d.split()).rstrip('.').casefold()
+
+def joined(
+    first: str | None,  # the description the precedence puts first (a comment, `Annotated`, `Field`, an attribute docstring)
+    then: str | None,   # the docstring's entry for the same parameter
+) -> str:               # both, each once: one that the other holds (case, spacing and a final '.' aside) is left out
+    "One description from two of one parameter, keeping what each adds: `first`, then what `then` says beyond it"
+    if not first or not then: return first or then or ''
+    a, b = _said(first), _said(then)
+    if b in a: return first
+    if a in b: return then
+    first = first.rstrip()
+    return f"{first}{'' if first[-1] in '.!?:;' else '.'} {then.lstrip()}"
 
 # --- putting it together -------------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ import datetime as dt, inspect, re, warnings
 from typing import Any, Callable, NamedTuple
 
 from ._classdocs import with_class_docs
-from ._docs import class_docs
+from ._docs import class_docs, joined
 from ._gemini import Json, Legacy
 from ._json import MAX_NESTING, jsonable, too_deep
 from ._ns import mk_ns, resolve_nm
@@ -421,7 +421,7 @@ class _ToolTable:
             props, req = {}, []
             for f in fields(info):
                 s = self.schema(f.anno, f'{at}/properties/{_esc(f.name)}')
-                d = docs.comments.get(f.attr) or f.doc or _meta_doc(f.anno) or docs.doc_params.get(f.attr)
+                d = joined(docs.comments.get(f.attr) or f.doc or _meta_doc(f.anno), docs.doc_params.get(f.attr))
                 props[f.name] = {**s, 'description': d} if d else s
                 if f.required: req.append(f.name)
             return {'type': 'object', 'properties': props, 'required': req}
@@ -475,7 +475,7 @@ def function_to_tool(
         if p.kind in _VAR or p.name in sig.injected: continue  # an injected parameter is the application's to fill
         anno = p.anno if p.name in annotated else str  # its table: a missing annotation is a string
         s = w.schema(anno, f'#/properties/{_esc(p.name)}')
-        d = docs.comments.get(p.name) or _meta_doc(anno) or docs.doc_params.get(p.name)
+        d = joined(docs.comments.get(p.name) or _meta_doc(anno), docs.doc_params.get(p.name))
         props[p.name] = {**s, 'description': d or f"Parameter {p.name} of type {_ftt_type_name(anno)}"}
         if p.default is empty: req.append(p.name)
     name = getattr(func, '__name__', None) or type(func).__name__

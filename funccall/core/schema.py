@@ -13,7 +13,7 @@ from types import FunctionType, MethodType
 from typing import Union
 
 from ._warnings import SchemaWarning, caller_level, warn_undocumented
-from ._docs import Docs, class_docs, doc_text, func_docs
+from ._docs import Docs, class_docs, doc_text, func_docs, joined
 from ._json import jsonable, too_deep
 from ._ns import mk_ns, resolve_nm
 from ._types import (
@@ -83,8 +83,8 @@ class _Walker:
         "Schema of one parameter or field: description, default, then its type; `where` names it in errors"
         try: ts = self.schema(anno)
         except SchemaError as e: raise SchemaError(f"{_where(where)}: {e}") from None
-        # the precedence documented in `_docs`: comment, then Annotated/Field, then the docstring
-        p = {'description': comment or declared or ts.get('description') or doc or ''}
+        # the precedence documented in `_docs`: comment, then Annotated/Field, then the docstring's entry, kept too when it says more
+        p = {'description': joined(comment or declared or ts.get('description'), doc)}
         if default is not empty and (d := self.default(default, where)) is not empty: p['default'] = d
         if 'description' in ts: ts = {k: v for k, v in ts.items() if k != 'description'}
         p.update(ts)
