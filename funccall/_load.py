@@ -101,24 +101,23 @@ def _named(mod, spec: str, nm: str) -> list:
     if '.' not in nm or isinstance(f, Tool): return [f]
     # a method reached through an object is a tool under its whole name, as a `ToolGroup` names it: `svc.run` is `svc-run`
     try: return [Tool(f, name=nm.replace('.', '-'))]
-    except SchemaError: return [f]  # no docstring: `check` reports that as a finding, the other commands when they read it
+    except SchemaError: return [f]  # a type with no schema: `check` reports that as a finding, the other commands when they read it
 
 def load_target(
     target: str,            # `module`, `module:name`, `path/to/file.py` or `path/to/file.py:name`
-    documented: bool=True,  # of a whole module, only the functions with docstrings (`check` wants them all)
+    documented: bool=True,  # of a module without `__all__`, only the functions with docstrings (`check` wants them all)
     notes: list=None,       # a list to add a line to saying which of a module's names were taken, and why
     undocumented: list=None,  # a list to add the names of the functions left out for want of a docstring to
 ) -> list:                  # the tools: the named object, or what a module offers
     """The tools `target` names, found with `call_func`'s name rules. A module offers what its `__all__` lists (imported
-    or not: functions, callable objects, `Tool`s, toolboxes, tool groups and lists of tools), else the public functions it
-    defines; a `:name` must be one it offers"""
+    or not: functions, callable objects, `Tool`s, toolboxes, tool groups and lists of tools), else the public functions with
+    docstrings it defines (there a docstring is what marks a function as a tool, not a helper); a `:name` must be one it offers"""
     mod_spec, _, nm = target.rpartition(':') if re.search(r':[^:/\\]+$', target) else (target, '', '')
     mod = _import(mod_spec)
     if nm: return _named(mod, mod_spec, nm)
     ns, names = vars(mod), _exported(mod)
     if names is not None:
-        found = [o for k in names if not k.startswith('_') and _is_tool(o := ns.get(k))
-                 and (not documented or not inspect.isfunction(o) or o.__doc__)]
+        found = [o for k in names if not k.startswith('_') and _is_tool(o := ns.get(k))]  # listed: offered, documented or not
         skipped = [k for k in names if k.startswith('_') or not _is_tool(ns.get(k))]
         why = f"the {len(found)} tool{'s' if len(found) != 1 else ''} its __all__ lists; not tools: "
     else:
@@ -127,9 +126,9 @@ def load_target(
         skipped = [o.__name__ for o in pub if o.__module__ != mod.__name__]
         why = (f"the {len(found)} public function{'s' if len(found) != 1 else ''} it defines (it has no __all__); "
                "imported, offered only when __all__ lists them: ")
-    if undocumented is not None and documented:
-        own = names if names is not None else [k for k, o in ns.items() if inspect.isfunction(o) and o.__module__ == mod.__name__]
-        undocumented += [k for k in own if not k.startswith('_') and inspect.isfunction(o := ns.get(k)) and not o.__doc__]
+    if undocumented is not None and documented and names is None:
+        undocumented += [k for k, o in ns.items() if not k.startswith('_') and inspect.isfunction(o) and o.__module__ == mod.__name__
+                         and not o.__doc__]
     if notes is not None: notes.append(f"{mod_spec}: {why}{', '.join(skipped[:5]) or 'none'}{', ...' if len(skipped) > 5 else ''}")
     return found
 
@@ -142,9 +141,10 @@ def no_tools(
     if not undocumented:
         return TargetError(f"{target!r} has no public functions with docstrings" + (f" (took {notes[0].split(': ', 1)[1]})" if notes else ''))
     shown = ', '.join(undocumented[:10]) + (f', ... ({len(undocumented)} in all)' if len(undocumented) > 10 else '')
-    return TargetError(f"{target!r} has no public functions with docstrings: {shown} {'has' if len(undocumented) == 1 else 'have'} none; "
-                       "add a docstring saying what each does (the model reads it to decide when to call the tool), or offer "
-                       f"Tool(f, description='...') in the module's __all__; `funccall check {target}` lists what else each lacks")
+    return TargetError(f"{target!r} has no public functions with docstrings: {shown} {'has' if len(undocumented) == 1 else 'have'} none, "
+                       "and a module without __all__ offers only the functions it documents; add a docstring saying what each does "
+                       "(the model reads it to decide when to call the tool), or list them in the module's __all__ (offered with no "
+                       f"description), best as Tool(f, description='...'); `funccall check {target}` lists what else each lacks")
 
 def _is_tool(o) -> bool:
     "A value `__all__` may offer as a tool: a function, a `Tool`, a collection of tools, or a callable object (not a class)"

@@ -13,7 +13,7 @@ must be one it offers (`schema -v` says which were taken).
 """
 from __future__ import annotations
 
-import argparse, difflib, inspect, json, os, re, sys, warnings
+import argparse, contextlib, difflib, inspect, json, os, re, sys, warnings
 
 from .core._package import VERSION
 from .core import providers
@@ -22,6 +22,7 @@ from .core._json import jsonable
 from ._load import TargetError, expand, load_target, no_tools
 from .core.call import call_func, error_text
 from .core._warnings import SchemaWarning
+from .core._docs import joined
 from .core.schema import SchemaError, get_schema, tool_docs
 from .core._types import field_info, signature, type_name
 from .loop.results import to_text
@@ -88,7 +89,7 @@ def _call_cmd(args) -> int:
         raise TargetError(f"{args.target!r} holds {len(fs)} tools ({names}); name one as {args.target.split(':')[0]}:NAME")
     try: json.loads(args.json)
     except ValueError as e: return _fail(f"the arguments are not valid JSON: {e}")
-    get_schema(fs[0])  # `call` reaches what `schema` lists: a function it refuses (no docstring) is refused here, saying why
+    get_schema(fs[0])  # `call` reaches what `schema` lists: a function it refuses (a type with no schema) is refused here, saying why
     if isinstance(fs[0], Tool):  # its own pipeline: hooks, cache, `max_chars`
         ctxs = _contexts(fs[0])
         if missing := [k for k in fs[0].inject if k not in ctxs]:
@@ -147,13 +148,11 @@ def _unhonoured(f, s: dict) -> list[str]:
             res.append(f"parameter {'*' if p.kind == p.VAR_POSITIONAL else '**'}{p.name} is not in the schema: the model can't fill it")
     res += _aliases(f, props)
     docs = tool_docs(f)
-    for nm in props:
-        said = {'comment': docs.comments.get(nm), 'Annotated': _annotated_text(f, nm), 'docstring': docs.doc_params.get(nm)}
-        said = {k: v for k, v in said.items() if v}
-        if 'Annotated' in said and len(set(said.values())) > 1:  # (a comment over the docstring is docments' own rule: not flagged)
-            used, *rest = said
-            res.append(f"parameter {nm!r} is described twice: the {used} ({said[used][:40]!r}) is used, not the "
-                       + ', '.join(f'{k} ({said[k][:40]!r})' for k in rest) + '; keep one (README: where descriptions come from)')
+    for nm in props:  # (a docstring's entry is kept after either, when it says more: never lost, so not flagged)
+        comment, text = docs.comments.get(nm), _annotated_text(f, nm)
+        if comment and text and joined(comment, text) != comment:
+            res.append(f"parameter {nm!r} is described twice: the comment ({comment[:40]!r}) is used, not the Annotated ({text[:40]!r}); "
+                       "keep one (README: where descriptions come from)")
     return res
 
 def _aliases(f, props: dict) -> list[str]:
@@ -183,11 +182,7 @@ def _check_tool(f) -> tuple[list[str], list[str]]:
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter('always')
         try: s = get_schema(f, evalable=True)
-        except SchemaError as e:
-            findings.append(str(e))
-            if 'has no docstring' not in str(e): return findings + _unannotated(f), []
-            try: s = get_schema(f, evalable=True, description='-')  # the other findings too, not one at a time
-            except SchemaError as e2: return findings + [str(e2)] + _unannotated(f), []
+        except SchemaError as e: return [str(e), *_unannotated(f)], []
     findings += [str(w.message) for w in ws if issubclass(w.category, SchemaWarning)]
     findings += _unannotated(f) + _misfit_defaults(f, s) + _undescribed(s) + _unhonoured(f, s)
     if not _openai_name.match(s['name']): findings.append(f"name {s['name']!r} breaks OpenAI's and Anthropic's rule ^[a-zA-Z0-9_-]{{1,64}}$")
@@ -238,6 +233,19 @@ def _mcp_list_cmd(args) -> int:
     return 0
 
 # --- the parser -----------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _warnings_shown():
+    "Each `SchemaWarning` a command gives (a tool built without a docstring) as one line on stderr, as `note:` lines are"
+    shown = set()
+    def show(message, category, filename, lineno, file=None, line=None):
+        if not issubclass(category, SchemaWarning): return old(message, category, filename, lineno, file, line)
+        if str(message) not in shown: print(f"warning: {message}", file=sys.stderr)
+        shown.add(str(message))
+    with warnings.catch_warnings():
+        warnings.simplefilter('always', SchemaWarning)
+        old, warnings.showwarning = warnings.showwarning, show
+        yield
 
 def _fail(msg: str) -> int:
     print(f"funccall: {msg}", file=sys.stderr)
@@ -319,7 +327,8 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] not in (*_COMMANDS, '-h', '--help', '-V', '--version'): argv = ['schema', *argv]  # `funccall mytools.py`
     args = ap.parse_args(argv)
     if args.cmd == 'mcp' and args.mcp_cmd == 'list' and not args.command: return _fail("mcp list needs the server's command")
-    try: return args.run(args)
+    try:
+        with _warnings_shown(): return args.run(args)
     except (TargetError, SchemaError) as e: return _fail(str(e))
     except BrokenPipeError:  # `funccall schema ... | head`: the reader left; say nothing more, not even at exit's flush
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -1184,6 +1184,39 @@ def test_constraints_are_checked_on_calls_and_built_tools():
     with pytest.raises(ToolInputError, match='>= 1'): tool(0, 'XYZ')
 
 
+def test_constraints_given_with_a_nullable_type_are_checked_as_pydantic_checks_them():
+    "FastMCP / MCP SDK style: an optional parameter with its constraints; funccall refuses what pydantic's `validate_call` refuses"
+    from annotated_types import Interval, MaxLen
+    from pydantic import Field, StringConstraints, validate_call
+    from funccall import get_schema, mk_tool
+    def search(
+        query: Annotated[Optional[str], Field(max_length=256, description='What to look for')] = None,
+        cursor: Optional[str] = Field(None, min_length=2, max_length=8, pattern='^c'),
+        limit: Annotated[int | None, Interval(ge=1, le=100)] = None,
+        tags: Annotated[Optional[list[str]], Field(min_length=1, max_length=3)] = None,
+        lang: Optional[Annotated[str, StringConstraints(max_length=2)]] = None,
+        code: Annotated[Optional[str], MaxLen(3)] = None,
+    ):
+        "Search the index"
+        return query, cursor, limit, tags, lang, code
+    theirs = validate_call(search)
+    cases = [{'query': 'x' * 300}, {'query': 'x' * 256}, {'query': None}, {'cursor': 'c'}, {'cursor': 'cabc'}, {'cursor': 'abc'},
+             {'cursor': 'c' * 9}, {'limit': 0}, {'limit': 100}, {'limit': 101}, {'limit': None}, {'tags': []}, {'tags': ['a']},
+             {'tags': ['a'] * 4}, {'tags': None}, {'lang': 'eng'}, {'lang': 'en'}, {'code': 'abcd'}, {'code': 'abc'}, {}]
+    tool = mk_tool(lambda nm, /, **kw: kw, get_schema(search))  # and a tool built from its schema: the schema says the same
+    for args in cases:
+        try: theirs(**args); ok = True
+        except ValueError: ok = False
+        res = call_func('search', args, [search], raise_on_err=False)
+        assert (not (isinstance(res, str) and res.startswith('ToolInputError'))) == ok, (args, res)
+        try: tool(**args); built_ok = True
+        except ToolInputError: built_ok = False
+        assert built_ok == ok, args
+    assert call_func('search', {'query': 'x' * 300}, [search], raise_on_err=False).endswith("is longer than 256 characters")
+    assert call_func('search', {'tags': ['a'] * 4}, [search], raise_on_err=False).endswith("has more than 3 items")
+    assert call_func('search', {'limit': '7'}, [search]) == (None, None, 7, None, None, None)  # still repaired as before
+
+
 def test_review_fixes_unannotated_none_default_and_failing_scalar_subclass():
     def f(x=None):
         "Echo x"

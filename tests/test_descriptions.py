@@ -17,10 +17,10 @@ import pytest
 from conftest import assert_valid_schema
 from pydantic import BaseModel, Field
 
-from funccall import SchemaError, SchemaWarning, get_schema
+from funccall import SchemaWarning, call_func, get_schema
 
 # ---------------------------------------------------------------------------------------------------------
-# Precedence: `# comment` > Annotated / pydantic Field description > docstring parameter section
+# Precedence: `# comment` > Annotated / pydantic Field description, then the docstring's entry added when it says more
 # ---------------------------------------------------------------------------------------------------------
 
 def prec(
@@ -44,17 +44,75 @@ def prec(
 
 
 @pytest.mark.parametrize('param,expected', [
-    ('a', 'comment a'),
-    pytest.param('b', 'ann b'),
+    ('a', 'comment a. doc a'),
+    pytest.param('b', 'ann b. doc b'),
     ('c', 'doc c'),
-    pytest.param('d', 'field d'),
-    ('e', 'comment e'),
-    ('f', 'comment f'),
+    pytest.param('d', 'field d. doc d'),
+    ('e', 'comment e. doc e'),
+    ('f', 'comment f. doc f'),
 ], ids=['comment>Annotated>doc', 'Annotated>doc', 'doc', 'Field>doc', 'comment>Field>doc', 'comment>doc'])
 def test_function_precedence(param, expected):
     s = get_schema(prec)
     assert s['description'] == 'Precedence.'
     assert s['input_schema']['properties'][param] == {'description': expected, 'type': 'integer'}
+
+
+@pytest.mark.parametrize('first,then,expected', [
+    ('The city', 'The city to look up, e.g. Lisbon', 'The city to look up, e.g. Lisbon'),  # the docstring's says more: it alone
+    ('The city to look up, e.g. Lisbon', 'the city', 'The city to look up, e.g. Lisbon'),  # the first holds the other: it alone
+    ('Max results.', 'max  results', 'Max results.'),  # the same but for case, spacing and a final '.'
+    ('Max results', 'Between 1 and 50; the server caps it', 'Max results. Between 1 and 50; the server caps it'),
+    ('Max results?', 'Between 1 and 50', 'Max results? Between 1 and 50'),  # its own punctuation ends it
+    ('Max results', None, 'Max results'), (None, 'Between 1 and 50', 'Between 1 and 50'), (None, None, ''), ('', '', ''),
+])
+def test_two_descriptions_keep_what_each_adds(first, then, expected):
+    from funccall.core._docs import joined
+    assert joined(first, then) == expected
+
+
+class Weather:
+    "Tools as FastMCP / MCP SDK servers write them: `Annotated` + `Field` in the signature, a Google docstring indented in a method"
+    def forecast(
+        self,
+        city: Annotated[str, Field(description='City name')],
+        days: Annotated[int, Field(ge=1, le=7, description='Number of days')] = 3,
+        units: Annotated[Optional[str], 'metric or imperial'] = None,
+        lang: Annotated[str, Field(description='Language code, e.g. en')] = 'en',
+    ) -> str:
+        """Get the forecast.
+
+            Args:
+                city: City name, as the user wrote it (no country code)
+                days: How far ahead; the API gives at most a week
+                units: metric or imperial
+                lang: language code
+        """
+
+
+def test_annotated_and_docstring_entries_that_differ_are_both_kept():
+    ps = get_schema(Weather().forecast)['input_schema']['properties']
+    assert {k: p['description'] for k, p in ps.items()} == {
+        'city': 'City name, as the user wrote it (no country code)',  # the docstring's holds the Field's: one kept
+        'days': 'Number of days. How far ahead; the API gives at most a week',  # they differ: both, the Field's first
+        'units': 'metric or imperial',  # the same: once
+        'lang': 'Language code, e.g. en'}  # the Field's holds the docstring's
+    assert ps['days']['minimum'] == 1 and ps['days']['maximum'] == 7
+
+
+def test_peers_keep_one_of_two_descriptions_where_funccall_keeps_both():
+    "openai-agents keeps the docstring's entry alone, pydantic-ai the `Field`'s alone: each loses what the other says"
+    from agents import function_tool
+    from pydantic_ai import Tool as PydanticAITool
+    def forecast(days: Annotated[int, Field(description='Number of days')] = 3) -> str:
+        """Get the forecast.
+
+        Args:
+            days: How far ahead; the API gives at most a week
+        """
+    theirs = [function_tool(forecast).params_json_schema, PydanticAITool(forecast).function_schema.json_schema]
+    assert [t['properties']['days']['description'] for t in theirs] == ['How far ahead; the API gives at most a week', 'Number of days']
+    assert get_schema(forecast)['input_schema']['properties']['days']['description'] == \
+        'Number of days. How far ahead; the API gives at most a week'
 
 
 def test_annotated_used_without_docstring_entry():
@@ -95,13 +153,13 @@ class PrecDC:
 
 
 @pytest.mark.parametrize('cls,param,expected', [
-    pytest.param(PrecModel, 'a', 'comment a',),
-    (PrecModel, 'b', 'comment b'),
-    pytest.param(PrecModel, 'c', 'ann c'),
-    (PrecModel, 'd', 'field d'),
+    pytest.param(PrecModel, 'a', 'comment a. doc a',),
+    (PrecModel, 'b', 'comment b. doc b'),
+    pytest.param(PrecModel, 'c', 'ann c. doc c'),
+    (PrecModel, 'd', 'field d. doc d'),
     (PrecModel, 'e', 'doc e'),
-    (PrecDC, 'a', 'comment a'),
-    pytest.param(PrecDC, 'b', 'ann b'),
+    (PrecDC, 'a', 'comment a. doc a'),
+    pytest.param(PrecDC, 'b', 'ann b. doc b'),
     (PrecDC, 'c', 'doc c'),
 ], ids=['model-comment>Field', 'model-comment>Annotated', 'model-Annotated>doc', 'model-Field>doc', 'model-doc',
         'dc-comment>Annotated', 'dc-Annotated>doc', 'dc-doc'])
@@ -314,8 +372,10 @@ def test_exec_function():
                                                  'b': {'description': 'the b', 'default': 'x', 'type': 'string'}},
                                   'required': ['a']}}
     # no source for either reader (funccall's, fastcore's docments): a warning says the comments can't be read
-    with pytest.raises(SchemaError, match='exec_nodoc'), pytest.warns(SchemaWarning, match="exec_nodoc: no source found to read the `# comments` of a"):
-        get_schema(ns['exec_nodoc'])
+    with pytest.warns(SchemaWarning) as ws: get_schema(ns['exec_nodoc'])
+    said = [str(w.message) for w in ws]  # and no docstring either: built, with that said too
+    assert any('exec_nodoc: no source found to read the `# comments` of a' in m for m in said)
+    assert any("'exec_nodoc' has no docstring" in m for m in said)
 
 
 def test_lambda_with_doc():
@@ -346,21 +406,30 @@ def test_builtin_uses_its_docstring():
     assert get_schema(abs)['description'] == inspect.cleandoc(abs.__doc__)
 
 
-def test_no_docstring_is_schema_error():
-    def undocumented_tool(a: int) -> int: return a
-    with pytest.raises(SchemaError) as ei:
-        get_schema(undocumented_tool)
-    assert isinstance(ei.value, TypeError)
-    assert 'undocumented_tool' in str(ei.value)
-    assert 'description=' in str(ei.value)
-    assert get_schema(undocumented_tool, description='x') == {
-        'name': 'undocumented_tool', 'description': 'x',
-        'input_schema': {'type': 'object', 'properties': {'a': {'description': '', 'type': 'integer'}}, 'required': ['a']}}
+def test_no_docstring_is_built_with_a_warning():
+    "Every peer builds an undocumented function: the model still has its name and parameters; a `SchemaWarning` says what to add"
+    def undocumented_tool(a: int, b: str = 'x') -> int: return a
+    with pytest.warns(SchemaWarning) as ws: s = get_schema(undocumented_tool)
+    assert s == {'name': 'undocumented_tool', 'description': 'Returns:\n- type: integer',  # no blank lines before it
+                 'input_schema': {'type': 'object', 'properties': {'a': {'description': '', 'type': 'integer'},
+                                                                   'b': {'description': '', 'default': 'x', 'type': 'string'}},
+                                  'required': ['a']}}
+    [w] = ws
+    assert "'test_no_docstring_is_built_with_a_warning.<locals>.undocumented_tool' has no docstring" in str(w.message)
+    assert 'add a docstring saying what it does' in str(w.message) and 'description=' in str(w.message)
+    assert w.filename == __file__  # pointed at the caller's line, not funccall's
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')  # a description given: no warning
+        assert get_schema(undocumented_tool, description='x') == {**s, 'description': 'x'}
+    def no_return(a: int): return a
+    with pytest.warns(SchemaWarning, match='no_return'): assert get_schema(no_return)['description'] == ''
+    assert call_func('undocumented_tool', {'a': '3'}, [undocumented_tool]) == 3  # and it runs, coerced as any tool
 
 
-def test_lambda_without_doc_is_schema_error():
-    with pytest.raises(SchemaError, match='description='):
-        get_schema(lambda a: a)
+def test_lambda_without_doc_is_built_with_a_warning():
+    with pytest.warns(SchemaWarning, match=r"\.<lambda>' has no docstring"):
+        assert get_schema(lambda a: a) == {'name': '<lambda>', 'description': '', 'input_schema': {
+            'type': 'object', 'properties': {'a': {'description': ''}}, 'required': ['a']}}
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -681,9 +750,10 @@ class NoDocModel(BaseModel):
     a: int
 
 
-def test_undocumented_model_is_schema_error():
-    with pytest.raises(SchemaError, match='description='):
-        get_schema(NoDocModel)
+def test_undocumented_model_is_built_with_a_warning():
+    with pytest.warns(SchemaWarning, match="Class 'NoDocModel' has no docstring"):
+        s = get_schema(NoDocModel)
+    assert s['description'] == '' and s['input_schema']['required'] == ['a']
 
 
 def test_class_tool_init_docstring():

@@ -1,5 +1,6 @@
 """Docstrings of every style, whatever sections they hold; attribute docstrings; nested classes' docstrings; `Self`;
 comments that are tool directives (never descriptions)."""
+import inspect
 import warnings
 from typing import Annotated, Optional, TypedDict
 
@@ -80,9 +81,92 @@ def test_each_style_keeps_its_parameter_descriptions(f, desc):
     assert any(issubclass(w.category, SchemaWarning) and 'add a first line' in str(w.message) for w in ws) == (desc == '')
 
 
-def test_an_empty_docstring_is_still_refused():
+# Sections docstring-parser misses on its own (it finds a Google title only flush left and spelled `Args`), as real tools write them
+def args_deeper_than_a_paragraph(a: int, b: str):
+    """Do the thing.
+
+    More about it.
+
+        Args:
+            a: the first
+            b: the second
+    """
+
+def args_deeper_than_the_summary(a: int, b: str):
+    """
+    Do the thing.
+
+        Args:
+            a (int): the first
+            b (str): the second
+    """
+
+def lower_case_args(a: int, b: str):
+    """Do the thing.
+    args:
+        a (int): the first
+        b (str): the second
+    """
+
+def lower_case_args_and_returns(a: int, b: str) -> int:
+    """Do the thing.
+
+    arguments:
+      a (int): the first
+      b: the second
+    returns:
+      the count
+    """
+
+class Server:
+    "An MCP server's tools, as methods: the docstrings of methods are indented twice in the source"
+    def tool(self, a: int, b: str):
+        """Do the thing.
+
+            Args:
+                a: the first
+                b: the second
+
+            Returns:
+                the count
+        """
+
+
+@pytest.mark.parametrize('f,desc', [
+    (args_deeper_than_a_paragraph, 'Do the thing.\n\nMore about it.'), (args_deeper_than_the_summary, 'Do the thing.'),
+    (lower_case_args, 'Do the thing.'), (lower_case_args_and_returns, 'Do the thing.\n\nReturns:\n  the count'),
+    (Server().tool, 'Do the thing.\n\nReturns:\n    the count'),
+], ids=['deeper-than-a-paragraph', 'deeper-than-the-summary', 'lower-case-args', 'lower-case-args-returns', 'method'])
+def test_sections_docstring_parser_misses_are_read(f, desc):
+    s = get_schema(f)
+    assert {k: p['description'] for k, p in s['input_schema']['properties'].items()} == {'a': 'the first', 'b': 'the second'}
+    assert s['description'] == desc  # the section left out, the rest kept
+
+
+@pytest.mark.parametrize('doc', [
+    "Do it.\n\nThe args: are read left to right.",  # `args:` in a sentence
+    "Do it.\n\nargs:\nnothing under it",  # a title-like line with no indented block
+    "Do it.\n\n    Example:\n    same depth, not under it",
+])
+def test_a_title_like_line_with_no_block_under_it_stays_in_the_description(doc):
+    def f(a: int): pass
+    f.__doc__ = doc
+    s = get_schema(f)
+    assert s['description'] == inspect.cleandoc(doc) and s['input_schema']['properties']['a']['description'] == ''
+
+
+def test_lower_case_args_as_openai_agents_reads_them_and_indented_ones_it_does_not():
+    "openai-agents (griffe) reads `args:`; no peer reads an `Args:` indented deeper than the summary: funccall reads both"
+    from agents import function_tool  # (a dev dependency: the peer itself, not a copy of its rules)
+    for f, peer_reads in ((lower_case_args, True), (args_deeper_than_a_paragraph, False), (args_deeper_than_the_summary, False)):
+        theirs = function_tool(f).params_json_schema['properties']
+        assert (theirs['a'].get('description') == 'the first') == peer_reads
+        assert get_schema(f)['input_schema']['properties']['a']['description'] == 'the first'
+
+
+def test_an_empty_docstring_is_undocumented():
     def f(a: int): ""
-    with pytest.raises(SchemaError, match='has no docstring'): get_schema(f)
+    with pytest.warns(SchemaWarning, match='has no docstring'): assert get_schema(f)['description'] == ''
 
 
 def directives(
@@ -130,11 +214,11 @@ class Attrs(TypedDict):
     "Attribute docstrings"
     a: int
     """The first parameter"""
-    b: str  # the b wins over its docstring
-    """not this"""
+    b: str  # the b, from its comment
+    """and from its docstring"""
     c: str  # noqa: F821
-    d: Annotated[int, 'Annotated wins']
-    """over an attribute docstring"""
+    d: Annotated[int, 'from Annotated']
+    """and from an attribute docstring"""
     e: int
     """nearer than the class docstring's section"""
 
@@ -155,7 +239,8 @@ def test_typeddict_attribute_docstrings():
     def f(x: Attrs, y: AttrsDocumented): "F."
     defs = get_schema(f)['input_schema']['$defs']
     props = defs['Attrs']['properties']
-    assert [props[k]['description'] for k in 'abcde'] == ['The first parameter', 'the b wins over its docstring', '', 'Annotated wins',
+    assert [props[k]['description'] for k in 'abcde'] == ['The first parameter', 'the b, from its comment. and from its docstring', '',
+                                                          'from Annotated. and from an attribute docstring',
                                                           "nearer than the class docstring's section"]
     props = defs['AttrsDocumented']['properties']
     assert [props[k]['description'] for k in 'ab'] == ['from the attribute', 'from the section']

@@ -13,7 +13,7 @@ and without defaults and field docs, nested and recursive), and two properties a
 Documented differences, which the strategy stays clear of (each is pinned by a test below):
 - classes come back as `TypedDict`s and Enums as `Literal`s: the schemas are the same, the Python types are not;
 - `Union[X, Any]` comes back as `Any` (`anyOf: [X, {}]` -> `{}`);
-- a function's description must be non-empty (`get_schema` refuses an undocumented function);
+- a function's description is non-empty (`get_schema` warns of an undocumented function);
 """
 import dataclasses
 import datetime as dt

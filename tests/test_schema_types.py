@@ -23,7 +23,7 @@ from jsonschema import Draft202012Validator
 from pydantic import BaseModel, Field
 
 import _future_eg as fut
-from funccall import SchemaError, get_schema, handle_type
+from funccall import JsonSchema, SchemaError, get_schema, handle_type
 
 # ---------------------------------------------------------------------------------------------------------
 # Example types
@@ -170,6 +170,49 @@ PAIR = {'type': 'array', 'prefixItems': [{'type': 'integer'}, {'type': 'string'}
 ], ids=['Optional', 'pipe', 'Union', 'Optional-Optional', 'three', 'nested-union', 'Optional-Literal', 'list-or-None'])
 def test_unions(t, expected):
     _check(t, expected)
+
+
+NULL = {'type': 'null'}
+_SC = None
+try: from pydantic import StringConstraints as _SC
+except ImportError: pass
+
+# Constraints given with a nullable type: on the non-null branch, as pydantic puts them; the description stays on the whole
+@pytest.mark.parametrize('t,expected', [
+    (Annotated[Optional[str], Field(max_length=5)], {'anyOf': [{'type': 'string', 'maxLength': 5}, NULL]}),
+    (Annotated[str | None, at.MaxLen(5)], {'anyOf': [{'type': 'string', 'maxLength': 5}, NULL]}),
+    (Annotated[Optional[int], at.Interval(ge=0, le=10)], {'anyOf': [{'type': 'integer', 'minimum': 0, 'maximum': 10}, NULL]}),
+    (Annotated[Optional[str], _SC(max_length=5, pattern='^a')], {'anyOf': [{'type': 'string', 'maxLength': 5, 'pattern': '^a'}, NULL]}),
+    (Optional[Annotated[str, Field(max_length=5)]], {'anyOf': [{'type': 'string', 'maxLength': 5}, NULL]}),
+    (Annotated[Optional[list[int]], Field(min_length=1, max_length=3)],
+     {'anyOf': [{'type': 'array', 'items': {'type': 'integer'}, 'minItems': 1, 'maxItems': 3}, NULL]}),
+    (Annotated[Optional[set[str]], at.MaxLen(2)], {'anyOf': [{**SET_INT, 'items': {'type': 'string'}, 'maxItems': 2}, NULL]}),
+    (Annotated[Union[None, float], Field(gt=0, description='d', title='T', examples=[1.5])],  # null first stays first
+     {'anyOf': [NULL, {'type': 'number', 'exclusiveMinimum': 0}], 'description': 'd', 'title': 'T', 'examples': [1.5]}),
+    (Annotated[Optional[int], at.Ge(0), 'the count'], {'anyOf': [{'type': 'integer', 'minimum': 0}, NULL], 'description': 'the count'}),
+    (Annotated[Optional[dict[str, int]], Field(max_length=2)],
+     {'anyOf': [{'type': 'object', 'additionalProperties': {'type': 'integer'}, 'maxProperties': 2}, NULL]}),
+], ids=['Field', 'MaxLen', 'Interval', 'StringConstraints', 'Optional-of-Annotated', 'list-min-max', 'set', 'null-first+keywords',
+        'annotated_types+text', 'dict'])
+def test_constraints_of_a_nullable_type_go_on_its_non_null_branch(t, expected):
+    s = _check(t, expected)
+    from pydantic import TypeAdapter
+    theirs = TypeAdapter(t).json_schema()  # pydantic's own schema of it: the same branches (it puts null last; the order written stays)
+    mine = lambda bs: sorted(json.dumps({k: v for k, v in b.items() if k != 'title'}, sort_keys=True) for b in bs)
+    assert mine(theirs['anyOf']) == mine(s['anyOf'])
+
+@pytest.mark.parametrize('t,expected', [
+    (Annotated[int | float, Field(ge=0)], {'anyOf': [{'type': 'integer'}, {'type': 'number'}], 'minimum': 0}),  # not one nullable type
+    (Annotated[Optional[str], JsonSchema(maxLength=3)], {'anyOf': [{'type': 'string'}, NULL], 'maxLength': 3}),  # raw keywords: as written
+], ids=['two-types', 'JsonSchema'])
+def test_constraints_that_stay_where_they_are_written(t, expected):
+    _check(t, expected)
+
+def test_moving_constraints_leaves_the_callers_field_alone():
+    fi = Field(max_length=5, description='q')
+    before = list(fi.metadata)
+    handle_type(Annotated[Optional[str], fi])
+    assert fi.metadata == before and fi.description == 'q'
 
 
 @pytest.mark.parametrize('t,expected', [

@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 import funccall.loop.pipeline
-from funccall import (ExprError, SchemaError, StopRun, Tool, ToolGroup, ToolResult, Toolbox, call_func, call_str, get_schema, resolve_nm,
+from funccall import (ExprError, SchemaError, SchemaWarning, StopRun, Tool, ToolGroup, ToolResult, Toolbox, call_func, call_str, get_schema, resolve_nm,
                       to_openai, to_text)
 
 # --- tools used throughout ------------------------------------------------------------------------------
@@ -162,9 +162,11 @@ def test_name_and_description_can_be_given():
     assert t.execute({'a': 1, 'b': 2}).value == 3
 
 
-def test_a_function_without_docstring_is_a_developer_error():
+def test_a_function_without_docstring_is_a_tool_with_a_warning():
     def nodoc(a: int): return a
-    with pytest.raises(SchemaError, match='docstring'): Tool(nodoc)
+    with pytest.warns(SchemaWarning, match="'test_a_function_without_docstring_is_a_tool_with_a_warning.<locals>.nodoc' has no docstring"):
+        t = Tool(nodoc)
+    assert t.description == '' and t.schema['input_schema']['required'] == ['a'] and t.execute({'a': '2'}).text == '2'
     assert Tool(nodoc, description='Given.').description == 'Given.'
 
 

@@ -26,7 +26,7 @@ from typing import Annotated, Any, Callable, Literal, get_args, get_origin
 from ._inputs import MAX_SHOWN, Problem, short
 from ._json import jsonable
 from ._regex import bounded_search, budgeted
-from ._types import Default, SchemaError, TypeInfo, _is_ndarray, constraints, fields, kind, needs_pydantic, origin, type_cache, type_name
+from ._types import Default, SchemaError, TypeInfo, _is_ndarray, constraints, json_type, fields, kind, needs_pydantic, origin, type_cache, type_name
 
 __all__ = ['Mismatch', 'coercer', 'exact_type', 'ready', 'expected_words', 'path_text', 'MAX_TEXT', 'MAX_LITERAL']
 
@@ -133,7 +133,7 @@ def _build(t):
     except SchemaError: return _identity  # no schema, so nothing to check against: as the reference does
     if info.meta and needs_pydantic(info.meta): return _pydantic_coerce(t)
     c = _builders[info.kind](info)
-    if info.meta and (cons := constraints(info.meta, _json_type(info))): c = _constrained(c, cons)
+    if info.meta and (cons := constraints(info.meta, json_type(info))): c = _constrained(c, cons)
     return budgeted(c) if _patterned(t) else c  # one pattern budget for all of an argument's strings (a budget inside shares it)
 
 _FIELDED = ('dataclass', 'typeddict', 'namedtuple', 'class')  # (a pydantic model's patterns are pydantic's, searched in linear time)
@@ -170,12 +170,6 @@ def _pydantic_mismatch(t, v, e: ValueError) -> Mismatch:
         bad = _gather(bad, Mismatch(None, err.get('input'), why, tuple(err.get('loc', ()))))
     bad.cut = len(errs) > MAX_SHOWN + 1
     return bad
-
-def _json_type(info) -> str | None:
-    if info.kind == 'scalar': return {str: 'string', int: 'integer', float: 'number'}.get(info.args[0])
-    if info.kind in ('list', 'set', 'tuple'): return 'array'
-    if info.kind in ('dict', 'typeddict', 'dataclass', 'model', 'class', 'namedtuple'): return 'object'
-    return None
 
 _NUMBERS = (int, float, Decimal)  # a `Decimal` (a string in the schema) is held to its `Field(ge=...)` as pydantic holds it
 
@@ -245,7 +239,7 @@ def exact_type(t) -> type | None:
     "The one type a value of annotation `t` may have to need no coercion at all (`int` for `int`), or None"
     try: info = kind(t)
     except SchemaError: return None
-    if info.meta and (constraints(info.meta, _json_type(info)) or needs_pydantic(info.meta)): return None  # a range, length, pattern or validator
+    if info.meta and (constraints(info.meta, json_type(info)) or needs_pydantic(info.meta)): return None  # a range, length, pattern or validator
     return info.t if info.kind == 'scalar' and info.t is info.args[0] else None
 
 # --- the {kind: handler} table: each builds the coercer for one kind ----------------------------------

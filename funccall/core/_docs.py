@@ -1,12 +1,14 @@
 """Descriptions of tools, parameters and fields, from source comments and docstrings.
 
-A parameter's description is found in this order, first wins (the schema module adds the second step):
+A parameter's description is found in this order (the schema module adds the second step):
 1. its docments `# comment`: on the parameter's line, or on the comment lines just above it; a comment that is a
    tool directive (`# type: ignore`, `# noqa`, `# pragma: no cover`, ...) is none, and a trailing one is cut;
 2. `Annotated[T, "description"]` metadata, or pydantic's `Field(description=...)`;
 3. a class field's attribute docstring (`a: int` and a string on the line after it);
 4. its entry in the docstring's parameter section (Google `Args:`, NumPy `Parameters`, Sphinx `:param x:`, Epydoc
    `@param x:`), whatever other sections the docstring holds.
+The first of 1-3 found is the source's own; the docstring's entry is added after it when it says more (`joined`), so
+neither is lost: an `Annotated` text and an `Args:` entry that say different things are both kept, in this order.
 
 When a docstring's parameter section is used, the tool description drops that section and keeps the rest.
 Source is read through `linecache`, so it is read once per file; a function's signature is parsed on its
@@ -21,7 +23,7 @@ from typing import NamedTuple
 from ._types import _code_params
 from ._warnings import SchemaWarning, caller_level
 
-__all__ = ['Docs', 'func_docs', 'class_docs', 'doc_text', 'undirected']
+__all__ = ['Docs', 'func_docs', 'class_docs', 'doc_text', 'undirected', 'joined']
 
 class Docs(NamedTuple):
     comments: dict          # name -> its docments comment
@@ -259,7 +261,7 @@ def _attribute_docs(node: ast.ClassDef) -> dict:
 # --- docstrings ----------------------------------------------------------------------------------------
 
 _section_hint = re.compile(r'^\s*(?:Args|Arguments|Parameters|Params|Attributes|Keyword Args|Keyword Arguments|Other Parameters|Returns?|Yields?)'
-                           r'\s*:?\s*$|:param\s|:parameter\s|@param\s|:returns?:|@returns?\s', re.M)
+                           r'\s*:?\s*$|:param\s|:parameter\s|@param\s|:returns?:|@returns?\s', re.M | re.I)
 
 def _is_generated_doc(cls, d: str) -> bool:
     "Whether `d` is the `Cls(a: int, ...)` text `dataclass` writes for a class without a docstring"
@@ -278,7 +280,7 @@ def doc_text(obj) -> str:
 def _docstring_params(doc: str) -> tuple[dict, str | None, str]:
     "Parameter and return descriptions from a docstring's sections, and the docstring without its parameter section"
     if not _section_hint.search(doc): return {}, None, doc
-    doc = _indent_opening_section(doc)
+    orig, doc = doc, _indent_opening_section(_flush_sections(doc))
     import docstring_parser  # only docstrings with a parameter section pay for the import
     from docstring_parser import DocstringStyle as S
     ps, ret = {}, None
@@ -289,7 +291,29 @@ def _docstring_params(doc: str) -> tuple[dict, str | None, str]:
         for p in parsed.params:
             if p.description: ps.setdefault(p.arg_name.lstrip('*'), p.description)
         if ret is None and parsed.returns: ret = parsed.returns.description or parsed.returns.type_name or ''
-    return ps, ret, _drop_param_sections(doc) if ps else doc
+    return ps, ret, _drop_param_sections(doc) if ps else orig
+
+# docstring-parser's Google sections: it finds a title only at the start of a line and spelled as here
+_google_titles = {t.lower(): t for t in ('Args', 'Arguments', 'Parameters', 'Params', 'Attributes', 'Raises', 'Exceptions', 'Except',
+                                         'Example', 'Examples', 'Returns', 'Yields')}
+_title_re = re.compile(r'^([ \t]*)(' + '|'.join(_google_titles) + r')[ \t]*:[ \t]*$', re.I)
+
+def _indent(ln: str) -> int: return len(ln) - len(ln.lstrip())
+
+def _flush_sections(doc: str) -> str:
+    """`doc` with each Google section docstring-parser would miss moved where it finds one: a title indented deeper than the
+    summary (`    Args:` under a flush paragraph) or spelled in lower case (`args:`), when an indented block follows it"""
+    lines = doc.splitlines()
+    for i, ln in enumerate(lines):
+        if not (m := _title_re.match(ln)) or (not m[1] and m[2] == _google_titles[m[2].lower()]): continue
+        ind, j = len(m[1]), i + 1
+        while j < len(lines) and not lines[j].strip(): j += 1
+        if j == len(lines) or _indent(lines[j]) <= ind: continue  # a line that reads as a title, with no entries under it
+        lines[i] = _google_titles[m[2].lower()] + ':'
+        while j < len(lines) and (not lines[j].strip() or _indent(lines[j]) > ind):
+            lines[j] = lines[j][min(ind, _indent(lines[j])):]
+            j += 1
+    return '\n'.join(lines)
 
 _any_hdr = re.compile(r'^[A-Z]\w*(?: \w+)?:\s*$')  # `Args:`, `Returns:`, `Keyword Args:`
 
@@ -322,6 +346,20 @@ def _drop_param_sections(doc: str) -> str:
             while i < len(lines) and lines[i].strip() and len(lines[i]) - len(lines[i].lstrip()) > ind: i += 1
         else: out.append(ln); i += 1
     return re.sub(r'\n{3,}', '\n\n', '\n'.join(out)).strip()
+
+def _said(d: str) -> str: return ' '.join(d.split()).rstrip('.').casefold()
+
+def joined(
+    first: str | None,  # the description the precedence puts first (a comment, `Annotated`, `Field`, an attribute docstring)
+    then: str | None,   # the docstring's entry for the same parameter
+) -> str:               # both, each once: one that the other holds (case, spacing and a final '.' aside) is left out
+    "One description from two of one parameter, keeping what each adds: `first`, then what `then` says beyond it"
+    if not first or not then: return first or then or ''
+    a, b = _said(first), _said(then)
+    if b in a: return first
+    if a in b: return then
+    first = first.rstrip()
+    return f"{first}{'' if first[-1] in '.!?:;' else '.'} {then.lstrip()}"
 
 # --- putting it together -------------------------------------------------------------------------------
 

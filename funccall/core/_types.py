@@ -13,7 +13,7 @@ from pathlib import Path, PurePath
 from typing import Any, NamedTuple, get_args, get_origin
 from uuid import UUID
 
-__all__ = ['JsonSchema', 'own_annotations', 'KINDS', 'CHECKED', 'constraints',
+__all__ = ['JsonSchema', 'own_annotations', 'KINDS', 'CHECKED', 'constraints', 'json_type',
            'TypeInfo', 'kind', 'custom_types', 'Param', 'Field', 'fields', 'empty', 'NoneType',
            'SchemaError', 'type_name', 'Sig', 'signature', 'injected_types', 'injected_type',
            'on_types_changed', 'type_cache', 'origin', 'is_callable_object',
@@ -213,9 +213,40 @@ def _kind(t) -> TypeInfo:
         elif isinstance(t, typing.TypeVar): t = t.__bound__ if t.__bound__ is not None else Any
         else: break
     info = _classify(t, o)
+    if meta and info.kind == 'union': info, meta = _inward(info, meta)
     return info._replace(meta=meta) if meta else info
 
 _kinds = type_cache(_kind)
+
+def json_type(
+    info: TypeInfo,  # what `kind` gave
+) -> str | None:     # 'string', 'integer', 'number', 'array' or 'object'; None for any other (a union, a literal, a format...)
+    "The JSON type a value of `info` travels as, which says what a length constraint counts (characters, items or properties)"
+    if info.kind == 'scalar': return {str: 'string', int: 'integer', float: 'number'}.get(info.args[0])
+    if info.kind in ('list', 'set', 'tuple'): return 'array'
+    if info.kind in ('dict', 'typeddict', 'dataclass', 'model', 'class', 'namedtuple'): return 'object'
+    return None
+
+def _inward(info: TypeInfo, meta: tuple) -> tuple:
+    """A nullable union's `info` and `meta` with the constraints moved onto its one non-null member, where pydantic applies
+    them: `Annotated[Optional[str], Field(max_length=5)]` is `Optional[Annotated[str, MaxLen(5)]]`, the field's description
+    (and title, examples) kept on the whole. `JsonSchema` keywords stay where they are written: raw JSON Schema."""
+    ts = [a for a in info.args if a is not NoneType]
+    if len(ts) != 1 or len(info.args) == 1 or needs_pydantic(meta): return info, meta  # pydantic validates it all, as written
+    jt = json_type(kind(ts[0]))
+    moved, kept = [], []
+    for m in meta:
+        if isinstance(m, (str, JsonSchema)): kept.append(m)
+        elif field_info(m) and (inner := [c for c in m.metadata if constraints((c,), jt)]):
+            moved += inner
+            m = copy.copy(m)  # (the caller's `Field` is left as it is)
+            m.metadata = [c for c in m.metadata if not constraints((c,), jt)]
+            kept.append(m)
+        elif not field_info(m) and constraints((m,), jt): moved.append(m)
+        else: kept.append(m)
+    if not moved: return info, meta
+    member = typing.Annotated[(ts[0], *moved)]
+    return info._replace(args=tuple(member if a is ts[0] else a for a in info.args)), tuple(kept)
 
 def _classify(t, o) -> TypeInfo:
     args = get_args(t)

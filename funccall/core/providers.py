@@ -23,13 +23,13 @@ import datetime as dt, inspect, re, warnings
 from typing import Any, Callable, NamedTuple
 
 from ._classdocs import with_class_docs
-from ._docs import class_docs
+from ._docs import class_docs, joined
 from ._gemini import Json, Legacy
 from ._json import MAX_NESTING, jsonable, too_deep
 from ._ns import mk_ns, resolve_nm
 from ._strict import ANTHROPIC, OPENAI, esc as _esc, normalize, optional_count, strict_pass, union_count
 from ._types import NoneType, SchemaError, empty, fields, kind, signature, type_name
-from ._warnings import SchemaWarning, caller_level
+from ._warnings import SchemaWarning, caller_level, warn_undocumented
 from .schema import get_schema, tool_docs
 
 __all__ = ['to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name', 'provider_name', 'RENDERERS',
@@ -445,7 +445,7 @@ class _ToolTable:
             props, req = {}, []
             for f in fields(info):
                 s = self.schema(f.anno, f'{at}/properties/{_esc(f.name)}')
-                d = docs.comments.get(f.attr) or f.doc or _meta_doc(f.anno) or docs.doc_params.get(f.attr)
+                d = joined(docs.comments.get(f.attr) or f.doc or _meta_doc(f.anno), docs.doc_params.get(f.attr))
                 props[f.name] = {**s, 'description': d} if d else s
                 if f.required: req.append(f.name)
             return {'type': 'object', 'properties': props, 'required': req}
@@ -490,8 +490,7 @@ def function_to_tool(
     "The OpenAI tool for `func` with its own type table: Optional unwrapped, unions as `oneOf`, classes inline, no defaults"
     where = getattr(func, '__qualname__', None) or type(func).__qualname__
     docs = tool_docs(func)
-    if not docs.description and not docs.only_sections:
-        raise SchemaError(f"Function {where!r} has no docstring; add one (the model reads it to decide when to call the tool)")
+    if not docs.description and not docs.only_sections: warn_undocumented('Class' if isinstance(func, type) else 'Function', where)
     try: annotated = {nm for nm, p in inspect.signature(func).parameters.items() if p.annotation is not inspect.Parameter.empty}
     except (TypeError, ValueError): annotated = set()
     w, props, req = _ToolTable(), {}, []
@@ -500,7 +499,7 @@ def function_to_tool(
         if p.kind in _VAR or p.name in sig.injected: continue  # an injected parameter is the application's to fill
         anno = p.anno if p.name in annotated else str  # its table: a missing annotation is a string
         s = w.schema(anno, f'#/properties/{_esc(p.name)}')
-        d = docs.comments.get(p.name) or _meta_doc(anno) or docs.doc_params.get(p.name)
+        d = joined(docs.comments.get(p.name) or _meta_doc(anno), docs.doc_params.get(p.name))
         props[p.name] = {**s, 'description': d or f"Parameter {p.name} of type {_ftt_type_name(anno)}"}
         if p.default is empty: req.append(p.name)
     name = getattr(func, '__name__', None) or type(func).__name__

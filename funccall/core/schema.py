@@ -12,8 +12,8 @@ from uuid import UUID
 from types import FunctionType, MethodType
 from typing import Union
 
-from ._warnings import SchemaWarning, caller_level
-from ._docs import Docs, class_docs, doc_text, func_docs
+from ._warnings import SchemaWarning, caller_level, warn_undocumented
+from ._docs import Docs, class_docs, doc_text, func_docs, joined
 from ._json import jsonable, too_deep
 from ._ns import mk_ns, resolve_nm
 from ._types import (
@@ -83,8 +83,8 @@ class _Walker:
         "Schema of one parameter or field: description, default, then its type; `where` names it in errors"
         try: ts = self.schema(anno)
         except SchemaError as e: raise SchemaError(f"{_where(where)}: {e}") from None
-        # the precedence documented in `_docs`: comment, then Annotated/Field, then the docstring
-        p = {'description': comment or declared or ts.get('description') or doc or ''}
+        # the precedence documented in `_docs`: comment, then Annotated/Field, then the docstring's entry, kept too when it says more
+        p = {'description': joined(comment or declared or ts.get('description'), doc)}
         if default is not empty and (d := self.default(default, where)) is not empty: p['default'] = d
         if 'description' in ts: ts = {k: v for k, v in ts.items() if k != 'description'}
         p.update(ts)
@@ -304,10 +304,8 @@ def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, descrip
     elif not desc and docs.only_sections:  # documented, parameters only: what it does is the model's guess
         warnings.warn(f"{where}: its docstring is only parameter sections, so the tool has no description; add a first line "
                       "saying what it does (the model reads it to decide when to call the tool)", SchemaWarning, stacklevel=caller_level())
-    elif not desc:
-        what = 'Class' if issubclass(type(f), type) else 'Function'
-        raise SchemaError(f"{what} {where!r} has no docstring; add one (the model reads it to decide when to call the tool) or pass description=")
-    if ret and description is None: desc += f'\n\nReturns:\n- {ret}'
+    elif not desc: warn_undocumented('Class' if issubclass(type(f), type) else 'Function', where, ' or pass description=')
+    if ret and description is None: desc = f'{desc}\n\nReturns:\n- {ret}' if desc else f'Returns:\n- {ret}'
     if w.defs: s['$defs'] = w.defs
     return {'name': name or (f.__name__ if issubclass(type(f), type) else nm), 'description': desc, pname: s}
 
