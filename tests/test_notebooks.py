@@ -100,10 +100,11 @@ def test_notebook_says_what_it_needs(path):
     # a module belongs to its distributions (a namespace such as `google` to several: one of them will do)
     by_module = metadata.packages_distributions()
     used = {mod: {canonicalize_name(d) for d in by_module.get(mod, [mod])} for mod in _imports(nb)}
-    for e, reqs in project['optional-dependencies'].items():
-        if e == 'dev': continue
-        direct = {canonicalize_name(Requirement(r).name) for r in reqs}
-        assert e in extras or not any(d & direct for d in used.values()), f"{path.name} uses the {e!r} extra: name it"
+    named = {e: {canonicalize_name(Requirement(r).name) for r in reqs} for e, reqs in project['optional-dependencies'].items()
+             if e not in ('dev', 'all')}
+    for dists in used.values():  # a package an extra brings comes through one of the extras that bring it (mcp: `mcp`, `redis`)
+        providing = sorted(e for e, direct in named.items() if dists & direct)
+        assert not providing or extras & set(providing), f"{path.name} uses the {providing[0]!r} extra: name it"
     reqs = project['dependencies'] + [r for e in extras for r in project['optional-dependencies'][e]] + m['pkgs'].split()
     brought = _dists(reqs, set())
     missing = sorted(mod for mod, d in used.items() if not d & brought)

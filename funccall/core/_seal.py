@@ -8,7 +8,7 @@ The secret is the developer's (at least 32 characters, the same in every process
 """
 from __future__ import annotations
 
-import base64, hashlib, hmac, json, re, secrets, threading, time
+import json, re, threading, time  # (hashlib, hmac, secrets, base64: on first use, so `import funccall` stays light)
 from collections import OrderedDict
 
 from ._json import jsonable
@@ -38,11 +38,16 @@ class NonceStore:
         "How many nonces are remembered now"
         return len(self._used)
 
-def b64(b: bytes) -> str: return base64.urlsafe_b64encode(b).rstrip(b'=').decode()
-def unb64(s: str) -> bytes: return base64.urlsafe_b64decode(s + '=' * (-len(s) % 4))
+def b64(b: bytes) -> str:
+    import base64
+    return base64.urlsafe_b64encode(b).rstrip(b'=').decode()
+def unb64(s: str) -> bytes:
+    import base64
+    return base64.urlsafe_b64decode(s + '=' * (-len(s) % 4))
 
 def digest(v) -> str:
     "SHA-256 of `v` as canonical JSON (keys sorted): the same value gives the same digest in every process"
+    import hashlib
     return hashlib.sha256(json.dumps(v, sort_keys=True, separators=(',', ':'), ensure_ascii=False, default=repr).encode()).hexdigest()
 
 def key(
@@ -51,6 +56,7 @@ def key(
     name: str = 'The secret',    # how an error names the secret
 ) -> bytes:                      # the HMAC key
     "An HMAC key for `purpose`, derived from `secret`"
+    import hashlib, hmac, secrets
     if secret is None: raw = secrets.token_bytes(32)
     else:
         raw = secret.encode() if isinstance(secret, str) else bytes(secret)
@@ -59,6 +65,7 @@ def key(
 
 def mac(k: bytes, text: str) -> str:
     "The seal of `text` under key `k`: base64url of HMAC-SHA256, 43 characters"
+    import hashlib, hmac
     return b64(hmac.new(k, text.encode(), hashlib.sha256).digest())
 
 def _by_value(v) -> bool:
@@ -92,11 +99,13 @@ class Approvals:
 
     def seal(self, name: str, args, call_id, inj: dict) -> str:
         "The seal of a pending call of tool `name` with `args` (after the pre-hook), answering `call_id`, run with injected `inj`"
+        import secrets
         e, n = int(time.time() + self.ttl) + 1, secrets.token_urlsafe(12)
         return f'{e}.{n}.{self._mac(name, args, call_id, inj, e, n)}'
 
     def check(self, seal, name: str, args, call_id, inj: dict, spend: bool) -> None:
         "`SealError` unless `seal` is this owner's, over exactly this call, unexpired, and (`spend`: approving) never approved before"
+        import hmac
         if not isinstance(seal, str) or not _SEAL.fullmatch(seal):
             raise SealError("This pending record carries no seal: only a record its own toolbox made (to_dict/from_dict keep it) is resumed")
         e, n, m = seal.split('.')
