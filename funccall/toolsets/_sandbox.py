@@ -39,7 +39,7 @@ from __future__ import annotations
 import json, os, signal, sys, time
 
 __all__ = ['BASE_ENV', 'MEMORY_MB', 'MAX_PROCS', 'MAX_THREADS', 'MAX_FILES', 'MAX_OUTPUT', 'MAX_MESSAGE', 'MAX_DEPTH', 'MAX_VALUES',
-           'FILE_MB', 'MAX_INODES', 'SandboxError', 'Sandbox', 'protections', 'scrub', 'for_model', 'MAX_RESULT', 'failure', 'import_path']
+           'FILE_MB', 'MAX_INODES', 'SandboxError', 'Sandbox', 'protections', 'scrub', 'for_model', 'MAX_RESULT', 'failure', 'WORK']
 
 BASE_ENV = {'PATH': '/usr/local/bin:/usr/bin:/bin', 'LANG': 'C.UTF-8', 'PYTHONIOENCODING': 'utf-8'}  # (+ HOME and TMPDIR: the folder)
 MEMORY_MB = 512        # the program's memory: its tree's resident memory (counted), and each process's address space
@@ -61,6 +61,10 @@ _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 409
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_SECCOMP, _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 1, 4, 22, 36, 38
 _MOUNT_SETATTR, _AT_RECURSIVE, _AT_FDCWD, _ATTR_RDONLY, _ATTR_NOSUID = 442, 0x8000, -100, 1, 2
 _INNER_ID = 1000  # the program's uid and gid inside its user namespace: not 0, so it runs with no capabilities there
+_NOBODY = 65534   # the host ids a root application's program runs under (`nobody`: by convention they own nothing)
+_PIVOT_ROOT = {'x86_64': 155, 'aarch64': 41}
+_MNT_DETACH = 2
+WORK = '/tmp'     # the program's working folder, `HOME` and `TMPDIR`, as it sees it (with a filesystem of its own)
 # seccomp: the architecture's audit number, the numbers of the calls refused: ptrace, process_vm_readv/writev,
 # pidfd_getfd (another process's memory); memfd_create, memfd_secret, shmget, msgget (memory no process's PSS shows);
 # io_uring_setup (its requests make sockets past the filter); add_key, request_key, keyctl (the application's session
@@ -78,17 +82,31 @@ def _check(r: int, what: str) -> None:
     import ctypes
     if r != 0: raise OSError(ctypes.get_errno(), f"{what}: {os.strerror(ctypes.get_errno())}")
 
-def _enter_namespaces(network: bool) -> None:
-    """New user, mount, PID, IPC and host-name namespaces (and network, unless `network`): this process maps its ids to
-    `_INNER_ID`. IPC: the host's System V shared memory and queues are out of reach (as root's, they would open)"""
+def _enter_namespaces(network: bool, ids: tuple) -> None:
+    """New user, mount, PID, IPC and host-name namespaces (and network, unless `network`), where `_INNER_ID` is host
+    user and group `ids`. A helper forked first, still in the application's user namespace, writes the maps: only from
+    there may root map the program to ids other than its own. IPC: the host's System V memory and queues out of reach"""
     ctypes, libc = _libc()
-    uid, gid = os.getuid(), os.getgid()
-    if uid == 0:
+    if os.getuid() == 0:
         try: os.setgroups([])  # root's supplementary groups would keep their access
         except OSError: pass
-    _check(libc.unshare(_NEWUSER | _NEWNS | _NEWPID | _NEWIPC | _NEWUTS | (0 if network else _NEWNET)), 'unshare')
-    for f, text in (('setgroups', 'deny'), ('uid_map', f'{_INNER_ID} {uid} 1'), ('gid_map', f'{_INNER_ID} {gid} 1')):
-        with open(f'/proc/self/{f}', 'w') as fh: fh.write(text)
+    me, (r, w) = os.getpid(), os.pipe()
+    if (helper := os.fork()) == 0:
+        os.close(w)
+        ok = os.read(r, 1) == b'u'  # (nothing: the unshare failed)
+        try:
+            for f, text in (('setgroups', 'deny'), ('uid_map', f'{_INNER_ID} {ids[0]} 1'), ('gid_map', f'{_INNER_ID} {ids[1]} 1')):
+                if ok:
+                    with open(f'/proc/{me}/{f}', 'w') as fh: fh.write(text)
+        except OSError: ok = False
+        os._exit(0 if ok else 1)
+    os.close(r)
+    try: _check(libc.unshare(_NEWUSER | _NEWNS | _NEWPID | _NEWIPC | _NEWUTS | (0 if network else _NEWNET)), 'unshare')
+    except OSError:
+        os.close(w); os.waitpid(helper, 0)
+        raise
+    os.write(w, b'u'); os.close(w)
+    if os.waitstatus_to_exitcode(os.waitpid(helper, 0)[1]) != 0: raise OSError(1, 'the id maps could not be written')
 
 def _mount_attr(path: str, flags: int, set_: int, clr: int) -> None:
     ctypes, libc = _libc()
@@ -96,37 +114,58 @@ def _mount_attr(path: str, flags: int, set_: int, clr: int) -> None:
     a = Attr(set_, clr, 0, 0)
     _check(libc.syscall(_MOUNT_SETATTR, _AT_FDCWD, path.encode(), flags, ctypes.byref(a), ctypes.sizeof(a)), f'mount_setattr {path}')
 
-def _mounts(folder: str, mb: int) -> None:
-    """As the namespace's init: mounts private, all read-only but `folder`, a memory file system of `mb` MB at most
-    (what it holds counts as the program's memory, and goes with the namespace), and a read-only `/proc` of this namespace,
-    in which no user namespace can be made"""
-    ctypes, libc = _libc()
-    _check(libc.mount(None, b'/', None, _MS_REC | _MS_PRIVATE, None), 'mount --make-rprivate /')
-    opts = f'size={mb}m,nr_inodes={MAX_INODES},mode=700'.encode()
-    _check(libc.mount(b'tmpfs', folder.encode(), b'tmpfs', _MS_NOSUID | _MS_NODEV, opts), 'mount the working folder')
-    _devices()
-    _mount_attr('/', _AT_RECURSIVE, _ATTR_RDONLY | _ATTR_NOSUID, 0)
-    _mount_attr(folder, 0, 0, _ATTR_RDONLY)
-    _check(libc.mount(b'proc', b'/proc', b'proc', _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None), 'mount /proc')
-    # a user namespace of its own would give the program the right to mount file systems (a memory one nothing counts)
-    with open('/proc/sys/user/max_user_namespaces', 'w') as f: f.write('0')
-    # read-only: the program's ids are the application's user's, so as root's its `/proc/sys` would set the host's sysctls
-    # (`kernel.core_pattern`: a command the host's kernel runs as root), its `/proc/sysrq-trigger` reboot the host
-    _mount_attr('/proc', 0, _ATTR_RDONLY, 0)
+def _mount(src, dst: str, fstype, flags: int, opts=None, what: str='') -> None:
+    _, libc = _libc()
+    enc = lambda v: v.encode() if isinstance(v, str) else v
+    _check(libc.mount(enc(src), enc(dst), enc(fstype), flags, enc(opts)), f'mount {what or dst}')
 
-_DEVICES = ('null', 'zero', 'full', 'random', 'urandom')  # the device files the program finds in its `/dev`: no disk, no console
-
-def _devices() -> None:
-    "A `/dev` of `_DEVICES` only: a process of root's (as the kernel sees it) could open the host's disks in the real one"
+def _new_root(cfg: dict) -> None:
+    """As the namespace's init: a root of its own, built on a memory file system over the (empty) host folder the way
+    bubblewrap builds one: the runtime and what the developer lends bound in (from descriptors opened while this
+    process could still reach them: as root's, `/root` is 0700 to any other id), the working folder (`WORK`, a memory
+    file system of `memory_mb` MB and `MAX_INODES` files at most, its files counted as the program's memory), a `/dev`
+    of `_DEVICES`, a `/proc` of this namespace (no user namespace can be made in it). Then `pivot_root` into it, the
+    host's root detached, and every mount read-only but the working folder and what was lent writable"""
     ctypes, libc = _libc()
-    fds = {nm: os.open(f'/dev/{nm}', os.O_PATH) for nm in _DEVICES if os.path.exists(f'/dev/{nm}')}
-    _check(libc.mount(b'tmpfs', b'/dev', b'tmpfs', _MS_NOSUID | _MS_NOEXEC, b'mode=755,size=64k'), 'mount /dev')
-    for nm, fd in fds.items():
-        open(f'/dev/{nm}', 'w').close()
-        _check(libc.mount(f'/proc/self/fd/{fd}'.encode(), f'/dev/{nm}'.encode(), None, _MS_BIND, None), f'bind /dev/{nm}')
+    binds = [(os.open(src, os.O_PATH), dst, kind) for src, dst, kind in cfg['binds']]
+    devs = {nm: os.open(f'/dev/{nm}', os.O_PATH) for nm in _DEVICES if os.path.exists(f'/dev/{nm}')}
+    _mount(None, '/', None, _MS_REC | _MS_PRIVATE, what='--make-rprivate /')
+    own = f'uid={_INNER_ID},gid={_INNER_ID}'  # (its files made by the program's ids: a root's are no id in this namespace)
+    _mount('tmpfs', cfg['folder'], 'tmpfs', _MS_NOSUID | _MS_NODEV, f'size=1m,nr_inodes=4096,mode=755,{own}', 'the new root')
+    os.chdir(cfg['folder'])  # (by its path, as the application's user: into the new root, over the folder)
+    # from here on the ids the program has: a root's files are reachable only through the descriptors (caps in the namespace stay)
+    os.setresgid(_INNER_ID, _INNER_ID, _INNER_ID)
+    os.setresuid(_INNER_ID, _INNER_ID, _INNER_ID)
+    for d in ('dev', 'proc', WORK.strip('/')): os.mkdir(d)
+    for link, target in cfg['links']: os.symlink(target, link.lstrip('/'))
+    _mount('tmpfs', WORK.lstrip('/'), 'tmpfs', _MS_NOSUID | _MS_NODEV,
+           f'size={cfg["memory_mb"]}m,nr_inodes={MAX_INODES},mode=700,{own}', 'the working folder')
+    for fd, dst, kind in binds:
+        at = dst.lstrip('/')
+        os.makedirs(os.path.dirname(at) or '.', exist_ok=True)
+        if kind.startswith('file'): open(at, 'x').close()
+        else: os.makedirs(at, exist_ok=True)
+        _mount(f'/proc/self/fd/{fd}', at, None, _MS_BIND | _MS_REC, what=dst)
+        os.close(fd)
+    _mount('tmpfs', 'dev', 'tmpfs', _MS_NOSUID | _MS_NOEXEC, 'mode=755,size=64k', '/dev')
+    for nm, fd in devs.items():
+        open(f'dev/{nm}', 'x').close()
+        _mount(f'/proc/self/fd/{fd}', f'dev/{nm}', None, _MS_BIND, what=f'/dev/{nm}')
         os.close(fd)
     for nm, to in (('fd', '/proc/self/fd'), ('stdin', '/proc/self/fd/0'), ('stdout', '/proc/self/fd/1'), ('stderr', '/proc/self/fd/2')):
-        os.symlink(to, f'/dev/{nm}')
+        os.symlink(to, f'dev/{nm}')
+    _mount('proc', 'proc', 'proc', _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, what='/proc')
+    _check(libc.syscall(_PIVOT_ROOT[os.uname().machine], b'.', b'.'), 'pivot_root')  # the old root now over the new one
+    _check(libc.umount2(b'.', _MNT_DETACH), 'detach the host\'s root')
+    os.chdir('/')
+    # a user namespace of its own would give the program the right to mount file systems (a memory one nothing counts)
+    with open('/proc/sys/user/max_user_namespaces', 'w') as f: f.write('0')
+    # read-only, `/proc` too: no sysctl of this namespace is the program's to set
+    _mount_attr('/', _AT_RECURSIVE, _ATTR_RDONLY | _ATTR_NOSUID, 0)
+    for _, dst, kind in [(None, WORK, 'dir rw'), *cfg['binds']]:
+        if kind.endswith(' rw'): _mount_attr(dst, 0, 0, _ATTR_RDONLY)
+
+_DEVICES = ('null', 'zero', 'full', 'random', 'urandom')  # the device files the program finds in its `/dev`: no disk, no console
 
 def _seccomp() -> None:
     "Refuse the calls of `_SECCOMP` and `socket(AF_UNIX, ...)` (EPERM), and every call of a foreign architecture"
@@ -165,7 +204,7 @@ def _start_program(cfg: dict, status) -> int:
     try:
         for s in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT): signal.signal(s, signal.SIG_DFL)
         _limits(cfg)
-        os.chdir(cfg['folder'])
+        os.chdir(cfg['folder'])  # (`WORK`, in a filesystem of its own)
         if cfg['linux']:
             _, libc = _libc()
             # a new session keyring: the application's keys are no longer the program's (where seccomp isn't there to refuse keyctl)
@@ -246,12 +285,21 @@ def _reap() -> dict:
         if pid == 0: return done
         done[pid] = st
 
+def _oom_kills(fd) -> int:
+    "The kernel's kills for memory in the run's control group (its `oom_kill` count), read from `fd`"
+    if fd is None: return 0
+    try: return sum(int(ln.split()[1]) for ln in os.pread(fd, 4096, 0).splitlines() if ln.startswith(b'oom_kill '))
+    except (OSError, ValueError, IndexError): return 0
+
 def _supervise(cfg: dict, status, init: bool) -> None:
     "Run the program, counting its tree's processes and memory; end the tree when the program ends or goes over"
     prog, why = _start_program(cfg, status), None
     while True:
         st = _reap().get(prog)
         if st is not None: break
+        if _oom_kills(cfg['oom']):  # the kernel killed one of its processes: the whole tree goes, as when counted
+            why = f"its memory went over {cfg['memory_mb']} MB (the kernel's limit)"
+            break
         if cfg['linux']:
             pids = _tree(init)
             if len(pids) > cfg['max_procs']: why = f"it started more than {cfg['max_procs']} processes"
@@ -273,8 +321,14 @@ def _boot(cfg: dict) -> None:
         app = os.getppid()
         _libc()[1].prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if os.getppid() != app: os._exit(1)
+    try:  # the kernel's limits: this process and all it starts, before any of them
+        for procs in cfg['cgroups']:
+            with open(procs, 'w') as f: f.write(str(os.getpid()))
+        cfg['oom'] = os.open(cfg['oom_events'], os.O_RDONLY) if cfg['oom_events'] else None  # (read after the host's files are gone)
+    except OSError as e:
+        _say(status, {'failed': f'cgroup: {e.strerror}'}); os._exit(1)
     try:
-        if cfg['namespaces']: _enter_namespaces(cfg['network'])
+        if cfg['namespaces']: _enter_namespaces(cfg['network'], tuple(cfg['ids']))
     except OSError as e:
         _say(status, {'failed': f'namespaces: {e}'}); os._exit(1)
     if not cfg['namespaces']:
@@ -282,6 +336,7 @@ def _boot(cfg: dict) -> None:
             _, libc = _libc()
             libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         _supervise(cfg, status, False)
+    import resource  # noqa: F401 - (imported while the host's standard library is still in view: the program's limits need it)
     if (pid := os.fork()):  # this process stays outside the PID namespace: it waits for its init, as the parent's child
         os.waitpid(pid, 0)
         os._exit(0)
@@ -290,10 +345,10 @@ def _boot(cfg: dict) -> None:
         # killed with the process outside (a kill of its process group reaches this one too: between the two, no gap)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-        _mounts(cfg['folder'], cfg['memory_mb'])
+        _new_root(cfg)
     except OSError as e:
         _say(status, {'failed': f'mounts: {e}'}); os._exit(1)
-    _supervise(cfg, status, True)
+    _supervise({**cfg, 'folder': WORK}, status, True)
 
 # --- what works here ------------------------------------------------------------------------------------------
 
@@ -310,12 +365,23 @@ def _probe(network: bool) -> dict:
     linux, posix = sys.platform.startswith('linux'), os.name == 'posix'
     ns = linux and _works(namespaces=True, seccomp=False, network=network)  # each apart: one failing doesn't hide the other
     seccomp = linux and os.uname().machine in _SECCOMP and _works(namespaces=ns, seccomp=True, network=network)
+    cgroup = linux and _cgroups() is not None and _works(namespaces=ns, seccomp=seccomp, network=network, cgroup=True)
+    held = _cgroups() if cgroup else set()
     # without a PID namespace the program may kill its supervisor first (same user), and leave a `setsid` grandchild behind
     return {'empty_environment': posix, 'no_inherited_files': posix, 'own_folder': posix, 'deadline_kills_tree': ns,
-            'namespaces': ns, 'application_memory_hidden': ns, 'read_only_files': ns, 'no_network': ns and not network,
+            'namespaces': ns, 'own_filesystem': ns, 'ids_own_nothing': ns and os.getuid() == 0,
+            'application_memory_hidden': ns, 'read_only_files': ns, 'no_network': ns and not network,
             'no_new_privs': linux, 'seccomp': seccomp, 'tree_memory_limit': linux and os.path.exists('/proc/self/smaps_rollup'),
-            'tree_process_limit': linux,
-            'kernel_process_limit': ns and os.getuid() != 0}
+            'tree_process_limit': linux, 'kernel_memory_limit': 'memory' in held,
+            # in its user namespace the program's ids are no root's, so `RLIMIT_NPROC` holds too
+            'kernel_process_limit': 'pids' in held or ns}
+
+def _cgroups() -> set | None:
+    "The controllers a group of the sandbox's own can have here ('memory', 'pids'), or None"
+    from ._cgroup import available
+    found = available()
+    if found is None: return None
+    return {'memory', 'pids'} if found['version'] == 2 else set(found['dirs'])
 
 def _works(**kw) -> bool:
     "Whether a program starts under these settings"
@@ -376,14 +442,23 @@ def failure(
     return scrub(f"The program's process {why}\n{sb.output_end() if sb is not None else ''}".rstrip())
 
 def _loader_env() -> dict:
-    "`LD_LIBRARY_PATH`, when the application has one: some Python builds need it to start"
+    "`LD_LIBRARY_PATH`, when the application has one: some Python builds need it to start (the supervisor: the host's Python)"
     return {k: os.environ[k] for k in ('LD_LIBRARY_PATH',) if k in os.environ}
 
-def import_path() -> dict:
-    "The environment that lets a program import what this process imports: `PYTHONPATH`, this process's `sys.path`"
-    return {'PYTHONPATH': os.pathsep.join(p for p in sys.path if p)}
-
 def _nonblock(fd: int) -> None: os.set_blocking(fd, False)
+
+def _package_dir() -> str:
+    from ..core._package import PACKAGE_DIR
+    return PACKAGE_DIR
+
+_SUPERVISOR_MB = 32  # the supervisor's own memory, in the run's group beside the program's `memory_mb`
+_swept: list = []
+
+def _new_cgroup(memory_mb: int, max_procs: int):
+    "A control group for one run, the kernel's limits set (groups left by a killed application removed first, once)"
+    from ._cgroup import Cgroup, sweep
+    if not _swept: _swept.append(sweep())
+    return Cgroup(memory_mb + _SUPERVISOR_MB, max_procs + _SUPERVISED)
 
 class Sandbox:
     "A program run under the protections that hold here (`protections()`), talked to over its stdin/stdout as JSON lines"
@@ -396,24 +471,44 @@ class Sandbox:
         env: dict=None,              # its environment, over `BASE_ENV` (nothing else of the application's)
         network: bool=False,         # let it use the network (where it can be cut at all: `protections()`)
         max_output: int=MAX_OUTPUT,  # bytes of its stderr kept
+        mounts: dict=None,           # what it may see of the host: {host path: path inside} read-only, {host path: (path, 'rw')} writable
+        accept: tuple=(),            # protections missing here that the developer accepts by name: ('own_filesystem',)
         _settings: dict=None,        # (the probe's own settings)
     ):
         import shutil, subprocess, tempfile
+        from ._rootfs import host_env, layout
         if os.name != 'posix': raise NotImplementedError("An isolated process needs POSIX (process groups, rlimits, non-blocking pipes)")
         self.deadline, self.timeout, self.max_output = time.monotonic() + timeout, timeout, max_output
         self.head, self.tail, self.err_seen = bytearray(), bytearray(), 0  # stderr: its first and last `max_output // 2` bytes
         self.buf, self.pending, self.ended, self.status_buf = bytearray(), b'', None, b''
-        self._rmtree = shutil.rmtree
+        self._rmtree, self.cgroup, self.memory_mb = shutil.rmtree, None, int(memory_mb)
         if _settings is None:
             got = protections(network)
-            _settings = {'namespaces': got['namespaces'], 'seccomp': got['seccomp'], 'network': network}
+            if not got['own_filesystem'] and 'own_filesystem' not in accept:
+                raise SandboxError("it can't have a filesystem of its own on this machine (user namespaces are needed), so it "
+                                   "would read every file the application's user can: accept that by name to run it anyway", 'refused')
+            _settings = {'namespaces': got['namespaces'], 'seccomp': got['seccomp'], 'network': network,
+                         'cgroup': got['kernel_memory_limit']}
+        if mounts and not _settings['namespaces']: raise ValueError("mounts= needs a filesystem of its own (protections()['own_filesystem'])")
+        lo = layout(mounts, network, _package_dir()) if _settings['namespaces'] else None
         self.folder = tempfile.mkdtemp(prefix='funccall-')
         os.chmod(self.folder, 0o700)
         linux = sys.platform.startswith('linux')
+        home = WORK if lo else self.folder
+        env = {**BASE_ENV, **(lo.env() if lo else host_env()), 'HOME': home, 'TMPDIR': home, **{str(k): str(v) for k, v in (env or {}).items()}}
+        argv = [str(a) for a in argv]
+        if lo: argv = [(lo.inside(a) or a) if os.path.isabs(a) and os.path.exists(a) else a for a in argv]
+        try:
+            if _settings.get('cgroup'): self.cgroup = _new_cgroup(self.memory_mb, int(max_procs))
+        except OSError:
+            self._rmtree(self.folder, ignore_errors=True)
+            raise
         r, w = os.pipe()
-        cfg = {**_settings, 'linux': linux, 'folder': self.folder, 'memory_mb': int(memory_mb), 'max_procs': int(max_procs),
-               'file_mb': FILE_MB, 'status': w, 'argv': [str(a) for a in argv],
-               'env': {**BASE_ENV, **_loader_env(), 'HOME': self.folder, 'TMPDIR': self.folder, **{str(k): str(v) for k, v in (env or {}).items()}}}
+        uid, gid = (_NOBODY, _NOBODY) if os.getuid() == 0 else (os.getuid(), os.getgid())
+        cfg = {**_settings, 'linux': linux, 'folder': self.folder, 'memory_mb': self.memory_mb, 'max_procs': int(max_procs),
+               'file_mb': FILE_MB, 'status': w, 'argv': argv, 'env': env, 'ids': [uid, gid],
+               'binds': lo.binds if lo else [], 'links': lo.links if lo else [], 'cgroups': self.cgroup.procs if self.cgroup else [],
+               'oom_events': self.cgroup.events if self.cgroup else None}
         try:
             # the settings (the program's environment among them) in the supervisor's environment, which only its user may
             # read, not on its command line, which anyone may
@@ -422,6 +517,7 @@ class Sandbox:
                                       env={**_loader_env(), _CFG: json.dumps(cfg)}, cwd=self.folder, start_new_session=True)
         except BaseException:
             os.close(r); os.close(w); self._rmtree(self.folder, ignore_errors=True)
+            if self.cgroup: self.cgroup.close()
             raise
         os.close(w)
         self.status = r
@@ -507,8 +603,10 @@ class Sandbox:
         return f"[... the last {n} characters of {self.err_seen} bytes of output:]\n{text[-n:]}"
 
     def ended_error(self) -> SandboxError:
-        "Why the program ended before answering, as the supervisor told it (after `finish`)"
+        "Why the program ended before answering, as the supervisor told it (after `finish`), or the kernel's memory limit"
         how = self.ended or {}
+        if self.cgroup and self.cgroup.oom_kills() and 'failed' not in how:
+            return SandboxError(f"it was stopped: its memory went over {self.memory_mb} MB (the kernel's limit)", 'over')
         if 'over' in how: return SandboxError(f"it was stopped: {how['over']}", 'over')
         if 'failed' in how: return SandboxError(f"it could not start: {how['failed']}", 'start')
         return SandboxError(f"it ended with exit code {how.get('exit')}", 'ended')
@@ -525,6 +623,7 @@ class Sandbox:
         try: os.close(self.status)
         except OSError: pass
         self._rmtree(self.folder, ignore_errors=True)
+        if self.cgroup: self.cgroup.close()
 
     def _gone(self, wait: float=0.5) -> None:
         "Wait (`wait` s at most) till no process holds the program's pipes: the kernel ends a namespace's processes after its init"

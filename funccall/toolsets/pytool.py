@@ -315,11 +315,11 @@ def python_isolated(
     timeout:int=3600,  # Maximum run time in seconds
 ):
     "Executes python `code` in a new process, killed after `timeout` seconds, returning its final expression (as a literal or its repr)."
-    from ._sandbox import Sandbox, SandboxError, failure, for_model, import_path
-    argv = [sys.executable, '-S', '-c', _CHILD, PACKAGE_DIR, str(_MAX_RESULT)]
+    from ._sandbox import Sandbox, SandboxError, failure, for_model
+    argv = [sys.executable, '-S', '-c', _CHILD, PACKAGE_DIR, str(_MAX_RESULT)]  # (host paths: the sandbox gives the program's own)
     sb = None
     try:
-        with Sandbox(argv, timeout, env=import_path()) as sb:
+        with Sandbox(argv, timeout) as sb:
             sb.send({'code': code})
             if (res := sb.receive()) is None:
                 sb.finish()

@@ -1,0 +1,91 @@
+"""What a sandboxed program's own filesystem holds (`_sandbox`'s supervisor builds it): the Python runtime, bound
+read-only at neutral paths, and what the developer lends; nothing else of the host's.
+
+- the system's folders where they are (`/usr`, `/lib`, ...: bubblewrap's `--ro-bind /usr /usr`) and `/etc/ld.so.cache`
+  (plus `resolv.conf`, `hosts`, `nsswitch.conf` and `ssl` when the program may use the network);
+- the interpreter's prefix at `/python` unless it is one of those (a pyenv Python lives under `/root`), its
+  site-packages each at `/packages/<n>`, funccall's own folder at `/funccall` unless it is in one of them. Only
+  these: never the application's folder, nor any other folder of its `sys.path`;
+- `lent`: `{host path: path in the sandbox}` (read-only), or `{host path: (path, 'rw')}` (writable).
+The supervisor adds the working folder (`_sandbox.WORK`), a `/dev` and a `/proc` of its own.
+"""
+from __future__ import annotations
+
+import os, site, sys, sysconfig
+
+__all__ = ['Layout', 'layout', 'host_env']
+
+SYSTEM = ('/usr', '/bin', '/sbin', '/lib', '/lib64', '/lib32', '/libx32')  # bound at the same paths (or linked, as on the host)
+ETC = ('ld.so.cache',)                                                     # the loader's cache: libraries found as on the host
+NET_ETC = ('resolv.conf', 'hosts', 'nsswitch.conf', 'ssl')                 # names and certificates, with the network
+_RESERVED = ('/proc', '/dev', '/python', '/packages', '/funccall')         # the supervisor's or the runtime's
+
+class Layout:
+    "The mounts of a program's filesystem: `binds` [(host path, path inside, 'dir' | 'file', + ' rw' if writable)], `links` [(path, target)]"
+    def __init__(self): self.binds, self.links = [], []
+
+    def bind(self, host: str, inside: str, rw: bool=False) -> None:
+        self.binds.append((host, inside, ('dir' if os.path.isdir(host) else 'file') + (' rw' if rw else '')))
+
+    def inside(
+        self,
+        path: str,  # a host path
+    ) -> str | None:  # where the program sees it, or None when it can't
+        "The path inside of host `path`, through the bind that holds it (the deepest)"
+        path = os.path.realpath(path)
+        for host, ins, _ in sorted(self.binds, key=lambda b: len(b[0]), reverse=True):
+            if path == host or path.startswith(host + '/'): return ins + path[len(host):]
+        return None
+
+    def env(self) -> dict:
+        "The program's `PYTHONPATH` (the site-packages as it sees them) and, for a Python that needs it, `LD_LIBRARY_PATH`"
+        out = {'PYTHONPATH': os.pathsep.join(p for p in map(self.inside, _site_dirs()) if p)}
+        libs = [*os.environ.get('LD_LIBRARY_PATH', '').split(os.pathsep), sysconfig.get_config_var('LIBDIR') or '']
+        if (libs := [p for p in (self.inside(p) for p in libs if os.path.isabs(p)) if p]):
+            out['LD_LIBRARY_PATH'] = os.pathsep.join(dict.fromkeys(libs))
+        return out
+
+def host_env() -> dict:
+    "`Layout.env` for a program that sees the host's filesystem: the site-packages where they are, the application's `LD_LIBRARY_PATH`"
+    return {'PYTHONPATH': os.pathsep.join(_site_dirs()), **{k: os.environ[k] for k in ('LD_LIBRARY_PATH',) if k in os.environ}}
+
+def _site_dirs() -> list:
+    "The folders of `sys.path` that hold installed packages: the interpreter's and the environment's site-packages only"
+    sites = {os.path.realpath(p) for p in [*site.getsitepackages(), sysconfig.get_paths()['purelib'], sysconfig.get_paths()['platlib']]}
+    if site.ENABLE_USER_SITE: sites.add(os.path.realpath(site.getusersitepackages()))
+    return list(dict.fromkeys(p for p in map(os.path.realpath, filter(None, sys.path)) if p in sites and os.path.isdir(p)))
+
+def layout(
+    lent: dict=None,       # {host path: path inside} read-only, or {host path: (path inside, 'rw')}
+    network: bool=False,   # the program may use the network: the resolver's files too
+    package: str=None,     # funccall's folder (bound at `/funccall` unless site-packages holds it)
+) -> Layout:
+    "The filesystem a program gets: the runtime at neutral paths, and what is lent (`ValueError` for a path it can't lend)"
+    lo = Layout()
+    for d in SYSTEM:
+        if os.path.islink(d): lo.links.append((d, os.readlink(d)))
+        elif os.path.isdir(d): lo.bind(d, d)
+    for f in (*ETC, *(NET_ETC if network else ())):
+        if os.path.exists(p := f'/etc/{f}'): lo.bind(os.path.realpath(p), p)
+    prefix = os.path.realpath(sys.base_prefix)
+    if lo.inside(prefix) is None: lo.bind(prefix, '/python')
+    for i, d in enumerate(d for d in _site_dirs() if lo.inside(d) is None): lo.bind(d, f'/packages/{i}')
+    if package and lo.inside(package) is None: lo.bind(os.path.realpath(package), '/funccall')
+    for host, to in (lent or {}).items():
+        inside, mode = (to, 'ro') if isinstance(to, str) else tuple(to)
+        _check_lent(lo, host, inside, mode)
+        lo.bind(os.path.realpath(host), os.path.normpath(inside), rw=mode == 'rw')
+    return lo
+
+def _check_lent(lo: Layout, host: str, inside: str, mode: str) -> None:
+    "A lent path must exist, and go where it hides nothing of the runtime, the supervisor's or another lent one's"
+    if mode not in ('ro', 'rw'): raise ValueError(f"mounts: {host!r}: the mode is 'ro' or 'rw', not {mode!r}")
+    if not os.path.exists(host): raise ValueError(f"mounts: {host!r} does not exist")
+    if not (isinstance(inside, str) and os.path.isabs(inside)) or '..' in inside.split('/'):
+        raise ValueError(f"mounts: {host!r}: its path in the sandbox must be absolute, without '..': {inside!r}")
+    inside = os.path.normpath(inside)
+    if inside == '/': raise ValueError(f"mounts: {host!r} can't be the sandbox's root")
+    taken = [b[1] for b in lo.binds] + [lk[0] for lk in lo.links] + list(_RESERVED) + ['/etc']
+    for t in taken:
+        if inside == t or inside.startswith(t.rstrip('/') + '/') or t.startswith(inside + '/'):
+            raise ValueError(f"mounts: {host!r} can't go at {inside!r}: it would be in or over {t!r}")
