@@ -2,37 +2,51 @@
 
 The application starts a small supervisor (this file, run as a script with the standard library only), which starts
 the program. What holds, and where (`protections()` says which hold on this machine; a run refuses to start when
-one it found at the probe fails to come up):
-- everywhere (POSIX): an environment holding only what the developer passes (`env=`), `BASE_ENV` (and the
-  application's `LD_LIBRARY_PATH`, which some Pythons need to start); no file
-  descriptor but the program's three pipes; a new, empty working folder, removed afterwards; `RLIMIT_AS` (memory per
-  process), `RLIMIT_FSIZE` (size of each file written), `RLIMIT_NOFILE` (`MAX_FILES`), no core files; the parent reads
-  its pipes without blocking, under the deadline, keeping at most `max_output` bytes of what it writes to stderr (the
-  rest is counted, not kept), and refuses a channel message over `MAX_MESSAGE` bytes or `MAX_VALUES` values before
-  reading it; what the model reads of a result goes through `for_model` (cut, scrubbed, valid UTF-8);
+one it found at the probe fails to come up, and refuses to start at all without `own_filesystem` unless the developer
+accepts that by name: `accept=('own_filesystem',)`):
+- everywhere (POSIX): an environment holding only what the developer passes (`env=`), `BASE_ENV`, `HOME` and
+  `TMPDIR` (its folder), `PYTHONPATH` (the interpreter's and the environment's site-packages only, never the
+  application's folder) and `LD_LIBRARY_PATH` where the Python needs it; no file descriptor but the program's three
+  pipes; a new, empty working folder, removed afterwards; `RLIMIT_AS` (memory per process), `RLIMIT_FSIZE` (size of
+  each file written), `RLIMIT_NOFILE` (`MAX_FILES`), no core files; the parent reads its pipes without blocking, under
+  the deadline, keeping at most `max_output` bytes of what it writes to stderr (the rest is counted, not kept), and
+  refuses a channel message over `MAX_MESSAGE` bytes or `MAX_VALUES` values before reading it; what the model reads of
+  a result goes through `for_model` (cut, scrubbed of the host's paths as a last net, valid UTF-8);
 - on Linux with user namespaces (`namespaces`): new user, PID, mount, IPC and host-name namespaces. The supervisor is the
   namespace's init: when it ends, the kernel kills everything in it, a `setsid` grandchild too. `/proc` shows the
   program's own processes only, so the application can't be found by its pid (not through `/proc/<pid>/mem`,
-  `ptrace` or `process_vm_readv`), and the program runs with no capabilities, so it can't unmount that `/proc`, nor
-  make a user namespace of its own to get some (`user.max_user_namespaces` is 0 in its own); every mount is read-only
-  but the working folder (a memory file system of `memory_mb` and `MAX_INODES` files at most, its files counted as the
-  program's memory),
-  `/proc` too (its ids are the application's user's: as root's, a writable `/proc/sys` would set the host's sysctls),
-  and `/dev` holds `null`, `zero`, `full`, `random` and `urandom`
-  only (`read_only_files`); no network but a loopback that is down
-  (`no_network`, unless `network=True`). The supervisor counts the tree's processes, threads and memory every 20 ms
-  and ends it past `max_procs`, `MAX_THREADS` or `memory_mb`; `RLIMIT_NPROC` bounds it in the kernel too except for
-  root, whom the kernel exempts (`kernel_process_limit`);
-- on Linux without them: the supervisor is a child subreaper (a `setsid` grandchild is its to find and end), with
-  the same counting, and the program can see and, as the same user, read the application's memory, signal it, and kill
-  its supervisor first (then nothing counts or ends its tree: `deadline_kills_tree` is not claimed);
+  `ptrace` or `process_vm_readv`), and the program runs with no capabilities, so it can't unmount anything, nor
+  make a user namespace of its own to get some (`user.max_user_namespaces` is 0 in its own).
+  A filesystem of its own (`own_filesystem`, `_rootfs`): a root on a memory file system, built as bubblewrap builds
+  one and entered with `pivot_root`, the host's root detached, holding the system's `/usr` and `/lib` (at their paths),
+  the interpreter's prefix at `/python`, its site-packages at `/packages/<n>`, funccall at `/funccall` (so `sys.path`,
+  `sys.executable`, the environment and every module's `__file__` name no host path), its working folder `WORK`
+  (`/tmp`: a memory file system of `memory_mb` and `MAX_INODES` files at most, its files counted as the program's
+  memory), a `/dev` of `null`, `zero`, `full`, `random` and `urandom` only, a `/proc` of its own, and what the
+  developer lends (`mounts=`); never the application's folder, home, `/root` or `/etc`. Every mount is read-only but
+  the working folder and what is lent writable, `/proc` too (`read_only_files`). Its ids: as root's, the host's
+  `nobody` (`ids_own_nothing`: a root application's files are no more its than anyone's), else the application's user's
+  (whose files it doesn't see). No network but a loopback that is down (`no_network`, unless `network=True`);
+- on Linux with control groups this process may make (`_cgroup`: v2, or v1's `memory` and `pids`): a group per run,
+  removed after it (one a killed application left behind, at the next start): `memory_mb` (+ `_SUPERVISOR_MB` for the
+  supervisor) for all the tree maps and all the kernel holds for it, socket and pipe buffers, its memory file systems
+  (`kernel_memory_limit`: a process the kernel kills for it ends the tree), and `max_procs` tasks, threads included:
+  a `fork` or a thread past it fails (`kernel_process_limit`, which `RLIMIT_NPROC` gives too in its user namespace,
+  where its ids are no root's). Beside them, and where they aren't, the supervisor counts the tree's processes, threads
+  and memory every 20 ms and ends it past `max_procs`, `MAX_THREADS` or `memory_mb` (`tree_process_limit`,
+  `tree_memory_limit`);
+- on Linux without namespaces (only when accepted): the supervisor is a child subreaper (a `setsid` grandchild is its
+  to find and end), with the same counting, and the program sees the host's files as the application's user, can
+  read the application's memory, signal it, and kill its supervisor first (then nothing counts or ends its tree:
+  `deadline_kills_tree` is not claimed);
 - on Linux, a new session keyring (the application's keys out of reach), and a seccomp filter refusing `ptrace`,
   `process_vm_readv`, `process_vm_writev` and `pidfd_getfd`, the calls that make memory no process maps (`memfd_create`,
   System V memory and queues), `io_uring`, the key calls and `socket(AF_UNIX)` (a socket file connects on a read-only
   mount: the application's, `docker.sock`) (x86-64 and arm64), after `PR_SET_NO_NEW_PRIVS` (`seccomp`, `no_new_privs`);
 - elsewhere (macOS): the process group is killed at the deadline; a program that leaves it (`setsid`) outlives it.
-None of this is a virtual machine: the program reads any file the user can read (as root, root's: the application's
-`.env` too), the kernel memory its pipes and sockets hold is bounded by `MAX_FILES` only, and it shares the kernel.
+None of this is a virtual machine: the program shares the kernel. What it can still read of the host: the files of the
+runtime it is lent (the standard library's build settings name where the interpreter was built), and
+`/proc/self/mountinfo`, where the kernel names the host folder each of its mounts comes from (a name, not a way in).
 """
 from __future__ import annotations
 
@@ -42,17 +56,17 @@ __all__ = ['BASE_ENV', 'MEMORY_MB', 'MAX_PROCS', 'MAX_THREADS', 'MAX_FILES', 'MA
            'FILE_MB', 'MAX_INODES', 'SandboxError', 'Sandbox', 'protections', 'scrub', 'for_model', 'MAX_RESULT', 'failure', 'WORK']
 
 BASE_ENV = {'PATH': '/usr/local/bin:/usr/bin:/bin', 'LANG': 'C.UTF-8', 'PYTHONIOENCODING': 'utf-8'}  # (+ HOME and TMPDIR: the folder)
-MEMORY_MB = 512        # the program's memory: its tree's resident memory (counted), and each process's address space
-MAX_PROCS = 32         # processes (and, under the kernel's limit, threads) the program's tree may hold, itself included
-MAX_THREADS = 256      # threads the program's tree may hold (counted: the kernel's limit exempts root)
-MAX_FILES = 256        # descriptors each of its processes may hold: bounds the kernel memory its pipes and sockets hold
+MEMORY_MB = 512        # the program's memory: its tree's, kernel buffers included (control group), counted, and each process's address space
+MAX_PROCS = 32         # processes the program's tree may hold, itself included (and threads, where the kernel bounds them: its tasks)
+MAX_THREADS = 256      # threads the program's tree may hold where only the count bounds them (no namespace, no control group)
+MAX_FILES = 256        # descriptors each of its processes may hold: bounds the kernel memory its pipes and sockets hold without a group
 MAX_OUTPUT = 100_000   # bytes of the program's stderr kept; the rest is counted and reported as cut
 MAX_MESSAGE = 16 << 20 # bytes of one line the program sends up its channel: a longer one ends it
 FILE_MB = 256          # size of any one file the program writes (RLIMIT_FSIZE)
 MAX_INODES = 32768     # files and folders its working folder may hold: an empty one holds no block, but kernel memory
 _POLL = 0.02           # seconds between the supervisor's counts of processes and memory
 _CFG = 'FUNCCALL_SANDBOX'  # the supervisor's settings, in its environment
-_SUPERVISED = 2        # the supervisor's own processes that count towards `RLIMIT_NPROC` in its namespace
+_SUPERVISED = 2        # the supervisor's own processes in the run's control group (and in `RLIMIT_NPROC`'s count, its init)
 
 # --- the supervisor (run as a script: standard library only) ------------------------------------------------
 
