@@ -3,9 +3,9 @@ read-only at neutral paths, and what the developer lends; nothing else of the ho
 
 - the system's folders where they are (`/usr`, `/lib`, ...: bubblewrap's `--ro-bind /usr /usr`) and `/etc/ld.so.cache`
   (plus `resolv.conf`, `hosts`, `nsswitch.conf` and `ssl` when the program may use the network);
-- the interpreter's prefix at `/python` unless it is one of those (a pyenv Python lives under `/root`), its
-  site-packages each at `/packages/<n>`, funccall's own folder at `/funccall` unless it is in one of them. Only
-  these: never the application's folder, nor any other folder of its `sys.path`;
+- the interpreter's prefix at `/python` unless it is one of those (a pyenv Python lives under `/root`), the folders of
+  `sys.path` packages were installed into (`_site_dirs`) each at `/packages/<n>`, funccall's own folder at `/funccall`
+  unless it is in one of them. Only these: never the application's folder, nor any other folder of its `sys.path`;
 - `lent`: `{host path: path in the sandbox}` (read-only), or `{host path: (path, 'rw')}` (writable).
 The supervisor adds the working folder (`_sandbox.WORK`), a `/dev` and a `/proc` of its own.
 """
@@ -50,10 +50,15 @@ def host_env() -> dict:
     return {'PYTHONPATH': os.pathsep.join(_site_dirs()), **{k: os.environ[k] for k in ('LD_LIBRARY_PATH',) if k in os.environ}}
 
 def _site_dirs() -> list:
-    "The folders of `sys.path` that hold installed packages: the interpreter's and the environment's site-packages only"
+    """The folders of `sys.path` that hold installed packages: the interpreter's and the environment's site-packages,
+    and any other that pip installed into (a `.dist-info` in it: `PYTHONPATH=/opt/deps`); never a folder of sources"""
     sites = {os.path.realpath(p) for p in [*site.getsitepackages(), sysconfig.get_paths()['purelib'], sysconfig.get_paths()['platlib']]}
     if site.ENABLE_USER_SITE: sites.add(os.path.realpath(site.getusersitepackages()))
-    return list(dict.fromkeys(p for p in map(os.path.realpath, filter(None, sys.path)) if p in sites and os.path.isdir(p)))
+    return list(dict.fromkeys(p for p in map(os.path.realpath, filter(None, sys.path)) if os.path.isdir(p) and (p in sites or _installed(p))))
+
+def _installed(folder: str) -> bool:
+    try: return any(nm.endswith('.dist-info') for nm in os.listdir(folder))
+    except OSError: return False
 
 def layout(
     lent: dict=None,       # {host path: path inside} read-only, or {host path: (path inside, 'rw')}
