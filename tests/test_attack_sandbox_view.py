@@ -141,6 +141,9 @@ seen = [repr(sys.path), repr(dict(os.environ)), sys.executable, sys.prefix, sys.
         repr(sys.argv), repr(sys.orig_argv), os.getcwd()]
 seen += [str(getattr(m, '__file__', None)) for m in list(sys.modules.values())]
 seen += [repr(getattr(m, '__path__', None)) for m in list(sys.modules.values())]
+for p in ('/proc/self/cmdline', '/proc/self/maps', '/proc/self/environ', '/proc/1/cmdline', '/proc/1/comm', '/proc/1/environ'):
+    try: seen.append(open(p, 'rb').read().decode(errors='replace'))  # (its supervisor's, the namespace's init, too)
+    except OSError: pass
 text = '\\n'.join(seen)
 import json
 json.dumps([text[::-1], base64.b64encode(text.encode()).decode()])
@@ -148,7 +151,8 @@ json.dumps([text[::-1], base64.b64encode(text.encode()).decode()])
 
 @pytest.mark.parametrize('mode', MODES)
 def test_no_host_path_in_any_spelling(mode, tmp_path, monkeypatch):
-    "Its sys.path, environment, every module's `__file__`, reversed and base64: no host path in any decoding (the scrub can't help)"
+    """Its sys.path, environment, every module's `__file__`, its own and its supervisor's command lines, its memory map,
+    reversed and base64: no host path in any decoding (the scrub can't help)"""
     _needs('own_filesystem')
     _app_folder(tmp_path, monkeypatch)
     monkeypatch.setenv('PYTHONPATH', os.pathsep.join(sys.path))

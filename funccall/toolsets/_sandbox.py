@@ -326,9 +326,24 @@ def _supervise(cfg: dict, status, init: bool) -> None:
     _say(status, {'over': why} if why else {'exit': os.waitstatus_to_exitcode(st)})
     os._exit(0)
 
+def _blank_command_line() -> None:
+    """Overwrite this process's command line and first environment where the kernel shows them (`/proc/<pid>/cmdline`, as
+    the namespace's init its program reads it): they name the host's interpreter and this file. The memory is this
+    process's own, which Python copied at its start and never reads again (what `setproctitle` writes)"""
+    ctypes, _ = _libc()
+    try:
+        with open('/proc/self/stat', 'rb') as f: fields = f.read().rsplit(b')', 1)[1].split()
+        arg_start, arg_end, env_start, env_end = (int(fields[i]) for i in (45, 46, 47, 48))  # (fields 48-51 of stat(5))
+    except (OSError, ValueError, IndexError): return
+    for start, end in ((arg_start, arg_end), (env_start, env_end)):
+        if 0 < start < end: ctypes.memset(start, 0, end - start)
+    title = b'funccall-sandbox'
+    if arg_end - arg_start > len(title): ctypes.memmove(arg_start, title, len(title))
+
 def _boot(cfg: dict) -> None:
     "The supervisor: namespaces if asked, then run the program; tells the parent on `status` what happened"
     status = cfg['status']
+    if cfg['linux']: _blank_command_line()
     os.set_inheritable(status, False)  # (the program's exec closes it)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the program may signal its supervisor: only a kill ends it (and the program with it)
     if cfg['linux']:  # the application killed, this goes too (the application's thread that started it waits in `Sandbox` till it ends)
