@@ -140,3 +140,43 @@ def test_protections_report_the_kernels_limits():
     found = _cgroup.available()
     if found is None: assert not HAVE['kernel_memory_limit']
     else: assert HAVE['kernel_memory_limit'] is ('memory' in _sandbox._cgroups()) and HAVE['kernel_process_limit']
+
+def test_the_tree_gets_one_cpu_at_most():
+    """Eight processes spinning, all in a group whose quota is one CPU's time per period; on a quiet machine the kernel is
+    seen to throttle it (on a busy one the group gets less than a CPU anyway: nothing to throttle)"""
+    _needs('kernel_cpu_limit')
+    spin = "import os, time\nfor i in range(7):\n    if os.fork() == 0: break\nend = time.time() + 2\nwhile time.time() < end: pass"
+    with _sandbox.Sandbox([sys.executable, '-S', '-c', spin], 10) as sb:
+        folder = sb.cgroup.dirs.get('cpu') or sb.cgroup.dirs['']
+        time.sleep(1)
+        with open(os.path.join(folder, 'cgroup.procs')) as f: inside = len(f.read().split())
+        quiet = os.getloadavg()[0] < 1.5
+        sb.finish()
+        if 'cpu' in sb.cgroup.dirs:
+            with open(os.path.join(folder, 'cpu.cfs_quota_us')) as f, open(os.path.join(folder, 'cpu.cfs_period_us')) as g: quota = (f.read(), g.read())
+            assert quota[0] == quota[1] == '100000\n'
+        else:
+            with open(os.path.join(folder, 'cpu.max')) as f: assert f.read().split() == ['100000', '100000']
+        with open(os.path.join(folder, 'cpu.stat')) as f: stat = dict(ln.split() for ln in f)
+    assert inside >= 8 + 2  # (the eight, and the supervisor's two)
+    if quiet: assert int(stat['nr_throttled']) > 0, stat
+
+def _fake_v2(tmp_path, monkeypatch, own: set, parent: set) -> str:
+    "A unified hierarchy in `tmp_path`: this process in app/main, passing `own` down, its parent app passing `parent` down"
+    main = tmp_path / 'app' / 'main'
+    main.mkdir(parents=True)
+    (main / 'cgroup.subtree_control').write_text(' '.join(sorted(own)))
+    (main.parent / 'cgroup.subtree_control').write_text(' '.join(sorted(parent)))
+    monkeypatch.setattr(_cgroup, '_mounts', lambda: [(str(tmp_path), '/', 'cgroup2', {'rw'})])
+    monkeypatch.setattr(_cgroup, '_own_groups', lambda: {'': '/app/main'})
+    return str(main)
+
+def test_on_cgroup_v2_groups_go_where_controllers_are_passed_down_and_nothing_is_changed(tmp_path, monkeypatch):
+    "Its own group when it passes memory and pids down; else the delegated one above it; else none (never enabling any)"
+    main = _fake_v2(tmp_path, monkeypatch, {'memory', 'pids', 'cpu'}, set())
+    assert _cgroup._find() == {'version': 2, 'dirs': {'': main}, 'controllers': {'memory', 'pids', 'cpu'}}
+    main = _fake_v2(tmp_path / 'b', monkeypatch, set(), {'memory', 'pids'})
+    assert _cgroup._find() == {'version': 2, 'dirs': {'': os.path.dirname(main)}, 'controllers': {'memory', 'pids'}}
+    main = _fake_v2(tmp_path / 'c', monkeypatch, {'memory'}, {'cpu'})
+    assert _cgroup._find() is None
+    assert (tmp_path / 'c' / 'app' / 'main' / 'cgroup.subtree_control').read_text() == 'memory'  # (left as it was)

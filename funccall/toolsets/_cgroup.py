@@ -1,11 +1,12 @@
 """Limits the kernel enforces on a sandboxed program's whole tree (`_sandbox`): a control group of its own per run.
 
-- cgroup v2 (a controller-bearing unified hierarchy whose `memory` and `pids` this process's group passes down):
+- cgroup v2, where this process's group, or the one above it (a delegated subtree), already passes `memory` and `pids`
+  down (it changes no group's controllers; a group with processes of its own can't pass them down):
   `memory.max` (what the tree maps, and the kernel memory it makes: socket and pipe buffers, its memory file systems,
   page cache), `memory.swap.max` 0, `pids.max` (a `fork` or a new thread past it fails), `cpu.max` one CPU;
 - cgroup v1 (`memory` and `pids` mounted apart, as on this machine): `memory.limit_in_bytes` (which counts kernel
   memory on kernels where `memory.kmem.limit_in_bytes` is gone, and is set too where it isn't),
-  `memory.memsw.limit_in_bytes` where swap is counted, and `pids.max`.
+  `memory.memsw.limit_in_bytes` where swap is counted, `pids.max`, and one CPU (`cpu.cfs_quota_us`) where `cpu` is mounted.
 Each group is made in this process's own group, named `funccall-<pid>-<n>`, and removed when its run is closed; one
 left behind by an application that was killed (its pid gone) is removed by the next run's start (`sweep`).
 """
@@ -50,31 +51,28 @@ def _folder(mount: str, root: str, path: str) -> str | None:
 _found: list = []
 
 def available() -> dict | None:
-    "{'version': 1 | 2, 'dirs': {controller: folder}} where this process may make groups of its own, else None"
+    "{'version': 1 | 2, 'dirs': {controller (v1) or '' (v2): folder}, 'controllers': {...}} where this process may make groups, else None"
     if not _found: _found.append(_find())
     return _found[0]
 
 def _find() -> dict | None:
     own, mounts = _own_groups(), _mounts()
     v2 = next((m for m in mounts if m[2] == 'cgroup2'), None)
-    if v2 and '' in own and (d := _folder(v2[0], v2[1], own[''])) and _passes_down(d): return {'version': 2, 'dirs': {'': d}}
+    if v2 and '' in own and (d := _folder(v2[0], v2[1], own[''])):
+        for cand in (d, os.path.dirname(d)):  # its own group, else the one it was delegated (its parent: groups made beside it)
+            if {'memory', 'pids'} <= (ctls := _passes_down(cand)): return {'version': 2, 'dirs': {'': cand}, 'controllers': ctls}
     dirs = {}
-    for ctl in ('memory', 'pids'):
+    for ctl in ('memory', 'pids', 'cpu'):
         m = next((m for m in mounts if m[2] == 'cgroup' and ctl in m[3]), None)
         if m and ctl in own and (d := _folder(m[0], m[1], own[ctl])) and os.access(d, os.W_OK): dirs[ctl] = d
-    return {'version': 1, 'dirs': dirs} if dirs else None
+    return {'version': 1, 'dirs': dirs, 'controllers': set(dirs)} if {'memory', 'pids'} & set(dirs) else None
 
-def _passes_down(d: str) -> bool:
-    "Whether groups made in `d` get the `memory` and `pids` controllers (asking for them if they aren't passed down yet)"
-    def ctls(f):
-        try:
-            with open(os.path.join(d, f)) as fh: return set(fh.read().split())
-        except OSError: return set()
-    if {'memory', 'pids'} <= ctls('cgroup.subtree_control'): return os.access(d, os.W_OK)
-    if not {'memory', 'pids'} <= ctls('cgroup.controllers'): return False
-    want = '+memory +pids' + (' +cpu' if 'cpu' in ctls('cgroup.controllers') else '')
-    if not _write(d, 'cgroup.subtree_control', want): return False  # (a group with processes of its own can't pass controllers down)
-    return {'memory', 'pids'} <= ctls('cgroup.subtree_control')
+def _passes_down(d: str) -> set:
+    "The controllers groups made in `d` get ('memory', 'pids', 'cpu'), where this process may make them (nothing is changed)"
+    try:
+        with open(os.path.join(d, 'cgroup.subtree_control')) as f: ctls = set(f.read().split())
+    except OSError: return set()
+    return ctls & {'memory', 'pids', 'cpu'} if os.access(d, os.W_OK) else set()
 
 def _write(folder: str, name: str, value) -> bool:
     try:
@@ -112,10 +110,7 @@ class Cgroup:
             must(m, 'memory.limit_in_bytes', mem)
             _write(m, 'memory.memsw.limit_in_bytes', mem)  # (where swap is counted)
         if (p := self.dirs.get('pids')): must(p, 'pids.max', tasks)
-
-    def holds(self) -> set:
-        "What the kernel bounds here: 'memory', 'pids'"
-        return {'memory', 'pids'} if self.version == 2 else set(self.dirs)
+        if (c := self.dirs.get('cpu')): must(c, 'cpu.cfs_period_us', 100_000); must(c, 'cpu.cfs_quota_us', 100_000)
 
     def oom_kills(self) -> int:
         "How many of the run's processes the kernel killed for going over its memory"

@@ -32,7 +32,7 @@ accepts that by name: `accept=('own_filesystem',)`):
   supervisor) for all the tree maps and all the kernel holds for it, socket and pipe buffers, its memory file systems
   (`kernel_memory_limit`: a process the kernel kills for it ends the tree), and `max_procs` tasks, threads included:
   a `fork` or a thread past it fails (`kernel_process_limit`, which `RLIMIT_NPROC` gives too in its user namespace,
-  where its ids are no root's). Beside them, and where they aren't, the supervisor counts the tree's processes, threads
+  where its ids are no root's), and one CPU's time where the `cpu` controller is there (`kernel_cpu_limit`). Beside them, and where they aren't, the supervisor counts the tree's processes, threads
   and memory every 20 ms and ends it past `max_procs`, `MAX_THREADS` or `memory_mb` (`tree_process_limit`,
   `tree_memory_limit`);
 - on Linux without namespaces (only when accepted): the supervisor is a child subreaper (a `setsid` grandchild is its
@@ -403,14 +403,13 @@ def _probe(network: bool) -> dict:
             'no_new_privs': linux, 'seccomp': seccomp, 'tree_memory_limit': linux and os.path.exists('/proc/self/smaps_rollup'),
             'tree_process_limit': linux, 'kernel_memory_limit': 'memory' in held,
             # in its user namespace the program's ids are no root's, so `RLIMIT_NPROC` holds too
-            'kernel_process_limit': 'pids' in held or ns}
+            'kernel_process_limit': 'pids' in held or ns, 'kernel_cpu_limit': 'cpu' in held}
 
 def _cgroups() -> set | None:
-    "The controllers a group of the sandbox's own can have here ('memory', 'pids'), or None"
+    "The controllers a group of the sandbox's own can have here ('memory', 'pids', 'cpu'), or None"
     from ._cgroup import available
     found = available()
-    if found is None: return None
-    return {'memory', 'pids'} if found['version'] == 2 else set(found['dirs'])
+    return None if found is None else set(found['controllers'])
 
 def _works(**kw) -> bool:
     "Whether a program starts under these settings"
