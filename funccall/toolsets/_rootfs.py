@@ -37,6 +37,16 @@ class Layout:
             if path == host or path.startswith(host + '/'): return ins + path[len(host):]
         return None
 
+    def command(
+        self,
+        argv: list,  # a command line naming host paths: this Python (`sys.executable`), funccall's folder
+    ) -> list:       # it as the program sees it (a venv's copied interpreter: the one it was made from)
+        "`argv` with each host path the layout holds written as the program sees it"
+        def inside(a: str) -> str:
+            if a == sys.executable: return self.inside(a) or self.inside(getattr(sys, '_base_executable', a)) or a
+            return (self.inside(a) or a) if os.path.isabs(a) and os.path.exists(a) else a
+        return [inside(a) for a in argv]
+
     def env(self) -> dict:
         "The program's `PYTHONPATH` (the site-packages as it sees them) and, for a Python that needs it, `LD_LIBRARY_PATH`"
         out = {'PYTHONPATH': os.pathsep.join(p for p in map(self.inside, _site_dirs()) if p)}

@@ -32,9 +32,9 @@ accepts that by name: `accept=('own_filesystem',)`):
   supervisor) for all the tree maps and all the kernel holds for it, socket and pipe buffers, its memory file systems
   (`kernel_memory_limit`: a process the kernel kills for it ends the tree), and `max_procs` tasks, threads included:
   a `fork` or a thread past it fails (`kernel_process_limit`, which `RLIMIT_NPROC` gives too in its user namespace,
-  where its ids are no root's), and one CPU's time where the `cpu` controller is there (`kernel_cpu_limit`). Beside them, and where they aren't, the supervisor counts the tree's processes, threads
-  and memory every 20 ms and ends it past `max_procs`, `MAX_THREADS` or `memory_mb` (`tree_process_limit`,
-  `tree_memory_limit`);
+  where its ids are no root's), and one CPU's time where the `cpu` controller is there (`kernel_cpu_limit`). Beside
+  them, and where they aren't, the supervisor counts the tree's processes, threads and memory every 20 ms and ends it
+  past `max_procs`, `MAX_THREADS` or `memory_mb` (`tree_process_limit`, `tree_memory_limit`);
 - on Linux without namespaces (only when accepted): the supervisor is a child subreaper (a `setsid` grandchild is its
   to find and end), with the same counting, and the program sees the host's files as the application's user, can
   read the application's memory, signal it, and kill its supervisor first (then nothing counts or ends its tree:
@@ -107,13 +107,12 @@ def _enter_namespaces(network: bool, ids: tuple) -> None:
     me, (r, w) = os.getpid(), os.pipe()
     if (helper := os.fork()) == 0:
         os.close(w)
-        ok = os.read(r, 1) == b'u'  # (nothing: the unshare failed)
+        if os.read(r, 1) != b'u': os._exit(1)  # (nothing: the unshare failed)
         try:
             for f, text in (('setgroups', 'deny'), ('uid_map', f'{_INNER_ID} {ids[0]} 1'), ('gid_map', f'{_INNER_ID} {ids[1]} 1')):
-                if ok:
-                    with open(f'/proc/{me}/{f}', 'w') as fh: fh.write(text)
-        except OSError: ok = False
-        os._exit(0 if ok else 1)
+                with open(f'/proc/{me}/{f}', 'w') as fh: fh.write(text)
+        except OSError: os._exit(1)
+        os._exit(0)
     os.close(r)
     try: _check(libc.unshare(_NEWUSER | _NEWNS | _NEWPID | _NEWIPC | _NEWUTS | (0 if network else _NEWNET)), 'unshare')
     except OSError:
@@ -524,8 +523,7 @@ class Sandbox:
         linux = sys.platform.startswith('linux')
         home = WORK if lo else self.folder
         env = {**BASE_ENV, **(lo.env() if lo else host_env()), 'HOME': home, 'TMPDIR': home, **{str(k): str(v) for k, v in (env or {}).items()}}
-        argv = [str(a) for a in argv]
-        if lo: argv = [(lo.inside(a) or a) if os.path.isabs(a) and os.path.exists(a) else a for a in argv]
+        argv = lo.command([str(a) for a in argv]) if lo else [str(a) for a in argv]
         try:
             if _settings.get('cgroup'): self.cgroup = _new_cgroup(self.memory_mb, int(max_procs))
         except OSError:
