@@ -40,6 +40,17 @@ def fill():
         try: n += a.send(b'x' * 65000)
         except BlockingIOError: return (a, b), n
 """,
+    'stream socketpair': """
+def fill():
+    import socket
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 64 << 20); b.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 20)
+    a.setblocking(False)
+    n = 0
+    while True:
+        try: n += a.send(b'x' * 65536)
+        except BlockingIOError: return (a, b), n
+""",
     'pipe': """
 def fill():
     import fcntl

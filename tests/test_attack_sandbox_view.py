@@ -131,6 +131,7 @@ def test_without_its_own_filesystem_isolate_true_refuses_unless_accepted(monkeyp
     assert 'filesystem of its own' in python_isolated('1 + 1')
     r = code_tool(Toolbox([ping]), isolate=True, timeout=10, accept=('own_filesystem',)).execute({'code': 'ping()'})
     assert r.ok and r.text == 'pong', r.error
+    with pytest.raises(ValueError, match='what may be accepted'): code_tool(Toolbox([ping]), isolate=True, accept=('no_network',))
     with pytest.raises(ValueError, match='mounts= needs'): code_tool(Toolbox([ping]), isolate=True, accept=('own_filesystem',), mounts={'/tmp': '/data'})
 
 # --- host paths, in any spelling -------------------------------------------------------------------------------------

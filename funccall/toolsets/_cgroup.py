@@ -6,7 +6,8 @@
   page cache), `memory.swap.max` 0, `pids.max` (a `fork` or a new thread past it fails), `cpu.max` one CPU;
 - cgroup v1 (`memory` and `pids` mounted apart, as on this machine): `memory.limit_in_bytes` (which counts kernel
   memory on kernels where `memory.kmem.limit_in_bytes` is gone, and is set too where it isn't),
-  `memory.memsw.limit_in_bytes` where swap is counted, `pids.max`, and one CPU (`cpu.cfs_quota_us`) where `cpu` is mounted.
+  `memory.memsw.limit_in_bytes` where swap is counted, `memory.kmem.tcp.limit_in_bytes` (TCP buffers), `pids.max`,
+  and one CPU (`cpu.cfs_quota_us`) where `cpu` is mounted.
 Each group is made in this process's own group, named `funccall-<pid>-<n>`, and removed when its run is closed; one
 left behind by an application that was killed (its pid gone) is removed by the next run's start (`sweep`).
 """
@@ -109,6 +110,7 @@ class Cgroup:
             _write(m, 'memory.kmem.limit_in_bytes', mem)  # (gone on new kernels, where the limit below counts kernel memory)
             must(m, 'memory.limit_in_bytes', mem)
             _write(m, 'memory.memsw.limit_in_bytes', mem)  # (where swap is counted)
+            _write(m, 'memory.kmem.tcp.limit_in_bytes', mem)  # (v1 counts TCP buffers apart, and only once this is set)
         if (p := self.dirs.get('pids')): must(p, 'pids.max', tasks)
         if (c := self.dirs.get('cpu')): must(c, 'cpu.cfs_period_us', 100_000); must(c, 'cpu.cfs_quota_us', 100_000)
 

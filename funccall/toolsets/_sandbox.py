@@ -53,7 +53,8 @@ from __future__ import annotations
 import json, os, signal, sys, time
 
 __all__ = ['BASE_ENV', 'MEMORY_MB', 'MAX_PROCS', 'MAX_THREADS', 'MAX_FILES', 'MAX_OUTPUT', 'MAX_MESSAGE', 'MAX_DEPTH', 'MAX_VALUES',
-           'FILE_MB', 'MAX_INODES', 'SandboxError', 'Sandbox', 'protections', 'scrub', 'for_model', 'MAX_RESULT', 'failure', 'WORK']
+           'FILE_MB', 'MAX_INODES', 'SandboxError', 'Sandbox', 'protections', 'scrub', 'for_model', 'MAX_RESULT', 'failure', 'WORK',
+           'ACCEPTABLE']
 
 BASE_ENV = {'PATH': '/usr/local/bin:/usr/bin:/bin', 'LANG': 'C.UTF-8', 'PYTHONIOENCODING': 'utf-8'}  # (+ HOME and TMPDIR: the folder)
 MEMORY_MB = 512        # the program's memory: its tree's, kernel buffers included (control group), counted, and each process's address space
@@ -478,6 +479,7 @@ def _package_dir() -> str:
     from ..core._package import PACKAGE_DIR
     return PACKAGE_DIR
 
+ACCEPTABLE = ('own_filesystem',)  # the protections a developer may accept missing, by name (`Sandbox(accept=)`, `code_tool(accept=)`)
 _SUPERVISOR_MB = 32  # the supervisor's own memory, in the run's group beside the program's `memory_mb`
 _swept: list = []
 
@@ -509,6 +511,7 @@ class Sandbox:
         self.head, self.tail, self.err_seen = bytearray(), bytearray(), 0  # stderr: its first and last `max_output // 2` bytes
         self.buf, self.pending, self.ended, self.status_buf = bytearray(), b'', None, b''
         self._rmtree, self.cgroup, self.memory_mb = shutil.rmtree, None, int(memory_mb)
+        if set(accept) - set(ACCEPTABLE): raise ValueError(f"accept={tuple(accept)!r}: what may be accepted missing is {ACCEPTABLE!r}")
         if _settings is None:
             got = protections(network)
             if not got['own_filesystem'] and 'own_filesystem' not in accept:
@@ -526,9 +529,9 @@ class Sandbox:
         argv = lo.command([str(a) for a in argv]) if lo else [str(a) for a in argv]
         try:
             if _settings.get('cgroup'): self.cgroup = _new_cgroup(self.memory_mb, int(max_procs))
-        except OSError:
+        except OSError as e:
             self._rmtree(self.folder, ignore_errors=True)
-            raise
+            raise SandboxError(f"it could not start: its control group: {e}", 'start') from None
         r, w = os.pipe()
         uid, gid = (_NOBODY, _NOBODY) if os.getuid() == 0 else (os.getuid(), os.getgid())
         cfg = {**_settings, 'linux': linux, 'folder': self.folder, 'memory_mb': self.memory_mb, 'max_procs': int(max_procs),

@@ -47,7 +47,7 @@ from typing import Any, Literal, Union
 from ..core._package import PACKAGE_DIR
 from ._codechild import COMMAND, MAX_PRINTED, TB, CodeError, ToolCallError, namespace
 from ._rootfs import layout
-from ._sandbox import MAX_MESSAGE, Sandbox, SandboxError, failure, for_model, protections, scrub
+from ._sandbox import ACCEPTABLE, MAX_MESSAGE, Sandbox, SandboxError, failure, for_model, protections, scrub
 from ..core.inverse import mk_tool, schema2anno, schema2sig
 from .pytool import python
 from ..core.schema import SchemaError, handle_type
@@ -442,6 +442,7 @@ def code_tool(
     if isolate is None: isolate = safest_mode()
     if isolate not in _RUNNERS: raise ValueError(f"isolate={isolate!r}: use None (the safest installed), 'monty', True or False")
     run = _RUNNERS[isolate]
+    if set(accept) - set(ACCEPTABLE): raise ValueError(f"accept={tuple(accept)!r}: what may be accepted missing is {ACCEPTABLE!r}")
     if env or network or mounts or accept:
         if isolate is not True:
             raise ValueError(f"env=, network=, mounts= and accept= are for a process of its own (isolate=True), not isolate={isolate!r}")
