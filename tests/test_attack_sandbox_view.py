@@ -3,7 +3,7 @@
 ids that own nothing when the application is root, and no host path in any spelling. Each test is a hostile program
 (`test_attack_sandbox.run`); where this machine can't give it a filesystem of its own, `protections()` says so and the
 test is skipped with that reason. The tests run as root in CI: the application's secrets are root's there."""
-import base64, json, os, sys
+import base64, json, os, sys, uuid
 
 import pytest
 
@@ -52,6 +52,25 @@ def test_the_applications_secrets_are_out_of_reach(mode, tmp_path, monkeypatch):
     paths += [p for p in (sys.prefix, os.path.realpath(sys.base_prefix)) if not p.startswith('/usr')]  # (a system Python's is seen)
     got = json.loads(run(mode, READ_ALL.format(paths=paths)))
     assert len(got) == len(paths) and all(v in ('FileNotFoundError', 'PermissionError') for v in got), got
+    assert 'sk-the-apps-own-key' not in json.dumps(got)
+
+@pytest.mark.parametrize('mode', MODES)
+def test_an_application_kept_inside_usr_is_covered(mode, monkeypatch):
+    "`WORKDIR /usr/src/app`: the system's `/usr` is in view, the application's folder in it is not (its `.env` readable by all)"
+    _needs('own_filesystem')
+    if not os.access('/usr/src', os.W_OK): pytest.skip('/usr/src is not writable here: no application can be put there')
+    app = f'/usr/src/fc-app-{uuid.uuid4().hex[:8]}'
+    os.makedirs(f'{app}/pkg')
+    try:
+        with open(f'{app}/.env', 'w') as f: f.write('OPENAI_API_KEY=sk-the-apps-own-key\n')
+        os.chmod(f'{app}/.env', 0o644)  # (readable by any id: only the cover keeps it out)
+        monkeypatch.chdir(app)
+        monkeypatch.syspath_prepend(f'{app}/pkg')
+        got = json.loads(run(mode, READ_ALL.format(paths=[f'{app}/.env', app, f'{app}/pkg', '/usr/src'])))
+    finally:
+        import shutil
+        shutil.rmtree(app)
+    assert got[0] == 'FileNotFoundError' and got[1] == [] and got[2] == 'FileNotFoundError', got
     assert 'sk-the-apps-own-key' not in json.dumps(got)
 
 @pytest.mark.parametrize('mode', MODES)

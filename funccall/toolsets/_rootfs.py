@@ -6,6 +6,8 @@ read-only at neutral paths, and what the developer lends; nothing else of the ho
 - the interpreter's prefix at `/python` unless it is one of those (a pyenv Python lives under `/root`), the folders of
   `sys.path` packages were installed into (`_site_dirs`) each at `/packages/<n>`, funccall's own folder at `/funccall`
   unless it is in one of them. Only these: never the application's folder, nor any other folder of its `sys.path`;
+- the application's own folders (its working folder, its script's, the home, its sources on `sys.path`) covered by an
+  empty folder where they lie inside one of the system's (`WORKDIR /usr/src/app`);
 - `lent`: `{host path: path in the sandbox}` (read-only), or `{host path: (path, 'rw')}` (writable).
 The supervisor adds the working folder (`_sandbox.WORK`), a `/dev` and a `/proc` of its own.
 """
@@ -21,8 +23,9 @@ NET_ETC = ('resolv.conf', 'hosts', 'nsswitch.conf', 'ssl')                 # nam
 _RESERVED = ('/proc', '/dev', '/python', '/packages', '/funccall')         # the supervisor's or the runtime's
 
 class Layout:
-    "The mounts of a program's filesystem: `binds` [(host path, path inside, 'dir' | 'file', + ' rw' if writable)], `links` [(path, target)]"
-    def __init__(self): self.binds, self.links = [], []
+    """The mounts of a program's filesystem: `binds` [(host path, path inside, 'dir' | 'file', + ' rw' if writable)],
+    `links` [(path, target)], `hidden` [path]: the application's folders inside a bound system folder, covered"""
+    def __init__(self): self.binds, self.links, self.hidden = [], [], []
 
     def bind(self, host: str, inside: str, rw: bool=False) -> None:
         self.binds.append((host, inside, ('dir' if os.path.isdir(host) else 'file') + (' rw' if rw else '')))
@@ -32,9 +35,9 @@ class Layout:
         path: str,  # a host path
     ) -> str | None:  # where the program sees it, or None when it can't
         "The path inside of host `path`, through the bind that holds it (the deepest)"
-        path = os.path.realpath(path)
+        path, under = os.path.realpath(path), lambda p, top: p == top or p.startswith(top + '/')
         for host, ins, _ in sorted(self.binds, key=lambda b: len(b[0]), reverse=True):
-            if path == host or path.startswith(host + '/'): return ins + path[len(host):]
+            if under(path, host): return None if any(under(path, h) and len(h) > len(host) for h in self.hidden) else ins + path[len(host):]
         return None
 
     def command(
@@ -66,6 +69,15 @@ def _site_dirs() -> list:
     if site.ENABLE_USER_SITE: sites.add(os.path.realpath(site.getusersitepackages()))
     return list(dict.fromkeys(p for p in map(os.path.realpath, filter(None, sys.path)) if os.path.isdir(p) and (p in sites or _installed(p))))
 
+def _app_folders() -> list:
+    "The application's own folders: its working folder, its script's, the home, and the folders of sources on `sys.path`"
+    main = getattr(sys.modules.get('__main__'), '__file__', None)
+    stdlib = {os.path.realpath(sysconfig.get_paths()[k]) for k in ('stdlib', 'platstdlib')}
+    found = [os.getcwd(), os.path.expanduser('~'), *([os.path.dirname(main)] if main else []),
+             *(p for p in filter(None, sys.path) if os.path.isdir(p))]
+    sites = set(_site_dirs())
+    return list(dict.fromkeys(p for p in map(os.path.realpath, found) if p not in sites and p not in stdlib and p != '/'))
+
 def _installed(folder: str) -> bool:
     try: return any(nm.endswith('.dist-info') for nm in os.listdir(folder))
     except OSError: return False
@@ -83,6 +95,10 @@ def layout(
     for f in (*ETC, *(NET_ETC if network else ())):
         if os.path.exists(p := f'/etc/{f}'): lo.bind(os.path.realpath(p), p)
     prefix = os.path.realpath(sys.base_prefix)
+    runtime = [prefix, *(os.path.realpath(sysconfig.get_paths()[k]) for k in ('stdlib', 'platstdlib'))]
+    for app in _app_folders():  # (`WORKDIR /usr/src/app`: under `/usr`, and so in view, unless covered)
+        if lo.inside(app) == app and app not in SYSTEM and not any(r == app or r.startswith(app + '/') for r in runtime):
+            lo.hidden.append(app)
     if lo.inside(prefix) is None: lo.bind(prefix, '/python')
     for i, d in enumerate(d for d in _site_dirs() if lo.inside(d) is None): lo.bind(d, f'/packages/{i}')
     if package and lo.inside(package) is None: lo.bind(os.path.realpath(package), '/funccall')

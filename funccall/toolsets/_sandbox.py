@@ -23,7 +23,7 @@ accepts that by name: `accept=('own_filesystem',)`):
   `sys.executable`, the environment and every module's `__file__` name no host path), its working folder `WORK`
   (`/tmp`: a memory file system of `memory_mb` and `MAX_INODES` files at most, its files counted as the program's
   memory), a `/dev` of `null`, `zero`, `full`, `random` and `urandom` only, a `/proc` of its own, and what the
-  developer lends (`mounts=`); never the application's folder, home, `/root` or `/etc`. Every mount is read-only but
+  developer lends (`mounts=`); never the application's folder (one inside `/usr` is covered), home, `/root` or `/etc`. Every mount is read-only but
   the working folder and what is lent writable, `/proc` too (`read_only_files`). Its ids: as root's, the host's
   `nobody` (`ids_own_nothing`: a root application's files are no more its than anyone's), else the application's user's
   (whose files it doesn't see). No network but a loopback that is down (`no_network`, unless `network=True`);
@@ -50,7 +50,7 @@ runtime it is lent (the standard library's build settings name where the interpr
 """
 from __future__ import annotations
 
-import json, os, signal, sys, time
+import errno, json, os, signal, sys, time
 
 __all__ = ['BASE_ENV', 'MEMORY_MB', 'MAX_PROCS', 'MAX_THREADS', 'MAX_FILES', 'MAX_OUTPUT', 'MAX_MESSAGE', 'MAX_DEPTH', 'MAX_VALUES',
            'FILE_MB', 'MAX_INODES', 'SandboxError', 'Sandbox', 'protections', 'scrub', 'for_model', 'MAX_RESULT', 'failure', 'WORK',
@@ -161,6 +161,10 @@ def _new_root(cfg: dict) -> None:
         else: os.makedirs(at, exist_ok=True)
         _mount(f'/proc/self/fd/{fd}', at, None, _MS_BIND | _MS_REC, what=dst)
         os.close(fd)
+    for app in cfg['hidden']:  # the application's folders inside a system folder: covered by an empty one
+        try: _mount('tmpfs', app.lstrip('/'), 'tmpfs', _MS_NOSUID | _MS_NODEV, 'size=4k,nr_inodes=16,mode=755', what=app)
+        except OSError as e:
+            if e.errno not in (errno.EACCES, errno.ENOENT): raise  # (a folder the program's ids can't reach either)
     _mount('tmpfs', 'dev', 'tmpfs', _MS_NOSUID | _MS_NOEXEC, 'mode=755,size=64k', '/dev')
     for nm, fd in devs.items():
         open(f'dev/{nm}', 'x').close()
@@ -536,7 +540,8 @@ class Sandbox:
         uid, gid = (_NOBODY, _NOBODY) if os.getuid() == 0 else (os.getuid(), os.getgid())
         cfg = {**_settings, 'linux': linux, 'folder': self.folder, 'memory_mb': self.memory_mb, 'max_procs': int(max_procs),
                'file_mb': FILE_MB, 'status': w, 'argv': argv, 'env': env, 'ids': [uid, gid],
-               'binds': lo.binds if lo else [], 'links': lo.links if lo else [], 'cgroups': self.cgroup.procs if self.cgroup else [],
+               'binds': lo.binds if lo else [], 'links': lo.links if lo else [], 'hidden': lo.hidden if lo else [],
+               'cgroups': self.cgroup.procs if self.cgroup else [],
                'oom_events': self.cgroup.events if self.cgroup else None}
         try:
             # the settings (the program's environment among them) in the supervisor's environment, which only its user may
