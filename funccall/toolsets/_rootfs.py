@@ -72,11 +72,16 @@ def _site_dirs() -> list:
 def _app_folders() -> list:
     "The application's own folders: its working folder, its script's, the home, and the folders of sources on `sys.path`"
     main = getattr(sys.modules.get('__main__'), '__file__', None)
-    stdlib = {os.path.realpath(sysconfig.get_paths()[k]) for k in ('stdlib', 'platstdlib')}
     found = [os.getcwd(), os.path.expanduser('~'), *([os.path.dirname(main)] if main else []),
              *(p for p in filter(None, sys.path) if os.path.isdir(p))]
-    sites = set(_site_dirs())
-    return list(dict.fromkeys(p for p in map(os.path.realpath, found) if p not in sites and p not in stdlib and p != '/'))
+    sites, stdlib = set(_site_dirs()), _stdlib()
+    runtime = lambda p: p in sites or any(p == d or p.startswith(d + '/') for d in stdlib)
+    return list(dict.fromkeys(p for p in map(os.path.realpath, found) if p != '/' and not runtime(p)))
+
+def _stdlib() -> list:
+    "The standard library's folders: its sources and its extension modules (`lib-dynload`)"
+    dirs = [*(sysconfig.get_paths()[k] for k in ('stdlib', 'platstdlib')), sysconfig.get_config_var('DESTSHARED')]
+    return [os.path.realpath(d) for d in dirs if d]
 
 def _installed(folder: str) -> bool:
     try: return any(nm.endswith('.dist-info') for nm in os.listdir(folder))
@@ -95,7 +100,7 @@ def layout(
     for f in (*ETC, *(NET_ETC if network else ())):
         if os.path.exists(p := f'/etc/{f}'): lo.bind(os.path.realpath(p), p)
     prefix = os.path.realpath(sys.base_prefix)
-    runtime = [prefix, *(os.path.realpath(sysconfig.get_paths()[k]) for k in ('stdlib', 'platstdlib'))]
+    runtime = [prefix, *_stdlib()]
     for app in _app_folders():  # (`WORKDIR /usr/src/app`: under `/usr`, and so in view, unless covered)
         if lo.inside(app) == app and app not in SYSTEM and not any(r == app or r.startswith(app + '/') for r in runtime):
             lo.hidden.append(app)
