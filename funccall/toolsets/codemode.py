@@ -19,10 +19,12 @@ pydantic-monty is installed, else True. The application's own process is used on
   own sleeps are capped at 10 s only), monty's own time limit stops the program's own work, and its
   worker process is killed `_MONTY_GRACE` after the deadline whatever it does (`_Watchdog`): monty's clock stops
   while the host answers a call, so its limit alone never stops a loop over tool calls.
-- `True`: in a new Python process under `_sandbox`'s supervisor: an empty environment, a folder of its own, its whole
-  tree limited in memory and processes and gone at the deadline; on Linux with user namespaces, also unable to see the
-  application's processes (so to read their memory), to write files or to use the network (`_sandbox.protections()`
-  says what holds here). The tools still run here, in the application's process, each call waited for no later than
+- `True`: in a new Python process under `_sandbox`'s supervisor: an empty environment, a filesystem of its own (the
+  Python runtime read-only, its folder, what `mounts=` lends: none of the application's files), its whole tree limited
+  in memory and processes (by the kernel where control groups allow) and gone at the deadline, unable to see the
+  application's processes (so to read their memory) or to use the network (`_sandbox.protections()` says what holds
+  here). Without user namespaces there is no filesystem of its own, and it refuses unless `accept=('own_filesystem',)`
+  accepts that. The tools still run here, in the application's process, each call waited for no later than
   the deadline: the program's calls come over a pipe, one JSON line each, and values go back as JSON. A line that
   breaks this protocol ends the program with a `CodeError`.
 - `False`: in this process, like the `python` tool (`funccall.toolsets.pytool`), with its deadline: the caller has its answer

@@ -24,8 +24,9 @@ On Python 3.11 other threads under a trace function pause while a timeout is pen
 report (`_unsignal`).
 `python_isolated` runs the code in a fresh Python process under `_sandbox`'s supervisor instead, its whole tree
 killed at the deadline: it always stops, but sees none of the caller's globals (nor its environment, files open,
-and on Linux with user namespaces its processes, files to write or the network), and a value comes back as itself
-only when it is a Python literal (else as its `repr`, at most 100,000 characters). `python` is no sandbox.
+processes, files but the Python runtime's, or the network), and a value comes back as itself only when it is a Python
+literal (else as its `repr`, at most 100,000 characters). It needs a filesystem of its own (Linux with user
+namespaces): elsewhere it refuses, saying so (`code_tool(isolate=True, accept=...)` runs without). `python` is no sandbox.
 """
 from __future__ import annotations
 
