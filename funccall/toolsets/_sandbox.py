@@ -2,57 +2,72 @@
 
 The application starts a small supervisor (this file, run as a script with the standard library only), which starts
 the program. What holds, and where (`protections()` says which hold on this machine; a run refuses to start when
-one it found at the probe fails to come up):
-- everywhere (POSIX): an environment holding only what the developer passes (`env=`), `BASE_ENV` (and the
-  application's `LD_LIBRARY_PATH`, which some Pythons need to start); no file
-  descriptor but the program's three pipes; a new, empty working folder, removed afterwards; `RLIMIT_AS` (memory per
-  process), `RLIMIT_FSIZE` (size of each file written), `RLIMIT_NOFILE` (`MAX_FILES`), no core files; the parent reads
-  its pipes without blocking, under the deadline, keeping at most `max_output` bytes of what it writes to stderr (the
-  rest is counted, not kept), and refuses a channel message over `MAX_MESSAGE` bytes or `MAX_VALUES` values before
-  reading it; what the model reads of a result goes through `for_model` (cut, scrubbed, valid UTF-8);
+one it found at the probe fails to come up, and refuses to start at all without `own_filesystem` unless the developer
+accepts that by name: `accept=('own_filesystem',)`):
+- everywhere (POSIX): an environment holding only what the developer passes (`env=`), `BASE_ENV`, `HOME` and
+  `TMPDIR` (its folder), `PYTHONPATH` (the interpreter's and the environment's site-packages only, never the
+  application's folder) and `LD_LIBRARY_PATH` where the Python needs it; no file descriptor but the program's three
+  pipes; a new, empty working folder, removed afterwards; `RLIMIT_AS` (memory per process), `RLIMIT_FSIZE` (size of
+  each file written), `RLIMIT_NOFILE` (`MAX_FILES`), no core files; the parent reads its pipes without blocking, under
+  the deadline, keeping at most `max_output` bytes of what it writes to stderr (the rest is counted, not kept), and
+  refuses a channel message over `MAX_MESSAGE` bytes or `MAX_VALUES` values before reading it; what the model reads of
+  a result goes through `for_model` (cut, scrubbed of the host's paths as a last net, valid UTF-8);
 - on Linux with user namespaces (`namespaces`): new user, PID, mount, IPC and host-name namespaces. The supervisor is the
   namespace's init: when it ends, the kernel kills everything in it, a `setsid` grandchild too. `/proc` shows the
   program's own processes only, so the application can't be found by its pid (not through `/proc/<pid>/mem`,
-  `ptrace` or `process_vm_readv`), and the program runs with no capabilities, so it can't unmount that `/proc`, nor
-  make a user namespace of its own to get some (`user.max_user_namespaces` is 0 in its own); every mount is read-only
-  but the working folder (a memory file system of `memory_mb` and `MAX_INODES` files at most, its files counted as the
-  program's memory),
-  `/proc` too (its ids are the application's user's: as root's, a writable `/proc/sys` would set the host's sysctls),
-  and `/dev` holds `null`, `zero`, `full`, `random` and `urandom`
-  only (`read_only_files`); no network but a loopback that is down
-  (`no_network`, unless `network=True`). The supervisor counts the tree's processes, threads and memory every 20 ms
-  and ends it past `max_procs`, `MAX_THREADS` or `memory_mb`; `RLIMIT_NPROC` bounds it in the kernel too except for
-  root, whom the kernel exempts (`kernel_process_limit`);
-- on Linux without them: the supervisor is a child subreaper (a `setsid` grandchild is its to find and end), with
-  the same counting, and the program can see and, as the same user, read the application's memory, signal it, and kill
-  its supervisor first (then nothing counts or ends its tree: `deadline_kills_tree` is not claimed);
+  `ptrace` or `process_vm_readv`), and the program runs with no capabilities, so it can't unmount anything, nor
+  make a user namespace of its own to get some (`user.max_user_namespaces` is 0 in its own).
+  A filesystem of its own (`own_filesystem`, `_rootfs`): a root on a memory file system, built as bubblewrap builds
+  one and entered with `pivot_root`, the host's root detached, holding the system's `/usr` and `/lib` (at their paths),
+  the interpreter's prefix at `/python`, its site-packages at `/packages/<n>`, funccall at `/funccall` (so `sys.path`,
+  `sys.executable`, the environment and every module's `__file__` name no host path), its working folder `WORK`
+  (`/tmp`: a memory file system of `memory_mb` and `MAX_INODES` files at most, its files counted as the program's
+  memory), a `/dev` of `null`, `zero`, `full`, `random` and `urandom` only, a `/proc` of its own, and what the
+  developer lends (`mounts=`); never the application's folder (one inside `/usr` is covered), home, `/root` or `/etc`. Every mount is read-only but
+  the working folder and what is lent writable, `/proc` too (`read_only_files`). Its ids: as root's, the host's
+  `nobody` (`ids_own_nothing`: a root application's files are no more its than anyone's), else the application's user's
+  (whose files it doesn't see). No network but a loopback that is down (`no_network`, unless `network=True`);
+- on Linux with control groups this process may make (`_cgroup`: v2, or v1's `memory` and `pids`): a group per run,
+  removed after it (one a killed application left behind, at the next start): `memory_mb` (+ `_SUPERVISOR_MB` for the
+  supervisor) for all the tree maps and all the kernel holds for it, socket and pipe buffers, its memory file systems
+  (`kernel_memory_limit`: a process the kernel kills for it ends the tree), and `max_procs` tasks, threads included:
+  a `fork` or a thread past it fails (`kernel_process_limit`, which `RLIMIT_NPROC` gives too in its user namespace,
+  where its ids are no root's), and one CPU's time where the `cpu` controller is there (`kernel_cpu_limit`). Beside
+  them, and where they aren't, the supervisor counts the tree's processes, threads and memory every 20 ms and ends it
+  past `max_procs`, `MAX_THREADS` or `memory_mb` (`tree_process_limit`, `tree_memory_limit`);
+- on Linux without namespaces (only when accepted): the supervisor is a child subreaper (a `setsid` grandchild is its
+  to find and end), with the same counting, and the program sees the host's files as the application's user, can
+  read the application's memory, signal it, and kill its supervisor first (then nothing counts or ends its tree:
+  `deadline_kills_tree` is not claimed);
 - on Linux, a new session keyring (the application's keys out of reach), and a seccomp filter refusing `ptrace`,
   `process_vm_readv`, `process_vm_writev` and `pidfd_getfd`, the calls that make memory no process maps (`memfd_create`,
   System V memory and queues), `io_uring`, the key calls and `socket(AF_UNIX)` (a socket file connects on a read-only
   mount: the application's, `docker.sock`) (x86-64 and arm64), after `PR_SET_NO_NEW_PRIVS` (`seccomp`, `no_new_privs`);
 - elsewhere (macOS): the process group is killed at the deadline; a program that leaves it (`setsid`) outlives it.
-None of this is a virtual machine: the program reads any file the user can read (as root, root's: the application's
-`.env` too), the kernel memory its pipes and sockets hold is bounded by `MAX_FILES` only, and it shares the kernel.
+None of this is a virtual machine: the program shares the kernel. What it can still read of the host: the files of the
+runtime it is lent (the standard library's build settings name where the interpreter was built), and
+`/proc/self/mountinfo`, where the kernel names the host folder each of its mounts comes from (a name, not a way in).
 """
 from __future__ import annotations
 
-import json, os, signal, sys, time
+import errno, json, os, signal, sys, time
 
 __all__ = ['BASE_ENV', 'MEMORY_MB', 'MAX_PROCS', 'MAX_THREADS', 'MAX_FILES', 'MAX_OUTPUT', 'MAX_MESSAGE', 'MAX_DEPTH', 'MAX_VALUES',
-           'FILE_MB', 'MAX_INODES', 'SandboxError', 'Sandbox', 'protections', 'scrub', 'for_model', 'MAX_RESULT', 'failure', 'import_path']
+           'FILE_MB', 'MAX_INODES', 'SandboxError', 'Sandbox', 'protections', 'scrub', 'for_model', 'MAX_RESULT', 'failure', 'WORK',
+           'ACCEPTABLE']
 
 BASE_ENV = {'PATH': '/usr/local/bin:/usr/bin:/bin', 'LANG': 'C.UTF-8', 'PYTHONIOENCODING': 'utf-8'}  # (+ HOME and TMPDIR: the folder)
-MEMORY_MB = 512        # the program's memory: its tree's resident memory (counted), and each process's address space
-MAX_PROCS = 32         # processes (and, under the kernel's limit, threads) the program's tree may hold, itself included
-MAX_THREADS = 256      # threads the program's tree may hold (counted: the kernel's limit exempts root)
-MAX_FILES = 256        # descriptors each of its processes may hold: bounds the kernel memory its pipes and sockets hold
+MEMORY_MB = 512        # the program's memory: its tree's, kernel buffers included (control group), counted, and each process's address space
+MAX_PROCS = 32         # processes the program's tree may hold, itself included (and threads, where the kernel bounds them: its tasks)
+MAX_THREADS = 256      # threads the program's tree may hold where only the count bounds them (no namespace, no control group)
+MAX_FILES = 256        # descriptors each of its processes may hold: bounds the kernel memory its pipes and sockets hold without a group
 MAX_OUTPUT = 100_000   # bytes of the program's stderr kept; the rest is counted and reported as cut
 MAX_MESSAGE = 16 << 20 # bytes of one line the program sends up its channel: a longer one ends it
 FILE_MB = 256          # size of any one file the program writes (RLIMIT_FSIZE)
 MAX_INODES = 32768     # files and folders its working folder may hold: an empty one holds no block, but kernel memory
 _POLL = 0.02           # seconds between the supervisor's counts of processes and memory
 _CFG = 'FUNCCALL_SANDBOX'  # the supervisor's settings, in its environment
-_SUPERVISED = 2        # the supervisor's own processes that count towards `RLIMIT_NPROC` in its namespace
+_SUPERVISED = 2        # the supervisor's own processes in the run's control group (and in `RLIMIT_NPROC`'s count, its init)
 
 # --- the supervisor (run as a script: standard library only) ------------------------------------------------
 
@@ -61,6 +76,10 @@ _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 409
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_SECCOMP, _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 1, 4, 22, 36, 38
 _MOUNT_SETATTR, _AT_RECURSIVE, _AT_FDCWD, _ATTR_RDONLY, _ATTR_NOSUID = 442, 0x8000, -100, 1, 2
 _INNER_ID = 1000  # the program's uid and gid inside its user namespace: not 0, so it runs with no capabilities there
+_NOBODY = 65534   # the host ids a root application's program runs under (`nobody`: by convention they own nothing)
+_PIVOT_ROOT = {'x86_64': 155, 'aarch64': 41}
+_MNT_DETACH = 2
+WORK = '/tmp'     # the program's working folder, `HOME` and `TMPDIR`, as it sees it (with a filesystem of its own)
 # seccomp: the architecture's audit number, the numbers of the calls refused: ptrace, process_vm_readv/writev,
 # pidfd_getfd (another process's memory); memfd_create, memfd_secret, shmget, msgget (memory no process's PSS shows);
 # io_uring_setup (its requests make sockets past the filter); add_key, request_key, keyctl (the application's session
@@ -78,17 +97,30 @@ def _check(r: int, what: str) -> None:
     import ctypes
     if r != 0: raise OSError(ctypes.get_errno(), f"{what}: {os.strerror(ctypes.get_errno())}")
 
-def _enter_namespaces(network: bool) -> None:
-    """New user, mount, PID, IPC and host-name namespaces (and network, unless `network`): this process maps its ids to
-    `_INNER_ID`. IPC: the host's System V shared memory and queues are out of reach (as root's, they would open)"""
+def _enter_namespaces(network: bool, ids: tuple) -> None:
+    """New user, mount, PID, IPC and host-name namespaces (and network, unless `network`), where `_INNER_ID` is host
+    user and group `ids`. A helper forked first, still in the application's user namespace, writes the maps: only from
+    there may root map the program to ids other than its own. IPC: the host's System V memory and queues out of reach"""
     ctypes, libc = _libc()
-    uid, gid = os.getuid(), os.getgid()
-    if uid == 0:
+    if os.getuid() == 0:
         try: os.setgroups([])  # root's supplementary groups would keep their access
         except OSError: pass
-    _check(libc.unshare(_NEWUSER | _NEWNS | _NEWPID | _NEWIPC | _NEWUTS | (0 if network else _NEWNET)), 'unshare')
-    for f, text in (('setgroups', 'deny'), ('uid_map', f'{_INNER_ID} {uid} 1'), ('gid_map', f'{_INNER_ID} {gid} 1')):
-        with open(f'/proc/self/{f}', 'w') as fh: fh.write(text)
+    me, (r, w) = os.getpid(), os.pipe()
+    if (helper := os.fork()) == 0:
+        os.close(w)
+        if os.read(r, 1) != b'u': os._exit(1)  # (nothing: the unshare failed)
+        try:
+            for f, text in (('setgroups', 'deny'), ('uid_map', f'{_INNER_ID} {ids[0]} 1'), ('gid_map', f'{_INNER_ID} {ids[1]} 1')):
+                with open(f'/proc/{me}/{f}', 'w') as fh: fh.write(text)
+        except OSError: os._exit(1)
+        os._exit(0)
+    os.close(r)
+    try: _check(libc.unshare(_NEWUSER | _NEWNS | _NEWPID | _NEWIPC | _NEWUTS | (0 if network else _NEWNET)), 'unshare')
+    except OSError:
+        os.close(w); os.waitpid(helper, 0)
+        raise
+    os.write(w, b'u'); os.close(w)
+    if os.waitstatus_to_exitcode(os.waitpid(helper, 0)[1]) != 0: raise OSError(1, 'the id maps could not be written')
 
 def _mount_attr(path: str, flags: int, set_: int, clr: int) -> None:
     ctypes, libc = _libc()
@@ -96,37 +128,62 @@ def _mount_attr(path: str, flags: int, set_: int, clr: int) -> None:
     a = Attr(set_, clr, 0, 0)
     _check(libc.syscall(_MOUNT_SETATTR, _AT_FDCWD, path.encode(), flags, ctypes.byref(a), ctypes.sizeof(a)), f'mount_setattr {path}')
 
-def _mounts(folder: str, mb: int) -> None:
-    """As the namespace's init: mounts private, all read-only but `folder`, a memory file system of `mb` MB at most
-    (what it holds counts as the program's memory, and goes with the namespace), and a read-only `/proc` of this namespace,
-    in which no user namespace can be made"""
-    ctypes, libc = _libc()
-    _check(libc.mount(None, b'/', None, _MS_REC | _MS_PRIVATE, None), 'mount --make-rprivate /')
-    opts = f'size={mb}m,nr_inodes={MAX_INODES},mode=700'.encode()
-    _check(libc.mount(b'tmpfs', folder.encode(), b'tmpfs', _MS_NOSUID | _MS_NODEV, opts), 'mount the working folder')
-    _devices()
-    _mount_attr('/', _AT_RECURSIVE, _ATTR_RDONLY | _ATTR_NOSUID, 0)
-    _mount_attr(folder, 0, 0, _ATTR_RDONLY)
-    _check(libc.mount(b'proc', b'/proc', b'proc', _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None), 'mount /proc')
-    # a user namespace of its own would give the program the right to mount file systems (a memory one nothing counts)
-    with open('/proc/sys/user/max_user_namespaces', 'w') as f: f.write('0')
-    # read-only: the program's ids are the application's user's, so as root's its `/proc/sys` would set the host's sysctls
-    # (`kernel.core_pattern`: a command the host's kernel runs as root), its `/proc/sysrq-trigger` reboot the host
-    _mount_attr('/proc', 0, _ATTR_RDONLY, 0)
+def _mount(src, dst: str, fstype, flags: int, opts=None, what: str='') -> None:
+    _, libc = _libc()
+    enc = lambda v: v.encode() if isinstance(v, str) else v
+    _check(libc.mount(enc(src), enc(dst), enc(fstype), flags, enc(opts)), f'mount {what or dst}')
 
-_DEVICES = ('null', 'zero', 'full', 'random', 'urandom')  # the device files the program finds in its `/dev`: no disk, no console
-
-def _devices() -> None:
-    "A `/dev` of `_DEVICES` only: a process of root's (as the kernel sees it) could open the host's disks in the real one"
+def _new_root(cfg: dict) -> None:
+    """As the namespace's init: a root of its own, built on a memory file system over the (empty) host folder the way
+    bubblewrap builds one: the runtime and what the developer lends bound in (from descriptors opened while this
+    process could still reach them: as root's, `/root` is 0700 to any other id), the working folder (`WORK`, a memory
+    file system of `memory_mb` MB and `MAX_INODES` files at most, its files counted as the program's memory), a `/dev`
+    of `_DEVICES`, a `/proc` of this namespace (no user namespace can be made in it). Then `pivot_root` into it, the
+    host's root detached, and every mount read-only but the working folder and what was lent writable"""
     ctypes, libc = _libc()
-    fds = {nm: os.open(f'/dev/{nm}', os.O_PATH) for nm in _DEVICES if os.path.exists(f'/dev/{nm}')}
-    _check(libc.mount(b'tmpfs', b'/dev', b'tmpfs', _MS_NOSUID | _MS_NOEXEC, b'mode=755,size=64k'), 'mount /dev')
-    for nm, fd in fds.items():
-        open(f'/dev/{nm}', 'w').close()
-        _check(libc.mount(f'/proc/self/fd/{fd}'.encode(), f'/dev/{nm}'.encode(), None, _MS_BIND, None), f'bind /dev/{nm}')
+    binds = [(os.open(src, os.O_PATH), dst, kind) for src, dst, kind in cfg['binds']]
+    devs = {nm: os.open(f'/dev/{nm}', os.O_PATH) for nm in _DEVICES if os.path.exists(f'/dev/{nm}')}
+    _mount(None, '/', None, _MS_REC | _MS_PRIVATE, what='--make-rprivate /')
+    own = f'uid={_INNER_ID},gid={_INNER_ID}'  # (its files made by the program's ids: a root's are no id in this namespace)
+    _mount('tmpfs', cfg['folder'], 'tmpfs', _MS_NOSUID | _MS_NODEV, f'size=1m,nr_inodes=4096,mode=755,{own}', 'the new root')
+    os.chdir(cfg['folder'])  # (by its path, as the application's user: into the new root, over the folder)
+    # from here on the ids the program has: a root's files are reachable only through the descriptors (caps in the namespace stay)
+    os.setresgid(_INNER_ID, _INNER_ID, _INNER_ID)
+    os.setresuid(_INNER_ID, _INNER_ID, _INNER_ID)
+    for d in ('dev', 'proc', WORK.strip('/')): os.mkdir(d)
+    for link, target in cfg['links']: os.symlink(target, link.lstrip('/'))
+    _mount('tmpfs', WORK.lstrip('/'), 'tmpfs', _MS_NOSUID | _MS_NODEV,
+           f'size={cfg["memory_mb"]}m,nr_inodes={MAX_INODES},mode=700,{own}', 'the working folder')
+    for fd, dst, kind in binds:
+        at = dst.lstrip('/')
+        os.makedirs(os.path.dirname(at) or '.', exist_ok=True)
+        if kind.startswith('file'): open(at, 'x').close()
+        else: os.makedirs(at, exist_ok=True)
+        _mount(f'/proc/self/fd/{fd}', at, None, _MS_BIND | _MS_REC, what=dst)
+        os.close(fd)
+    for app in cfg['hidden']:  # the application's folders inside a system folder: covered by an empty one
+        try: _mount('tmpfs', app.lstrip('/'), 'tmpfs', _MS_NOSUID | _MS_NODEV, 'size=4k,nr_inodes=16,mode=755', what=app)
+        except OSError as e:
+            if e.errno not in (errno.EACCES, errno.ENOENT): raise  # (a folder the program's ids can't reach either)
+    _mount('tmpfs', 'dev', 'tmpfs', _MS_NOSUID | _MS_NOEXEC, 'mode=755,size=64k', '/dev')
+    for nm, fd in devs.items():
+        open(f'dev/{nm}', 'x').close()
+        _mount(f'/proc/self/fd/{fd}', f'dev/{nm}', None, _MS_BIND, what=f'/dev/{nm}')
         os.close(fd)
     for nm, to in (('fd', '/proc/self/fd'), ('stdin', '/proc/self/fd/0'), ('stdout', '/proc/self/fd/1'), ('stderr', '/proc/self/fd/2')):
-        os.symlink(to, f'/dev/{nm}')
+        os.symlink(to, f'dev/{nm}')
+    _mount('proc', 'proc', 'proc', _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, what='/proc')
+    _check(libc.syscall(_PIVOT_ROOT[os.uname().machine], b'.', b'.'), 'pivot_root')  # the old root now over the new one
+    _check(libc.umount2(b'.', _MNT_DETACH), 'detach the host\'s root')
+    os.chdir('/')
+    # a user namespace of its own would give the program the right to mount file systems (a memory one nothing counts)
+    with open('/proc/sys/user/max_user_namespaces', 'w') as f: f.write('0')
+    # read-only, `/proc` too: no sysctl of this namespace is the program's to set
+    _mount_attr('/', _AT_RECURSIVE, _ATTR_RDONLY | _ATTR_NOSUID, 0)
+    for _, dst, kind in [(None, WORK, 'dir rw'), *cfg['binds']]:
+        if kind.endswith(' rw'): _mount_attr(dst, 0, 0, _ATTR_RDONLY)
+
+_DEVICES = ('null', 'zero', 'full', 'random', 'urandom')  # the device files the program finds in its `/dev`: no disk, no console
 
 def _seccomp() -> None:
     "Refuse the calls of `_SECCOMP` and `socket(AF_UNIX, ...)` (EPERM), and every call of a foreign architecture"
@@ -165,7 +222,7 @@ def _start_program(cfg: dict, status) -> int:
     try:
         for s in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT): signal.signal(s, signal.SIG_DFL)
         _limits(cfg)
-        os.chdir(cfg['folder'])
+        os.chdir(cfg['folder'])  # (`WORK`, in a filesystem of its own)
         if cfg['linux']:
             _, libc = _libc()
             # a new session keyring: the application's keys are no longer the program's (where seccomp isn't there to refuse keyctl)
@@ -246,12 +303,21 @@ def _reap() -> dict:
         if pid == 0: return done
         done[pid] = st
 
+def _oom_kills(fd) -> int:
+    "The kernel's kills for memory in the run's control group (its `oom_kill` count), read from `fd`"
+    if fd is None: return 0
+    try: return sum(int(ln.split()[1]) for ln in os.pread(fd, 4096, 0).splitlines() if ln.startswith(b'oom_kill '))
+    except (OSError, ValueError, IndexError): return 0
+
 def _supervise(cfg: dict, status, init: bool) -> None:
     "Run the program, counting its tree's processes and memory; end the tree when the program ends or goes over"
     prog, why = _start_program(cfg, status), None
     while True:
         st = _reap().get(prog)
         if st is not None: break
+        if _oom_kills(cfg['oom']):  # the kernel killed one of its processes: the whole tree goes, as when counted
+            why = f"its memory went over {cfg['memory_mb']} MB (the kernel's limit)"
+            break
         if cfg['linux']:
             pids = _tree(init)
             if len(pids) > cfg['max_procs']: why = f"it started more than {cfg['max_procs']} processes"
@@ -264,17 +330,38 @@ def _supervise(cfg: dict, status, init: bool) -> None:
     _say(status, {'over': why} if why else {'exit': os.waitstatus_to_exitcode(st)})
     os._exit(0)
 
+def _blank_command_line() -> None:
+    """Overwrite this process's command line and first environment where the kernel shows them (`/proc/<pid>/cmdline`, as
+    the namespace's init its program reads it): they name the host's interpreter and this file. The memory is this
+    process's own, which Python copied at its start and never reads again (what `setproctitle` writes)"""
+    ctypes, _ = _libc()
+    try:
+        with open('/proc/self/stat', 'rb') as f: fields = f.read().rsplit(b')', 1)[1].split()
+        arg_start, arg_end, env_start, env_end = (int(fields[i]) for i in (45, 46, 47, 48))  # (fields 48-51 of stat(5))
+    except (OSError, ValueError, IndexError): return
+    for start, end in ((arg_start, arg_end), (env_start, env_end)):
+        if 0 < start < end: ctypes.memset(start, 0, end - start)
+    title = b'funccall-sandbox'
+    if arg_end - arg_start > len(title): ctypes.memmove(arg_start, title, len(title))
+
 def _boot(cfg: dict) -> None:
     "The supervisor: namespaces if asked, then run the program; tells the parent on `status` what happened"
     status = cfg['status']
+    if cfg['linux']: _blank_command_line()
     os.set_inheritable(status, False)  # (the program's exec closes it)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the program may signal its supervisor: only a kill ends it (and the program with it)
     if cfg['linux']:  # the application killed, this goes too (the application's thread that started it waits in `Sandbox` till it ends)
         app = os.getppid()
         _libc()[1].prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if os.getppid() != app: os._exit(1)
+    try:  # the kernel's limits: this process and all it starts, before any of them
+        for procs in cfg['cgroups']:
+            with open(procs, 'w') as f: f.write(str(os.getpid()))
+        cfg['oom'] = os.open(cfg['oom_events'], os.O_RDONLY) if cfg['oom_events'] else None  # (read after the host's files are gone)
+    except OSError as e:
+        _say(status, {'failed': f'cgroup: {e.strerror}'}); os._exit(1)
     try:
-        if cfg['namespaces']: _enter_namespaces(cfg['network'])
+        if cfg['namespaces']: _enter_namespaces(cfg['network'], tuple(cfg['ids']))
     except OSError as e:
         _say(status, {'failed': f'namespaces: {e}'}); os._exit(1)
     if not cfg['namespaces']:
@@ -282,6 +369,7 @@ def _boot(cfg: dict) -> None:
             _, libc = _libc()
             libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         _supervise(cfg, status, False)
+    import resource  # noqa: F401 - (imported while the host's standard library is still in view: the program's limits need it)
     if (pid := os.fork()):  # this process stays outside the PID namespace: it waits for its init, as the parent's child
         os.waitpid(pid, 0)
         os._exit(0)
@@ -290,10 +378,10 @@ def _boot(cfg: dict) -> None:
         # killed with the process outside (a kill of its process group reaches this one too: between the two, no gap)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-        _mounts(cfg['folder'], cfg['memory_mb'])
+        _new_root(cfg)
     except OSError as e:
         _say(status, {'failed': f'mounts: {e}'}); os._exit(1)
-    _supervise(cfg, status, True)
+    _supervise({**cfg, 'folder': WORK}, status, True)
 
 # --- what works here ------------------------------------------------------------------------------------------
 
@@ -310,12 +398,22 @@ def _probe(network: bool) -> dict:
     linux, posix = sys.platform.startswith('linux'), os.name == 'posix'
     ns = linux and _works(namespaces=True, seccomp=False, network=network)  # each apart: one failing doesn't hide the other
     seccomp = linux and os.uname().machine in _SECCOMP and _works(namespaces=ns, seccomp=True, network=network)
+    cgroup = linux and _cgroups() is not None and _works(namespaces=ns, seccomp=seccomp, network=network, cgroup=True)
+    held = _cgroups() if cgroup else set()
     # without a PID namespace the program may kill its supervisor first (same user), and leave a `setsid` grandchild behind
     return {'empty_environment': posix, 'no_inherited_files': posix, 'own_folder': posix, 'deadline_kills_tree': ns,
-            'namespaces': ns, 'application_memory_hidden': ns, 'read_only_files': ns, 'no_network': ns and not network,
+            'namespaces': ns, 'own_filesystem': ns, 'ids_own_nothing': ns and os.getuid() == 0,
+            'application_memory_hidden': ns, 'read_only_files': ns, 'no_network': ns and not network,
             'no_new_privs': linux, 'seccomp': seccomp, 'tree_memory_limit': linux and os.path.exists('/proc/self/smaps_rollup'),
-            'tree_process_limit': linux,
-            'kernel_process_limit': ns and os.getuid() != 0}
+            'tree_process_limit': linux, 'kernel_memory_limit': 'memory' in held,
+            # in its user namespace the program's ids are no root's, so `RLIMIT_NPROC` holds too
+            'kernel_process_limit': 'pids' in held or ns, 'kernel_cpu_limit': 'cpu' in held}
+
+def _cgroups() -> set | None:
+    "The controllers a group of the sandbox's own can have here ('memory', 'pids', 'cpu'), or None"
+    from ._cgroup import available
+    found = available()
+    return None if found is None else set(found['controllers'])
 
 def _works(**kw) -> bool:
     "Whether a program starts under these settings"
@@ -376,14 +474,24 @@ def failure(
     return scrub(f"The program's process {why}\n{sb.output_end() if sb is not None else ''}".rstrip())
 
 def _loader_env() -> dict:
-    "`LD_LIBRARY_PATH`, when the application has one: some Python builds need it to start"
+    "`LD_LIBRARY_PATH`, when the application has one: some Python builds need it to start (the supervisor: the host's Python)"
     return {k: os.environ[k] for k in ('LD_LIBRARY_PATH',) if k in os.environ}
 
-def import_path() -> dict:
-    "The environment that lets a program import what this process imports: `PYTHONPATH`, this process's `sys.path`"
-    return {'PYTHONPATH': os.pathsep.join(p for p in sys.path if p)}
-
 def _nonblock(fd: int) -> None: os.set_blocking(fd, False)
+
+def _package_dir() -> str:
+    from ..core._package import PACKAGE_DIR
+    return PACKAGE_DIR
+
+ACCEPTABLE = ('own_filesystem',)  # the protections a developer may accept missing, by name (`Sandbox(accept=)`, `code_tool(accept=)`)
+_SUPERVISOR_MB = 32  # the supervisor's own memory, in the run's group beside the program's `memory_mb`
+_swept: list = []
+
+def _new_cgroup(memory_mb: int, max_procs: int):
+    "A control group for one run, the kernel's limits set (groups left by a killed application removed first, once)"
+    from ._cgroup import Cgroup, sweep
+    if not _swept: _swept.append(sweep())
+    return Cgroup(memory_mb + _SUPERVISOR_MB, max_procs + _SUPERVISED)
 
 class Sandbox:
     "A program run under the protections that hold here (`protections()`), talked to over its stdin/stdout as JSON lines"
@@ -396,24 +504,45 @@ class Sandbox:
         env: dict=None,              # its environment, over `BASE_ENV` (nothing else of the application's)
         network: bool=False,         # let it use the network (where it can be cut at all: `protections()`)
         max_output: int=MAX_OUTPUT,  # bytes of its stderr kept
+        mounts: dict=None,           # what it may see of the host: {host path: path inside} read-only, {host path: (path, 'rw')} writable
+        accept: tuple=(),            # protections missing here that the developer accepts by name: ('own_filesystem',)
         _settings: dict=None,        # (the probe's own settings)
     ):
         import shutil, subprocess, tempfile
+        from ._rootfs import host_env, layout
         if os.name != 'posix': raise NotImplementedError("An isolated process needs POSIX (process groups, rlimits, non-blocking pipes)")
         self.deadline, self.timeout, self.max_output = time.monotonic() + timeout, timeout, max_output
         self.head, self.tail, self.err_seen = bytearray(), bytearray(), 0  # stderr: its first and last `max_output // 2` bytes
         self.buf, self.pending, self.ended, self.status_buf = bytearray(), b'', None, b''
-        self._rmtree = shutil.rmtree
+        self._rmtree, self.cgroup, self.memory_mb = shutil.rmtree, None, int(memory_mb)
+        if set(accept) - set(ACCEPTABLE): raise ValueError(f"accept={tuple(accept)!r}: what may be accepted missing is {ACCEPTABLE!r}")
         if _settings is None:
             got = protections(network)
-            _settings = {'namespaces': got['namespaces'], 'seccomp': got['seccomp'], 'network': network}
+            if not got['own_filesystem'] and 'own_filesystem' not in accept:
+                raise SandboxError("it can't have a filesystem of its own on this machine (user namespaces are needed), so it "
+                                   "would read every file the application's user can: accept that by name to run it anyway", 'refused')
+            _settings = {'namespaces': got['namespaces'], 'seccomp': got['seccomp'], 'network': network,
+                         'cgroup': got['kernel_memory_limit']}
+        if mounts and not _settings['namespaces']: raise ValueError("mounts= needs a filesystem of its own (protections()['own_filesystem'])")
+        lo = layout(mounts, network, _package_dir()) if _settings['namespaces'] else None
         self.folder = tempfile.mkdtemp(prefix='funccall-')
         os.chmod(self.folder, 0o700)
         linux = sys.platform.startswith('linux')
+        home = WORK if lo else self.folder
+        env = {**BASE_ENV, **(lo.env() if lo else host_env()), 'HOME': home, 'TMPDIR': home, **{str(k): str(v) for k, v in (env or {}).items()}}
+        argv = lo.command([str(a) for a in argv]) if lo else [str(a) for a in argv]
+        try:
+            if _settings.get('cgroup'): self.cgroup = _new_cgroup(self.memory_mb, int(max_procs))
+        except OSError as e:
+            self._rmtree(self.folder, ignore_errors=True)
+            raise SandboxError(f"it could not start: its control group: {e}", 'start') from None
         r, w = os.pipe()
-        cfg = {**_settings, 'linux': linux, 'folder': self.folder, 'memory_mb': int(memory_mb), 'max_procs': int(max_procs),
-               'file_mb': FILE_MB, 'status': w, 'argv': [str(a) for a in argv],
-               'env': {**BASE_ENV, **_loader_env(), 'HOME': self.folder, 'TMPDIR': self.folder, **{str(k): str(v) for k, v in (env or {}).items()}}}
+        uid, gid = (_NOBODY, _NOBODY) if os.getuid() == 0 else (os.getuid(), os.getgid())
+        cfg = {**_settings, 'linux': linux, 'folder': self.folder, 'memory_mb': self.memory_mb, 'max_procs': int(max_procs),
+               'file_mb': FILE_MB, 'status': w, 'argv': argv, 'env': env, 'ids': [uid, gid],
+               'binds': lo.binds if lo else [], 'links': lo.links if lo else [], 'hidden': lo.hidden if lo else [],
+               'cgroups': self.cgroup.procs if self.cgroup else [],
+               'oom_events': self.cgroup.events if self.cgroup else None}
         try:
             # the settings (the program's environment among them) in the supervisor's environment, which only its user may
             # read, not on its command line, which anyone may
@@ -422,6 +551,7 @@ class Sandbox:
                                       env={**_loader_env(), _CFG: json.dumps(cfg)}, cwd=self.folder, start_new_session=True)
         except BaseException:
             os.close(r); os.close(w); self._rmtree(self.folder, ignore_errors=True)
+            if self.cgroup: self.cgroup.close()
             raise
         os.close(w)
         self.status = r
@@ -507,8 +637,10 @@ class Sandbox:
         return f"[... the last {n} characters of {self.err_seen} bytes of output:]\n{text[-n:]}"
 
     def ended_error(self) -> SandboxError:
-        "Why the program ended before answering, as the supervisor told it (after `finish`)"
+        "Why the program ended before answering, as the supervisor told it (after `finish`), or the kernel's memory limit"
         how = self.ended or {}
+        if self.cgroup and self.cgroup.oom_kills() and 'failed' not in how:
+            return SandboxError(f"it was stopped: its memory went over {self.memory_mb} MB (the kernel's limit)", 'over')
         if 'over' in how: return SandboxError(f"it was stopped: {how['over']}", 'over')
         if 'failed' in how: return SandboxError(f"it could not start: {how['failed']}", 'start')
         return SandboxError(f"it ended with exit code {how.get('exit')}", 'ended')
@@ -525,6 +657,7 @@ class Sandbox:
         try: os.close(self.status)
         except OSError: pass
         self._rmtree(self.folder, ignore_errors=True)
+        if self.cgroup: self.cgroup.close()
 
     def _gone(self, wait: float=0.5) -> None:
         "Wait (`wait` s at most) till no process holds the program's pipes: the kernel ends a namespace's processes after its init"

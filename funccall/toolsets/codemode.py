@@ -19,10 +19,12 @@ pydantic-monty is installed, else True. The application's own process is used on
   own sleeps are capped at 10 s only), monty's own time limit stops the program's own work, and its
   worker process is killed `_MONTY_GRACE` after the deadline whatever it does (`_Watchdog`): monty's clock stops
   while the host answers a call, so its limit alone never stops a loop over tool calls.
-- `True`: in a new Python process under `_sandbox`'s supervisor: an empty environment, a folder of its own, its whole
-  tree limited in memory and processes and gone at the deadline; on Linux with user namespaces, also unable to see the
-  application's processes (so to read their memory), to write files or to use the network (`_sandbox.protections()`
-  says what holds here). The tools still run here, in the application's process, each call waited for no later than
+- `True`: in a new Python process under `_sandbox`'s supervisor: an empty environment, a filesystem of its own (the
+  Python runtime read-only, its folder, what `mounts=` lends: none of the application's files), its whole tree limited
+  in memory and processes (by the kernel where control groups allow) and gone at the deadline, unable to see the
+  application's processes (so to read their memory) or to use the network (`_sandbox.protections()` says what holds
+  here). Without user namespaces there is no filesystem of its own, and it refuses unless `accept=('own_filesystem',)`
+  accepts that. The tools still run here, in the application's process, each call waited for no later than
   the deadline: the program's calls come over a pipe, one JSON line each, and values go back as JSON. A line that
   breaks this protocol ends the program with a `CodeError`.
 - `False`: in this process, like the `python` tool (`funccall.toolsets.pytool`), with its deadline: the caller has its answer
@@ -46,7 +48,8 @@ from typing import Any, Literal, Union
 
 from ..core._package import PACKAGE_DIR
 from ._codechild import COMMAND, MAX_PRINTED, TB, CodeError, ToolCallError, namespace
-from ._sandbox import MAX_MESSAGE, Sandbox, SandboxError, failure, for_model, import_path, scrub
+from ._rootfs import layout
+from ._sandbox import ACCEPTABLE, MAX_MESSAGE, Sandbox, SandboxError, failure, for_model, protections, scrub
 from ..core.inverse import mk_tool, schema2anno, schema2sig
 from .pytool import python
 from ..core.schema import SchemaError, handle_type
@@ -295,13 +298,13 @@ def _within(fn, left: float, name: str):
 
 # --- in a process of its own ---------------------------------------------------------------------------------
 
-def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict, env: dict=None, network: bool=False) -> str:
+def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict, **sandbox) -> str:
     schemas = _schemas(box)
     names = {s['name'] for _, s in schemas}
-    argv = [sys.executable, '-S', '-c', COMMAND, PACKAGE_DIR]
+    argv = [sys.executable, '-S', '-c', COMMAND, PACKAGE_DIR]  # (host paths: the sandbox gives the program's own)
     sb = None
     try:
-        with Sandbox(argv, timeout, memory_mb=memory_mb, env={**(env or {}), **import_path()}, network=network) as sb:
+        with Sandbox(argv, timeout, memory_mb=memory_mb, **sandbox) as sb:
             sb.send({'code': code, 'tools': schemas})
             while (msg := sb.receive()) is not None:
                 kind, *rest = _message(msg)
@@ -432,14 +435,27 @@ def code_tool(
     text_input: bool=False,    # take the program as free-form text (an OpenAI custom tool): no JSON string to escape it in
     env: dict=None,            # environment variables the program's process gets (isolate=True; it gets none of the application's)
     network: bool=False,       # let the program's process use the network (isolate=True; cut where `_sandbox.protections()` can)
+    mounts: dict=None,         # host folders or files the program sees (isolate=True): {host path: path inside} read-only,
+                               #   {host path: (path inside, 'rw')} writable; it sees nothing else of the host's but the Python runtime
+    accept: tuple=(),          # isolate=True where a protection is missing, accepted by name: ('own_filesystem',) runs the
+                               #   program where it reads every file the application's user can (no user namespaces)
 ) -> Tool:                     # the `run_code(code)` tool, its description holding the API (`code_api`)
     "A `run_code(code)` tool: the model's Python program runs with every tool of `box` bound as a function"
     if isolate is None: isolate = safest_mode()
     if isolate not in _RUNNERS: raise ValueError(f"isolate={isolate!r}: use None (the safest installed), 'monty', True or False")
     run = _RUNNERS[isolate]
-    if env or network:
-        if isolate is not True: raise ValueError(f"env= and network= are for a process of its own (isolate=True), not isolate={isolate!r}")
-        run = functools.partial(run, env=env, network=network)
+    if set(accept) - set(ACCEPTABLE): raise ValueError(f"accept={tuple(accept)!r}: what may be accepted missing is {ACCEPTABLE!r}")
+    if env or network or mounts or accept:
+        if isolate is not True:
+            raise ValueError(f"env=, network=, mounts= and accept= are for a process of its own (isolate=True), not isolate={isolate!r}")
+        run = functools.partial(run, env=env, network=network, mounts=mounts, accept=tuple(accept))
+    if isolate is True and not protections(network)['own_filesystem'] and 'own_filesystem' not in accept:
+        raise RuntimeError("code_tool(isolate=True): this machine can't give the program a filesystem of its own (user namespaces "
+                           "are needed), so it would read every file the application's user can; pass accept=('own_filesystem',) "
+                           "to run it so anyway, or use isolate='monty'")
+    if mounts:  # (a path it can't lend is an error now, not at the model's first program)
+        if not protections(network)['own_filesystem']: raise ValueError("mounts= needs a filesystem of its own, which this machine can't give")
+        layout(mounts, network)
     def run_code(
         code: str,  # a Python program; call the functions below, `print` what you need, end with an expression to return it
         **injected,

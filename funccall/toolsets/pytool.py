@@ -24,8 +24,9 @@ On Python 3.11 other threads under a trace function pause while a timeout is pen
 report (`_unsignal`).
 `python_isolated` runs the code in a fresh Python process under `_sandbox`'s supervisor instead, its whole tree
 killed at the deadline: it always stops, but sees none of the caller's globals (nor its environment, files open,
-and on Linux with user namespaces its processes, files to write or the network), and a value comes back as itself
-only when it is a Python literal (else as its `repr`, at most 100,000 characters). `python` is no sandbox.
+processes, files but the Python runtime's, or the network), and a value comes back as itself only when it is a Python
+literal (else as its `repr`, at most 100,000 characters). It needs a filesystem of its own (Linux with user
+namespaces): elsewhere it refuses, saying so (`code_tool(isolate=True, accept=...)` runs without). `python` is no sandbox.
 """
 from __future__ import annotations
 
@@ -315,11 +316,11 @@ def python_isolated(
     timeout:int=3600,  # Maximum run time in seconds
 ):
     "Executes python `code` in a new process, killed after `timeout` seconds, returning its final expression (as a literal or its repr)."
-    from ._sandbox import Sandbox, SandboxError, failure, for_model, import_path
-    argv = [sys.executable, '-S', '-c', _CHILD, PACKAGE_DIR, str(_MAX_RESULT)]
+    from ._sandbox import Sandbox, SandboxError, failure, for_model
+    argv = [sys.executable, '-S', '-c', _CHILD, PACKAGE_DIR, str(_MAX_RESULT)]  # (host paths: the sandbox gives the program's own)
     sb = None
     try:
-        with Sandbox(argv, timeout, env=import_path()) as sb:
+        with Sandbox(argv, timeout) as sb:
             sb.send({'code': code})
             if (res := sb.receive()) is None:
                 sb.finish()
