@@ -949,39 +949,6 @@ def test_inline_tests_of_optional_arguments_agree_with_the_validator(case):
     assert warm(1) == ('t', {'r': 1}) and warm(1, o='x') == ('t', {'r': 1, 'o': 'x'})
     assert _outcome_of(warm, 1, v=values[0], o=5) == _outcome_of(mk_tool(disp, tool), 1, v=values[0], o=5)
 
-@pytest.mark.parametrize('closed', [False, True])
-@pytest.mark.parametrize('case', INLINE_CASES)
-def test_a_wide_tools_code_decides_as_the_validator_does(case, closed, monkeypatch):
-    """A tool of more optional parameters than `_WIDE` takes them in `**kw` and tests those given by name: each value,
-    a null, a key no parameter has, a renamed property given by its own name or twice, decide as a fresh tool does"""
-    s, values = INLINE_CASES[case]
-    props = {'r': {'type': 'integer'}, 'v': s, 'o': {'type': 'string'}, 'class': {'type': 'integer'}, 'a-b': {'enum': ['x']},
-             **{f'f{i}': {'type': 'boolean'} for i in range(inverse._WIDE)}}
-    tool = tool_of(props, req=['r'], **({'additionalProperties': False} if closed else {}))
-    warm = mk_tool(disp, tool)
-    py = dict(zip(props, inspect.signature(warm).parameters))
-    for _ in range(inverse._HOT + 1): warm(1, v=values[0], o='x')
-    assert 'kw' in warm.__code__.co_varnames and warm.__code__.co_kwonlyargcount == 0  # (the wide code, or this tests nothing)
-    calls = [{py['v']: v, **more} for v in [*values, None] for more in ({}, {'o': 'x'}, {'o': 5}, {py['class']: 2}, {'class': 2},
-                                                                        {py['a-b']: 'x', 'f3': True}, {'zz': 1}, {'f1': None})]
-    calls += [{'class': 2, py['class']: 3}, {'a-b': 'x', py['a-b']: 'x'}, {'a-b': 'y'}, {}]
-    for kw in calls:
-        assert _outcome_of(warm, 1, **kw) == _outcome_of(mk_tool(disp, tool), 1, **kw), kw
-        assert _outcome_of(warm, 'x', **kw) == _outcome_of(mk_tool(disp, tool), 'x', **kw), kw
-    valid = {py['class']: 2, py['a-b']: 'x', 'o': 'y', **{f'f{i}': True for i in range(inverse._WIDE)}}
-    monkeypatch.setattr(inverse._Checked, 'problems', lambda *a: pytest.fail('the validator ran'))  # valid calls: the wide code's own
-    assert warm(1, **valid) == ('t', {'r': 1, 'o': 'y', 'class': 2, 'a-b': 'x', **{f'f{i}': True for i in range(inverse._WIDE)}})
-    assert warm(1, f2=False) == ('t', {'r': 1, 'f2': False}) and warm(1) == ('t', {'r': 1})
-
-def test_a_wide_async_tool():
-    async def adisp(tool, /, **kw): return tool, kw
-    fn = mk_tool(adisp, tool_of({'r': {'type': 'integer'}, **{f'f-{i}': {'type': 'integer'} for i in range(inverse._WIDE + 1)}}, req=['r']))
-    names = list(inspect.signature(fn).parameters)
-    for _ in range(inverse._HOT + 1): assert asyncio.run(fn(1, **{names[2]: 2})) == ('t', {'r': 1, 'f-1': 2})
-    assert 'kw' in fn.__code__.co_varnames
-    assert asyncio.run(fn(1, **{names[3]: 3, names[1]: 0})) == ('t', {'r': 1, 'f-0': 0, 'f-2': 3})
-    with pytest.raises(ToolInputError, match='f-1'): asyncio.run(fn(1, **{names[2]: 'x'}))
-
 
 # properties named like the generated code's placeholders for names (`_K0`) and its own local (`kw`), and names no identifier spells
 PLACEHOLDER_NAMES = {'_K1': {'type': 'integer'}, '_K0': {'type': 'string'}, 'a-b': {'type': 'array', 'items': {'type': 'integer'}},
@@ -999,9 +966,8 @@ def test_inline_calls_send_each_property_by_its_own_name(n, monkeypatch):
     fn(**{p: value[o] for p, o in zip(py, order)})  # the first call: the checked way
     monkeypatch.setattr(inverse._Checked, 'problems', lambda *a: pytest.fail('the validator ran'))  # the others: inline
     for given in (order, req, [*req, '_K0', 'kw'], [*req, *order[-2:]]):
-        for turn in (list, reversed):  # (the caller's order is not the schema's)
-            got = fn(**{p: value[o] for p, o in turn(list(zip(py, order))) if o in given})
-            assert got == ('t', {k: value[k] for k in order if k in given}) and list(got[1]) == [k for k in order if k in given], given
+        got = fn(**{p: value[o] for p, o in zip(py, order) if o in given})
+        assert got == ('t', {k: value[k] for k in order if k in given}) and list(got[1]) == [k for k in order if k in given], given
 
 
 def test_inline_calls_of_an_async_tool():

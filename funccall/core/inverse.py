@@ -830,45 +830,6 @@ def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict)
         code = _inline_codes[text] = ns['tool'].__code__
     return code
 
-_WIDE = 16  # a tool with more optional parameters than this takes them in `**kw` (see `_wide_code`)
-
-def _wide_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict, renamed: bool) -> types.CodeType:
-    """The code of a tool of many optional parameters (Twilio's have 200): its required ones tested inline as in
-    `_inline_code`, its optional ones taken in `**kw` and each given one tested by its quick test, found by name in the
-    tool's table `_W` (python name -> (types, test)): a call costs what it gives, not what the tool could take. A key
-    `_W` doesn't hold (another key, or a property by its own name) takes the checked way, `_slow_kw(kw, a0, ...)`.
-    The given ones are sent as every other way sends them, by `_sent(kw)`: by their properties' names, in the schema's
-    order (`renamed`: some optional property's parameter is spelt otherwise; else one given is sent as it is)"""
-    aw, req = 'await ' if is_async else '', [f'a{i}' for i in range(nreq)]
-    src = _Inline(g)
-    conds, body = [], []
-    for i, ps in enumerate(schemas[:nreq]):
-        src.lines = []
-        src.arg(ps, f'a{i}', 8, alone.get(i))
-        if (cond := src.single()) is not None: conds.append(f'({cond})')
-        else: body += src.lines
-    send = ''.join(f', _K{i}=a{i}' for i in range(nreq))
-    src.lines = [f"{'async ' if is_async else ''}def tool({''.join(f'{a}=_U, ' for a in req)}**kw):", '    try:',
-                 *([f"        if {' or '.join(conds)}: raise _F"] if conds else []), *body,
-                 '        for k, v in kw.items():', '            t = _W.get(k)',
-                 '            if t is None or _type(v) not in t[0] or t[1] is not None and not t[1](v): raise _F',
-                 '    except _F:', '        pass', '    else:',
-                 f"        return {aw}_disp(_name{send}, **(_sent(kw) if {'kw' if renamed else '_len(kw) > 1'} else kw))",
-                 f"    return {aw}_slow_kw(kw{''.join(f', {a}' for a in req)})"]
-    text = '\n'.join(src.lines)
-    if (code := _inline_codes.get(text)) is None:
-        if len(_inline_codes) >= _INLINE_CODES_MAX: del _inline_codes[next(iter(_inline_codes))]
-        ns = {'_U': _UNSET}
-        exec(compile(text, '<funccall tool>', 'exec'), ns)  # noqa: S102 - made here: numbered names and `_cN` globals only
-        code = _inline_codes[text] = ns['tool'].__code__
-    return code
-
-def _sender(p: _Parts) -> Callable:
-    "For a wide tool's code: its given optional arguments (python name -> value) by their properties' names, in the schema's order"
-    at = {py: (i, orig) for i, (py, orig) in enumerate(zip(p.pynms, p.origs))}
-    first = lambda kv: at[kv[0]][0]
-    return lambda kw: {at[k][1]: v for k, v in sorted(kw.items(), key=first)}
-
 def _with_names(code: types.CodeType, origs: list) -> types.CodeType:
     """`code` with the properties' own names, which need not be identifiers ('approval-policy'), in place of its
     placeholders `_K0`... among its constants (the keyword names of its calls, the keys of its dict)"""
@@ -1058,18 +1019,7 @@ class _Checked:
         g.update(_INLINE_GLOBALS, _disp=self.disp, _name=self.name, _slow_args=self.checked, _given=_Given(self))
         schemas = p.schemas if self.check else [True] * len(p.schemas)  # unchecked: only what isn't plain JSON is converted
         alone = {i: c for i, ((ts, c), s) in enumerate(zip(zip(self.types, self.tests), schemas)) if _quick(s) is None and c is not None}
-        if len(schemas) - p.nreq > _WIDE:  # many optional parameters: those given are found by name (`_wide_code`)
-            opt = range(p.nreq, len(schemas))
-            g.update(_W={p.pynms[i]: (self.types[i], self.tests[i]) for i in opt}, _slow_kw=self.wide, _sent=_sender(p))
-            code = _wide_code(schemas, p.nreq, g, iscoroutinefunction(fn), alone, any(p.pynms[i] != p.origs[i] for i in opt))
-            fn.__code__ = _named_code(_with_names(code, p.origs), p, p.nreq)
-            return
         fn.__code__ = _named_code(_with_names(_inline_code(schemas, p.nreq, g, iscoroutinefunction(fn), alone), p.origs), p)
-
-    def wide(self, kw: dict, *req):
-        "The checked way of a call of a wide tool's code (`_wide_code`): its optional arguments, and any other key, in `kw`"
-        opt = [kw.pop(nm, _UNSET) for nm in self.parts.pynms[self.parts.nreq:]]
-        return self.checked(kw, *req, *opt)
 
     def quick(self, extra: dict, *args):
         "A call tried against the quick tests in a loop, before the tool has code of its own; the checked way when one fails"
@@ -1165,13 +1115,11 @@ def mk_tool(
     checked.fn = weakref.ref(fn)
     return fn
 
-def _named_code(code: types.CodeType, parts: _Parts, n: int | None = None) -> types.CodeType:
-    """`code` (parameters `a0`...) with the tool's name and its parameters' names, required ones first; `n`: how many
-    parameters the code has, when not all (a wide tool's code has its required ones only)"""
-    nreq, name, pynms = parts.nreq, parts.name, parts.pynms
-    n = len(pynms) if n is None else n
+def _named_code(code: types.CodeType, parts: _Parts) -> types.CodeType:
+    "`code` (parameters `a0`...) with the tool's name and its parameters' names, required ones first"
+    n, nreq, name, pynms = len(parts.pynms), parts.nreq, parts.name, parts.pynms
     named = {'co_name': name if name.isidentifier() else 'tool', **({'co_qualname': name} if hasattr(code, 'co_qualname') else {})}
-    return code.replace(co_varnames=(*pynms[:n], *_locals(code, n, pynms)), co_argcount=nreq, co_kwonlyargcount=n - nreq, **named)
+    return code.replace(co_varnames=(*pynms, *_locals(code, n, pynms)), co_argcount=nreq, co_kwonlyargcount=n - nreq, **named)
 
 def _locals(code: types.CodeType, n: int, pynms: list) -> tuple:
     "The template's own local names (`extra`, `kw`, `ok`), renamed apart from every parameter's"
