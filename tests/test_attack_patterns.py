@@ -244,6 +244,58 @@ def test_pattern_properties_keys_share_the_budget():
     assert v.is_valid(keys)
     assert time.process_time() - t < LIMIT
 
+def _nested(levels: int, leaf: dict) -> dict:
+    "A schema of `levels` objects, one inside the other, around `leaf`"
+    s = leaf
+    for _ in range(levels): s = {'type': 'object', 'properties': {'a': s}}
+    return s
+
+def _at_depth(levels: int, v):
+    "`v` inside `levels` objects, each under key 'a'"
+    for _ in range(levels): v = {'a': v}
+    return v
+
+@pytest.mark.parametrize('lazy', [False, True])
+@pytest.mark.parametrize('first', ['is_valid', 'problems'])
+def test_a_costly_pattern_compiled_on_first_use_shares_the_budget(lazy, first):
+    """The budget is opened only for schemas with a pattern that draws on it (most have none): one 50 levels deep, which
+    compiles on first use (or a lazy validator's), still has one budget for all of a check's strings"""
+    strings = [_cjk(4000, i * 4000) + '!' for i in range(300)]
+    s = _nested(50, {'type': 'array', 'items': {'type': 'string', 'pattern': r'([^!]|a)+!'}})
+    v = compile_schema(s, lazy=lazy)
+    value = _at_depth(50, strings + [5])
+    for check in [v.is_valid] * (first == 'is_valid') + [v.problems, v.is_valid]:
+        t = time.process_time()
+        got = check(value)
+        assert got is False or [p.path for p in got] == ['a.' * 49 + 'a[300]']
+        took = time.process_time() - t
+        print(f'{first}, lazy={lazy}: {took * 1000:.0f} ms')
+        assert took < LIMIT
+
+def test_a_costly_pattern_behind_a_ref_shares_the_budget():
+    "A pattern reached through `$ref` (the tool's argument checked alone by the validator): one budget for the argument"
+    s = {'type': 'object', '$defs': {'s': {'type': 'string', 'pattern': r'([^!]|a)+!'}},
+         'properties': {'s': {'type': 'array', 'items': {'$ref': '#/$defs/s'}}}, 'required': ['s']}
+    fn = mk_tool(disp, {'name': 't', 'description': 'A tool', 'inputSchema': s})
+    strings = [_cjk(4000, i * 4000) + '!' for i in range(150)]
+    for _ in range(3):  # the first call, and the tool's own code after
+        t = time.process_time()
+        fn(s=strings)
+        assert time.process_time() - t < LIMIT
+
+def test_nan_is_within_no_bound_on_every_path():
+    "NaN fails every comparison: each bound is written so that failing it refuses, in the generated check, its report and the tree"
+    for kw, good in (({'minimum': 0}, 5.0), ({'maximum': 0}, -1.0), ({'exclusiveMinimum': 0}, 5.0), ({'exclusiveMaximum': 0}, -1.0),
+                     ({'multipleOf': 0.5}, 1.5), ({'minimum': 0, 'maximum': 10}, 5.0)):
+        s = {'type': 'object', 'properties': {'n': {'type': 'number', **kw}, 'o': {'anyOf': [{'type': 'number', **kw}, {'type': 'null'}]}}}
+        v = compile_schema(s)
+        for key in ('n', 'o'):
+            for _ in range(3):  # the walk's report, then the generated one
+                assert not v.is_valid({key: float('nan')}), (kw, key)
+                assert [p.path for p in v.problems({key: float('nan')})] == [key], (kw, key)
+            assert not v._root().ok({key: float('nan')}), (kw, key)
+            assert v.is_valid({key: good}) and not v.problems({key: good}), (kw, key)
+
 def _builds(pattern: str) -> float:
     "The CPU seconds compiling `pattern` into a schema check takes, run in a thread so a hang fails the test, not the run"
     took = []

@@ -279,3 +279,17 @@ def test_a_hot_tools_refusals_and_errors_carry_no_internal_exception(is_async):
     assert e.value.__context__ is None and e.value.__cause__ is None
     with pytest.raises(ValueError, match='the dispatcher failed') as e: call(q='x', n=1, sort='desc', extra=1)  # (the checked way)
     assert e.value.__context__ is None
+
+def test_has_self_answers_as_resolving_self_would():
+    "`has_self` (asked of every annotation a schema reads) walks without rebuilding: it says True exactly where `resolve_self` replaces"
+    import typing
+    import typing_extensions
+    from typing import Annotated, Callable, Literal, Optional, Union
+    from funccall.core._types import has_self, resolve_self
+    class C: pass
+    S, E = typing.Self, typing_extensions.Self
+    cases = [int, C, list, list[int], dict[str, list[int]], Optional[float], Union[int, str], int | None, tuple[int, ...], Literal['Self', 1],
+             Annotated[int, 'Self'], Annotated[list[S], 'x'], S, E, list[S], dict[str, E], Optional[S], S | None, tuple[int, S],
+             Callable[[S], int], Callable[..., list[E]], Annotated[int, S], list[Annotated[S, 'x']], typing.Any, None, 'Self', typing.List[S]]
+    for t in cases: assert has_self(t) == (resolve_self(t, C) is not t), t
+    assert [has_self(t) for t in (S, E, list[S], Annotated[int, S], Literal['Self'])] == [True, True, True, False, False]

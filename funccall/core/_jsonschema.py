@@ -158,10 +158,13 @@ _SHORT = 100  # a pattern `re` may search only strings shorter than this with, a
 
 class _Pattern:
     """A compiled pattern: `search(s)` is None when `s` doesn't match, else truthy (a match, or a string too long to
-    search in bounded time). `re` searches up to `limit` characters (None: any), the automaton beyond"""
-    __slots__ = ('search', 'limit')
+    search in bounded time). `re` searches up to `limit` characters (None: any), the automaton beyond; `costly` when a
+    search draws on the check's budget (`re`'s own search, free for a linear pattern, doesn't)"""
+    __slots__ = ('search', 'limit', 'costly')
     def __init__(self, rx: re.Pattern, limit: int | None, auto: Automaton | None = None, rate: float = 0):
-        self.limit, self.search = limit, searcher(rx.search, limit, auto, rate)
+        find = rx.search
+        self.limit, self.search = limit, searcher(find, limit, auto, rate)
+        self.costly = self.search is not find
 
 def _regex(p: str) -> _Pattern:
     "Compiled ECMA pattern `p`; ValueError when it can't be checked safely"
@@ -676,6 +679,9 @@ class _Compiler:
     def __init__(self, root, draft7: bool, where: str):
         self.root, self.draft7, self.where = root, draft7, where
         self.resources, self.anchors, self.bases, self.ptrs, self.memo = {}, {}, {}, {}, {}
+        # does a check need a pattern budget (`_regex.budgeted`)? Only with a costly pattern, or a node compiled on first use
+        # (which may hold one): most schemas need none, and opening one costs a good part of a small check
+        self.costly = False
         self.lock = threading.RLock()  # compiling on first use may happen in several threads at once
         self.index()
 
@@ -764,6 +770,7 @@ class _Compiler:
 
     def defer(self, n: _Node, s: dict, base: str):
         "Make node `n` compile itself on first use"
+        self.costly = True  # (what it holds isn't known yet)
         def pending():
             with self.lock:  # one thread fills; the others wait for it, then find it done
                 if n.pending is None: return
@@ -860,6 +867,7 @@ class _Compiler:
         if not isinstance(p, str): self.warn(ptr, f"a pattern must be a string, got {short(p, 40)}; not checked"); return None
         r = _cached_regex(p)
         if isinstance(r, ValueError): self.warn(ptr, str(r)); return None
+        if r.costly: self.costly = True
         return r
 
     def arrays(self, n, kw, ptr, sub):
@@ -912,6 +920,11 @@ _GUARD = {'number': 'isinstance({x}, (int, float)) and not isinstance({x}, bool)
           'array': 'isinstance({x}, (list, tuple))', 'object': 'isinstance({x}, dict)'}
 _INLINE_DEPTH, _INLINE_LINES = 6, 400  # beyond these, a part is called rather than inlined: the source stays small
 
+def _bounds(p: _Number) -> tuple:
+    """A number's bounds, each with the comparison a value within it passes: written `not (x >= lo)`, never `x < lo`, as
+    NaN fails every comparison (so it is within no bound, with no test of its own; `_multiple` refuses it too)"""
+    return (p.lo, '>='), (p.lo_x, '>'), (p.hi, '<='), (p.hi_x, '<')
+
 def _sure(kind: str, types) -> bool: return bool(types) and all(t == kind or (kind == 'number' and t == 'integer') for t in types)
 
 class _Gen:
@@ -944,8 +957,7 @@ class _Gen:
             if isinstance(p, _Type): cs.append(f"({' or '.join(_COND[t].format(x=x) for t in p.names)})")
             elif isinstance(p, _Enum) and p.strings: cs.append(f'(isinstance({x}, str) and {x} in {self.const(p.keys)})')
             elif isinstance(p, _Number):  # (what `part` writes, as one expression)
-                fails = [f'{x} != {x}', *(f'{x} {op} {self.const(v)}' for v, op in ((p.lo, '<'), (p.lo_x, '<='), (p.hi, '>'), (p.hi_x, '>='))
-                                         if v is not None)]  # (NaN first: every comparison lets it through)
+                fails = [f'not ({x} {op} {self.const(v)})' for v, op in _bounds(p) if v is not None]
                 if p.mult is not None: fails.append(f'not _multiple({x}, {self.const(p.mult)})')
                 cs.append(self.bounded('number', x, types, fails))
             elif isinstance(p, _String):
@@ -974,9 +986,8 @@ class _Gen:
         elif isinstance(p, _Enum): self.out(ind, f'if _key({x}) not in {self.const(p.keys)}: return False')
         elif isinstance(p, _Number):
             i = self.guarded('number', x, ind, types)
-            self.out(i, f'if {x} != {x}: return False')  # NaN, which every comparison below lets through
-            for v, op in ((p.lo, '<'), (p.lo_x, '<='), (p.hi, '>'), (p.hi_x, '>=')):
-                if v is not None: self.out(i, f'if {x} {op} {self.const(v)}: return False')
+            for v, op in _bounds(p):
+                if v is not None: self.out(i, f'if not ({x} {op} {self.const(v)}): return False')
             if p.mult is not None: self.out(i, f'if not _multiple({x}, {self.const(p.mult)}): return False')
         elif isinstance(p, _String):
             i = self.guarded('string', x, ind, types)
@@ -1277,7 +1288,8 @@ class Validator:
             try: fast = _generate(self._root())
             except RecursionError: return self._slow(v)  # called deep in a stack: answer now, generate another time
             except (SyntaxError, MemoryError): fast = self._slow  # past the generator's limits: the tree answers
-            self._fast, self.is_valid = fast, budgeted(fast)  # (one pattern budget a check: `_regex.budgeted`)
+            # one pattern budget a check (`_regex.budgeted`), where a pattern may draw on it
+            self._fast, self.is_valid = fast, budgeted(fast) if self._comp.costly else fast
         return self._fast(v)
 
     def _slow(self, v) -> bool:
@@ -1295,7 +1307,7 @@ class Validator:
         def ok(v) -> bool:
             try: return n.ok(v)
             except RecursionError: return False
-        return budgeted(ok)
+        return budgeted(ok) if self._comp.costly else ok
 
     def compile(self) -> Validator:
         "Compile now rather than on first use (warnings about the schema's keywords come now too); returns itself"
@@ -1307,13 +1319,18 @@ class Validator:
         "What the schema accepts, in words for a model"
         return self._root().words
 
-    @budgeted
     def problems(self,
         v,               # the value to check, as JSON values (dict, list, str, int, float, bool, None)
         path: str = '',  # where `v` sits, as the start of each problem's path
         limit: int = 10, # the most problems to report
     ) -> list[Problem]:  # what is wrong with `v`, where; empty when it is valid
         "Everything wrong with `v` (up to `limit`), each with its path: `items[2].sku: expected a string, got 5`"
+        try:
+            if self._node is None: self._root()  # (compiled first: whether a pattern budget is needed is known then)
+        except RecursionError: return [Problem(path, _TOO_DEEP)]
+        return _budgeted_problems(self, v, path, limit) if self._comp.costly else self._problems(v, path, limit)
+
+    def _problems(self, v, path: str, limit: int) -> list[Problem]:
         try:
             if self.is_valid(v): return []  # the generated check first: a valid value costs no walk
             out = []
@@ -1329,6 +1346,8 @@ class Validator:
         except RecursionError: return [Problem(path, _TOO_DEEP)]
 
     def __repr__(self): return f"Validator({self.expected})"
+
+_budgeted_problems = budgeted(Validator._problems)  # (one pattern budget for the check and the report)
 
 def compile_schema(
     schema,                   # a JSON Schema (dict or bool), e.g. a tool's input schema

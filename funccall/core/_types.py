@@ -607,11 +607,15 @@ def fields(info: TypeInfo) -> list[Field]:
             if p.kind not in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD) and p.name not in sig.injected]
 
 
-class _NoClass: "What `Self` stands for outside a class: only to see whether an annotation holds `Self`"
-
 def has_self(t) -> bool:
-    "Whether annotation `t` holds `typing.Self` anywhere inside"
-    return resolve_self(t, _NoClass) is not t
+    "Whether annotation `t` holds `typing.Self` anywhere inside (where `resolve_self` would replace it; asked of every annotation)"
+    if type(t) is type: return False  # a plain class (most annotations)
+    if is_self(t): return True
+    if not (args := get_args(t)) or (o := get_origin(t)) is typing.Literal: return False
+    if o is typing.Annotated: return has_self(args[0])
+    for a in args:
+        if has_self(a): return True
+    return False
 
 def self_class(
     f,   # a method, callable object or class, as `signature` takes it
@@ -626,13 +630,16 @@ def self_class(
     for part in qn.split('.')[:-1]: o = getattr(o, part, None)
     return o if isinstance(o, type) else None
 
-def is_self(t) -> bool: return repr(t) in ('typing.Self', 'typing_extensions.Self')
+def is_self(t) -> bool:
+    "Is `t` `typing.Self` (or typing_extensions')? Both are special forms: anything else is told apart without its repr"
+    return type(t).__name__ == '_SpecialForm' and repr(t) in ('typing.Self', 'typing_extensions.Self')
 
 def resolve_self(
     t,    # an annotation of a method
     cls,  # the class `Self` stands for
 ):        # `t` with `Self` read as `cls`, wherever it is inside (`Optional[Self]`, `list[Self]`); `t` itself when it has none
     "Annotation `t` with `typing.Self` replaced by class `cls`"
+    if type(t) is type: return t  # a plain class (most annotations): no Self inside
     if is_self(t): return cls
     if not (args := get_args(t)) or get_origin(t) is typing.Literal: return t
     if get_origin(t) is typing.Annotated:
