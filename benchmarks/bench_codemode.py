@@ -27,7 +27,7 @@ PROGRAM = "x = add(1, 2)\nname = whoami()\n[x, upper(name)]"
 PROBES = {
     'import a module': 'import json\njson.dumps([1])',
     'define a class': 'class A:\n    v = 1\nA.v',
-    'read a file': "open('/etc/hostname').read()[:0]",
+    'read a file': "open('/proc/self/status').read()[:0]",  # (a file every mode that reads files has: a sandbox has no /etc/hostname)
     "see the application's modules": "import sys\n'bench_codemode' in sys.modules or '__main__' in sys.modules and hasattr(sys.modules['__main__'], 'PROGRAM')",
 }
 
