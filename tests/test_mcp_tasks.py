@@ -425,9 +425,9 @@ def test_running_tasks_are_bounded_per_process():
 class Counting(MemoryTaskStore):
     "The in-memory store, counting the tasks made and remembering the last"
     def __init__(self): super().__init__(); self.made = []
-    def create(self, tid, rec, ttl):
+    async def create(self, tid, rec, ttl):
         self.made.append(tid)
-        return super().create(tid, rec, ttl)
+        return await super().create(tid, rec, ttl)
 
 async def hold(s: float) -> str:
     "Waits s seconds"
@@ -444,8 +444,8 @@ def test_mcpclient_giving_up_on_a_task_cancels_it_at_the_server():
     with MCPClient(mk_server([hold], tasks=['hold'], store=store), timeout=T, task_timeout=0.5) as c:
         with pytest.raises(TimeoutError): c.tools()['hold'](60)
     deadline = time.monotonic() + T
-    while store.get(store.made[0])['status'] == 'working' and time.monotonic() < deadline: time.sleep(0.05)
-    assert store.get(store.made[0])['status'] == 'cancelled'
+    while asyncio.run(store.get(store.made[0]))['status'] == 'working' and time.monotonic() < deadline: time.sleep(0.05)
+    assert asyncio.run(store.get(store.made[0]))['status'] == 'cancelled'
 
 # --- fastmcp's client (with fastmcp-tasks) against `funccall mcp serve --task` ---------------------------------
 
@@ -517,8 +517,8 @@ def test_pydantic_ai_calls_every_tool_and_the_task_tool_runs_as_a_task(tmp_path)
 class Liar(MemoryTaskStore):
     "The in-memory store, each record read back with `patch` over it: the server then says what the patch says"
     def __init__(self, patch: dict): super().__init__(); self.patch = patch
-    def get(self, tid):
-        rec = super().get(tid)
+    async def get(self, tid):
+        rec = await super().get(tid)
         return None if rec is None else {**rec, **self.patch}
 
 @pytest.mark.parametrize('code', [types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT])
@@ -561,9 +561,10 @@ class Flaky(MemoryTaskStore):
     down = False
     def _check(self):
         if self.down: raise ConnectionError('Error 111 connecting to 10.0.0.7:6379. Connection refused.')
-    def create(self, tid, rec, ttl): self._check(); return super().create(tid, rec, ttl)
-    def get(self, tid): self._check(); return super().get(tid)
-    def finish(self, tid, rec): self._check(); return super().finish(tid, rec)
+    async def create(self, tid, rec, ttl): self._check(); return await super().create(tid, rec, ttl)
+    async def get(self, tid): self._check(); return await super().get(tid)
+    async def beat(self, tid): self._check(); return await super().beat(tid)
+    async def finish(self, tid, rec): self._check(); return await super().finish(tid, rec)
 
 def test_a_task_outlives_its_store_failing_and_its_end_is_recorded_once_the_store_is_back():
     # attack: Redis down while a task ran killed the task's watcher at its first look: the tool ran on unwatched,

@@ -92,6 +92,12 @@ class Sealer:
 
     def open(self, token, tool: str, args: dict, principal: str | None = None) -> dict:
         "The data of `token` if this server minted it for exactly this call by this caller, unexpired and never used; else `StateError`"
+        p = self.verify(token, tool, args, principal)
+        if not self.store.add(p['n'], p['e']): raise StateError("requestState was already used: each answer counts once")
+        return p['d']
+
+    def verify(self, token, tool: str, args: dict, principal: str | None = None) -> dict:
+        "The payload of `token` (nonce `n`, expiry `e`, data `d`) if minted here for exactly this call by this caller, unexpired; else `StateError`"
         if not isinstance(token, str) or len(token) > _MAX_TOKEN or not _TOKEN.fullmatch(token):
             raise StateError("requestState is not one this server made")
         body, mac = token.split('.')
@@ -102,5 +108,4 @@ class Sealer:
         if p['a'] != _digest(args): raise StateError("requestState was made for other arguments: the call changed since it was asked")
         if p['p'] != principal: raise StateError("requestState was made for another caller")
         if p['e'] < time.time(): raise StateError("requestState has expired: call the tool again")
-        if not self.store.add(p['n'], p['e']): raise StateError("requestState was already used: each answer counts once")
-        return p['d']
+        return p
