@@ -87,12 +87,22 @@ async def hold(s: float) -> str:
     await asyncio.sleep(s)
     return 'held to the end'
 
+stopped = []
+
+async def watched(s: float) -> str:
+    "Waits s seconds, noting whether it was stopped"
+    try: await asyncio.sleep(s)
+    except asyncio.CancelledError:
+        stopped.append(s)
+        raise
+    return 'ran to the end'
+
 def big(n: int) -> str:
     "A text of n characters"
     return 'x' * n
 
 def _server(url: str, **kw):
-    return mk_server([Tool(record, requires_confirmation=True), quick, hold, big], tasks=['hold', 'big'], secret=SECRET,
+    return mk_server([Tool(record, requires_confirmation=True), quick, hold, watched, big], tasks=['hold', 'watched', 'big'], secret=SECRET,
                      store=RedisStore(url, **kw))
 
 async def _never(ctx, params): raise AssertionError('asked through requestState, never directly')
@@ -136,6 +146,33 @@ def test_answers_sealed_before_a_redis_restart_are_refused_and_run_nothing(tmp_p
         assert isinstance(e, MCPError) and e.code == types.INVALID_PARAMS and 'restarted' in e.message, e
     assert isinstance(twice, MCPError) and 'already used' in twice.message
     assert ran == [1, 3]  # each ran once, the answers in flight over the restart not at all
+
+def test_without_persistence_a_restart_loses_the_tasks_and_their_workers_stop_them(rs):
+    server = _server(rs.url)
+    async def main():
+        async with client(server) as c:
+            h = await start(c, 'watched', {'s': 20})
+            await asyncio.sleep(0.3)
+            await asyncio.to_thread(rs.restart)
+            with pytest.raises(MCPError, match='Task not found'): await send(c.session, 'tasks/get', taskId=h.task_id)
+            deadline = time.monotonic() + 5
+            while not stopped and time.monotonic() < deadline: await asyncio.sleep(0.1)
+    stopped.clear()
+    arun(main())
+    assert stopped == [20]  # its worker's next look found no record: the tool was stopped, not left running unseen
+
+def test_an_unreachable_redis_is_a_clear_error_for_an_answer_and_a_read(rs):
+    server = _server(rs.url)
+    async def main():
+        async with client(server) as c:
+            state, h = await ask(c, 1), await start(c, 'hold', {'s': 0})
+            await wait(c.session, h.task_id)
+            rs.kill()
+            with pytest.raises(MCPError) as e: await send(c.session, 'tasks/get', taskId=h.task_id)
+            return await answer(c, 1, state), e.value, await c.session.call_tool('quick', {'x': 1})
+    taken, read, plain = arun(main())
+    for e in (taken, read): assert e.code == STORE_ERROR and 'is unreachable: try again in a few seconds' in e.message
+    assert plain.structured_content == {'result': 2} and ran == []
 
 def test_a_flush_of_redis_also_refuses_every_answer_sealed_before(rs):
     server = _server(rs.url)

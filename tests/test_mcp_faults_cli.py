@@ -144,6 +144,7 @@ def test_redis_stopped_10_s_holds_no_plain_call_and_reads_err_by_their_deadline(
     # attack (issue 37): SIGSTOP of Redis for 10 s: a plain call waited 7.97 s (9 answers in 10 s), and three
     # `tasks/get` held a plain call 29 s. Now: plain calls as fast as ever, and each read a clear error by its deadline
     before = served.call('tools/call', name='hold', arguments={'s': 0.1})['result']['taskId']
+    assert rs.cli().zcard('funccall:mcp:client:address 127.0.0.1') == 1  # the client's share: by its address, without OAuth
     across = served.call('tools/call', name='hold', arguments={'s': 12, 'tag': 'across'})['result']['taskId']  # runs over the stall
     time.sleep(0.5)
     reads, plain = [], []

@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 from pydantic import TypeAdapter  # noqa: E402
 
 from funccall import Tool  # noqa: E402
-from funccall.mcp._store import MemoryTaskStore  # noqa: E402
+from funccall.mcp._store import MemoryTaskStore, TasksFull  # noqa: E402
 from funccall.mcp import TASKS, MCPClient, MCPContext, MCPToolError, RedisStore, mk_server  # noqa: E402
 
 T = 30  # seconds: a generous bound for one conversation
@@ -306,6 +306,18 @@ def test_tasks_in_memory_are_bounded_and_the_call_past_the_bound_is_an_error_res
     hs, r = arun(main())
     assert len({h.task_id for h in hs}) == 2
     assert isinstance(r, types.CallToolResult) and r.is_error and 'holds 2 running tasks already' in r.content[0].text
+
+def test_one_clients_share_of_the_memory_store_is_bounded_and_its_oldest_finished_record_makes_room():
+    store = MemoryTaskStore(per_client=2)
+    def rec(tid, client): return {'taskId': tid, 'status': 'working', 'client': client}
+    async def main():
+        for t in ('a1', 'a2'): await store.create(t, rec(t, 'a'), 60)
+        with pytest.raises(TasksFull, match='you run 2 tasks'): await store.create('a3', rec('a3', 'a'), 60)
+        await store.create('b1', rec('b1', 'b'), 60)  # another client's share is its own
+        await store.finish('a1', {**rec('a1', 'a'), 'status': 'completed'})
+        await store.create('a3', rec('a3', 'a'), 60)  # the finished a1 made room
+        return [await store.get(t) is not None for t in ('a1', 'a2', 'a3', 'b1')]
+    assert arun(main()) == [False, True, True, True]
 
 def test_a_flood_of_finished_tasks_does_not_lock_the_store_until_they_expire():
     # attack: one client ran max_tasks quick tasks; their finished records filled the store, and every client's new
