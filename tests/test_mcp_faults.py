@@ -15,8 +15,7 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 
 from funccall import Tool  # noqa: E402
 from funccall.mcp import RedisStore, mk_server  # noqa: E402
-from funccall.mcp._store import LOST  # noqa: E402
-from funccall.mcp.server import STORE_ERROR  # noqa: E402
+from funccall.mcp._store import LOST, STORE_ERROR, WORKER_LOST  # noqa: E402
 from test_mcp_tasks import TasksExt, send, start, wait, _free_port  # noqa: E402
 
 T = 30
@@ -315,7 +314,7 @@ def test_a_task_whose_worker_is_gone_is_failed_saying_why_and_a_live_one_runs_on
             return first, await send(c.session, 'tasks/get', taskId=rec['taskId']), await wait(c.session, live.task_id)
     first, orphan, live = arun(main())
     assert first['status'] == 'working'
-    assert orphan['status'] == 'failed' and orphan['statusMessage'] == LOST and orphan['error']['message'] == LOST
+    assert orphan['status'] == 'failed' and orphan['statusMessage'] == LOST and orphan['error'] == {'code': WORKER_LOST, 'message': LOST}
     assert live['status'] == 'completed' and live['result']['structuredContent'] == {'result': 'held to the end'}
     assert json.loads(rs.cli().hget(f"funccall:mcp:task:{rec['taskId']}", 'task'))['status'] == 'failed'  # once, for every worker
     assert not asyncio.run(gone.finish(rec['taskId'], {**rec, 'status': 'completed'}))  # a late end changes nothing

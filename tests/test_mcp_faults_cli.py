@@ -16,8 +16,7 @@ import httpx  # noqa: E402
 sys.path.insert(0, str(Path(__file__).parent / 'mcp_servers'))
 from loopback import FORM, free_port, rpc  # noqa: E402
 from funccall.mcp import TASKS  # noqa: E402
-from funccall.mcp._store import LOST  # noqa: E402
-from funccall.mcp.server import STORE_ERROR  # noqa: E402
+from funccall.mcp._store import LOST, STORE_ERROR, WORKER_LOST  # noqa: E402
 
 T = 60
 CAPS = {**FORM, 'extensions': {TASKS: {}}}
@@ -113,7 +112,7 @@ def test_kill_9_of_a_worker_mid_task_fails_its_tasks_saying_why_within_30_s(serv
             if r['status'] != 'working': ended[tag] = (r, time.monotonic() - killed_at)
         time.sleep(0.5)
     assert set(ended) == theirs  # none of the dead worker's tasks left working
-    for r, took in ended.values(): assert r['status'] == 'failed' and r['statusMessage'] == LOST and took < 30
+    for r, took in ended.values(): assert r['status'] == 'failed' and r['statusMessage'] == LOST and r['error']['code'] == WORKER_LOST and took < 30
     for tag in set(tids) - theirs:  # the live worker's run on: its lease held
         assert served.call('tasks/get', taskId=tids[tag])['result']['status'] == 'working'
         served.call('tasks/cancel', taskId=tids[tag])

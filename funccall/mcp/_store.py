@@ -27,11 +27,15 @@ from __future__ import annotations
 
 import asyncio, collections, json, logging, secrets, threading, time
 
-__all__ = ['TERMINAL', 'TasksFull', 'StoreError', 'MemoryTaskStore', 'LocalNonces', 'RedisStore']
+__all__ = ['TERMINAL', 'STORE_ERROR', 'WORKER_LOST', 'TasksFull', 'StoreError', 'MemoryTaskStore', 'LocalNonces', 'RedisStore']
 
 _log = logging.getLogger('funccall.mcp')
 TERMINAL = ('completed', 'failed', 'cancelled')  # a task in one of these never changes again
 LOST = "The worker running this task stopped (its lease lapsed) before the task ended: start it again"
+# JSON-RPC codes of implementation-defined server errors, apart from those the MCP SDK gives meanings
+# (-32000 connection closed, -32001 request timeout): a client must not read the store's failure as its own connection's
+STORE_ERROR = -32010  # the shared store can't answer now: unreachable, stalled, full, or evicting keys (the message says which)
+WORKER_LOST = -32011  # a task's error: its worker is gone
 
 class TasksFull(RuntimeError):
     "The store holds as many tasks as it may (in all, or of this client): a new one is refused until some end or expire"
@@ -142,14 +146,14 @@ end
 return 'ok'
 """
 
-# KEYS: the task, its lease. ARGV: now (ISO), the reason. A working task whose lease lapsed is failed here, once
+# KEYS: the task, its lease. ARGV: now (ISO), the reason, its code. A working task whose lease lapsed is failed here, once
 _GET = """
 local rec = redis.call('HGET', KEYS[1], 'task')
 if not rec then return false end
 if redis.call('HGET', KEYS[1], 'status') == 'working' and redis.call('EXISTS', KEYS[2]) == 0 then
   local t = cjson.decode(rec)
   t.status, t.statusMessage, t.lastUpdatedAt = 'failed', ARGV[2], ARGV[1]
-  t.error = {code = -32001, message = ARGV[2]}
+  t.error = {code = tonumber(ARGV[3]), message = ARGV[2]}
   rec = cjson.encode(t)
   redis.call('HSET', KEYS[1], 'status', 'failed', 'task', rec)
 end
@@ -242,7 +246,7 @@ class RedisStore:
 
     async def get(self, tid: str) -> dict | None:
         now = time.strftime('%Y-%m-%dT%H:%M:%S.000Z', time.gmtime())
-        rec = await self._call('get', [self._key('task', tid), self._key('lease', tid)], [now, LOST])
+        rec = await self._call('get', [self._key('task', tid), self._key('lease', tid)], [now, LOST, WORKER_LOST])
         return None if rec is None else json.loads(rec)
 
     async def beat(self, tid: str) -> str | None:

@@ -47,7 +47,7 @@ from ..loop import _trace, content
 from ..core._json import jsonable
 from ..core._jsonschema import compile_schema
 from ._state import NonceStore, Sealer, StateError
-from ._store import TERMINAL, LocalNonces, MemoryTaskStore, StoreError, TasksFull
+from ._store import STORE_ERROR, TERMINAL, LocalNonces, MemoryTaskStore, StoreError, TasksFull
 from .._load import expand
 from ..core._run import is_async, max_workers
 from ..core._types import SchemaError, empty, fields, injected_type, injected_types, kind, signature
@@ -168,8 +168,6 @@ def _form_ok(caps) -> bool:
     "Whether the client declared form-mode elicitation (an empty `elicitation: {}` means form, as 2025-06-18 had only forms)"
     e = caps.elicitation if caps is not None else None
     return e is not None and (e.form is not None or e.url is None)
-
-STORE_ERROR = -32000  # JSON-RPC's code for an implementation-defined server error: the shared store can't answer now (the message says why)
 
 class _Call:
     "One `tools/call` as the user's questions see it: answers from a sealed state, new questions as `_InputRequired`"
