@@ -82,8 +82,8 @@ def rs(tmp_path):
     s.kill()
 
 @pytest.fixture
-def served(tmp_path, rs):
-    s = Served(tmp_path, rs.url)
+def served(tmp_path, rs, request):
+    s = Served(tmp_path, rs.url, getattr(request, 'param', 2))  # (parametrized indirectly: the number of workers)
     yield s
     s.stop()
 
@@ -139,6 +139,7 @@ def test_redis_restarted_under_workers_takes_no_answer_twice(tmp_path, opts):
     assert sorted(s.ran('record')) == [['0'], ['1'], ['2'], ['9']]  # nothing ran twice
 
 @pytest.mark.slow
+@pytest.mark.parametrize('served', [1, 2], indirect=True, ids=['one process', 'two workers'])
 def test_redis_stopped_10_s_holds_no_plain_call_and_reads_err_by_their_deadline(served, rs):
     # attack (issue 37): SIGSTOP of Redis for 10 s: a plain call waited 7.97 s (9 answers in 10 s), and three
     # `tasks/get` held a plain call 29 s. Now: plain calls as fast as ever, and each read a clear error by its deadline

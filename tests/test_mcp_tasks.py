@@ -355,16 +355,18 @@ def _record(x: int) -> int:
 TOOLS = [double, hold, Tool(_record, name='record', requires_confirmation=True)]
 '''
 
-@pytest.mark.slow  # four server processes and 3,000 requests on loopback
+@pytest.mark.slow  # four worker processes and 3,000 requests on loopback
 def test_load_four_workers_fifty_clients_500_tasks_200_confirmations(redis_url, tmp_path):
+    # two servers of `--workers 2` (uvicorn's supervisor, the kernel spreading connections over the workers), their
+    # addresses alternating among each client's four connections: a neighbour's connection is always another process
     (tmp_path / 'loadtools.py').write_text(LOAD_TOOLS)
     runs = tmp_path / 'runs.txt'
     env = {**os.environ, 'FUNCCALL_MCP_SECRET': SECRET, 'RUNS_FILE': str(runs)}
-    ports = [_free_port() for _ in range(4)]
+    ports = [_free_port() for _ in range(2)]
     procs = [subprocess.Popen([sys.executable, '-m', 'funccall.mcp', 'serve', 'loadtools.py:TOOLS', '--http', f'127.0.0.1:{p}',
-                               '--task', 'double', '--task', 'hold', '--redis', redis_url], cwd=tmp_path, env=env,
+                               '--workers', '2', '--task', 'double', '--task', 'hold', '--redis', redis_url], cwd=tmp_path, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for p in ports]
-    urls = [f'http://127.0.0.1:{p}/mcp' for p in ports]
+    urls = [f'http://127.0.0.1:{p}/mcp' for p in ports * 2]
     yes = {'funccall-confirm': types.ElicitResult(action='accept', content={'confirm': True})}
     async def never(ctx, params): raise AssertionError('asked through requestState, never directly')
 
