@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 from pydantic import TypeAdapter  # noqa: E402
 
 from funccall import Tool  # noqa: E402
-from funccall.mcp._store import MemoryTaskStore, TasksFull  # noqa: E402
+from funccall.mcp._store import STORE_ERROR, MemoryTaskStore, StoreError, TasksFull  # noqa: E402
 from funccall.mcp import TASKS, MCPClient, MCPContext, MCPToolError, RedisStore, mk_server  # noqa: E402
 
 T = 30  # seconds: a generous bound for one conversation
@@ -604,6 +604,38 @@ def test_a_store_down_when_a_task_starts_is_an_error_result_that_names_no_host()
     r = arun(main())
     assert isinstance(r, types.CallToolResult) and r.is_error
     assert r.content[0].text == "Tool 'quick': the server could not record its task: try again later"
+
+class Stalled(Flaky):
+    "The in-memory store, failing as `RedisStore` fails (`StoreError`) while `down`"
+    def _check(self):
+        if self.down: raise StoreError("the server's shared store (Redis) did not answer within 2 s: try again in a few seconds")
+
+def test_mcpclient_rides_out_a_store_failing_a_while_and_gets_the_tasks_result():
+    # a Redis restart or stall under a running task failed the caller's call at its first poll, though the task ran on
+    store = Stalled()
+    def blip():
+        time.sleep(0.3)
+        store.down = True
+        time.sleep(1.5)
+        store.down = False
+    th = threading.Thread(target=blip)
+    with MCPClient(mk_server([hold], tasks=['hold'], store=store), timeout=T) as c:
+        th.start()
+        got = c.tools()['hold'](1.0)
+    th.join()
+    assert got == 'held to the end'
+
+def test_mcpclient_gives_up_on_a_store_that_stays_down_saying_so(monkeypatch):
+    import funccall.mcp._tasks as tasks_mod
+    monkeypatch.setattr(tasks_mod, '_STORE_GRACE', 1.0)
+    store = Stalled()
+    with MCPClient(mk_server([hold], tasks=['hold'], store=store), timeout=T) as c:
+        hold_ = c.tools()['hold']
+        threading.Timer(0.3, lambda: setattr(store, 'down', True)).start()
+        t0 = time.monotonic()
+        with pytest.raises(MCPToolError, match='did not answer within 2 s') as e: hold_(30)
+    store.down = False  # (the task runs on, and records its end)
+    assert e.value.code == STORE_ERROR and time.monotonic() - t0 < 10
 
 def test_a_task_whose_store_failed_for_a_while_can_still_be_cancelled():
     store = Flaky()
