@@ -262,6 +262,27 @@ def test_a_confirmation_answer_is_good_once_across_workers(redis_url):
     assert ok.structured_content == {'result': 6}
     assert refused == [(types.INVALID_PARAMS, True)] * 3
 
+def test_a_state_store_of_the_developers_takes_each_answer_once():
+    class Shared:  # anything with add(nonce, expiry) -> bool
+        def __init__(self): self.seen = {}
+        def add(self, nonce, expiry):
+            if nonce in self.seen: return False
+            self.seen[nonce] = expiry
+            return True
+    shared = Shared()
+    def mk(): return mk_server([Tool(quick, requires_confirmation=True)], secret=SECRET, state_store=shared)
+    a, b = mk(), mk()
+    yes = {'funccall-confirm': types.ElicitResult(action='accept', content={'confirm': True})}
+    async def main():
+        async def never(ctx, params): raise AssertionError('asked through requestState, never directly')
+        async with Client(a, elicitation_callback=never) as ca, Client(b, elicitation_callback=never) as cb:
+            q = await ca.session.call_tool('quick', {'x': 5}, allow_input_required=True)
+            ok = await cb.session.call_tool('quick', {'x': 5}, input_responses=yes, request_state=q.request_state)
+            with pytest.raises(MCPError, match='already used'):
+                await ca.session.call_tool('quick', {'x': 5}, input_responses=yes, request_state=q.request_state)
+            return ok
+    assert arun(main()).structured_content == {'result': 10} and len(shared.seen) == 1
+
 @pytest.mark.slow  # worker processes take seconds to start on a loaded machine
 def test_the_command_line_serves_tasks_over_http_with_workers_sharing_redis(redis_url, tmp_path):
     (tmp_path / 'slowtools.py').write_text('import time\n\ndef nap(s: float) -> str:\n    "Sleeps s seconds"\n'
