@@ -14,7 +14,8 @@ travels as a `requestState` sealed with HMAC (see `funccall.mcp._state`), checke
 any malformed one is -32602. `mk_asgi_app` is the server as an ASGI app with Host and Origin parsed and matched
 exactly on every request. A tool named in `mk_server(tasks=...)` is served as a task (the 2026-07-28 tasks extension)
 to clients that declare it: a handle at once, then `tasks/get`/`tasks/cancel` from any connection; its record, and
-the confirmation states' single-use record, live in `store=` (memory, or `RedisStore` for every worker).
+the confirmation states' single-use record, live in `store=` (memory, or `RedisStore` for every worker: each state
+names the store's epoch, so none sealed before Redis restarted or lost its data is taken; see `funccall.mcp._store`).
 """
 from __future__ import annotations
 
