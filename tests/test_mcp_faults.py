@@ -319,5 +319,47 @@ def test_a_task_whose_worker_is_gone_is_failed_saying_why_and_a_live_one_runs_on
     assert json.loads(rs.cli().hget(f"funccall:mcp:task:{rec['taskId']}", 'task'))['status'] == 'failed'  # once, for every worker
     assert not asyncio.run(gone.finish(rec['taskId'], {**rec, 'status': 'completed'}))  # a late end changes nothing
 
+again_runs = []
+
+async def again(x: int) -> int:
+    "Doubles x, noting each run (idempotent: a second run does no harm)"
+    again_runs.append(x)
+    await asyncio.sleep(0.2)
+    return 2 * x
+
+def _orphan(store: RedisStore, tid: str, job: dict | None = None) -> None:
+    "A task recorded by a worker that then died: no beat ever renews its lease"
+    rec = {'taskId': tid, 'status': 'working', 'createdAt': 'x', 'lastUpdatedAt': 'x', 'ttlMs': 60_000, 'pollIntervalMs': 500,
+           'owner': None, 'client': 'this process'}
+    asyncio.run(store.create(tid, rec, 60, job))
+
+def test_an_idempotent_tools_task_whose_worker_is_gone_runs_again_where_it_is_read(rs):
+    # FastMCP redelivers a task after its redelivery timeout; here a tool marked idempotent (Tool(idempotent=True)) has its
+    # job in a Redis Stream's consumer group, and the worker reading it after its lease lapsed claims it (XCLAIM) and runs it
+    again_runs.clear()
+    tid = 'redo' * 6
+    _orphan(RedisStore(rs.url, lease=1), tid, {'tool': 'again', 'args': {'x': 21}, 'version': '2026-07-28'})
+    server = mk_server([Tool(again, idempotent=True)], tasks=['again'], store=RedisStore(rs.url, lease=1))
+    async def main():
+        async with client(server) as c:
+            await asyncio.sleep(1.3)
+            return await send(c.session, 'tasks/get', taskId=tid), await wait(c.session, tid)
+    first, done = arun(main())
+    assert first['status'] == 'working' and 'redo' not in first  # claimed, not failed
+    assert done['status'] == 'completed' and done['result']['structuredContent'] == {'result': 42} and again_runs == [21]
+    assert rs.cli().xlen('funccall:mcp:jobs') == 0 and rs.cli().xpending('funccall:mcp:jobs', 'workers')['pending'] == 0  # acked, deleted
+
+def test_an_idempotent_task_runs_at_most_three_times_then_fails_saying_why(rs):
+    # a job that kills every worker it lands on must not go round the workers for ever
+    tid = 'doom' * 6
+    _orphan(RedisStore(rs.url, lease=0.3), tid, {'tool': 'again', 'args': {'x': 1}, 'version': '2026-07-28'})
+    seen = []
+    for _ in range(3):
+        time.sleep(0.5)  # the lease lapses: the worker that last took it is gone too
+        got = asyncio.run(RedisStore(rs.url, lease=0.3).get(tid))
+        seen.append((got['status'], got.get('redo', {}).get('tool')))
+    assert seen == [('working', 'again'), ('working', 'again'), ('failed', None)]
+    assert rs.cli().xpending('funccall:mcp:jobs', 'workers')['pending'] == 0
+
 def test_the_store_names_no_url_in_its_repr():
     assert 'hunter2' not in repr(RedisStore('redis://:hunter2@127.0.0.1:1/0'))

@@ -34,12 +34,18 @@ async def hold(s: float, tag: str = '') -> str:
     await asyncio.sleep(s)
     return 'held to the end'
 
+async def again(s: float, tag: str = '') -> str:
+    "Waits s seconds, saying where it runs (idempotent: a second run does no harm)"
+    with open(os.environ['RUNS_FILE'], 'a') as f: f.write(f'again {tag} {os.getpid()}\\n')
+    await asyncio.sleep(s)
+    return 'done again'
+
 def _record(x: int) -> int:
     "Records that x ran"
     with open(os.environ['RUNS_FILE'], 'a') as f: f.write(f'record {x}\\n')
     return x
 
-TOOLS = [quick, hold, Tool(_record, name='record', requires_confirmation=True)]
+TOOLS = [quick, hold, Tool(again, idempotent=True), Tool(_record, name='record', requires_confirmation=True)]
 '''
 
 class Served:
@@ -50,7 +56,7 @@ class Served:
         self.runs.write_text('')
         port = free_port()
         self.url = f'http://127.0.0.1:{port}/mcp'
-        args = ['--workers', str(workers), *(['--task', 'hold', '--redis', redis_url] if redis_url else [])]
+        args = ['--workers', str(workers), *(['--task', 'hold', '--task', 'again', '--redis', redis_url] if redis_url else [])]
         self.p = subprocess.Popen([sys.executable, '-m', 'funccall', 'mcp', 'serve', 'tools.py:TOOLS', '--http', f'127.0.0.1:{port}', *args],
                                   cwd=folder, env={**os.environ, 'FUNCCALL_MCP_SECRET': SECRET, 'RUNS_FILE': str(self.runs)},
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -116,6 +122,29 @@ def test_kill_9_of_a_worker_mid_task_fails_its_tasks_saying_why_within_30_s(serv
     for tag in set(tids) - theirs:  # the live worker's run on: its lease held
         assert served.call('tasks/get', taskId=tids[tag])['result']['status'] == 'working'
         served.call('tasks/cancel', taskId=tids[tag])
+
+@pytest.mark.slow
+def test_kill_9_of_a_worker_runs_its_idempotent_tasks_again_on_a_live_one(served):
+    # an idempotent tool's task is delivered again (Redis Streams: XCLAIM by the worker that reads it), as FastMCP's are
+    tids = {str(i): served.call('tools/call', name='again', arguments={'s': 4, 'tag': str(i)})['result']['taskId'] for i in range(8)}
+    deadline = time.monotonic() + T / 2
+    while len(served.ran('again')) < 8: assert time.monotonic() < deadline; time.sleep(0.1)
+    where = dict(served.ran('again'))
+    victim = collections.Counter(where.values()).most_common(1)[0][0]
+    os.kill(int(victim), signal.SIGKILL)
+    killed_at = time.monotonic()
+    ended = {}
+    while len(ended) < 8 and time.monotonic() - killed_at < 45:
+        for tag in set(tids) - set(ended):
+            r = served.call('tasks/get', taskId=tids[tag])['result']
+            if r['status'] != 'working': ended[tag] = (r, time.monotonic() - killed_at)
+        time.sleep(0.5)
+    theirs = {tag for tag, pid in where.items() if pid == victim}
+    assert set(ended) == set(tids) and all(r['status'] == 'completed' and r['result']['structuredContent'] == {'result': 'done again'}
+                                           for r, _ in ended.values())
+    assert all(took < 30 for tag, (_, took) in ended.items() if tag in theirs)  # its lease (15 s), then 4 s on another worker
+    runs = collections.Counter(tag for tag, _ in served.ran('again'))
+    assert {tag: runs[tag] for tag in tids} == {tag: 2 if tag in theirs else 1 for tag in tids}  # the dead worker's ran again, once
 
 @pytest.mark.slow
 @pytest.mark.parametrize('opts', [(), DURABLE], ids=['no persistence', 'appendfsync always'])

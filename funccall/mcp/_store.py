@@ -16,7 +16,9 @@ event loop, so a call that needs no store answers as fast as ever.
 
 Leases: a worker running a task renews the task's lease (`beat`, every `_POLL` s of the server); a task still `working`
 whose lease lapsed (`lease` s: its worker was killed, or lost Redis that long) is read as `failed`, saying why, by
-whichever worker reads it first.
+whichever worker reads it first. An idempotent tool's task is instead run again by that worker, at most `DELIVERIES`
+times in all: its job (tool, arguments, protocol version) waits in a Redis Stream's consumer group, pending on the
+worker running it, and moves to the reader's consumer by XCLAIM, which counts the deliveries.
 
 Epochs: a confirmation state carries the store's `epoch()`, and `spend` takes its nonce only while the store is in that
 epoch, atomically. Redis's epoch is its `run_id` (new at each start) with a token kept in Redis (new after a flush):
@@ -36,6 +38,7 @@ LOST = "The worker running this task stopped (its lease lapsed) before the task 
 # (-32000 connection closed, -32001 request timeout): a client must not read the store's failure as its own connection's
 STORE_ERROR = -32010  # the shared store can't answer now: unreachable, stalled, full, or evicting keys (the message says which)
 WORKER_LOST = -32011  # a task's error: its worker is gone
+DELIVERIES = 3  # the most times an idempotent tool's task runs in all: a worker gone under it twice more, it is failed
 
 class TasksFull(RuntimeError):
     "The store holds as many tasks as it may (in all, or of this client): a new one is refused until some end or expire"
@@ -66,8 +69,9 @@ class MemoryTaskStore:
             if len(self._tasks) < self.max_tasks: break
             if k in self._tasks: self._drop(k)
 
-    async def create(self, tid: str, rec: dict, ttl: float) -> None:
-        "Keep `rec` under task id `tid` for `ttl` seconds; `TasksFull` when the store, or the client's share, is full of running tasks"
+    async def create(self, tid: str, rec: dict, ttl: float, job: dict | None = None) -> None:
+        """Keep `rec` under task id `tid` for `ttl` seconds; `TasksFull` when the store, or the client's share, is full of running
+        tasks. `job` (an idempotent tool's: what to run again if this worker goes) has no use in one process"""
         now, client = time.time(), rec.get('client')
         with self._lock:
             if len(self._tasks) >= self.max_tasks or self._of[client] >= self.per_client: self._make_room(client, now)
@@ -78,7 +82,8 @@ class MemoryTaskStore:
             self._of[client] += 1
 
     async def get(self, tid: str) -> dict | None:
-        "The record of task `tid`, None when there is none (never created, expired, or made room for)"
+        """The record of task `tid`, None when there is none (never created, expired, or made room for). A record with `redo`
+        (the `job` its worker left) is this worker's now, to run again"""
         with self._lock:
             exp, _, _, rec = self._tasks.get(tid, (0, None, None, None))
             return json.loads(rec) if rec is not None and exp >= time.time() else None
@@ -106,13 +111,16 @@ class LocalNonces:
 
     async def spend(self, nonce: str, expiry: float, epoch) -> str: return 'ok' if self.store.add(nonce, expiry) else 'used'
 
-# Redis's keys, below the prefix: task:ID (a hash: status, task JSON, client), lease:ID (while its worker lives),
-# client:KEY and tasks (sorted sets of task ids by expiry, ms), nonce:N (a used state), epoch (a token)
+# Redis's keys, below the prefix: task:ID (a hash: status, task JSON, client, job), lease:ID (while its worker lives),
+# client:KEY and tasks (sorted sets of task ids by expiry, ms), jobs (a stream, group 'workers': idempotent tasks' jobs),
+# nonce:N (a used state), epoch (a token)
 
 _NOW = "local t = redis.call('TIME'); local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
 
-# KEYS: the task, its client's set, every task's set, its lease. ARGV: the record, ttl ms, per client, in all, lease ms, prefix.
-# Past a bound, the oldest finished (or orphaned) record of the set makes room: at most 100 looked at
+# KEYS: the task, its client's set, every task's set, its lease, the jobs' stream. ARGV: the record, ttl ms, per client, in all,
+# lease ms, prefix, the job to run again ('' for none), this worker's consumer name. Past a bound, the oldest finished (or
+# orphaned) record of the set makes room: at most 100 looked at. A job goes to the stream and at once to this worker's
+# consumer (its pending list), in this one atomic step: no entry is ever left for another worker to read as new
 # (the lease first: a Redis at maxmemory refuses a script's first write, and lets every later one through)
 _CREATE = _NOW + """
 redis.call('SET', KEYS[4], 1, 'PX', ARGV[5])
@@ -128,6 +136,8 @@ local function room(set, most)
       local whose = redis.call('HGET', pre .. 'task:' .. tid, 'client')
       if whose then redis.call('ZREM', whose, tid) end
       redis.call('ZREM', KEYS[3], tid)
+      local job = redis.call('HGET', pre .. 'task:' .. tid, 'job')
+      if job then redis.call('XACK', KEYS[5], 'workers', job); redis.call('XDEL', KEYS[5], job) end
       redis.call('DEL', pre .. 'task:' .. tid, pre .. 'lease:' .. tid)
       if redis.call('ZCARD', set) < most then return true end
     end
@@ -139,6 +149,12 @@ if not room(KEYS[3], tonumber(ARGV[4])) then redis.call('DEL', KEYS[4]); return 
 local ttl, tid = tonumber(ARGV[2]), string.sub(KEYS[1], #pre + 6)
 redis.call('HSET', KEYS[1], 'status', 'working', 'task', ARGV[1], 'client', KEYS[2])
 redis.call('PEXPIRE', KEYS[1], ttl)
+if ARGV[7] ~= '' then
+  if redis.call('EXISTS', KEYS[5]) == 0 then redis.call('XGROUP', 'CREATE', KEYS[5], 'workers', '$', 'MKSTREAM') end
+  local id = redis.call('XADD', KEYS[5], 'MAXLEN', '~', ARGV[4], '*', 'job', ARGV[7])
+  redis.call('XREADGROUP', 'GROUP', 'workers', ARGV[8], 'COUNT', 1, 'STREAMS', KEYS[5], '>')
+  redis.call('HSET', KEYS[1], 'job', id)
+end
 for _, set in ipairs({KEYS[2], KEYS[3]}) do
   redis.call('ZADD', set, now + ttl, tid)
   if redis.call('PTTL', set) < ttl then redis.call('PEXPIRE', set, ttl) end
@@ -146,18 +162,33 @@ end
 return 'ok'
 """
 
-# KEYS: the task, its lease. ARGV: now (ISO), the reason, its code. A working task whose lease lapsed is failed here, once
+# KEYS: the task, its lease, the jobs' stream. ARGV: now (ISO), the reason, its code, this worker's consumer, lease ms, most
+# deliveries. {record, job to run here}. A working task whose lease lapsed is failed here, once; one with a job delivered
+# fewer than `most` times is claimed instead (XCLAIM: the group's pending entry moves to this worker, its count + 1)
 _GET = """
 local rec = redis.call('HGET', KEYS[1], 'task')
-if not rec then return false end
+if not rec then return {false, false} end
 if redis.call('HGET', KEYS[1], 'status') == 'working' and redis.call('EXISTS', KEYS[2]) == 0 then
+  local job = redis.call('HGET', KEYS[1], 'job')
+  if job then
+    local p = redis.call('XPENDING', KEYS[3], 'workers', job, job, 1)[1]
+    if p and p[4] < tonumber(ARGV[6]) then
+      local got = redis.call('XCLAIM', KEYS[3], 'workers', ARGV[4], 0, job)[1]
+      if got and got[2] then
+        redis.call('SET', KEYS[2], 1, 'PX', ARGV[5])
+        return {rec, got[2][2]}
+      end
+    end
+    redis.call('XACK', KEYS[3], 'workers', job)
+    redis.call('XDEL', KEYS[3], job)
+  end
   local t = cjson.decode(rec)
   t.status, t.statusMessage, t.lastUpdatedAt = 'failed', ARGV[2], ARGV[1]
   t.error = {code = tonumber(ARGV[3]), message = ARGV[2]}
   rec = cjson.encode(t)
   redis.call('HSET', KEYS[1], 'status', 'failed', 'task', rec)
 end
-return rec
+return {rec, false}
 """
 
 # KEYS: the task, its lease. ARGV: lease ms. The status; a working task's lease renewed
@@ -167,11 +198,14 @@ if st == 'working' and redis.call('EXISTS', KEYS[2]) == 1 then redis.call('SET',
 return st
 """
 
-# KEYS: the task, its lease; ARGV: the new record (JSON), its status. Only a working task with its lease changes, and only once
+# KEYS: the task, its lease, the jobs' stream; ARGV: the new record (JSON), its status. Only a working task with its lease
+# changes, and only once; its job, if any, is acknowledged and deleted
 _FINISH = """
 if redis.call('HGET', KEYS[1], 'status') ~= 'working' or redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'task', ARGV[1])
 redis.call('DEL', KEYS[2])
+local job = redis.call('HGET', KEYS[1], 'job')
+if job then redis.call('XACK', KEYS[3], 'workers', job); redis.call('XDEL', KEYS[3], job) end
 return 1
 """
 
@@ -205,7 +239,7 @@ class RedisStore:
         try: import redis.asyncio  # noqa: F401
         except ImportError as e: raise ImportError("RedisStore needs the redis client: pip install 'funccall[redis]'") from e
         self.url, self.prefix, self.timeout, self.max_tasks, self.per_client, self.lease = url, prefix, timeout, max_tasks, per_client, lease
-        self._clients = {}  # event loop -> its client's scripts
+        self._clients, self.consumer = {}, secrets.token_hex(8)  # event loop -> its client's scripts; this worker's name in the group
 
     def __repr__(self) -> str: return f'RedisStore(prefix={self.prefix!r})'  # never the URL: it may hold a password
 
@@ -237,24 +271,27 @@ class RedisStore:
             _log.warning('Redis failed: %s: %s', type(e).__name__, e)
             raise StoreError("the server's shared store (Redis) is unreachable: try again in a few seconds") from None
 
-    async def create(self, tid: str, rec: dict, ttl: float) -> None:
+    async def create(self, tid: str, rec: dict, ttl: float, job: dict | None = None) -> None:
         got = await self._call('create', [self._key('task', tid), self._key('client', str(rec.get('client'))), f'{self.prefix}tasks',
-                                          self._key('lease', tid)],
-                               [json.dumps(rec), max(1, int(ttl * 1000)), self.per_client, self.max_tasks, int(self.lease * 1000), self.prefix])
+                                          self._key('lease', tid), f'{self.prefix}jobs'],
+                               [json.dumps(rec), max(1, int(ttl * 1000)), self.per_client, self.max_tasks, int(self.lease * 1000), self.prefix,
+                                '' if job is None else json.dumps(job), self.consumer])
         if got == b'client': raise TasksFull(f"you hold {self.per_client} tasks on this server already: wait for one to end")
         if got == b'full': raise TasksFull(f"this server holds {self.max_tasks} running tasks already: try again later")
 
     async def get(self, tid: str) -> dict | None:
         now = time.strftime('%Y-%m-%dT%H:%M:%S.000Z', time.gmtime())
-        rec = await self._call('get', [self._key('task', tid), self._key('lease', tid)], [now, LOST, WORKER_LOST])
-        return None if rec is None else json.loads(rec)
+        rec, job = await self._call('get', [self._key('task', tid), self._key('lease', tid), f'{self.prefix}jobs'],
+                                    [now, LOST, WORKER_LOST, self.consumer, int(self.lease * 1000), DELIVERIES])
+        return None if rec is None else {**json.loads(rec), **({'redo': json.loads(job)} if job else {})}
 
     async def beat(self, tid: str) -> str | None:
         st = await self._call('beat', [self._key('task', tid), self._key('lease', tid)], [int(self.lease * 1000)])
         return None if st is None else st.decode()
 
     async def finish(self, tid: str, rec: dict) -> bool:
-        return bool(await self._call('finish', [self._key('task', tid), self._key('lease', tid)], [json.dumps(rec), rec['status']]))
+        keys = [self._key('task', tid), self._key('lease', tid), f'{self.prefix}jobs']
+        return bool(await self._call('finish', keys, [json.dumps(rec), rec['status']]))
 
     async def _epoch_call(self, keys: list, args: list) -> tuple[str, str]:
         verdict, v = (x.decode() for x in await self._call('epoch', [f'{self.prefix}epoch', *keys], [secrets.token_hex(16), *args]))

@@ -472,13 +472,11 @@ def mk_server(
         call = _Call(ctx, params, sealer, nonces)
         await call.open(params)  # a bad requestState is a protocol error, before anything runs
         task = t.name in tasks and _declared_tasks(ctx)
-        inj, mc = box.injected, None
-        if ps := ctxs.get(t.name):
-            mc = MCPContext()
-            if not task: mc._call, mc._loop = call, asyncio.get_running_loop()  # a task outlives the request: no client to talk to
-            inj = {**inj, **dict.fromkeys(ps, mc)}
+        inj, mc = injected(t)
+        if mc is not None and not task: mc._call, mc._loop = call, asyncio.get_running_loop()  # a task outlives the request: no client
         if task:
-            try: return await board.start(partial(run, t, call.args, inj, mc, ctx.protocol_version), _principal(), _client(ctx), mc)
+            redo = {'tool': t.name, 'args': call.args, 'version': ctx.protocol_version} if t.hints.get('idempotent') else None
+            try: return await board.start(partial(run, t, call.args, inj, mc, ctx.protocol_version), _principal(), _client(ctx), mc, redo)
             except (TasksFull, StoreError) as e: return _error(f"Tool {t.name!r} did not start: {e}")
             except Exception:  # a store of the developer's failed its own way: the why stays in the log, where it may name hosts
                 _log.exception('Tool %r: its task could not be recorded', t.name)
@@ -495,6 +493,18 @@ def mk_server(
             raise
         except Exception as e: return pipeline_failed(t, e)
         return finished(t, r, ctx.protocol_version)
+
+    def injected(t: Tool) -> tuple[dict, MCPContext | None]:
+        "The injected values of a call of `t`, with a new `MCPContext` in its context parameters (if any)"
+        if not (ps := ctxs.get(t.name)): return box.injected, None
+        mc = MCPContext()
+        return {**box.injected, **dict.fromkeys(ps, mc)}, mc
+
+    def again(redo: dict):
+        "The job of an idempotent task whose worker is gone, to run here: `(job, context)`, None for a tool not served here as a task"
+        if (t := box.tools.get(redo.get('tool'))) is None or t.name not in tasks: return None
+        inj, mc = injected(t)
+        return partial(run, t, redo['args'], inj, mc, redo['version']), mc
 
     def pipeline_failed(t: Tool, e: Exception) -> types.CallToolResult:
         "The pipeline itself failed (a hook, an injected value): the client gets what `errors` says"
@@ -520,7 +530,7 @@ def mk_server(
     hints = {'tools/list': CacheHint(ttl_ms=int(list_ttl * 1000), scope='public')} if list_ttl else None
     server = _Server(name, version=VERSION, on_list_tools=list_tools, on_call_tool=call_tool,
                      get_tool_input_schema=inputs.get, cache_hints=hints)
-    if tasks: board.serve(server)
+    if tasks: board.serve(server, again)
     return server
 
 # --- tasks (the 2026-07-28 tasks extension) -----------------------------------------------------------
@@ -562,20 +572,26 @@ class _Tasks:
     "The served tasks of one server: started here, run on the tasks' loop, their records in `store` for every worker"
     def __init__(self, store, ttl: float, most: int, result_bytes: int):
         self.store, self.ttl, self.most, self.result_bytes, self.running = store, ttl, most, result_bytes, 0
+        self.again = lambda redo: None  # remakes the job an idempotent task's worker left (`serve` sets it)
 
-    async def start(self, job, owner: str | None, client: str, mc: MCPContext | None) -> dict:
-        "Record a new task (before the client hears of it, as the extension requires) and run `job()` for it: the `CreateTaskResult`"
+    async def start(self, job, owner: str | None, client: str, mc: MCPContext | None, redo: dict | None = None) -> dict:
+        """Record a new task (before the client hears of it, as the extension requires) and run `job()` for it: the `CreateTaskResult`.
+        `redo` (an idempotent tool's: its name, arguments and protocol version) lets another worker run it again if this one goes"""
         if self.running >= self.most: raise TasksFull(f"this server runs {self.most} tasks already: try again later")
         now = _now()
         rec = {'taskId': secrets.token_urlsafe(24), 'status': 'working', 'createdAt': now, 'lastUpdatedAt': now,
                'ttlMs': int(self.ttl * 1000), 'pollIntervalMs': int(_POLL * 1000), 'owner': owner, 'client': client}
         self.running += 1  # (on the server's loop only: `_run` gives it back there), held while the record is made
-        try: await self.store.create(rec['taskId'], rec, self.ttl)
+        try: await self.store.create(rec['taskId'], rec, self.ttl, *([redo] if redo else []))  # (a store of the developer's may take three)
         except BaseException:
             self.running -= 1
             raise
-        asyncio.run_coroutine_threadsafe(self._run(rec, job, mc, asyncio.get_running_loop()), _tasks_loop())
+        self._go(rec, job, mc)
         return {'resultType': 'task', **_public(rec)}
+
+    def _go(self, rec: dict, job, mc: MCPContext | None) -> None:
+        "Run `job()` for task `rec` on the tasks' loop (counted in `running` until it ends)"
+        asyncio.run_coroutine_threadsafe(self._run(rec, job, mc, asyncio.get_running_loop()), _tasks_loop())
 
     async def _run(self, rec: dict, job, mc: MCPContext | None, home: asyncio.AbstractEventLoop) -> None:
         try: await self._watch(rec, job, mc)
@@ -629,6 +645,10 @@ class _Tasks:
                            {'requiredCapabilities': {'extensions': {TASKS: {}}}})
         try: rec = await self.store.get(params.task_id)
         except StoreError as e: raise MCPError(STORE_ERROR, f"The task could not be read: {e}") from None
+        if rec is not None and (redo := rec.pop('redo', None)) is not None and (got := self.again(redo)) is not None:
+            _log.warning('Task %s: its worker is gone; running its idempotent tool again here', params.task_id)
+            self.running += 1
+            self._go(rec, *got)
         if rec is None or rec['owner'] != _principal(): raise MCPError(types.INVALID_PARAMS, "Failed to retrieve task: Task not found")
         return rec
 
@@ -646,8 +666,9 @@ class _Tasks:
         await self._own(ctx, params)  # answers to no outstanding request are ignored, as the extension says
         return {'resultType': 'complete'}
 
-    def serve(self, server: Server) -> None:
-        "Add the extension's methods to `server`, and say it speaks the extension"
+    def serve(self, server: Server, again) -> None:
+        "Add the extension's methods to `server`, and say it speaks the extension; `again(redo)` remakes a job left by a worker gone"
+        self.again = again
         server.extensions[TASKS] = {}
         for method, fn in (('tasks/get', self.get), ('tasks/cancel', self.cancel), ('tasks/update', self.update)):
             server.add_request_handler(method, _TaskParams, fn)
