@@ -4,7 +4,7 @@
 Each test makes the attack and asserts its effect did not happen: another client's confirmation still runs (once), an
 edited record runs nothing, what reaches the model is bounded, and the good tools still go out.
 """
-import json, sys, threading, time, tracemalloc
+import asyncio, json, sys, threading, time, tracemalloc
 from pathlib import Path
 
 import httpx
@@ -16,6 +16,7 @@ import mcp_types as types  # noqa: E402
 from funccall import Tool  # noqa: E402
 from funccall.mcp import NonceStore, mk_asgi_app  # noqa: E402
 from funccall.mcp._state import Sealer, StateError  # noqa: E402
+from funccall.mcp._store import LocalNonces  # noqa: E402
 from funccall.mcp.server import _KEY, _spends  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent / 'mcp_servers'))
@@ -107,23 +108,25 @@ def _answers(d: dict) -> dict: return {k: types.ElicitResult.model_validate(v) f
 def test_a_decline_flood_at_the_seal_layer_tens_of_thousands_fast():
     """50,000 declines as the server takes them (check the state, decide whether it must count once), measured; then the
     default store (100,000) still takes another client's answer, and a state replayed with an accept is spent once"""
-    sealer, args = Sealer('k' * 32), {'path': 'p'}
+    sealer, args, store = Sealer('k' * 32), {'path': 'p'}, NonceStore()
+    nonces = LocalNonces(store)
+    spend = lambda p, who: asyncio.run(sealer.spend(p, nonces, who))
     states = [sealer.seal('delete', args, {'answers': {}, 'asked': [_KEY]}) for _ in range(50_000)]
     tracemalloc.start()
     t0 = time.perf_counter()
     for s in states:
         p = sealer.check(s, 'delete', args)
-        if _spends(p['d'], _answers(NO)): sealer.spend(p, 'mallory')
+        if _spends(p['d'], _answers(NO)): spend(p, 'mallory')
     secs = time.perf_counter() - t0
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    assert sealer.store.held == 0 and peak < 2_000_000
+    assert store.held == 0 and peak < 2_000_000
     print(f'seal layer: {50_000 / secs:,.0f} declines/s, peak {peak / 1e3:.0f} kB traced while flooding')
     p = sealer.check(states[0], 'delete', args)
     assert _spends(p['d'], _answers(YES))
-    sealer.spend(p, 'alice')
-    with pytest.raises(StateError, match='already used'): sealer.spend(sealer.check(states[0], 'delete', args), 'alice')
-    with pytest.raises(StateError, match='already used'): sealer.spend(sealer.check(states[0], 'delete', args), 'mallory')
+    spend(p, 'alice')
+    with pytest.raises(StateError, match='already used'): spend(sealer.check(states[0], 'delete', args), 'alice')
+    with pytest.raises(StateError, match='already used'): spend(sealer.check(states[0], 'delete', args), 'mallory')
 
 @pytest.mark.parametrize('given,spent', [
     (NO, False), ({_KEY: {'action': 'cancel'}}, False), ({}, False), ({_KEY: {'action': 'accept', 'content': {'confirm': False}}}, False),
@@ -135,9 +138,9 @@ def test_only_what_could_run_something_is_spent(given, spent):
     assert _spends({'answers': {}, 'asked': ['q1']}, _answers({}))
 
 def test_a_clients_share_is_bounded_and_given_back_as_answers_expire():
-    sealer = Sealer('k' * 32, ttl=0.3, per_client=5)
+    sealer, nonces = Sealer('k' * 32, ttl=0.3, per_client=5), LocalNonces(NonceStore())
     def spend(who):
-        sealer.spend(sealer.check(sealer.seal('t', {}, {'answers': {}, 'asked': ['q1']}), 't', {}), who)
+        asyncio.run(sealer.spend(sealer.check(sealer.seal('t', {}, {'answers': {}, 'asked': ['q1']}), 't', {}), nonces, who))
     for _ in range(5): spend('mallory')
     with pytest.raises(StateError, match='in flight already'): spend('mallory')
     spend('alice')

@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError  # noqa: E402
 from pydantic import TypeAdapter  # noqa: E402
 
 from funccall import Tool  # noqa: E402
-from funccall.mcp._store import MemoryTaskStore  # noqa: E402
+from funccall.mcp._store import STORE_ERROR, MemoryTaskStore, StoreError, TasksFull  # noqa: E402
 from funccall.mcp import TASKS, MCPClient, MCPContext, MCPToolError, RedisStore, mk_server  # noqa: E402
 
 T = 30  # seconds: a generous bound for one conversation
@@ -262,6 +262,27 @@ def test_a_confirmation_answer_is_good_once_across_workers(redis_url):
     assert ok.structured_content == {'result': 6}
     assert refused == [(types.INVALID_PARAMS, True)] * 3
 
+def test_a_state_store_of_the_developers_takes_each_answer_once():
+    class Shared:  # anything with add(nonce, expiry) -> bool
+        def __init__(self): self.seen = {}
+        def add(self, nonce, expiry):
+            if nonce in self.seen: return False
+            self.seen[nonce] = expiry
+            return True
+    shared = Shared()
+    def mk(): return mk_server([Tool(quick, requires_confirmation=True)], secret=SECRET, state_store=shared)
+    a, b = mk(), mk()
+    yes = {'funccall-confirm': types.ElicitResult(action='accept', content={'confirm': True})}
+    async def main():
+        async def never(ctx, params): raise AssertionError('asked through requestState, never directly')
+        async with Client(a, elicitation_callback=never) as ca, Client(b, elicitation_callback=never) as cb:
+            q = await ca.session.call_tool('quick', {'x': 5}, allow_input_required=True)
+            ok = await cb.session.call_tool('quick', {'x': 5}, input_responses=yes, request_state=q.request_state)
+            with pytest.raises(MCPError, match='already used'):
+                await ca.session.call_tool('quick', {'x': 5}, input_responses=yes, request_state=q.request_state)
+            return ok
+    assert arun(main()).structured_content == {'result': 10} and len(shared.seen) == 1
+
 @pytest.mark.slow  # worker processes take seconds to start on a loaded machine
 def test_the_command_line_serves_tasks_over_http_with_workers_sharing_redis(redis_url, tmp_path):
     (tmp_path / 'slowtools.py').write_text('import time\n\ndef nap(s: float) -> str:\n    "Sleeps s seconds"\n'
@@ -307,6 +328,18 @@ def test_tasks_in_memory_are_bounded_and_the_call_past_the_bound_is_an_error_res
     assert len({h.task_id for h in hs}) == 2
     assert isinstance(r, types.CallToolResult) and r.is_error and 'holds 2 running tasks already' in r.content[0].text
 
+def test_one_clients_share_of_the_memory_store_is_bounded_and_its_oldest_finished_record_makes_room():
+    store = MemoryTaskStore(per_client=2)
+    def rec(tid, client): return {'taskId': tid, 'status': 'working', 'client': client}
+    async def main():
+        for t in ('a1', 'a2'): await store.create(t, rec(t, 'a'), 60)
+        with pytest.raises(TasksFull, match='you run 2 tasks'): await store.create('a3', rec('a3', 'a'), 60)
+        await store.create('b1', rec('b1', 'b'), 60)  # another client's share is its own
+        await store.finish('a1', {**rec('a1', 'a'), 'status': 'completed'})
+        await store.create('a3', rec('a3', 'a'), 60)  # the finished a1 made room
+        return [await store.get(t) is not None for t in ('a1', 'a2', 'a3', 'b1')]
+    assert arun(main()) == [False, True, True, True]
+
 def test_a_flood_of_finished_tasks_does_not_lock_the_store_until_they_expire():
     # attack: one client ran max_tasks quick tasks; their finished records filled the store, and every client's new
     # task was refused for task_ttl (an hour); the oldest finished record makes room now
@@ -343,16 +376,18 @@ def _record(x: int) -> int:
 TOOLS = [double, hold, Tool(_record, name='record', requires_confirmation=True)]
 '''
 
-@pytest.mark.slow  # four server processes and 3,000 requests on loopback
+@pytest.mark.slow  # four worker processes and 3,000 requests on loopback
 def test_load_four_workers_fifty_clients_500_tasks_200_confirmations(redis_url, tmp_path):
+    # two servers of `--workers 2` (uvicorn's supervisor, the kernel spreading connections over the workers), their
+    # addresses alternating among each client's four connections: a neighbour's connection is always another process
     (tmp_path / 'loadtools.py').write_text(LOAD_TOOLS)
     runs = tmp_path / 'runs.txt'
     env = {**os.environ, 'FUNCCALL_MCP_SECRET': SECRET, 'RUNS_FILE': str(runs)}
-    ports = [_free_port() for _ in range(4)]
+    ports = [_free_port() for _ in range(2)]
     procs = [subprocess.Popen([sys.executable, '-m', 'funccall.mcp', 'serve', 'loadtools.py:TOOLS', '--http', f'127.0.0.1:{p}',
-                               '--task', 'double', '--task', 'hold', '--redis', redis_url], cwd=tmp_path, env=env,
+                               '--workers', '2', '--task', 'double', '--task', 'hold', '--redis', redis_url], cwd=tmp_path, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for p in ports]
-    urls = [f'http://127.0.0.1:{p}/mcp' for p in ports]
+    urls = [f'http://127.0.0.1:{p}/mcp' for p in ports * 2]
     yes = {'funccall-confirm': types.ElicitResult(action='accept', content={'confirm': True})}
     async def never(ctx, params): raise AssertionError('asked through requestState, never directly')
 
@@ -425,9 +460,9 @@ def test_running_tasks_are_bounded_per_process():
 class Counting(MemoryTaskStore):
     "The in-memory store, counting the tasks made and remembering the last"
     def __init__(self): super().__init__(); self.made = []
-    def create(self, tid, rec, ttl):
+    async def create(self, tid, rec, ttl):
         self.made.append(tid)
-        return super().create(tid, rec, ttl)
+        return await super().create(tid, rec, ttl)
 
 async def hold(s: float) -> str:
     "Waits s seconds"
@@ -444,8 +479,8 @@ def test_mcpclient_giving_up_on_a_task_cancels_it_at_the_server():
     with MCPClient(mk_server([hold], tasks=['hold'], store=store), timeout=T, task_timeout=0.5) as c:
         with pytest.raises(TimeoutError): c.tools()['hold'](60)
     deadline = time.monotonic() + T
-    while store.get(store.made[0])['status'] == 'working' and time.monotonic() < deadline: time.sleep(0.05)
-    assert store.get(store.made[0])['status'] == 'cancelled'
+    while asyncio.run(store.get(store.made[0]))['status'] == 'working' and time.monotonic() < deadline: time.sleep(0.05)
+    assert asyncio.run(store.get(store.made[0]))['status'] == 'cancelled'
 
 # --- fastmcp's client (with fastmcp-tasks) against `funccall mcp serve --task` ---------------------------------
 
@@ -517,8 +552,8 @@ def test_pydantic_ai_calls_every_tool_and_the_task_tool_runs_as_a_task(tmp_path)
 class Liar(MemoryTaskStore):
     "The in-memory store, each record read back with `patch` over it: the server then says what the patch says"
     def __init__(self, patch: dict): super().__init__(); self.patch = patch
-    def get(self, tid):
-        rec = super().get(tid)
+    async def get(self, tid):
+        rec = await super().get(tid)
         return None if rec is None else {**rec, **self.patch}
 
 @pytest.mark.parametrize('code', [types.CONNECTION_CLOSED, types.REQUEST_TIMEOUT])
@@ -561,9 +596,10 @@ class Flaky(MemoryTaskStore):
     down = False
     def _check(self):
         if self.down: raise ConnectionError('Error 111 connecting to 10.0.0.7:6379. Connection refused.')
-    def create(self, tid, rec, ttl): self._check(); return super().create(tid, rec, ttl)
-    def get(self, tid): self._check(); return super().get(tid)
-    def finish(self, tid, rec): self._check(); return super().finish(tid, rec)
+    async def create(self, tid, rec, ttl): self._check(); return await super().create(tid, rec, ttl)
+    async def get(self, tid): self._check(); return await super().get(tid)
+    async def beat(self, tid): self._check(); return await super().beat(tid)
+    async def finish(self, tid, rec): self._check(); return await super().finish(tid, rec)
 
 def test_a_task_outlives_its_store_failing_and_its_end_is_recorded_once_the_store_is_back():
     # attack: Redis down while a task ran killed the task's watcher at its first look: the tool ran on unwatched,
@@ -589,6 +625,38 @@ def test_a_store_down_when_a_task_starts_is_an_error_result_that_names_no_host()
     r = arun(main())
     assert isinstance(r, types.CallToolResult) and r.is_error
     assert r.content[0].text == "Tool 'quick': the server could not record its task: try again later"
+
+class Stalled(Flaky):
+    "The in-memory store, failing as `RedisStore` fails (`StoreError`) while `down`"
+    def _check(self):
+        if self.down: raise StoreError("the server's shared store (Redis) did not answer within 2 s: try again in a few seconds")
+
+def test_mcpclient_rides_out_a_store_failing_a_while_and_gets_the_tasks_result():
+    # a Redis restart or stall under a running task failed the caller's call at its first poll, though the task ran on
+    store = Stalled()
+    def blip():
+        time.sleep(0.3)
+        store.down = True
+        time.sleep(1.5)
+        store.down = False
+    th = threading.Thread(target=blip)
+    with MCPClient(mk_server([hold], tasks=['hold'], store=store), timeout=T) as c:
+        th.start()
+        got = c.tools()['hold'](1.0)
+    th.join()
+    assert got == 'held to the end'
+
+def test_mcpclient_gives_up_on_a_store_that_stays_down_saying_so(monkeypatch):
+    import funccall.mcp._tasks as tasks_mod
+    monkeypatch.setattr(tasks_mod, '_STORE_GRACE', 1.0)
+    store = Stalled()
+    with MCPClient(mk_server([hold], tasks=['hold'], store=store), timeout=T) as c:
+        hold_ = c.tools()['hold']
+        threading.Timer(0.3, lambda: setattr(store, 'down', True)).start()
+        t0 = time.monotonic()
+        with pytest.raises(MCPToolError, match='did not answer within 2 s') as e: hold_(30)
+    store.down = False  # (the task runs on, and records its end)
+    assert e.value.code == STORE_ERROR and time.monotonic() - t0 < 10
 
 def test_a_task_whose_store_failed_for_a_while_can_still_be_cancelled():
     store = Flaky()

@@ -87,10 +87,9 @@ class Sealer:
     def __init__(self,
         secret: str | bytes | None = None,  # the server secret (default: `$FUNCCALL_MCP_SECRET`, else random per process)
         ttl: float = 300,                   # seconds a state stays valid: long enough for a person to answer, no longer
-        store: NonceStore | None = None,    # where accepted nonces are kept (default: this process's memory)
         per_client: int | None = 1_000,     # the most unexpired answers one client may have spent (None: no bound)
     ):
-        self.ttl, self.store, self.shares = ttl, store or NonceStore(), _Shares(per_client)
+        self.ttl, self.shares = ttl, _Shares(per_client)
         self._key = key(_secret(secret), b'funccall mcp requestState v1', f"The MCP server secret ({SECRET_ENV})")
 
     def seal(self, tool: str, args: dict, data: dict, principal: str | None = None) -> str:
@@ -113,11 +112,19 @@ class Sealer:
         if p['e'] < time.time(): raise StateError("requestState has expired: call the tool again")
         return p
 
-    def spend(self, p: dict, client=None) -> None:
-        "Use up checked payload `p` (of `client`: who answered): `StateError` if it was used before, or the client holds its share"
+    async def spend(self,
+        p: dict,      # a payload `check` passed
+        nonces,       # the server's used states: `await spend(nonce, expiry, epoch)` -> 'ok', 'used' or 'stale' (`_store`)
+        client=None,  # who answered: one client holds at most `per_client` spent answers at once
+    ) -> None:
+        "Use up `p` in `nonces`, in the epoch it was sealed in: `StateError` if used before, sealed in an earlier epoch, or past the client's share"
         self.shares.take(client, p['e'])
-        try: fresh = self.store.add(p['n'], p['e'])
-        except SealError as e: self.shares.give_back(client, p['e']); raise StateError(str(e)) from None
-        if not fresh:
-            self.shares.give_back(client, p['e'])
-            raise StateError("requestState was already used: each answer counts once")
+        try: spent = await nonces.spend(p['n'], p['e'], p['d'].get('epoch'))
+        except SealError as e: spent = e  # this process's memory of answers is full
+        except BaseException: self.shares.give_back(client, p['e']); raise  # (the store failed: the server says so)
+        if spent == 'ok': return
+        self.shares.give_back(client, p['e'])
+        if isinstance(spent, SealError): raise StateError(str(spent)) from None
+        if spent == 'stale':
+            raise StateError("requestState was made before the server's shared store restarted (or lost its data): call the tool again")
+        raise StateError("requestState was already used: each answer counts once")

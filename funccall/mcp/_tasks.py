@@ -26,6 +26,8 @@ from mcp.client.extension import ClientExtension, ResultClaim
 from mcp.client.session import ClientRequestContext
 from mcp.shared.exceptions import MCPError
 
+from ._store import STORE_ERROR
+
 __all__ = ['POLL', 'TaskFailed', 'Waiting', 'TasksExtension', 'waiting', 'needs_task', 'can_run_tasks', 'run_task', 'follow']
 
 _log = logging.getLogger('funccall.mcp')
@@ -33,6 +35,7 @@ POLL = (0.1, 5.0)  # the shortest and longest wait between two `tasks/get`, what
 _CANCEL_WAIT = 5.0  # seconds a `tasks/cancel` may take once the caller gave up
 _LONGEST = 86400.0  # seconds the SDK is asked to wait for a reply that waits on a person (it takes no infinity)
 _ENDED = ('completed', 'failed', 'cancelled')
+_STORE_GRACE = 30.0  # seconds of polls a server's shared store may fail in a row (Redis restarting, stalled) before the call fails
 
 class TaskFailed(Exception):
     """A task that ended 'failed' or 'cancelled' at the server; the message says which, in the server's words, and `code`
@@ -67,7 +70,7 @@ def _ended(task) -> str:
 class _Watch:
     "One task followed to its end: its latest state, status messages passed on once each, polls paced by `_pause`"
     def __init__(self, session, task, w: Waiting):
-        self.session, self.task, self.w, self.said, self.n = session, task, w, None, 0
+        self.session, self.task, self.w, self.said, self.n, self.failing = session, task, w, None, 0, None
         self.tid = task.task_id  # the task made: a reply naming another never redirects the polls or the cancel
 
     async def seen(self, task) -> None:
@@ -77,10 +80,18 @@ class _Watch:
             await self.w.on_status(task)
 
     async def poll(self, result_type) -> None:
-        "Wait the pause, then `tasks/get`"
+        "Wait the pause, then `tasks/get`; a server whose shared store fails is asked again, for `_STORE_GRACE` s in a row at most"
         await anyio.sleep(_pause(self.task, self.n))
         self.n += 1
-        await self.seen(await self.get('tasks/get', result_type))
+        try: got = await self.get('tasks/get', result_type)
+        except MCPError as e:  # the task runs on at the server while its store is down: its end is recorded once the store is back
+            now = anyio.current_time()
+            if e.code != STORE_ERROR or now - (self.failing or now) > _STORE_GRACE: raise
+            self.failing = self.failing or now
+            _log.warning('MCP task %r: %s; asking again', self.tid, e.message)
+            return
+        self.failing = None
+        await self.seen(got)
 
     async def get(self, method: str, result_type, wait: float | None = None, **more):
         return await self.session.send_request(_ask(method, self.tid, **more), result_type,

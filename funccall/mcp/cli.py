@@ -5,7 +5,7 @@ HTTP uvicorn serves, in one process or `--workers N`, each loading the tools its
 pickled (`funccall.mcp._worker`)."""
 from __future__ import annotations
 
-import argparse, os, secrets, sys
+import argparse, os, secrets, socket, sys
 from contextlib import contextmanager
 
 try:
@@ -50,6 +50,10 @@ def _host_port(http: str) -> tuple[str, int]:
     if not port.isdigit(): raise ValueError(f"--http takes HOST:PORT, e.g. 127.0.0.1:8000, not {http!r}")
     return host.strip('[]') or '127.0.0.1', int(port)
 
+# seconds an idle kept-alive connection stays open: longer than clients keep one for reuse (httpx 5 s, aiohttp 15 s), so
+# the client always closes it first; at uvicorn's 5 s an httpx client reusing it just as the server closed it got `ReadError('')`
+_KEEP_ALIVE = 30
+
 def _run(server, http: str | None, allow_hosts=(), allow_origins=(), workers: int=1) -> None:
     "Serve `server` (a `Server`, or with `workers` > 1 the config each worker loads) over stdio or streamable HTTP"
     if http is None: return anyio.run(_serve_stdio, server)
@@ -61,14 +65,26 @@ def _run(server, http: str | None, allow_hosts=(), allow_origins=(), workers: in
     try:
         if workers > 1:
             _run_workers(uvicorn, {**server, 'host': host, 'allow_hosts': list(allow_hosts), 'allow_origins': list(allow_origins)}, port, workers)
-        else: uvicorn.run(mk_asgi_app(server, host, allow_hosts, allow_origins), host=host, port=port, log_level='warning')
+        else: uvicorn.run(mk_asgi_app(server, host, allow_hosts, allow_origins), host=host, port=port, log_level='warning',
+                          timeout_keep_alive=_KEEP_ALIVE)
     except KeyboardInterrupt: pass
 
 def _run_workers(uvicorn, cfg: dict, port: int, workers: int) -> None:
     "uvicorn's worker processes, each loading the tools itself from `cfg`, which reaches it pickled, never in the environment"
     from uvicorn.supervisors import Multiprocess
-    config = uvicorn.Config(WorkerApp(cfg), factory=True, host=cfg['host'], port=port, workers=workers, log_level='warning')
-    Multiprocess(config, sockets=[config.bind_socket()]).run()  # (what `uvicorn.run` does with workers, which takes only an import string)
+    config = uvicorn.Config(WorkerApp(cfg), factory=True, host=cfg['host'], port=port, workers=workers, log_level='warning',
+                            timeout_keep_alive=_KEEP_ALIVE)
+    Multiprocess(config, sockets=[_listen(cfg['host'], port)]).run()  # (what `uvicorn.run` does with workers, which takes only an import string)
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The socket the workers accept on, made as `uvicorn.Config.bind_socket` makes it but with its protocol named
+    (IPPROTO_TCP): asyncio sets TCP_NODELAY only on connections whose socket says TCP, and uvicorn's says 0, so every
+    reply waited out Nagle's algorithm against the client's delayed ACK (40 ms on Linux: a p50 of 45 ms with --workers)"""
+    s = socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((host, port))
+    s.set_inheritable(True)
+    return s
 
 def serve(
     tools,                  # the tools, as `mk_server` takes them

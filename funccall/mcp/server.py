@@ -14,7 +14,8 @@ travels as a `requestState` sealed with HMAC (see `funccall.mcp._state`), checke
 any malformed one is -32602. `mk_asgi_app` is the server as an ASGI app with Host and Origin parsed and matched
 exactly on every request. A tool named in `mk_server(tasks=...)` is served as a task (the 2026-07-28 tasks extension)
 to clients that declare it: a handle at once, then `tasks/get`/`tasks/cancel` from any connection; its record, and
-the confirmation states' single-use record, live in `store=` (memory, or `RedisStore` for every worker).
+the confirmation states' single-use record, live in `store=` (memory, or `RedisStore` for every worker: each state
+names the store's epoch, so none sealed before Redis restarted or lost its data is taken; see `funccall.mcp._store`).
 """
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ from ..loop import _trace, content
 from ..core._json import jsonable
 from ..core._jsonschema import compile_schema
 from ._state import NonceStore, Sealer, StateError
-from ._store import TERMINAL, MemoryTaskStore, TasksFull
+from ._store import STORE_ERROR, TERMINAL, LocalNonces, MemoryTaskStore, StoreError, TasksFull
 from .._load import expand
 from ..core._run import is_async, max_workers
 from ..core._types import SchemaError, empty, fields, injected_type, injected_types, kind, signature
@@ -171,25 +172,31 @@ def _form_ok(caps) -> bool:
 
 class _Call:
     "One `tools/call` as the user's questions see it: answers from a sealed state, new questions as `_InputRequired`"
-    def __init__(self, ctx, params, sealer: Sealer):
-        self.ctx, self.tool, self.sealer, self.args, self.n = ctx, params.name, sealer, params.arguments or {}, 0
+    def __init__(self, ctx, params, sealer: Sealer, nonces):
+        self.ctx, self.tool, self.sealer, self.nonces, self.args, self.n = ctx, params.name, sealer, nonces, params.arguments or {}, 0
         self.modern = ctx.protocol_version in MODERN_PROTOCOL_VERSIONS
         form, back = _form_ok(ctx.session.client_capabilities), self.modern or ctx.session.can_send_request
         self.can_ask = form and back
         self.why_not = ("it declared no form-mode elicitation" if back else  # why `can_ask` is False
                         "a stateless server can't send it a question during a call before protocol 2026-07-28")
         self.answers = {}
-        if params.request_state is not None:  # checked before anything of the call runs
-            try:
-                p = sealer.check(params.request_state, params.name, self.args, _principal())
-                data, given = p['d'], params.input_responses or {}
-                if _spends(data, given): sealer.spend(p, _principal() or _address(ctx))
-            except StateError as e:
-                _log.warning('Tool %r: requestState refused: %s', params.name, e)
-                raise MCPError(types.INVALID_PARAMS, str(e)) from None
-            self.answers = dict(data.get('answers', {}))
-            for k in data.get('asked', []):  # only answers to the questions asked count
-                if isinstance(given.get(k), types.ElicitResult): self.answers[k] = given[k].model_dump(mode='json', by_alias=True, exclude_none=True)
+
+    async def open(self, params) -> None:
+        """Take the answers of the call's `requestState`, if any: checked before anything runs, and its nonce spent in the
+        store's epoch, on the answering client's share, unless it only declined a confirmation (`_spends`)"""
+        if params.request_state is None: return
+        try:
+            p = self.sealer.check(params.request_state, params.name, self.args, _principal())
+            data, given = p['d'], params.input_responses or {}
+            if _spends(data, given):
+                try: await self.sealer.spend(p, self.nonces, _principal() or _address(self.ctx))
+                except StoreError as e: raise MCPError(STORE_ERROR, f"The answer was not taken, and nothing ran: {e}") from None
+        except StateError as e:
+            _log.warning('Tool %r: requestState refused: %s', params.name, e)
+            raise MCPError(types.INVALID_PARAMS, str(e)) from None
+        self.answers = dict(data.get('answers', {}))
+        for k in data.get('asked', []):  # only answers to the questions asked count
+            if isinstance(given.get(k), types.ElicitResult): self.answers[k] = given[k].model_dump(mode='json', by_alias=True, exclude_none=True)
 
     async def ask(self, message: str, schema: dict, key: str=None) -> types.ElicitResult:
         "The user's answer to form `schema`, checked against it: the tool sees only content that fits (else `_BadAnswer`)"
@@ -210,8 +217,11 @@ class _Call:
                            f"({self.why_not}): the call was refused")
         return _allows(await self.ask(f"Allow {tool.call_str(args)}?", _QUESTION, _KEY))
 
-    def input_required(self, q: _InputRequired) -> types.InputRequiredResult:
-        state = self.sealer.seal(self.tool, self.args, {'answers': self.answers, 'asked': [q.key]}, _principal())
+    async def input_required(self, q: _InputRequired) -> types.InputRequiredResult | types.CallToolResult:
+        "The question, in a state sealed with the store's epoch; an error result when the store can't say its epoch"
+        try: epoch = await self.nonces.epoch()
+        except StoreError as e: return _error(f"Tool {self.tool!r} needs an answer from the user, and could not ask: {e}")
+        state = self.sealer.seal(self.tool, self.args, {'answers': self.answers, 'asked': [q.key], 'epoch': epoch}, _principal())
         return types.InputRequiredResult(request_state=state, input_requests={q.key: q.request})
 
     async def send_log(self, level: str, message: str) -> None:
@@ -446,6 +456,7 @@ def mk_server(
     store=None,             # where task records (and, unless `state_store` says otherwise, used answers) live: `RedisStore` to share them
     task_ttl: float=3600,   # seconds a task's record (its result too) is kept from its start
     max_tasks: int=1000,    # the most tasks running in this process at once: past it a new task is an error result
+    max_result_bytes: int=1_000_000,  # the most bytes of JSON a task's result may take in the store: a bigger one fails the task, saying so
 ) -> Server:                # the SDK's low-level `Server`: run it over stdio or HTTP (`serve`, `mk_asgi_app`), or in-process with `MCPClient`
     """An MCP server for `tools`: every call runs the tool's own pipeline (injected values, hooks, confirmation,
     cache, middleware, `max_chars`). A tool that requires confirmation asks the client's user (elicitation);
@@ -456,8 +467,10 @@ def mk_server(
     if errors not in ERRORS: raise ValueError(f"mk_server: errors is 'type' or 'message', not {errors!r}")
     box, ctxs = _toolbox(tools, injected)
     tasks = _task_tools(box, tasks)
-    sealer = Sealer(secret, state_ttl, state_store or (store if hasattr(store, 'add') else None), state_per_client)
-    board = _Tasks(store if hasattr(store, 'finish') else MemoryTaskStore(), task_ttl, max_tasks)
+    sealer = Sealer(secret, state_ttl, state_per_client)
+    nonces = (store if state_store is None and hasattr(store, 'spend') else  # the store's epochs; else one epoch, as `add` knows none
+              LocalNonces(state_store or (store if hasattr(store, 'add') else NonceStore())))
+    board = _Tasks(store if hasattr(store, 'finish') else MemoryTaskStore(), task_ttl, max_tasks, max_result_bytes)
     outs = {t.name: _output(t) for t in box}
     checks = {nm: _checker(out, nm) for nm, (out, _) in outs.items()}
     listed = [_mcp_tool(t, outs[t.name][0]) for t in box]
@@ -470,23 +483,22 @@ def mk_server(
         t = box.tools.get(params.name)  # exactly a listed tool: no dotted path into the objects behind them
         if t is None:  # the pipeline's answer, traced as every call is
             with _trace.joined(params.meta): return _error(not_found(params.name, params.arguments, None, list(box.tools)).error)
-        call = _Call(ctx, params, sealer)  # a bad requestState is a protocol error, before anything runs
+        call = _Call(ctx, params, sealer, nonces)
+        await call.open(params)  # a bad requestState is a protocol error, before anything runs
         task = t.name in tasks and _declared_tasks(ctx)
-        inj, mc = box.injected, None
-        if ps := ctxs.get(t.name):
-            mc = MCPContext()
-            if not task: mc._call, mc._loop = call, asyncio.get_running_loop()  # a task outlives the request: no client to talk to
-            inj = {**inj, **dict.fromkeys(ps, mc)}
+        inj, mc = injected(t)
+        if mc is not None and not task: mc._call, mc._loop = call, asyncio.get_running_loop()  # a task outlives the request: no client
         if task:
-            try: return board.start(partial(run, t, call.args, inj, mc, ctx.protocol_version), _principal(), mc)
-            except TasksFull as e: return _error(f"Tool {t.name!r}: {e}")
-            except Exception:  # its store failed (Redis unreachable): the why stays in the log, where it names hosts
+            redo = {'tool': t.name, 'args': call.args, 'version': ctx.protocol_version} if t.hints.get('idempotent') else None
+            try: return await board.start(partial(run, t, call.args, inj, mc, ctx.protocol_version), _principal(), _client(ctx), mc, redo)
+            except (TasksFull, StoreError) as e: return _error(f"Tool {t.name!r} did not start: {e}")
+            except Exception:  # a store of the developer's failed its own way: the why stays in the log, where it may name hosts
                 _log.exception('Tool %r: its task could not be recorded', t.name)
                 return _error(f"Tool {t.name!r}: the server could not record its task: try again later")
         try:
             with _trace.joined(params.meta):  # the client's trace, when it sent one
                 async with _share(shares, t): r = await t.aexecute(call.args, inj, confirm=call.confirm if t.requires_confirmation else None)
-        except _InputRequired as q: return call.input_required(q)
+        except _InputRequired as q: return await call.input_required(q)
         except _BadAnswer as e:  # the client's answer broke the form asked: its error, never the tool's
             _log.warning('Tool %r: %s', t.name, e)
             raise MCPError(types.INVALID_PARAMS, str(e)) from None
@@ -495,6 +507,18 @@ def mk_server(
             raise
         except Exception as e: return pipeline_failed(t, e)
         return finished(t, r, ctx.protocol_version)
+
+    def injected(t: Tool) -> tuple[dict, MCPContext | None]:
+        "The injected values of a call of `t`, with a new `MCPContext` in its context parameters (if any)"
+        if not (ps := ctxs.get(t.name)): return box.injected, None
+        mc = MCPContext()
+        return {**box.injected, **dict.fromkeys(ps, mc)}, mc
+
+    def again(redo: dict):
+        "The job of an idempotent task whose worker is gone, to run here: `(job, context)`, None for a tool not served here as a task"
+        if (t := box.tools.get(redo.get('tool'))) is None or t.name not in tasks: return None
+        inj, mc = injected(t)
+        return partial(run, t, redo['args'], inj, mc, redo['version']), mc
 
     def pipeline_failed(t: Tool, e: Exception) -> types.CallToolResult:
         "The pipeline itself failed (a hook, an injected value): the client gets what `errors` says"
@@ -520,7 +544,7 @@ def mk_server(
     hints = {'tools/list': CacheHint(ttl_ms=int(list_ttl * 1000), scope='public')} if list_ttl else None
     server = _Server(name, version=VERSION, on_list_tools=list_tools, on_call_tool=call_tool,
                      get_tool_input_schema=inputs.get, cache_hints=hints)
-    if tasks: board.serve(server)
+    if tasks: board.serve(server, again)
     return server
 
 # --- tasks (the 2026-07-28 tasks extension) -----------------------------------------------------------
@@ -560,18 +584,28 @@ class _TaskParams(types.RequestParams):
 
 class _Tasks:
     "The served tasks of one server: started here, run on the tasks' loop, their records in `store` for every worker"
-    def __init__(self, store, ttl: float, most: int): self.store, self.ttl, self.most, self.running = store, ttl, most, 0
+    def __init__(self, store, ttl: float, most: int, result_bytes: int):
+        self.store, self.ttl, self.most, self.result_bytes, self.running = store, ttl, most, result_bytes, 0
+        self.again = lambda redo: None  # remakes the job an idempotent task's worker left (`serve` sets it)
 
-    def start(self, job, owner: str | None, mc: MCPContext | None) -> dict:
-        "Record a new task (before the client hears of it, as the extension requires) and run `job()` for it: the `CreateTaskResult`"
+    async def start(self, job, owner: str | None, client: str, mc: MCPContext | None, redo: dict | None = None) -> dict:
+        """Record a new task (before the client hears of it, as the extension requires) and run `job()` for it: the `CreateTaskResult`.
+        `redo` (an idempotent tool's: its name, arguments and protocol version) lets another worker run it again if this one goes"""
         if self.running >= self.most: raise TasksFull(f"this server runs {self.most} tasks already: try again later")
         now = _now()
         rec = {'taskId': secrets.token_urlsafe(24), 'status': 'working', 'createdAt': now, 'lastUpdatedAt': now,
-               'ttlMs': int(self.ttl * 1000), 'pollIntervalMs': int(_POLL * 1000), 'owner': owner}
-        self.store.create(rec['taskId'], rec, self.ttl)
-        self.running += 1  # (on the server's loop only: `_run` gives it back there)
-        asyncio.run_coroutine_threadsafe(self._run(rec, job, mc, asyncio.get_running_loop()), _tasks_loop())
+               'ttlMs': int(self.ttl * 1000), 'pollIntervalMs': int(_POLL * 1000), 'owner': owner, 'client': client}
+        self.running += 1  # (on the server's loop only: `_run` gives it back there), held while the record is made
+        try: await self.store.create(rec['taskId'], rec, self.ttl, *([redo] if redo else []))  # (a store of the developer's may take three)
+        except BaseException:
+            self.running -= 1
+            raise
+        self._go(rec, job, mc)
         return {'resultType': 'task', **_public(rec)}
+
+    def _go(self, rec: dict, job, mc: MCPContext | None) -> None:
+        "Run `job()` for task `rec` on the tasks' loop (counted in `running` until it ends)"
+        asyncio.run_coroutine_threadsafe(self._run(rec, job, mc, asyncio.get_running_loop()), _tasks_loop())
 
     async def _run(self, rec: dict, job, mc: MCPContext | None, home: asyncio.AbstractEventLoop) -> None:
         try: await self._watch(rec, job, mc)
@@ -580,10 +614,11 @@ class _Tasks:
     def _done(self) -> None: self.running -= 1
 
     async def _watch(self, rec: dict, job, mc: MCPContext | None) -> None:
-        "Run a task's job to its end, or until its record stops saying `working` (cancelled through any worker, or expired)"
+        """Run a task's job to its end, renewing its lease every `_POLL` s, or until its record stops saying `working`
+        (cancelled through any worker, expired, or read as failed once its lease lapsed)"""
         tid, run = rec['taskId'], asyncio.ensure_future(job())
         while not (await asyncio.wait([run], timeout=_POLL))[0]:
-            if (cur := self._look(tid)) is None or cur['status'] != 'working':
+            if await self._look(tid) != 'working':
                 if mc is not None: mc._cancelled.set()  # a sync tool's thread runs on: tell it through its context
                 run.cancel()
                 return
@@ -592,58 +627,75 @@ class _Tasks:
             _log.exception('Task %s failed', tid)
             end = {'status': 'failed', 'statusMessage': 'The server failed to run the tool',
                    'error': {'code': types.INTERNAL_ERROR, 'message': type(e).__name__}}  # its words stay in the log, as a plain call's
+        if 'result' in end and (n := len(json.dumps(end['result']))) > self.result_bytes:
+            why = f"The tool's result ({n} bytes of JSON) is larger than this server keeps ({self.result_bytes}): ask for less"
+            end = {'status': 'failed', 'statusMessage': why, 'error': {'code': types.INVALID_REQUEST, 'message': why}}
         await self._finish(tid, {**rec, **end, 'lastUpdatedAt': _now()})
 
-    def _look(self, tid: str) -> dict | None:
-        "Task `tid`'s record; while the store fails (Redis down), a `working` one: the task runs on, and is looked at again"
-        try: return self.store.get(tid)
-        except Exception as e:
+    async def _look(self, tid: str) -> str | None:
+        "Task `tid`'s status, its lease renewed; while the store fails (Redis down, stalled), `working`: the task runs on"
+        try: return await self.store.beat(tid)
+        except Exception as e:  # `StoreError`, or a developer's store failing its own way
             _log.warning('Task %s: its store failed (%s: %s); it runs on', tid, type(e).__name__, short(e))
-            return {'status': 'working'}
+            return 'working'
 
     async def _finish(self, tid: str, rec: dict) -> None:
         "Record the task's end; a store that fails is asked again every `_POLL` s until the record would have expired"
         give_up = time.monotonic() + self.ttl
         while True:
             try:
-                self.store.finish(tid, rec)
+                await self.store.finish(tid, rec)
                 return
-            except Exception as e:
+            except Exception as e:  # `StoreError`, or a developer's store failing its own way
                 _log.warning('Task %s: its store failed (%s: %s); %s', tid, type(e).__name__, short(e),
                              'its end is lost' if time.monotonic() > give_up else 'trying again')
                 if time.monotonic() > give_up: return
             await asyncio.sleep(_POLL)
 
-    def _own(self, ctx, params: _TaskParams) -> dict:
+    async def _own(self, ctx, params: _TaskParams) -> dict:
         "The record of the caller's task `params.task_id`; a protocol error for a client without the extension, or a task that isn't its"
         if not _declared_tasks(ctx):
             raise MCPError(types.MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability",
                            {'requiredCapabilities': {'extensions': {TASKS: {}}}})
-        rec = self.store.get(params.task_id)
+        try: rec = await self.store.get(params.task_id)
+        except StoreError as e: raise MCPError(STORE_ERROR, f"The task could not be read: {e}") from None
+        if rec is not None and (redo := rec.pop('redo', None)) is not None and (got := self.again(redo)) is not None:
+            _log.warning('Task %s: its worker is gone; running its idempotent tool again here', params.task_id)
+            self.running += 1
+            self._go(rec, *got)
         if rec is None or rec['owner'] != _principal(): raise MCPError(types.INVALID_PARAMS, "Failed to retrieve task: Task not found")
         return rec
 
-    async def get(self, ctx, params: _TaskParams) -> dict: return {'resultType': 'complete', **_public(self._own(ctx, params))}
+    async def get(self, ctx, params: _TaskParams) -> dict: return {'resultType': 'complete', **_public(await self._own(ctx, params))}
 
     async def cancel(self, ctx, params: _TaskParams) -> dict:
-        rec = self._own(ctx, params)
+        rec = await self._own(ctx, params)
         if rec['status'] not in TERMINAL:  # the first end wins: a task that finished first stays finished
-            self.store.finish(rec['taskId'], {**rec, 'status': 'cancelled', 'statusMessage': 'Cancelled by the client', 'lastUpdatedAt': _now()})
+            end = {**rec, 'status': 'cancelled', 'statusMessage': 'Cancelled by the client', 'lastUpdatedAt': _now()}
+            try: await self.store.finish(rec['taskId'], end)
+            except StoreError as e: raise MCPError(STORE_ERROR, f"The task could not be cancelled: {e}") from None
         return {'resultType': 'complete'}
 
     async def update(self, ctx, params: _TaskParams) -> dict:
-        self._own(ctx, params)  # answers to no outstanding request are ignored, as the extension says
+        await self._own(ctx, params)  # answers to no outstanding request are ignored, as the extension says
         return {'resultType': 'complete'}
 
-    def serve(self, server: Server) -> None:
-        "Add the extension's methods to `server`, and say it speaks the extension"
+    def serve(self, server: Server, again) -> None:
+        "Add the extension's methods to `server`, and say it speaks the extension; `again(redo)` remakes a job left by a worker gone"
+        self.again = again
         server.extensions[TASKS] = {}
         for method, fn in (('tasks/get', self.get), ('tasks/cancel', self.cancel), ('tasks/update', self.update)):
             server.add_request_handler(method, _TaskParams, fn)
 
+def _client(ctx) -> str:
+    "Whose share of the task store a new task counts against: the authenticated caller, else the address it calls from"
+    if (who := _principal()) is not None: return who
+    peer = getattr(getattr(ctx, 'request', None), 'client', None)
+    return f'address {peer.host}' if peer is not None else 'this process'
+
 def _public(rec: dict) -> dict:
-    "A task record as the client reads it: without its owner"
-    return {k: v for k, v in rec.items() if k != 'owner'}
+    "A task record as the client reads it: without its owner and client"
+    return {k: v for k, v in rec.items() if k not in ('owner', 'client')}
 
 _SHARE = 0.75  # of the pool's slots, the most one served sync tool's calls hold at once: the rest stay for the other tools
 
