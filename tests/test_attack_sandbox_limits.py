@@ -28,11 +28,11 @@ class _HostMemory:
 def _available() -> int:
     with open('/proc/meminfo') as f: return next(int(ln.split()[1]) << 10 for ln in f if ln.startswith('MemAvailable:'))
 
-FILL = {  # kernel memory no process maps: a datagram socket's queue (its SO_SNDBUF raised), a pipe (its size raised)
+FILL = {  # kernel memory no process maps: a packet socket's queue (its SO_SNDBUF raised), a pipe (its size raised)
     'socketpair': """
 def fill():
     import socket
-    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)  # (a datagram pair, the issue's, is refused now: the same queue)
     a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 64 << 20); b.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 20)
     a.setblocking(False)
     n = 0
