@@ -191,3 +191,41 @@ def test_on_cgroup_v2_groups_go_where_controllers_are_passed_down_and_nothing_is
     main = _fake_v2(tmp_path / 'c', monkeypatch, {'memory'}, {'cpu'})
     assert _cgroup._find() is None
     assert (tmp_path / 'c' / 'app' / 'main' / 'cgroup.subtree_control').read_text() == 'memory'  # (left as it was)
+
+# --- counts the kernel keeps per user: the program's charged to the application's user too ----------------------------
+
+_ONE = {  # one of each, made with ctypes: a value >= 0 when it was made (the program keeps them; the application frees its own)
+    'inotify instances': ("libc.inotify_init()", "os.close"),
+    'fanotify groups': ("libc.fanotify_init(0x200, 0)", "os.close"),  # FAN_REPORT_FID: what an unprivileged process may ask
+    'queued signals': ("0 if libc.timer_create(1, None, ctypes.byref(t := ctypes.c_void_p())) == 0 else -1", None),  # (each preallocates one)
+    'message queue bytes': ("libc.mq_open(f'/fc{uuid.uuid4().hex}'.encode(), 0o102, 0o600, None)", "libc.mq_close"),
+}
+
+def host_can(kind: str) -> str:
+    "Make one of `kind` in the application, as a program is holding all it may: 'ok', or why it failed"
+    import ctypes, uuid
+    libc = ctypes.CDLL(None, use_errno=True)
+    made, free = _ONE[kind]
+    got = eval(made, {'libc': libc, 'ctypes': ctypes, 'uuid': uuid})
+    if got < 0: return os.strerror(ctypes.get_errno())
+    if free: eval(free, {'os': os, 'libc': libc})(got)
+    return 'ok'
+
+HOG = """
+import ctypes, os, uuid
+libc = ctypes.CDLL(None, use_errno=True)
+held = 0
+while held < 200_000 and ({made}) >= 0: held += 1
+host_can(kind={kind!r})
+"""
+
+@pytest.mark.parametrize('kind', _ONE)
+def test_the_programs_per_user_counts_leave_the_applications_alone(kind):
+    """inotify and fanotify instances, queued signals (a POSIX timer holds one) and POSIX message queue bytes are counted
+    per user, and a user namespace's counts are charged to the user who made it too: as root's, root's across the host.
+    A program holding all it may leaves the application (and every process of its user) able to make its own"""
+    _needs('namespaces')
+    from funccall import Toolbox
+    from funccall.toolsets.codemode import code_tool
+    r = code_tool(Toolbox([host_can]), isolate=True, timeout=20).execute({'code': HOG.format(made=_ONE[kind][0], kind=kind)})
+    assert r.ok and r.text == 'ok', (r.text, r.error)

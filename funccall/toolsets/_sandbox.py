@@ -8,7 +8,8 @@ accepts that by name: `accept=('own_filesystem',)`):
   `TMPDIR` (its folder), `PYTHONPATH` (the interpreter's and the environment's site-packages only, never the
   application's folder) and `LD_LIBRARY_PATH` where the Python needs it; no file descriptor but the program's three
   pipes; a new, empty working folder, removed afterwards; `RLIMIT_AS` (memory per process), `RLIMIT_FSIZE` (size of
-  each file written), `RLIMIT_NOFILE` (`MAX_FILES`), no core files; the parent reads its pipes without blocking, under
+  each file written), `RLIMIT_NOFILE` (`MAX_FILES`), no core files, 64 queued signals and no message queue (counts of the
+  application's user too); the parent reads its pipes without blocking, under
   the deadline, keeping at most `max_output` bytes of what it writes to stderr (the rest is counted, not kept), and
   refuses a channel message over `MAX_MESSAGE` bytes or `MAX_VALUES` values before reading it; what the model reads of
   a result goes through `for_model` (cut, scrubbed of the host's paths as a last net, valid UTF-8);
@@ -16,7 +17,8 @@ accepts that by name: `accept=('own_filesystem',)`):
   namespace's init: when it ends, the kernel kills everything in it, a `setsid` grandchild too. `/proc` shows the
   program's own processes only, so the application can't be found by its pid (not through `/proc/<pid>/mem`,
   `ptrace` or `process_vm_readv`), and the program runs with no capabilities, so it can't unmount anything, nor
-  make a user namespace of its own to get some (`user.max_user_namespaces` is 0 in its own).
+  make a user namespace of its own to get some (`user.max_user_namespaces` is 0 in its own), nor take the inotify and
+  fanotify instances of the application's user (charged to it too: every count of `/proc/sys/user` is 0 in its own).
   A filesystem of its own (`own_filesystem`, `_rootfs`): a root on a memory file system, built as bubblewrap builds
   one and entered with `pivot_root`, the host's root detached, holding the system's `/usr` and `/lib` (at their paths),
   the interpreter's prefix at `/python`, its site-packages at `/packages/<n>`, funccall at `/funccall` (so `sys.path`,
@@ -68,6 +70,7 @@ FILE_MB = 256          # size of any one file the program writes (RLIMIT_FSIZE)
 MAX_INODES = 32768     # files and folders its working folder may hold: an empty one holds no block, but kernel memory
 _POLL = 0.02           # seconds between the supervisor's counts of processes and memory
 _CFG = 'FUNCCALL_SANDBOX'  # the supervisor's settings, in its environment
+_SIGNALS = 64          # signals its tree may have queued at once (`RLIMIT_SIGPENDING`; POSIX timers hold one each)
 _SUPERVISED = 2        # the supervisor's own processes in the run's control group (and in `RLIMIT_NPROC`'s count, its init)
 
 # --- the supervisor (run as a script: standard library only) ------------------------------------------------
@@ -178,8 +181,11 @@ def _new_root(cfg: dict) -> None:
     _check(libc.syscall(_PIVOT_ROOT[os.uname().machine], b'.', b'.'), 'pivot_root')  # the old root now over the new one
     _check(libc.umount2(b'.', _MNT_DETACH), 'detach the host\'s root')
     os.chdir('/')
-    # a user namespace of its own would give the program the right to mount file systems (a memory one nothing counts)
-    with open('/proc/sys/user/max_user_namespaces', 'w') as f: f.write('0')
+    # every count of this user namespace at 0: a user namespace of its own would give the program the right to mount file
+    # systems (a memory one nothing counts); inotify and fanotify instances and watches are charged to the user who made
+    # this namespace too (as root's, root's across the host: 128 instances exhausted, every root process's inotify failed)
+    for nm in sorted(os.listdir('/proc/sys/user')):
+        with open(f'/proc/sys/user/{nm}', 'w') as f: f.write('0')
     # read-only, `/proc` too: no sysctl of this namespace is the program's to set
     _mount_attr('/', _AT_RECURSIVE, _ATTR_RDONLY | _ATTR_NOSUID, 0)
     for _, dst, kind in [(None, WORK, 'dir rw'), *cfg['binds']]:
@@ -212,8 +218,10 @@ def _seccomp() -> None:
 def _limits(cfg: dict) -> None:
     import resource
     mb = cfg['memory_mb'] << 20
+    # queued signals (a POSIX timer holds one) and message queues' bytes are counted per user, a user namespace's charged to
+    # its maker's too: all it may queue was all the application's user may (as root's, every root process's `sigqueue` failed)
     limits = [(resource.RLIMIT_AS, mb), (resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, cfg['file_mb'] << 20),
-              (resource.RLIMIT_NOFILE, MAX_FILES)]
+              (resource.RLIMIT_NOFILE, MAX_FILES), (resource.RLIMIT_SIGPENDING, _SIGNALS), (resource.RLIMIT_MSGQUEUE, 0)]
     # the count of processes is the user's own only in a user namespace of its own: elsewhere it counts all the user's
     if cfg['namespaces']: limits.append((resource.RLIMIT_NPROC, cfg['max_procs'] + _SUPERVISED))
     for r, v in limits:
