@@ -13,7 +13,7 @@ accepts that by name: `accept=('own_filesystem',)`):
   the deadline, keeping at most `max_output` bytes of what it writes to stderr (the rest is counted, not kept), and
   refuses a channel message over `MAX_MESSAGE` bytes or `MAX_VALUES` values before reading it; what the model reads of
   a result goes through `for_model` (cut, scrubbed of the host's paths as a last net, valid UTF-8);
-- on Linux with user namespaces (`namespaces`): new user, PID, mount, IPC and host-name namespaces. The supervisor is the
+- on Linux with user namespaces (`namespaces`): new user, PID, mount, IPC, host-name and control group namespaces. The supervisor is the
   namespace's init: when it ends, the kernel kills everything in it, a `setsid` grandchild too. `/proc` shows the
   program's own processes only, so the application can't be found by its pid (not through `/proc/<pid>/mem`,
   `ptrace` or `process_vm_readv`), and the program runs with no capabilities, so it can't unmount anything, nor
@@ -75,7 +75,7 @@ _SUPERVISED = 2        # the supervisor's own processes in the run's control gro
 
 # --- the supervisor (run as a script: standard library only) ------------------------------------------------
 
-_NEWNS, _NEWUTS, _NEWIPC, _NEWUSER, _NEWPID, _NEWNET = 0x20000, 0x4000000, 0x8000000, 0x10000000, 0x20000000, 0x40000000
+_NEWNS, _NEWCGROUP, _NEWUTS, _NEWIPC, _NEWUSER, _NEWPID, _NEWNET = 0x20000, 0x2000000, 0x4000000, 0x8000000, 0x10000000, 0x20000000, 0x40000000
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 4096, 0x4000, 1 << 18
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_SECCOMP, _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 1, 4, 22, 36, 38
 _MOUNT_SETATTR, _AT_RECURSIVE, _AT_FDCWD, _ATTR_RDONLY, _ATTR_NOSUID = 442, 0x8000, -100, 1, 2
@@ -103,7 +103,7 @@ def _check(r: int, what: str) -> None:
     if r != 0: raise OSError(ctypes.get_errno(), f"{what}: {os.strerror(ctypes.get_errno())}")
 
 def _enter_namespaces(network: bool, ids: tuple) -> None:
-    """New user, mount, PID, IPC and host-name namespaces (and network, unless `network`), where `_INNER_ID` is host
+    """New user, mount, PID, IPC, host-name and control group namespaces (and network, unless `network`), where `_INNER_ID` is host
     user and group `ids`. A helper forked first, still in the application's user namespace, writes the maps: only from
     there may root map the program to ids other than its own. IPC: the host's System V memory and queues out of reach"""
     ctypes, libc = _libc()
@@ -120,7 +120,9 @@ def _enter_namespaces(network: bool, ids: tuple) -> None:
         except OSError: os._exit(1)
         os._exit(0)
     os.close(r)
-    try: _check(libc.unshare(_NEWUSER | _NEWNS | _NEWPID | _NEWIPC | _NEWUTS | (0 if network else _NEWNET)), 'unshare')
+    # (control group: after it joined the run's, which becomes its `/`: the host's group and the application's pid unnamed)
+    flags = _NEWUSER | _NEWNS | _NEWPID | _NEWIPC | _NEWUTS | _NEWCGROUP | (0 if network else _NEWNET)
+    try: _check(libc.unshare(flags), 'unshare')
     except OSError:
         os.close(w); os.waitpid(helper, 0)
         raise
