@@ -28,7 +28,8 @@ class _HostMemory:
 def _available() -> int:
     with open('/proc/meminfo') as f: return next(int(ln.split()[1]) << 10 for ln in f if ln.startswith('MemAvailable:'))
 
-FILL = {  # kernel memory no process maps: a packet socket's queue (its SO_SNDBUF raised), a pipe (its size raised)
+FILL = {  # kernel memory no process maps: a packet socket's queue (its SO_SNDBUF raised), a pipe (its size raised), netlink's
+          # replies (no group counts them: 640 MB held before its socket was refused)
     'socketpair': """
 def fill():
     import socket
@@ -62,6 +63,19 @@ def fill():
     while True:
         try: n += os.write(w, b'x' * 65536)
         except BlockingIOError: return (r, w), n
+""",
+    'netlink': """
+made = [0]
+def fill():  # (the kernel's replies queue in the socket till it reads them: what no control group counts)
+    import socket, struct
+    if made[0] == 20: raise OSError('enough')  # 20 sockets a process, 8 MB queued in each: 640 MB for the four
+    made[0] += 1
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 20)
+    req = struct.pack('=LHHLL', 32, 18, 1, 0, 0) + struct.pack('=BxHiII', 0, 0, 1, 0, 0)  # RTM_GETLINK of `lo`
+    for _ in range(4000): s.send(req)
+    ino = str(os.fstat(s.fileno()).st_ino)
+    with open('/proc/net/netlink') as f: return s, next(int(ln.split()[4]) for ln in f if ln.split()[-1] == ino)  # (its Rmem)
 """,
 }
 

@@ -43,9 +43,10 @@ accepts that by name: `accept=('own_filesystem',)`):
   `deadline_kills_tree` is not claimed);
 - on Linux, a new session keyring (the application's keys out of reach), and a seccomp filter refusing `ptrace`,
   `process_vm_readv`, `process_vm_writev` and `pidfd_getfd`, the calls that make memory no process maps (`memfd_create`,
-  System V memory and queues), `io_uring`, the key calls, `socket(AF_UNIX)` (a socket file connects on a read-only
-  mount: the application's, `docker.sock`) and `socketpair(AF_UNIX, SOCK_DGRAM)` (a datagram socket sends to any address:
-  a host daemon's abstract one, with `network=True`) (x86-64 and arm64), after `PR_SET_NO_NEW_PRIVS` (`seccomp`, `no_new_privs`);
+  System V memory and queues), `io_uring`, the key calls, `socket` but of AF_INET and AF_INET6 (an AF_UNIX socket file
+  connects on a read-only mount: the application's, `docker.sock`; netlink's replies queue where nothing counts them) and
+  `socketpair(AF_UNIX, SOCK_DGRAM)` (a datagram socket sends to any address: a host daemon's abstract one, with
+  `network=True`) (x86-64 and arm64), after `PR_SET_NO_NEW_PRIVS` (`seccomp`, `no_new_privs`);
 - elsewhere (macOS): the process group is killed at the deadline; a program that leaves it (`setsid`) outlives it.
 None of this is a virtual machine: the program shares the kernel. What it can still read of the host: the files of the
 runtime it is lent (the standard library's build settings name where the interpreter was built), and
@@ -87,8 +88,10 @@ WORK = '/tmp'     # the program's working folder, `HOME` and `TMPDIR`, as it see
 # seccomp: the architecture's audit number, the numbers of the calls refused: ptrace, process_vm_readv/writev,
 # pidfd_getfd (another process's memory); memfd_create, memfd_secret, shmget, msgget (memory no process's PSS shows);
 # io_uring_setup (its requests make sockets past the filter); add_key, request_key, keyctl (the application's session
-# keyring: its keys would read back); the number of `socket`, refused for AF_UNIX: a socket
+# keyring: its keys would read back); the number of `socket`, allowed for AF_INET and AF_INET6 only: an AF_UNIX socket
 # file on a read-only mount still connects (the application's, a database's, `docker.sock`), and the program's ids are its user's;
+# the kernel's netlink replies queue where no control group counts them (500 MB past a 64 MB limit); other families are
+# the kernel's rarest code (AF_ALG, AF_VSOCK, AF_TIPC, ...);
 # and of `socketpair`, refused for AF_UNIX datagrams: one may `sendto` or `connect` any address (a host daemon's abstract one)
 _SECCOMP = {'x86_64': (0xC000003E, (101, 310, 311, 438, 319, 447, 29, 68, 425, 248, 249, 250), 41, 53),
             'aarch64': (0xC00000B7, (117, 270, 271, 438, 279, 447, 194, 186, 425, 217, 218, 219), 198, 199)}
@@ -196,15 +199,16 @@ def _new_root(cfg: dict) -> None:
 _DEVICES = ('null', 'zero', 'full', 'random', 'urandom')  # the device files the program finds in its `/dev`: no disk, no console
 
 def _seccomp() -> None:
-    "Refuse the calls of `_SECCOMP`, `socket(AF_UNIX, ...)` and `socketpair(AF_UNIX, SOCK_DGRAM, ...)` (EPERM), and a foreign architecture's"
+    "Refuse the calls of `_SECCOMP`, `socket` but of AF_INET and AF_INET6, `socketpair(AF_UNIX, SOCK_DGRAM)` (EPERM), a foreign architecture's"
     ctypes, libc = _libc()
     arch, nrs, sock, pair = _SECCOMP[os.uname().machine]
     allow, deny = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
     ld, jeq, jge, ret, and_ = 0x20, 0x15, 0x35, 0x06, 0x54  # (offsets in seccomp_data: 0 the call's number, 4 the arch, 16, 24 its arguments)
     ops = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, deny), (ld, 0, 0, 0), (jge, 'deny', 0, 0x40000000)]  # x32 calls: refused
     ops += [(jeq, 'deny', 0, nr) for nr in nrs]
-    ops += [(jeq, 'family', 0, sock), (jeq, 0, 'allow', pair), (ld, 0, 0, 24), (and_, 0, 0, 0xF), (jeq, 0, 'allow', 2)]  # SOCK_DGRAM
-    ops += ['family', (ld, 0, 0, 16), (jeq, 'deny', 'allow', 1)]  # AF_UNIX
+    ops += [(jeq, 'socket', 0, sock), (jeq, 0, 'allow', pair), (ld, 0, 0, 24), (and_, 0, 0, 0xF), (jeq, 0, 'allow', 2),  # SOCK_DGRAM
+            (ld, 0, 0, 16), (jeq, 'deny', 'allow', 1)]  # AF_UNIX
+    ops += ['socket', (ld, 0, 0, 16), (jeq, 'allow', 0, 2), (jeq, 'allow', 'deny', 10)]  # AF_INET, AF_INET6: no other family
     ops += ['allow', (ret, 0, 0, allow), 'deny', (ret, 0, 0, deny)]
     at, code = {}, []  # (a label names the position of the instruction after it: jumps are counted from the next one)
     for op in ops:
