@@ -49,8 +49,11 @@ accepts that by name: `accept=('own_filesystem',)`):
   `network=True`) (x86-64 and arm64), after `PR_SET_NO_NEW_PRIVS` (`seccomp`, `no_new_privs`);
 - elsewhere (macOS): the process group is killed at the deadline; a program that leaves it (`setsid`) outlives it.
 None of this is a virtual machine: the program shares the kernel. What it can still read of the host: the files of the
-runtime it is lent (the standard library's build settings name where the interpreter was built), and
-`/proc/self/mountinfo`, where the kernel names the host folder each of its mounts comes from (a name, not a way in).
+runtime it is lent (the standard library's build settings name where the interpreter was built, a `.pyc` where its
+source was, an editable install's finder and `direct_url.json` its checkout), and `/proc/self/mountinfo`, where the
+kernel names the host folder each of its mounts comes from (names, not ways in). What it can still use of the host's: a
+folder lent writable is the host's disk (`FILE_MB` a file, any number of files), where it may leave symbolic links and
+FIFOs for the application to trip on; with `network=True` on cgroup v1, UDP buffers no group counts (v1 counts TCP's).
 """
 from __future__ import annotations
 
