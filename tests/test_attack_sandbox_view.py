@@ -186,3 +186,10 @@ def test_no_host_path_in_any_spelling(mode, tmp_path, monkeypatch):
     for text in decoded:
         found = sorted(p for p in host if p in text)
         assert not found, found
+
+@pytest.mark.parametrize('mode', MODES)
+def test_its_control_group_names_nothing_of_the_host(mode):
+    "`/proc/self/cgroup` named the container's group and the run's (`funccall-<the application's pid>-<n>`): a group of its own, `/`"
+    _needs('namespaces')
+    groups = run(mode, "sorted({ln.split(':', 2)[2] for ln in open('/proc/self/cgroup').read().splitlines()})")
+    assert groups in ("['/']", '["/"]'), groups

@@ -8,15 +8,17 @@ accepts that by name: `accept=('own_filesystem',)`):
   `TMPDIR` (its folder), `PYTHONPATH` (the interpreter's and the environment's site-packages only, never the
   application's folder) and `LD_LIBRARY_PATH` where the Python needs it; no file descriptor but the program's three
   pipes; a new, empty working folder, removed afterwards; `RLIMIT_AS` (memory per process), `RLIMIT_FSIZE` (size of
-  each file written), `RLIMIT_NOFILE` (`MAX_FILES`), no core files; the parent reads its pipes without blocking, under
+  each file written), `RLIMIT_NOFILE` (`MAX_FILES`), no core files, 64 queued signals and no message queue (counts of the
+  application's user too); the parent reads its pipes without blocking, under
   the deadline, keeping at most `max_output` bytes of what it writes to stderr (the rest is counted, not kept), and
   refuses a channel message over `MAX_MESSAGE` bytes or `MAX_VALUES` values before reading it; what the model reads of
   a result goes through `for_model` (cut, scrubbed of the host's paths as a last net, valid UTF-8);
-- on Linux with user namespaces (`namespaces`): new user, PID, mount, IPC and host-name namespaces. The supervisor is the
+- on Linux with user namespaces (`namespaces`): new user, PID, mount, IPC, host-name and control group namespaces. The supervisor is the
   namespace's init: when it ends, the kernel kills everything in it, a `setsid` grandchild too. `/proc` shows the
   program's own processes only, so the application can't be found by its pid (not through `/proc/<pid>/mem`,
   `ptrace` or `process_vm_readv`), and the program runs with no capabilities, so it can't unmount anything, nor
-  make a user namespace of its own to get some (`user.max_user_namespaces` is 0 in its own).
+  make a user namespace of its own to get some (`user.max_user_namespaces` is 0 in its own), nor take the inotify and
+  fanotify instances of the application's user (charged to it too: every count of `/proc/sys/user` is 0 in its own).
   A filesystem of its own (`own_filesystem`, `_rootfs`): a root on a memory file system, built as bubblewrap builds
   one and entered with `pivot_root`, the host's root detached, holding the system's `/usr` and `/lib` (at their paths),
   the interpreter's prefix at `/python`, its site-packages at `/packages/<n>`, funccall at `/funccall` (so `sys.path`,
@@ -41,12 +43,17 @@ accepts that by name: `accept=('own_filesystem',)`):
   `deadline_kills_tree` is not claimed);
 - on Linux, a new session keyring (the application's keys out of reach), and a seccomp filter refusing `ptrace`,
   `process_vm_readv`, `process_vm_writev` and `pidfd_getfd`, the calls that make memory no process maps (`memfd_create`,
-  System V memory and queues), `io_uring`, the key calls and `socket(AF_UNIX)` (a socket file connects on a read-only
-  mount: the application's, `docker.sock`) (x86-64 and arm64), after `PR_SET_NO_NEW_PRIVS` (`seccomp`, `no_new_privs`);
+  System V memory and queues), `io_uring`, the key calls, `socket` but of AF_INET and AF_INET6 (an AF_UNIX socket file
+  connects on a read-only mount: the application's, `docker.sock`; netlink's replies queue where nothing counts them) and
+  `socketpair(AF_UNIX, SOCK_DGRAM)` (a datagram socket sends to any address: a host daemon's abstract one, with
+  `network=True`) (x86-64 and arm64), after `PR_SET_NO_NEW_PRIVS` (`seccomp`, `no_new_privs`);
 - elsewhere (macOS): the process group is killed at the deadline; a program that leaves it (`setsid`) outlives it.
 None of this is a virtual machine: the program shares the kernel. What it can still read of the host: the files of the
-runtime it is lent (the standard library's build settings name where the interpreter was built), and
-`/proc/self/mountinfo`, where the kernel names the host folder each of its mounts comes from (a name, not a way in).
+runtime it is lent (the standard library's build settings name where the interpreter was built, a `.pyc` where its
+source was, an editable install's finder and `direct_url.json` its checkout), and `/proc/self/mountinfo`, where the
+kernel names the host folder each of its mounts comes from (names, not ways in). What it can still use of the host's: a
+folder lent writable is the host's disk (`FILE_MB` a file, any number of files), where it may leave symbolic links and
+FIFOs for the application to trip on; with `network=True` on cgroup v1, UDP buffers no group counts (v1 counts TCP's).
 """
 from __future__ import annotations
 
@@ -67,11 +74,12 @@ FILE_MB = 256          # size of any one file the program writes (RLIMIT_FSIZE)
 MAX_INODES = 32768     # files and folders its working folder may hold: an empty one holds no block, but kernel memory
 _POLL = 0.02           # seconds between the supervisor's counts of processes and memory
 _CFG = 'FUNCCALL_SANDBOX'  # the supervisor's settings, in its environment
+_SIGNALS = 64          # signals its tree may have queued at once (`RLIMIT_SIGPENDING`; POSIX timers hold one each)
 _SUPERVISED = 2        # the supervisor's own processes in the run's control group (and in `RLIMIT_NPROC`'s count, its init)
 
 # --- the supervisor (run as a script: standard library only) ------------------------------------------------
 
-_NEWNS, _NEWUTS, _NEWIPC, _NEWUSER, _NEWPID, _NEWNET = 0x20000, 0x4000000, 0x8000000, 0x10000000, 0x20000000, 0x40000000
+_NEWNS, _NEWCGROUP, _NEWUTS, _NEWIPC, _NEWUSER, _NEWPID, _NEWNET = 0x20000, 0x2000000, 0x4000000, 0x8000000, 0x10000000, 0x20000000, 0x40000000
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 4096, 0x4000, 1 << 18
 _PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_SECCOMP, _PR_SET_CHILD_SUBREAPER, _PR_SET_NO_NEW_PRIVS = 1, 4, 22, 36, 38
 _MOUNT_SETATTR, _AT_RECURSIVE, _AT_FDCWD, _ATTR_RDONLY, _ATTR_NOSUID = 442, 0x8000, -100, 1, 2
@@ -83,10 +91,13 @@ WORK = '/tmp'     # the program's working folder, `HOME` and `TMPDIR`, as it see
 # seccomp: the architecture's audit number, the numbers of the calls refused: ptrace, process_vm_readv/writev,
 # pidfd_getfd (another process's memory); memfd_create, memfd_secret, shmget, msgget (memory no process's PSS shows);
 # io_uring_setup (its requests make sockets past the filter); add_key, request_key, keyctl (the application's session
-# keyring: its keys would read back); and the number of `socket`, refused for AF_UNIX: a socket
-# file on a read-only mount still connects (the application's, a database's, `docker.sock`), and the program's ids are its user's
-_SECCOMP = {'x86_64': (0xC000003E, (101, 310, 311, 438, 319, 447, 29, 68, 425, 248, 249, 250), 41),
-            'aarch64': (0xC00000B7, (117, 270, 271, 438, 279, 447, 194, 186, 425, 217, 218, 219), 198)}
+# keyring: its keys would read back); the number of `socket`, allowed for AF_INET and AF_INET6 only: an AF_UNIX socket
+# file on a read-only mount still connects (the application's, a database's, `docker.sock`), and the program's ids are its user's;
+# the kernel's netlink replies queue where no control group counts them (500 MB past a 64 MB limit); other families are
+# the kernel's rarest code (AF_ALG, AF_VSOCK, AF_TIPC, ...);
+# and of `socketpair`, refused for AF_UNIX datagrams: one may `sendto` or `connect` any address (a host daemon's abstract one)
+_SECCOMP = {'x86_64': (0xC000003E, (101, 310, 311, 438, 319, 447, 29, 68, 425, 248, 249, 250), 41, 53),
+            'aarch64': (0xC00000B7, (117, 270, 271, 438, 279, 447, 194, 186, 425, 217, 218, 219), 198, 199)}
 _KEYCTL, _JOIN_SESSION_KEYRING = {'x86_64': 250, 'aarch64': 219}, 1
 
 def _libc():
@@ -98,7 +109,7 @@ def _check(r: int, what: str) -> None:
     if r != 0: raise OSError(ctypes.get_errno(), f"{what}: {os.strerror(ctypes.get_errno())}")
 
 def _enter_namespaces(network: bool, ids: tuple) -> None:
-    """New user, mount, PID, IPC and host-name namespaces (and network, unless `network`), where `_INNER_ID` is host
+    """New user, mount, PID, IPC, host-name and control group namespaces (and network, unless `network`), where `_INNER_ID` is host
     user and group `ids`. A helper forked first, still in the application's user namespace, writes the maps: only from
     there may root map the program to ids other than its own. IPC: the host's System V memory and queues out of reach"""
     ctypes, libc = _libc()
@@ -115,7 +126,9 @@ def _enter_namespaces(network: bool, ids: tuple) -> None:
         except OSError: os._exit(1)
         os._exit(0)
     os.close(r)
-    try: _check(libc.unshare(_NEWUSER | _NEWNS | _NEWPID | _NEWIPC | _NEWUTS | (0 if network else _NEWNET)), 'unshare')
+    # (control group: after it joined the run's, which becomes its `/`: the host's group and the application's pid unnamed)
+    flags = _NEWUSER | _NEWNS | _NEWPID | _NEWIPC | _NEWUTS | _NEWCGROUP | (0 if network else _NEWNET)
+    try: _check(libc.unshare(flags), 'unshare')
     except OSError:
         os.close(w); os.waitpid(helper, 0)
         raise
@@ -176,8 +189,11 @@ def _new_root(cfg: dict) -> None:
     _check(libc.syscall(_PIVOT_ROOT[os.uname().machine], b'.', b'.'), 'pivot_root')  # the old root now over the new one
     _check(libc.umount2(b'.', _MNT_DETACH), 'detach the host\'s root')
     os.chdir('/')
-    # a user namespace of its own would give the program the right to mount file systems (a memory one nothing counts)
-    with open('/proc/sys/user/max_user_namespaces', 'w') as f: f.write('0')
+    # every count of this user namespace at 0: a user namespace of its own would give the program the right to mount file
+    # systems (a memory one nothing counts); inotify and fanotify instances and watches are charged to the user who made
+    # this namespace too (as root's, root's across the host: 128 instances exhausted, every root process's inotify failed)
+    for nm in sorted(os.listdir('/proc/sys/user')):
+        with open(f'/proc/sys/user/{nm}', 'w') as f: f.write('0')
     # read-only, `/proc` too: no sysctl of this namespace is the program's to set
     _mount_attr('/', _AT_RECURSIVE, _ATTR_RDONLY | _ATTR_NOSUID, 0)
     for _, dst, kind in [(None, WORK, 'dir rw'), *cfg['binds']]:
@@ -186,17 +202,22 @@ def _new_root(cfg: dict) -> None:
 _DEVICES = ('null', 'zero', 'full', 'random', 'urandom')  # the device files the program finds in its `/dev`: no disk, no console
 
 def _seccomp() -> None:
-    "Refuse the calls of `_SECCOMP` and `socket(AF_UNIX, ...)` (EPERM), and every call of a foreign architecture"
+    "Refuse the calls of `_SECCOMP`, `socket` but of AF_INET and AF_INET6, `socketpair(AF_UNIX, SOCK_DGRAM)` (EPERM), a foreign architecture's"
     ctypes, libc = _libc()
-    arch, nrs, sock = _SECCOMP[os.uname().machine]
+    arch, nrs, sock, pair = _SECCOMP[os.uname().machine]
     allow, deny = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
-    ld, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06  # (offsets in seccomp_data: 0 the call's number, 4 the arch, 16 its first argument)
+    ld, jeq, jge, ret, and_ = 0x20, 0x15, 0x35, 0x06, 0x54  # (offsets in seccomp_data: 0 the call's number, 4 the arch, 16, 24 its arguments)
     ops = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, deny), (ld, 0, 0, 0), (jge, 'deny', 0, 0x40000000)]  # x32 calls: refused
     ops += [(jeq, 'deny', 0, nr) for nr in nrs]
-    ops += [(jeq, 0, 'allow', sock), (ld, 0, 0, 16), (jeq, 'deny', 'allow', 1)]  # socket(AF_UNIX, ...)
-    ops += [(ret, 0, 0, allow), (ret, 0, 0, deny)]
-    at = {'allow': len(ops) - 2, 'deny': len(ops) - 1}
-    prog = [(c, at[t] - i - 1 if t in at else t, at[f] - i - 1 if f in at else f, k) for i, (c, t, f, k) in enumerate(ops)]
+    ops += [(jeq, 'socket', 0, sock), (jeq, 0, 'allow', pair), (ld, 0, 0, 24), (and_, 0, 0, 0xF), (jeq, 0, 'allow', 2),  # SOCK_DGRAM
+            (ld, 0, 0, 16), (jeq, 'deny', 'allow', 1)]  # AF_UNIX
+    ops += ['socket', (ld, 0, 0, 16), (jeq, 'allow', 0, 2), (jeq, 'allow', 'deny', 10)]  # AF_INET, AF_INET6: no other family
+    ops += ['allow', (ret, 0, 0, allow), 'deny', (ret, 0, 0, deny)]
+    at, code = {}, []  # (a label names the position of the instruction after it: jumps are counted from the next one)
+    for op in ops:
+        if isinstance(op, str): at[op] = len(code)
+        else: code.append(op)
+    prog = [(c, at[t] - i - 1 if t in at else t, at[f] - i - 1 if f in at else f, k) for i, (c, t, f, k) in enumerate(code)]
     class Filter(ctypes.Structure): _fields_ = [('code', ctypes.c_uint16), ('jt', ctypes.c_uint8), ('jf', ctypes.c_uint8), ('k', ctypes.c_uint32)]
     class Prog(ctypes.Structure): _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.POINTER(Filter))]
     arr = (Filter * len(prog))(*[Filter(*x) for x in prog])
@@ -206,8 +227,10 @@ def _seccomp() -> None:
 def _limits(cfg: dict) -> None:
     import resource
     mb = cfg['memory_mb'] << 20
+    # queued signals (a POSIX timer holds one) and message queues' bytes are counted per user, a user namespace's charged to
+    # its maker's too: all it may queue was all the application's user may (as root's, every root process's `sigqueue` failed)
     limits = [(resource.RLIMIT_AS, mb), (resource.RLIMIT_CORE, 0), (resource.RLIMIT_FSIZE, cfg['file_mb'] << 20),
-              (resource.RLIMIT_NOFILE, MAX_FILES)]
+              (resource.RLIMIT_NOFILE, MAX_FILES), (resource.RLIMIT_SIGPENDING, _SIGNALS), (resource.RLIMIT_MSGQUEUE, 0)]
     # the count of processes is the user's own only in a user namespace of its own: elsewhere it counts all the user's
     if cfg['namespaces']: limits.append((resource.RLIMIT_NPROC, cfg['max_procs'] + _SUPERVISED))
     for r, v in limits:
