@@ -4,12 +4,13 @@ the README and docstrings now promise, attacked as a hostile model, tool, MCP se
 Each test makes the attack and asserts its effect did not happen: what reaches the model is bounded on the failure path
 too, ...
 """
-import sys
+import asyncio, contextlib, gc, os, signal, sys, threading, time, warnings
 from pathlib import Path
 
 import pytest
 
 from funccall import Toolbox, tool_results
+from funccall.core import _run
 from funccall.loop.results import MAX_RESULT_CHARS
 
 SERVERS = Path(__file__).parent / 'mcp_servers'
@@ -42,3 +43,54 @@ def test_a_hostile_servers_huge_error_reaches_the_model_bounded():
         r = Toolbox([c.tools()]).call('fail', {'n': n}, call_id='c1')
     assert r.failure == 'tool' and len(r.error) < MAX_RESULT_CHARS + 100 and 'characters shown]' in r.error, r.error[-80:]
     for p in PROVIDERS: assert _chars(tool_results([r], p)) < MAX_RESULT_CHARS + 1_000, p
+
+# --- (1) sync forms in a running loop: an interrupt stops the work ------------------------------------
+
+@contextlib.contextmanager
+def _interrupted_after(secs: float):
+    "Ctrl+C (SIGINT, Python's own handler: a `KeyboardInterrupt` in the main thread, as a notebook's interrupt raises) after `secs`"
+    assert threading.current_thread() is threading.main_thread()  # (signals reach only the main thread)
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    timer = threading.Timer(secs, os.kill, (os.getpid(), signal.SIGINT))
+    try:
+        timer.start()
+        yield
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGINT, old)
+
+def test_an_interrupt_inside_a_running_loop_cancels_the_work_as_it_does_outside_one():
+    """A notebook cell running the sync form, interrupted: the tool's work stops (as it does with no loop running), never
+    runs on in the background to do what the user interrupted"""
+    wrote = []
+    async def slow(s: float) -> str:
+        "Sleeps, then writes"
+        await asyncio.sleep(s)
+        wrote.append('wrote')
+        return 'ok'
+    box = Toolbox([slow])
+    async def cell():
+        t0 = time.monotonic()
+        with _interrupted_after(0.3), pytest.raises(KeyboardInterrupt): box.call('slow', {'s': 1.5})
+        took = time.monotonic() - t0
+        await asyncio.sleep(2)  # longer than the tool would have taken
+        return took
+    loop = asyncio.new_event_loop()  # (not `asyncio.run`: its own SIGINT handler cancels the task instead of raising)
+    try: took = loop.run_until_complete(cell())
+    finally: loop.close()
+    assert took < 1.2 and wrote == []
+    with _interrupted_after(0.3), pytest.raises(KeyboardInterrupt): box.call('slow', {'s': 1.5})  # no loop running: the same
+    time.sleep(2)
+    assert wrote == [] and not [t for t in threading.enumerate() if t.name == 'funccall-sync-in-loop']
+
+def test_a_stop_before_the_work_starts_runs_none_of_it():
+    "The interrupt's race: stopped before its thread's loop started it, the work never starts (and Python warns of no unawaited coroutine)"
+    ran = []
+    async def work(): ran.append(1)
+    run = _run._Cancellable(work())
+    run.stop()
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        with pytest.raises(asyncio.CancelledError): _run.run_sync(run.run())
+        gc.collect()
+    assert ran == []
