@@ -94,3 +94,56 @@ def test_a_stop_before_the_work_starts_runs_none_of_it():
         with pytest.raises(asyncio.CancelledError): _run.run_sync(run.run())
         gc.collect()
     assert ran == []
+
+# --- (3) sealed pending records and confirmation states: what a model or client may send ---------------
+
+def _deleter(log: list):
+    from funccall import Tool
+    def delete(path: str) -> str:
+        "Delete a file"
+        log.append(path)
+        return f'deleted {path}'
+    return Tool(delete, requires_confirmation=True)
+
+def test_a_lone_surrogate_in_the_arguments_is_sealed_resumed_and_still_guarded():
+    """JSON's "\\ud800" (a lone surrogate, which `json.loads` takes) in a model's arguments: the call still waits for
+    approval (it failed with a UnicodeEncodeError, the seal's digest unable to encode it), its record survives JSON,
+    runs once approved, and an edit to another lone surrogate is refused"""
+    import json
+    from funccall import SealError
+    log = []
+    box = Toolbox([_deleter(log)])
+    r = box.call('delete', '{"path": "\\ud800x"}', call_id='c1')
+    assert r.status == 'pending' and r.arguments == {'path': '\ud800x'}, r.text
+    d = json.loads(json.dumps(r.to_dict()))
+    edited = {**d, 'arguments': {'path': '\ud801x'}}
+    with pytest.raises(SealError, match='failed verification'): box.resume(edited, approve=True)
+    assert box.resume(d, approve=True).ok and log == ['\ud800x']
+
+def test_a_lone_surrogate_through_the_servers_confirmation_is_no_internal_error():
+    "The same through the MCP server's sealed requestState (raw JSON-RPC: httpx's own encoder refuses a lone surrogate)"
+    pytest.importorskip('mcp')
+    import json
+    import httpx
+    sys.path.insert(0, str(SERVERS))
+    from loopback import FORM, MODERN, serving
+    from funccall.mcp import mk_asgi_app
+    from funccall.mcp.server import _KEY
+    def call(url: str, **params) -> dict:
+        meta = {'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': FORM}
+        h = {'content-type': 'application/json', 'accept': 'application/json, text/event-stream', 'mcp-protocol-version': MODERN,
+             'mcp-method': 'tools/call', 'mcp-name': 'delete'}
+        body = json.dumps({'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call', 'params': {'name': 'delete', **params, '_meta': meta}})
+        r = httpx.post(url, content=body.encode(), headers=h, timeout=20)
+        if r.headers.get('content-type', '').startswith('text/event-stream'):
+            return [m for m in (json.loads(x[5:]) for x in r.text.splitlines() if x.startswith('data:') and x[5:].strip()) if 'id' in m][-1]
+        return r.json()
+    log, args = [], {'path': '\ud800x'}
+    with serving(mk_asgi_app([_deleter(log)], secret='s' * 32)) as url:
+        asked = call(url, arguments=args)
+        assert asked.get('result', {}).get('resultType') == 'input_required', asked
+        yes = {_KEY: {'action': 'accept', 'content': {'confirm': True}}}
+        state = asked['result']['requestState']
+        assert call(url, arguments={'path': '\ud801x'}, requestState=state, inputResponses=yes)['error']['code'] == -32602
+        assert 'result' in call(url, arguments=args, requestState=state, inputResponses=yes)
+    assert log == ['\ud800x']
