@@ -147,3 +147,46 @@ def test_a_lone_surrogate_through_the_servers_confirmation_is_no_internal_error(
         assert call(url, arguments={'path': '\ud801x'}, requestState=state, inputResponses=yes)['error']['code'] == -32602
         assert 'result' in call(url, arguments=args, requestState=state, inputResponses=yes)
     assert log == ['\ud800x']
+
+# --- (6) the CLI's new messages: what a hostile folder's names print ----------------------------------
+
+HOSTILE_FILES = ['a\x1b[31mRED\x1b[0m.py', 'b\nfuncall: FAKE line.py', 'c\u202eyp.txt.py', 'd\x07bell.py']
+
+def _terminal_safe(err: str) -> None:
+    "One line, nothing in it that moves the cursor, rings, reorders the text or ends the line"
+    lines = err.strip().split('\n')
+    assert len(lines) == 1 and lines[0].startswith('funccall') and lines[0].isprintable(), repr(err)
+
+def test_a_folder_targets_hostile_file_names_are_printed_escaped(capsys, tmp_path, monkeypatch):
+    from funccall.cli import main
+    evil = tmp_path / 'evil'
+    evil.mkdir()
+    for nm in [*HOSTILE_FILES, 'ok.py']: (evil / nm).write_text('')
+    (evil / 'loop1').symlink_to(evil / 'loop2')
+    (evil / 'loop2').symlink_to(evil / 'loop1')
+    (evil / 'zz.py').symlink_to(evil / 'loop1')  # a symlink loop: no .py file to offer, no crash
+    monkeypatch.chdir(tmp_path)
+    assert main(['schema', 'evil/']) == 2
+    err = capsys.readouterr().err
+    _terminal_safe(err)
+    assert 'ok.py' in err and '\\x1b[31mRED' in err and 'zz.py' not in err
+    pkg = tmp_path / 'x\x1b[2Jy' / 'pkg'  # a package under a hostile parent folder: its place is printed
+    pkg.mkdir(parents=True)
+    (pkg / '__init__.py').write_text('')
+    assert main(['schema', str(pkg)]) == 2
+    err = capsys.readouterr().err
+    _terminal_safe(err)
+    assert "the package as a module, 'pkg' from" in err and 'x\\x1b[2Jy' in err
+
+def test_a_folder_of_many_files_answers_in_bounded_time(capsys, tmp_path, monkeypatch):
+    "100,000 files: the folder is read to 10,000 entries at most, and the message names five"
+    from funccall.cli import main
+    big = tmp_path / 'big'
+    big.mkdir()
+    for i in range(100_000): (big / f'f{i:06}.py').touch()
+    monkeypatch.chdir(tmp_path)
+    t0 = time.monotonic()
+    assert main(['schema', 'big/']) == 2
+    took, err = time.monotonic() - t0, capsys.readouterr().err
+    _terminal_safe(err)
+    assert took < 10 and err.count('big/f') == 5 and ', ...)' in err, (took, err)
