@@ -190,3 +190,60 @@ def test_a_folder_of_many_files_answers_in_bounded_time(capsys, tmp_path, monkey
     took, err = time.monotonic() - t0, capsys.readouterr().err
     _terminal_safe(err)
     assert took < 10 and err.count('big/f') == 5 and ', ...)' in err, (took, err)
+
+# --- a hostile HTTP server's error response: read bounded, printed escaped ----------------------------
+
+@contextlib.contextmanager
+def _http_server(status: str, headers: dict, body):
+    "A raw HTTP server on 127.0.0.1 answering every request with `status`, `headers` and `body` (bytes, or a callable writing to the socket)"
+    import socket
+    srv = socket.socket()
+    srv.bind(('127.0.0.1', 0))
+    srv.listen()
+    def serve(c):
+        with c, contextlib.suppress(OSError):
+            c.recv(65536)
+            c.sendall(f'HTTP/1.1 {status}\r\n'.encode() + b''.join(f'{k}: {v}\r\n'.encode() for k, v in headers.items()) + b'\r\n')
+            if callable(body): body(c)
+            else: c.sendall(body)
+    def accept():
+        with contextlib.suppress(OSError):
+            while True: threading.Thread(target=serve, args=(srv.accept()[0],), daemon=True).start()
+    threading.Thread(target=accept, daemon=True).start()
+    try: yield f'http://127.0.0.1:{srv.getsockname()[1]}/mcp'
+    finally: srv.close()
+
+def _endless(c) -> None:
+    "A chunked body that never ends"
+    chunk = b'x' * 65536
+    while True: c.sendall(b'%x\r\n' % len(chunk) + chunk + b'\r\n')
+
+def _connect_error(url: str) -> str:
+    from funccall.mcp import MCPClient
+    from funccall.mcp.client import MCPConnectionError
+    with pytest.raises(MCPConnectionError) as e, MCPClient(url, timeout=20): pass
+    return str(e.value)
+
+def test_an_endless_error_body_is_read_bounded_and_a_hostile_one_printed_escaped():
+    pytest.importorskip('mcp')
+    import tracemalloc
+    with _http_server('500 Oops', {'Content-Type': 'text/plain', 'Transfer-Encoding': 'chunked'}, _endless) as url:
+        tracemalloc.start()
+        t0 = time.monotonic()
+        msg = _connect_error(url)
+        took, (_, peak) = time.monotonic() - t0, tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    assert 'HTTP 500' in msg and took < 10 and peak < 50_000_000, (took, peak)  # (it read 1.6 GB in 10 s, until the timeout)
+    evil = b'\x1b[2J\x1b[31mowned\nfuncall: all good\x07'
+    with _http_server('500 Oops', {'Content-Type': 'text/plain', 'Content-Length': len(evil)}, evil) as url: msg = _connect_error(url)
+    assert msg.isprintable() and '\\x1b[2J\\x1b[31mowned\\nfuncall: all good\\x07' in msg
+
+def test_a_json_rpc_error_in_an_error_response_still_reaches_the_user():
+    "The bound keeps a whole short body for the SDK, which reads a JSON-RPC error in it (a spec-correct server's 4xx)"
+    pytest.importorskip('mcp')
+    import json
+    body = json.dumps({'jsonrpc': '2.0', 'id': None, 'error': {'code': -32600, 'message': 'this server wants a ticket'}}).encode()
+    for framing in ({'Content-Length': len(body)}, {'Transfer-Encoding': 'chunked'}):
+        payload = body if 'Content-Length' in framing else b'%x\r\n' % len(body) + body + b'\r\n0\r\n\r\n'
+        with _http_server('400 Bad Request', {'Content-Type': 'application/json', **framing}, payload) as url:
+            assert 'this server wants a ticket' in _connect_error(url)
