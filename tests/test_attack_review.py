@@ -247,3 +247,24 @@ def test_a_json_rpc_error_in_an_error_response_still_reaches_the_user():
         payload = body if 'Content-Length' in framing else b'%x\r\n' % len(body) + body + b'\r\n0\r\n\r\n'
         with _http_server('400 Bad Request', {'Content-Type': 'application/json', **framing}, payload) as url:
             assert 'this server wants a ticket' in _connect_error(url)
+
+# --- (7) docstrings: pathological ones cost their length ----------------------------------------------
+
+def _with_doc(doc: str):
+    def f(x: int) -> int: return x
+    f.__doc__ = doc
+    return f
+
+@pytest.mark.parametrize('doc', [
+    'Sum.\n' + '\n'.join(' ' * i + 'args:' for i in range(4000)) + '\n' + ' ' * 4001 + 'x: v',  # titles nested ever deeper (was 25 s)
+    'Sum.\n' + '\n'.join(' ' * (i % 200 + 1) + 'args:' for i in range(100_000)) + '\n' + ' ' * 300 + 'x (int): v',
+    'Sum.\n' + '\n'.join('    args:\n        x (int): the x' for i in range(50_000)),  # 100,000 lines of one section again and again
+    'Sum.\n    Args:\n' + '\n' * 100_000 + '        x: v',
+], ids=['nested', 'sawtooth', 'repeated', 'blank'])
+def test_a_pathological_docstring_is_read_in_bounded_time(doc):
+    from funccall import get_schema
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        s = get_schema(_with_doc(doc))
+    assert time.perf_counter() - t0 < 5 and set(s['input_schema']['properties']) == {'x'}
