@@ -268,3 +268,26 @@ def test_a_pathological_docstring_is_read_in_bounded_time(doc):
         warnings.simplefilter('ignore')
         s = get_schema(_with_doc(doc))
     assert time.perf_counter() - t0 < 5 and set(s['input_schema']['properties']) == {'x'}
+
+# --- (7) constraints on a union of several types: a length bounds the members it can -------------------
+
+def test_a_length_on_a_union_of_several_types_is_kept_and_enforced():
+    """`Annotated[str | int | None, Field(max_length=5)]`: pydantic bounds the string; the schema said nothing and a built
+    tool and call_func passed a 6-character string. Numbers stay bounded on the whole, as written"""
+    from typing import Annotated, Optional, Union
+    from pydantic import Field
+    from funccall import call_func, get_schema
+    def tag(q: Annotated[Optional[Union[str, int]], Field(max_length=5)] = None,  # a tag or an id
+            r: Annotated[Union[str, list[int]], Field(min_length=2)] = 'ab',        # text, or numbers
+            n: Annotated[Union[int, float], Field(ge=0)] = 0) -> str:              # a count
+        "Tag it"
+        return f'{q} {r} {n}'
+    ps = get_schema(tag)['input_schema']['properties']
+    assert {'type': 'string', 'maxLength': 5} in ps['q']['anyOf'] and {'type': 'integer'} in ps['q']['anyOf']
+    assert {'type': 'string', 'minLength': 2} in ps['r']['anyOf'] and {'type': 'array', 'items': {'type': 'integer'}, 'minItems': 2} in ps['r']['anyOf']
+    assert ps['n']['minimum'] == 0
+    box = Toolbox([tag])
+    for bad in ({'q': 'x' * 6}, {'r': 'x'}, {'r': [1]}, {'n': -1}):
+        assert box.call('tag', bad).failure == 'arguments', bad
+        assert call_func('tag', bad, [tag], raise_on_err=False).startswith('ToolInputError'), bad
+    assert box.call('tag', {'q': 123456, 'r': [1, 2], 'n': 1.5}).value == '123456 [1, 2] 1.5'  # an int has no length
