@@ -291,3 +291,37 @@ def test_a_length_on_a_union_of_several_types_is_kept_and_enforced():
         assert box.call('tag', bad).failure == 'arguments', bad
         assert call_func('tag', bad, [tag], raise_on_err=False).startswith('ToolInputError'), bad
     assert box.call('tag', {'q': 123456, 'r': [1, 2], 'n': 1.5}).value == '123456 [1, 2] 1.5'  # an int has no length
+
+# --- (1) a served tool running the sync form: its context would wait for the loop that waits for it ----------
+
+def test_a_served_tool_that_runs_the_sync_form_with_its_context_fails_at_once_and_the_server_lives():
+    """An async served tool runs another tool through the sync `Toolbox.call`, handing it its `MCPContext`; the inner tool
+    logs through it. The server's loop waits for the sync call while the log waits for the loop: the whole server hung
+    for ever (every client's `tools/list` too). Now the log fails at once, saying to await the async form"""
+    pytest.importorskip('mcp')
+    sys.path.insert(0, str(SERVERS))
+    from loopback import rpc, serving
+    from funccall import Tool
+    from funccall.mcp import MCPContext, mk_asgi_app
+    async def inner(ctx: MCPContext) -> str:
+        "Logs through the context"
+        await ctx.log('from inner')
+        return 'inner done'
+    def sinner(ctx: MCPContext) -> str:
+        "The same, synchronously, under a deadline (so in a worker thread)"
+        ctx.log('from sinner')
+        return 'sinner done'
+    async def outer(which: str, ctx: MCPContext) -> str:
+        "Runs `which` through the sync form"
+        return Toolbox([inner, Tool(sinner, timeout=5)]).call(which, {}, injected={'ctx': ctx}).text
+    async def fine(ctx: MCPContext) -> str:
+        "The async form: the context reaches the client"
+        return (await Toolbox([inner]).acall('inner', {}, injected={'ctx': ctx})).text
+    with serving(mk_asgi_app([outer, fine])) as url:
+        for which in ('inner', 'sinner'):
+            t0 = time.monotonic()
+            _, r = rpc(url, 'tools/call', {'name': 'outer', 'arguments': {'which': which}}, timeout=15)
+            assert time.monotonic() - t0 < 10 and "MCPContext can't reach the client" in r['result']['content'][0]['text'], r
+        assert rpc(url, 'tools/list', {}, timeout=10)[0] == 200
+        assert rpc(url, 'tools/call', {'name': 'fine', 'arguments': {}}, timeout=10)[1]['result']['content'][0]['text'] == 'inner done'
+    assert not _run._held

@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 from ._types import is_callable_object
 
-__all__ = ['is_async', 'loop_running', 'run_sync', 'in_own_thread', 'to_thread', 'in_threads', 'in_threads_async', 'settle', 'stop_iteration',
+__all__ = ['is_async', 'loop_running', 'run_sync', 'in_own_thread', 'held', 'to_thread', 'in_threads', 'in_threads_async', 'settle', 'stop_iteration',
            'call_tool', 'set_max_workers', 'max_workers', 'WorkersExhausted']
 
 def is_async(
@@ -75,15 +75,29 @@ def in_own_thread(
         try: out.append((True, ctx.run(f, *args)))
         except BaseException as e: out.append((False, e))  # noqa: BLE001 - raised in the caller's thread
     t = threading.Thread(target=work, name='funccall-sync-in-loop', daemon=True)
-    t.start()
-    try: t.join()
-    except BaseException:
-        if stop is not None: stop()
-        t.join()
-        raise
+    caller = sys.modules['asyncio']._get_running_loop() if loop_running() else None
+    if caller is not None: _held.add(caller)
+    try:
+        t.start()
+        try: t.join()
+        except BaseException:
+            if stop is not None: stop()
+            t.join()
+            raise
+    finally:
+        if caller is not None: _held.discard(caller)
     ok, v = out[0]
     if ok: return v
     raise v
+
+_held: set = set()  # the loops whose thread waits in `in_own_thread`
+
+def held(
+    loop,  # an event loop
+) -> bool:  # whether its thread waits in `in_own_thread`: what is handed to it to run waits until that returns
+    """Whether `loop` is held by sync code waiting for work in a thread of its own: a coroutine handed to it from that
+    work (`run_coroutine_threadsafe(...).result()`) would wait for ever, so say so instead"""
+    return loop in _held
 
 async def _await(aw): return await aw
 
