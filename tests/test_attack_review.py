@@ -1,8 +1,12 @@
 """A second reviewer's attacks on the day's changes (issues 35, 36, 38): each "never", "only", "at most" and "bounded"
-the README and docstrings now promise, attacked as a hostile model, tool, MCP server or client would.
+the README and docstrings now promise, attacked as a hostile model, tool, MCP server or client, or a cloned folder would.
 
 Each test makes the attack and asserts its effect did not happen: what reaches the model is bounded on the failure path
-too, ...
+too (a tool's or a hostile server's huge error); an interrupt in a notebook's loop stops the work, never leaves it
+running on; a served tool that runs the sync form with its context fails at once rather than hanging the server; a lone
+surrogate in the arguments is sealed, not an internal error; a hostile folder's file names and a hostile HTTP server's
+error body reach the terminal escaped, and an endless error body is not read; a pathological docstring costs its length;
+a length on a union of several types still bounds the string.
 """
 import asyncio, contextlib, gc, os, signal, sys, threading, time, warnings
 from pathlib import Path
