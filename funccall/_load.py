@@ -11,6 +11,7 @@ import contextlib, difflib, importlib, importlib.util, inspect, itertools, os, r
 from pathlib import Path
 
 from .core._ns import ToolNotFound, resolve_nm
+from .core.providers import printable
 from .core._types import SchemaError
 from .loop.tools import Tool, ToolGroup, Toolbox
 
@@ -30,14 +31,15 @@ def _on_path(folder: str):
         with contextlib.suppress(ValueError): sys.path.remove(folder)
 
 def _folder(spec: str, p: Path) -> TargetError:
-    "The error for folder `p` as a target: what to pass instead (its package by name, or its `.py` files)"
+    """The error for folder `p` as a target: what to pass instead (its package by name, or its `.py` files); the names,
+    anyone's (a cloned repository's), are printed escaped: none moves the cursor or ends the line"""
     here, names = p.resolve(), []
     for f in itertools.islice(p.iterdir(), 10_000):  # (a huge folder is not read to its end)
         if f.suffix == '.py' and not f.name.startswith('_') and f.is_file(): names.append(f.name)
-    files = [str(p / n) if spec not in ('.', './') else n for n in sorted(names)]
+    files = [printable(str(p / n) if spec not in ('.', './') else n, 200) for n in sorted(names)]
     hint = f"one of its .py files ({', '.join(files[:5])}{', ...' if len(files) > 5 else ''})" if files else ''
     if (here / '__init__.py').is_file() and here.name.isidentifier():  # a package: by its module name, from the folder above it
-        where = '' if here.parent == Path.cwd().resolve() else f" from {here.parent}"
+        where = '' if here.parent == Path.cwd().resolve() else f" from {printable(str(here.parent), 200)}"
         hint = f"the package as a module, {here.name!r}{where}" + (f", or {hint}" if hint else '')
     return TargetError(f"{spec!r} is a folder; a target is a .py file or a module: pass {hint or 'a .py file (this folder holds none)'}")
 

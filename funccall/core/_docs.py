@@ -302,17 +302,21 @@ def _indent(ln: str) -> int: return len(ln) - len(ln.lstrip())
 
 def _flush_sections(doc: str) -> str:
     """`doc` with each Google section docstring-parser would miss moved where it finds one: a title indented deeper than the
-    summary (`    Args:` under a flush paragraph) or spelled in lower case (`args:`), when an indented block follows it"""
-    lines = doc.splitlines()
-    for i, ln in enumerate(lines):
+    summary (`    Args:` under a flush paragraph) or spelled in lower case (`args:`), when an indented block follows it.
+    A section's block is its own text (a title-like line inside it too): each line is read once, so a docstring of
+    titles nested ever deeper costs its length, not its length squared"""
+    lines, i = doc.splitlines(), 0
+    while i < len(lines):
+        ln, i = lines[i], i + 1
         if not (m := _title_re.match(ln)) or (not m[1] and m[2] == _google_titles[m[2].lower()]): continue
-        ind, j = len(m[1]), i + 1
+        ind, j = len(m[1]), i
         while j < len(lines) and not lines[j].strip(): j += 1
         if j == len(lines) or _indent(lines[j]) <= ind: continue  # a line that reads as a title, with no entries under it
-        lines[i] = _google_titles[m[2].lower()] + ':'
+        lines[i - 1] = _google_titles[m[2].lower()] + ':'
         while j < len(lines) and (not lines[j].strip() or _indent(lines[j]) > ind):
             lines[j] = lines[j][min(ind, _indent(lines[j])):]
             j += 1
+        i = j
     return '\n'.join(lines)
 
 _any_hdr = re.compile(r'^[A-Z]\w*(?: \w+)?:\s*$')  # `Args:`, `Returns:`, `Keyword Args:`

@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 from ._types import is_callable_object
 
-__all__ = ['is_async', 'loop_running', 'run_sync', 'in_own_thread', 'to_thread', 'in_threads', 'in_threads_async', 'settle', 'stop_iteration',
+__all__ = ['is_async', 'loop_running', 'run_sync', 'in_own_thread', 'held', 'to_thread', 'in_threads', 'in_threads_async', 'settle', 'stop_iteration',
            'call_tool', 'set_max_workers', 'max_workers', 'WorkersExhausted']
 
 def is_async(
@@ -46,8 +46,11 @@ def run_sync(
 ) -> Any:  # its result
     """Await `aw` from sync code, on this thread's own event loop. Inside a running event loop (a notebook cell, an async
     handler), which can't wait for it, `aw` runs on a loop of its own in a thread of its own (`in_own_thread`) while
-    the caller's thread, its loop included, waits"""
-    if loop_running(): return in_own_thread(run_sync, aw)
+    the caller's thread, its loop included, waits; interrupted there (Ctrl+C, a notebook's interrupt), the work is
+    cancelled as it would be here, never left running on"""
+    if loop_running():
+        run = _Cancellable(aw)
+        return in_own_thread(run_sync, run.run(), stop=run.stop)
     import asyncio
     loop = _thread_loop()
     try: return loop.run_until_complete(_await(aw))
@@ -57,25 +60,67 @@ def run_sync(
             loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
 
 def in_own_thread(
-    f: Callable,  # a sync callable: what the caller would run were no event loop running in its thread
-    *args,        # its arguments
-) -> Any:         # what it returned; what it raised is raised here
+    f: Callable,          # a sync callable: what the caller would run were no event loop running in its thread
+    *args,                # its arguments
+    stop: Callable=None,  # `stop()` asks `f` to end early: called when the caller is interrupted while it waits
+) -> Any:                 # what it returned; what it raised is raised here
     """Run `f(*args)` in a new thread, in a copy of the caller's context (its context variables), and wait for it: how sync
     code runs async work inside a running event loop without re-entering it (no `nest_asyncio`). The caller's loop is
     held until `f` returns, so work that needs that loop (a client or lock made on it, a future of it) can't run
-    this way: await the async form instead, which keeps the work on the caller's loop"""
+    this way: await the async form instead, which keeps the work on the caller's loop. Interrupted while it waits
+    (`KeyboardInterrupt`), the caller calls `stop()` and waits for `f` to end before raising it (a second interrupt
+    stops that wait)"""
     ctx, out = contextvars.copy_context(), []
     def work():
         try: out.append((True, ctx.run(f, *args)))
         except BaseException as e: out.append((False, e))  # noqa: BLE001 - raised in the caller's thread
     t = threading.Thread(target=work, name='funccall-sync-in-loop', daemon=True)
-    t.start()
-    t.join()
+    caller = sys.modules['asyncio']._get_running_loop() if loop_running() else None
+    if caller is not None: _held.add(caller)
+    try:
+        t.start()
+        try: t.join()
+        except BaseException:
+            if stop is not None: stop()
+            t.join()
+            raise
+    finally:
+        if caller is not None: _held.discard(caller)
     ok, v = out[0]
     if ok: return v
     raise v
 
+_held: set = set()  # the loops whose thread waits in `in_own_thread`
+
+def held(
+    loop,  # an event loop
+) -> bool:  # whether its thread waits in `in_own_thread`: what is handed to it to run waits until that returns
+    """Whether `loop` is held by sync code waiting for work in a thread of its own: a coroutine handed to it from that
+    work (`run_coroutine_threadsafe(...).result()`) would wait for ever, so say so instead"""
+    return loop in _held
+
 async def _await(aw): return await aw
+
+class _Cancellable:
+    "An awaitable run on another thread's loop (`run()`), which the thread waiting for it cancels with `stop()`, even before it starts"
+    def __init__(self, aw):
+        self.aw, self.lock, self.task, self.stopped = aw, threading.Lock(), None, False
+
+    async def run(self):
+        import asyncio
+        with self.lock:
+            if self.stopped:
+                if hasattr(self.aw, 'close'): self.aw.close()  # never awaited: closed, so Python doesn't warn about it
+                raise asyncio.CancelledError
+            self.task = asyncio.current_task()
+        return await self.aw
+
+    def stop(self):
+        with self.lock:
+            self.stopped = True
+            if self.task is None: return
+            try: self.task.get_loop().call_soon_threadsafe(self.task.cancel)
+            except RuntimeError: pass  # its loop closed already: nothing of it runs on
 
 class _Loop:
     """A thread's event loop for `run_sync`, kept from call to call (making and closing one costs more than a sync

@@ -46,9 +46,12 @@ def unb64(s: str) -> bytes:
     return base64.urlsafe_b64decode(s + '=' * (-len(s) % 4))
 
 def digest(v) -> str:
-    "SHA-256 of `v` as canonical JSON (keys sorted): the same value gives the same digest in every process"
+    """SHA-256 of `v` as canonical JSON (keys sorted): the same value gives the same digest in every process. A lone
+    surrogate (JSON's `"\\ud800"`, which a model or client may send) is encoded as it is, not refused: a value that
+    can't be digested would fail the call with an internal error"""
     import hashlib
-    return hashlib.sha256(json.dumps(v, sort_keys=True, separators=(',', ':'), ensure_ascii=False, default=repr).encode()).hexdigest()
+    text = json.dumps(v, sort_keys=True, separators=(',', ':'), ensure_ascii=False, default=repr)
+    return hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()
 
 def key(
     secret: str | bytes | None,  # the developer's secret (at least 32 characters), or None for 32 random bytes

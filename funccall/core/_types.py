@@ -228,25 +228,29 @@ def json_type(
     return None
 
 def _inward(info: TypeInfo, meta: tuple) -> tuple:
-    """A nullable union's `info` and `meta` with the constraints moved onto its one non-null member, where pydantic applies
-    them: `Annotated[Optional[str], Field(max_length=5)]` is `Optional[Annotated[str, MaxLen(5)]]`, the field's description
-    (and title, examples) kept on the whole. `JsonSchema` keywords stay where they are written: raw JSON Schema."""
+    """A union's `info` and `meta` with the constraints moved onto the members they apply to, where pydantic applies
+    them: `Annotated[Optional[str], Field(max_length=5)]` is `Optional[Annotated[str, MaxLen(5)]]`, and in
+    `Annotated[str | int | None, Field(max_length=5)]` the length bounds the string (it bounds nothing on the whole,
+    which has no one JSON type); the field's description (and title, examples) kept on the whole. `JsonSchema` keywords
+    stay where they are written: raw JSON Schema."""
     ts = [a for a in info.args if a is not NoneType]
-    if len(ts) != 1 or len(info.args) == 1 or needs_pydantic(meta): return info, meta  # pydantic validates it all, as written
-    jt = json_type(kind(ts[0]))
+    if not ts or len(info.args) == 1 or needs_pydantic(meta): return info, meta  # pydantic validates it all, as written
+    jts = [json_type(kind(a)) for a in ts]
+    def applies(c) -> bool:  # (over several members, only a length moves: the others apply to the whole as written)
+        return any(constraints((c,), jt) for jt in jts) and (len(ts) == 1 or not constraints((c,), None))
     moved, kept = [], []
     for m in meta:
         if isinstance(m, (str, JsonSchema)): kept.append(m)
-        elif field_info(m) and (inner := [c for c in m.metadata if constraints((c,), jt)]):
+        elif field_info(m) and (inner := [c for c in m.metadata if applies(c)]):
             moved += inner
             m = copy.copy(m)  # (the caller's `Field` is left as it is)
-            m.metadata = [c for c in m.metadata if not constraints((c,), jt)]
+            m.metadata = [c for c in m.metadata if not applies(c)]
             kept.append(m)
-        elif not field_info(m) and constraints((m,), jt): moved.append(m)
+        elif not field_info(m) and applies(m): moved.append(m)
         else: kept.append(m)
     if not moved: return info, meta
-    member = typing.Annotated[(ts[0], *moved)]
-    return info._replace(args=tuple(member if a is ts[0] else a for a in info.args)), tuple(kept)
+    members = {a: typing.Annotated[(a, *own)] for a, jt in zip(ts, jts) if (own := [c for c in moved if constraints((c,), jt)])}
+    return info._replace(args=tuple(members.get(a, a) for a in info.args)), tuple(kept)
 
 def _classify(t, o) -> TypeInfo:
     args = get_args(t)

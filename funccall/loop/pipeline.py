@@ -27,7 +27,7 @@ from ..core._inputs import ToolInputError, read_arguments
 from ..core._run import call_tool, is_async, run_sync, settle, stop_iteration, to_thread
 from ..core.call import ToolNotFound, call_args, coerce_inputs, error_text
 from ..core.expr import ExprError
-from .results import StopRun, ToolResult, ToolTimeout, call_str
+from .results import StopRun, ToolResult, ToolTimeout, call_str, to_text
 
 __all__ = ['Cache', 'Plan', 'Opts', 'OPTS', 'THREAD', 'Declined', 'run',
            'execute', 'drive', 'threadable', 'not_found', 'refused', 'timed_out', 'failure_kind', 'pending', 'unseal']
@@ -115,9 +115,10 @@ def _result(t, args: dict, call_id, **kw) -> ToolResult:
     return ToolResult(t.name, args, call_id=call_id, limit=t.max_chars, **kw)
 
 def _failure(t, args, call_id, e: BaseException, opts: Opts) -> ToolResult:
-    "A failure result: the exception's type and message for the model (the tool's frames too when the toolbox says so)"
+    """A failure result: the exception's type and message for the model (the tool's frames too when the toolbox says so),
+    cut at the tool's `max_chars` as a value's text is (a hostile server's 200 MB error is no smaller than its result)"""
     return _result(t, args if isinstance(args, dict) else {}, call_id, status='failure', failure=failure_kind(e), exception=e,
-                   error=_error(e, opts))
+                   error=to_text(_error(e, opts), t.max_chars))
 
 class Declined(Exception):
     "Raised by a `confirm` callback to refuse a call with its own reason (nobody can be asked): the call is declined, `str(e)` its error"

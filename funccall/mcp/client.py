@@ -21,7 +21,7 @@ command's exit status and last lines on stderr too). A tool that runs as an MCP 
 from __future__ import annotations
 
 import inspect, logging, math, shlex, urllib.parse, warnings
-from contextlib import AsyncExitStack, ExitStack, asynccontextmanager, contextmanager
+from contextlib import AsyncExitStack, ExitStack, aclosing, asynccontextmanager, contextmanager
 from functools import partial
 from typing import Any
 
@@ -56,6 +56,20 @@ class MCPToolError(RuntimeError):
 
 class MCPConnectionError(MCPError, ConnectionError):
     "The connection to the MCP server failed or closed: every call pending on it fails with this, at once"
+
+_MAX_ERROR_BODY = 64 * 1024  # bytes of an HTTP error response read: its first words say what went wrong
+
+async def _error_body(response) -> str:
+    """The start of an HTTP error response's body: at most `_MAX_ERROR_BODY` bytes are read (a hostile server's endless
+    body is not, nor held); a body that ends within them is kept for the SDK, which reads a JSON-RPC error in it"""
+    parts, n = [], 0
+    async with aclosing(response.aiter_bytes()) as chunks:
+        async for b in chunks:
+            parts.append(b)
+            if (n := n + len(b)) > _MAX_ERROR_BODY: break
+        else: response._content = b''.join(parts)  # (what `aread` keeps: the SDK's own read then gets it)
+    if n > _MAX_ERROR_BODY: await response.aclose()
+    return b''.join(parts)[:_MAX_ERROR_BODY].decode(response.encoding or 'utf-8', errors='replace')
 
 def _mcp_path(url: str) -> str | None:
     "`url` with the `/mcp` path most servers serve streamable HTTP at; None when its path ends so already"
@@ -212,8 +226,8 @@ class MCPClient:
         "Streamable HTTP with `headers` and `auth`, keeping the words of an HTTP error: the SDK says only that there was one"
         async def note(response):
             if response.status_code >= 400:
-                await response.aread()
-                self._http_error = f"HTTP {response.status_code} from {self.server}: {response.text[:300].strip()}"
+                text = printable((await _error_body(response)).strip(), 300)  # (a hostile server's: escaped, to be printed)
+                self._http_error = f"HTTP {response.status_code} from {self.server}: {text}"
                 self._http_status = response.status_code
         async with create_mcp_http_client(headers=self.headers, auth=self.auth) as http:
             http.event_hooks['response'].append(note)

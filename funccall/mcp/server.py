@@ -50,7 +50,7 @@ from ..core._jsonschema import compile_schema
 from ._state import NonceStore, Sealer, StateError
 from ._store import STORE_ERROR, TERMINAL, LocalNonces, MemoryTaskStore, StoreError, TasksFull
 from .._load import expand
-from ..core._run import is_async, max_workers
+from ..core._run import held, is_async, max_workers
 from ..core._types import SchemaError, empty, fields, injected_type, injected_types, kind, signature
 from ..core.call import error_text
 from ..core.schema import handle_type
@@ -116,6 +116,11 @@ class MCPContext:
         try: here = asyncio.get_running_loop()
         except RuntimeError: here = None
         if here is self._loop: return coro
+        if held(self._loop):  # it waits for the very call this comes from: handed to it, `coro` would wait for ever
+            coro.close()
+            raise RuntimeError("MCPContext can't reach the client: the server's event loop waits for a sync form (Toolbox.call, "
+                               "run_tool_calls, Tool.execute) that a served tool called; await the async form (acall, "
+                               "run_tool_calls_async, aexecute) there instead")
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
 
     @property
