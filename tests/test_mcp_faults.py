@@ -485,3 +485,44 @@ def test_a_wrong_password_is_a_clear_error_naming_no_password(tmp_path, caplog):
     finally: r.kill()
     assert asked.is_error and 'refused the credentials' in asked.content[0].text
     assert 'hunter2' not in asked.content[0].text and 'hunter2' not in caplog.text
+
+async def stall(s: float) -> str:
+    "Holds its event loop (and the GIL between bytecodes) s seconds: no beat of any task on it renews a lease meanwhile"
+    time.sleep(s)
+    return 'finished after all'
+
+def test_a_task_failed_while_its_worker_stalled_stays_failed_when_the_tool_ends(rs):
+    # attack: a long GIL- or loop-holding tool stops its worker's beats; another read finds the lease lapsed and fails the
+    # task. The tool then ends: its result must not land as `completed` after `failed` (the first end wins)
+    server = mk_server([stall], tasks=['stall'], store=RedisStore(rs.url, lease=0.3))
+    async def main():
+        async with client(server) as c:
+            h = await start(c, 'stall', {'s': 1.5})
+            await asyncio.sleep(0.8)  # the lease lapsed while the tasks' loop is held
+            failed = await send(c.session, 'tasks/get', taskId=h.task_id)
+            await asyncio.sleep(1.5)  # the tool ended, and its worker tried to record that
+            return failed, await send(c.session, 'tasks/get', taskId=h.task_id)
+    failed, after = arun(main())
+    assert failed['status'] == 'failed' and failed['statusMessage'] == LOST
+    assert after == failed  # unchanged: never completed after failed
+
+def test_a_redis_whose_name_never_resolves_holds_no_plain_call_and_errs_by_the_deadline(monkeypatch):
+    # attack: the Redis URL's host name whose DNS lookup hangs (getaddrinfo runs in a thread: the wait must not)
+    import socket
+    real = socket.getaddrinfo
+    def hangs(host, *a, **kw):
+        if host == 'redis.hangs.invalid': time.sleep(3)
+        return real(host, *a, **kw)
+    monkeypatch.setattr(socket, 'getaddrinfo', hangs)
+    server = _server('redis://redis.hangs.invalid:6379/0', timeout=0.5)
+    async def main():
+        async with client(server) as c:
+            t0 = time.monotonic()
+            asked = await c.session.call_tool('record', {'x': 1}, allow_input_required=True)
+            took = time.monotonic() - t0
+            t0 = time.monotonic()
+            plain = await c.session.call_tool('quick', {'x': 1})
+            return asked, took, plain, time.monotonic() - t0
+    asked, took, plain, fast = arun(main())
+    assert asked.is_error and 'did not answer within 0.5 s' in asked.content[0].text and took < 2
+    assert plain.structured_content == {'result': 2} and fast < 0.5
