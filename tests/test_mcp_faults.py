@@ -526,3 +526,18 @@ def test_a_redis_whose_name_never_resolves_holds_no_plain_call_and_errs_by_the_d
     asked, took, plain, fast = arun(main())
     assert asked.is_error and 'did not answer within 0.5 s' in asked.content[0].text and took < 2
     assert plain.structured_content == {'result': 2} and fast < 0.5
+
+def test_every_key_but_the_epoch_expires_and_gone_workers_leave_no_consumer(rs):
+    # attack: each worker (each process start) joined the jobs' consumer group as a consumer of its own and never left it,
+    # and the jobs' stream had no expiry: a server restarted often grew its Redis for ever
+    async def main():
+        for i in range(5):  # five workers, one after another, each with an idempotent task it ran to the end
+            s = RedisStore(rs.url)
+            rec = {'taskId': f'task{i}', 'status': 'working', 'owner': None, 'client': 'c'}
+            await s.create(rec['taskId'], rec, 60, {'tool': 'again', 'args': {}, 'version': 'v'})
+            await s.finish(rec['taskId'], {**rec, 'status': 'completed'})
+        await s.spend('n', time.time() + 30, await s.epoch())
+    arun(main())
+    c = rs.cli()
+    assert len(c.xinfo_consumers('funccall:mcp:jobs', 'workers')) <= 1  # only the latest worker's, none of the gone ones
+    assert {k.decode() for k in c.keys('*') if c.pttl(k) < 0} == {'funccall:mcp:epoch'}  # which must outlive every state

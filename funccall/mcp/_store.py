@@ -124,7 +124,9 @@ _NOW = "local t = redis.call('TIME'); local now = t[1] * 1000 + math.floor(t[2] 
 # lease ms, prefix, the job to run again ('' for none), this worker's consumer name. Past a bound, the oldest finished (or
 # orphaned) record of the set makes room: at most 100 looked at. A job goes to the stream and at once to this worker's
 # consumer (its pending list), in this one atomic step: no entry is ever left for another worker to read as new
-# (the lease first: a Redis at maxmemory refuses a script's first write, and lets every later one through)
+# (the lease first: a Redis at maxmemory refuses a script's first write, and lets every later one through). Consumers holding
+# no job leave the group (a live worker rejoins by its next read): gone workers' names never pile up. The stream outlives
+# the records of its jobs (their ttl from its latest job), then expires with the group: only the epoch's token never does
 _CREATE = _NOW + """
 redis.call('SET', KEYS[4], 1, 'PX', ARGV[5])
 local pre = ARGV[6]
@@ -157,6 +159,12 @@ if ARGV[7] ~= '' then
   local id = redis.call('XADD', KEYS[5], 'MAXLEN', '~', ARGV[4], '*', 'job', ARGV[7])
   redis.call('XREADGROUP', 'GROUP', 'workers', ARGV[8], 'COUNT', 1, 'STREAMS', KEYS[5], '>')
   redis.call('HSET', KEYS[1], 'job', id)
+  for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[5], 'workers')) do
+    local f = {}
+    for i = 1, #c, 2 do f[c[i]] = c[i + 1] end
+    if f['pending'] == 0 then redis.call('XGROUP', 'DELCONSUMER', KEYS[5], 'workers', f['name']) end
+  end
+  if redis.call('PTTL', KEYS[5]) < ttl then redis.call('PEXPIRE', KEYS[5], ttl) end
 end
 for _, set in ipairs({KEYS[2], KEYS[3]}) do
   redis.call('ZADD', set, now + ttl, tid)
