@@ -541,3 +541,14 @@ def test_every_key_but_the_epoch_expires_and_gone_workers_leave_no_consumer(rs):
     c = rs.cli()
     assert len(c.xinfo_consumers('funccall:mcp:jobs', 'workers')) <= 1  # only the latest worker's, none of the gone ones
     assert {k.decode() for k in c.keys('*') if c.pttl(k) < 0} == {'funccall:mcp:epoch'}  # which must outlive every state
+
+def test_one_answer_sent_to_two_workers_at_once_runs_once(rs):
+    # attack: the same state raced on two workers sharing Redis: the epoch check and the nonce taken in one script
+    a, b = _server(rs.url), _server(rs.url)
+    async def main():
+        async with client(a) as ca, client(b) as cb:
+            states = [await ask(ca, x) for x in range(10)]
+            return [await asyncio.gather(answer(ca, x, s), answer(cb, x, s)) for x, s in enumerate(states)]
+    pairs = arun(main())
+    for got in pairs: assert sorted(isinstance(g, MCPError) and 'already used' in g.message for g in got) == [False, True]
+    assert sorted(ran) == list(range(10))
