@@ -363,3 +363,192 @@ def test_an_idempotent_task_runs_at_most_three_times_then_fails_saying_why(rs):
 
 def test_the_store_names_no_url_in_its_repr():
     assert 'hunter2' not in repr(RedisStore('redis://:hunter2@127.0.0.1:1/0'))
+
+# --- a second review's attacks: failovers, clocks, slow answers, replicas, jobs no worker may run again ---------
+
+def _replica(tmp_path, of: RedisServer) -> RedisServer:
+    "A redis-server replicating `of`, once it is in sync"
+    (tmp_path / 'replica').mkdir(exist_ok=True)
+    r = RedisServer(tmp_path / 'replica', '--replicaof', '127.0.0.1', str(of.port))
+    _synced(r)
+    return r
+
+def _synced(r: RedisServer) -> None:
+    deadline = time.monotonic() + T
+    while r.cli().info('replication').get('master_link_status') != 'up':
+        assert time.monotonic() < deadline, 'the replica never synced'
+        time.sleep(0.05)
+
+def test_a_read_only_replica_at_the_url_is_a_clear_error_never_an_internal_one(tmp_path, rs):
+    # attack: a failover that left the URL on a replica; its READONLY reply was re-raised: a bare -32603 and a traceback
+    r = _replica(tmp_path, rs)
+    server = _server(r.url)
+    async def main():
+        async with client(server) as c:
+            return (await c.session.call_tool('record', {'x': 1}, allow_input_required=True),
+                    await c.session.call_tool('hold', {'s': 0}, allow_claimed=True), await c.session.call_tool('quick', {'x': 1}))
+    try: asked, task, plain = arun(main())
+    finally: r.kill()
+    for e in (asked, task): assert e.is_error and 'read-only replica' in e.content[0].text and 'try again later' in e.content[0].text
+    assert plain.structured_content == {'result': 2} and ran == []
+
+def test_a_failover_and_back_to_the_same_redis_refuses_an_answer_its_write_lost(tmp_path, rs):
+    # attack: an answer taken on the old primary after its replica was promoted (a write the failover loses), then the old
+    # primary resynced from the new one and promoted again, unrestarted: the same run_id and token, the used nonce gone
+    r = _replica(tmp_path, rs)
+    server = _server(rs.url)
+    async def main():
+        async with client(server) as c:
+            state = await ask(c, 1)
+            r.cli().replicaof('NO', 'ONE')                       # the replica promoted; the old primary still takes writes
+            first = await answer(c, 1, state)                    # ... and this one is lost with it
+            rs.cli().replicaof('127.0.0.1', r.port)
+            await asyncio.to_thread(_synced, rs)                 # the old primary resynced from the new one
+            rs.cli().replicaof('NO', 'ONE')                      # and promoted back
+            return first, await answer(c, 1, state)
+    try: first, replayed = arun(main())
+    finally: r.kill()
+    assert first.structured_content == {'result': 1}
+    assert isinstance(replayed, MCPError) and replayed.code == types.INVALID_PARAMS and 'restarted' in replayed.message
+    assert ran == [1]
+
+def test_a_worker_whose_clock_is_behind_takes_no_answer_redis_has_forgotten(rs, monkeypatch):
+    # attack: a used nonce is kept until the state expires, by the spending worker's clock; a worker 2 s behind still
+    # found the state unexpired after Redis had dropped the nonce, and took it again. Redis's clock decides both now
+    from funccall.mcp._state import Sealer, StateError
+    sealer, store = Sealer(SECRET, ttl=1), RedisStore(rs.url)
+    state = sealer.seal('t', {}, {'epoch': asyncio.run(store.epoch())})
+    asyncio.run(sealer.spend(sealer.check(state, 't', {}), store))
+    time.sleep(1.3)  # the state expired, and Redis forgot its nonce
+    real = time.time
+    monkeypatch.setattr(time, 'time', lambda: real() - 2)  # another worker, its clock 2 s behind
+    p = sealer.check(state, 't', {})  # unexpired by its clock
+    with pytest.raises(StateError, match='expired'): asyncio.run(sealer.spend(p, store))
+
+def test_a_spend_redis_takes_after_the_deadline_runs_nothing_and_never_counts_twice(rs):
+    # attack: Redis stalled past the deadline with the spend in its socket: the client gave up, Redis then took the nonce.
+    # Neither the late 'ok' nor the answer sent again may run the tool; the reused connection reads no stale reply
+    server = _server(rs.url, timeout=0.5)
+    async def main():
+        async with client(server) as c:
+            state = await ask(c, 1)
+            rs.p.send_signal(signal.SIGSTOP)
+            try: late = await answer(c, 1, state)
+            finally:
+                await asyncio.sleep(0.5)
+                rs.p.send_signal(signal.SIGCONT)
+            await asyncio.sleep(0.3)  # Redis ran the spend it had queued
+            again, fresh = await answer(c, 1, state), await ask(c, 2)
+            return late, again, await answer(c, 2, fresh)
+    late, again, fresh = arun(main())
+    assert isinstance(late, MCPError) and late.code == STORE_ERROR and 'nothing ran' in late.message and 'call the tool again' in late.message
+    assert isinstance(again, MCPError) and 'already used' in again.message
+    assert fresh.structured_content == {'result': 2} and ran == [2]
+
+once_runs = []
+
+async def once(x: int) -> int:
+    "Notes that it ran (not idempotent: a second run would do it twice)"
+    once_runs.append(x)
+    return x
+
+def test_a_job_left_for_a_tool_not_idempotent_here_is_failed_never_run_again(rs):
+    # attack: a job in the stream names a task tool that is not idempotent on this worker (a deploy changed it, or
+    # another server shares the prefix): it was run again all the same, or claimed and left `working` for 3 leases
+    once_runs.clear()
+    tid = 'nope' * 6
+    _orphan(RedisStore(rs.url, lease=0.3), tid, {'tool': 'once', 'args': {'x': 1}, 'version': '2026-07-28'})
+    server = mk_server([once], tasks=['once'], store=RedisStore(rs.url, lease=0.3))
+    async def main():
+        async with client(server) as c:
+            await asyncio.sleep(0.5)
+            got = await send(c.session, 'tasks/get', taskId=tid)
+            await asyncio.sleep(0.3)
+            return got
+    got = arun(main())
+    assert got['status'] == 'failed' and got['error']['code'] == WORKER_LOST and 'not idempotent' in got['statusMessage']
+    assert once_runs == [] and rs.cli().xpending('funccall:mcp:jobs', 'workers')['pending'] == 0
+
+def test_a_malformed_url_is_refused_at_once_without_its_password():
+    with pytest.raises(ValueError) as e: RedisStore('redis://:hunter2@127.0.0.1:notaport/0')
+    assert 'hunter2' not in str(e.value) and 'Redis URL' in str(e.value)
+
+def test_a_wrong_password_is_a_clear_error_naming_no_password(tmp_path, caplog):
+    class Locked(RedisServer):
+        def cli(self): return redis.Redis(port=self.port, password='right-one', socket_timeout=T)
+    r = Locked(tmp_path, '--requirepass', 'right-one')
+    server = _server(f'redis://:hunter2@127.0.0.1:{r.port}/0')
+    async def main():
+        async with client(server) as c: return await c.session.call_tool('record', {'x': 1}, allow_input_required=True)
+    caplog.set_level('INFO')
+    try: asked = arun(main())
+    finally: r.kill()
+    assert asked.is_error and 'refused the credentials' in asked.content[0].text
+    assert 'hunter2' not in asked.content[0].text and 'hunter2' not in caplog.text
+
+async def stall(s: float) -> str:
+    "Holds its event loop (and the GIL between bytecodes) s seconds: no beat of any task on it renews a lease meanwhile"
+    time.sleep(s)
+    return 'finished after all'
+
+def test_a_task_failed_while_its_worker_stalled_stays_failed_when_the_tool_ends(rs):
+    # attack: a long GIL- or loop-holding tool stops its worker's beats; another read finds the lease lapsed and fails the
+    # task. The tool then ends: its result must not land as `completed` after `failed` (the first end wins)
+    server = mk_server([stall], tasks=['stall'], store=RedisStore(rs.url, lease=0.3))
+    async def main():
+        async with client(server) as c:
+            h = await start(c, 'stall', {'s': 1.5})
+            await asyncio.sleep(0.8)  # the lease lapsed while the tasks' loop is held
+            failed = await send(c.session, 'tasks/get', taskId=h.task_id)
+            await asyncio.sleep(1.5)  # the tool ended, and its worker tried to record that
+            return failed, await send(c.session, 'tasks/get', taskId=h.task_id)
+    failed, after = arun(main())
+    assert failed['status'] == 'failed' and failed['statusMessage'] == LOST
+    assert after == failed  # unchanged: never completed after failed
+
+def test_a_redis_whose_name_never_resolves_holds_no_plain_call_and_errs_by_the_deadline(monkeypatch):
+    # attack: the Redis URL's host name whose DNS lookup hangs (getaddrinfo runs in a thread: the wait must not)
+    import socket
+    real = socket.getaddrinfo
+    def hangs(host, *a, **kw):
+        if host == 'redis.hangs.invalid': time.sleep(3)
+        return real(host, *a, **kw)
+    monkeypatch.setattr(socket, 'getaddrinfo', hangs)
+    server = _server('redis://redis.hangs.invalid:6379/0', timeout=0.5)
+    async def main():
+        async with client(server) as c:
+            t0 = time.monotonic()
+            asked = await c.session.call_tool('record', {'x': 1}, allow_input_required=True)
+            took = time.monotonic() - t0
+            t0 = time.monotonic()
+            plain = await c.session.call_tool('quick', {'x': 1})
+            return asked, took, plain, time.monotonic() - t0
+    asked, took, plain, fast = arun(main())
+    assert asked.is_error and 'did not answer within 0.5 s' in asked.content[0].text and took < 2
+    assert plain.structured_content == {'result': 2} and fast < 0.5
+
+def test_every_key_but_the_epoch_expires_and_gone_workers_leave_no_consumer(rs):
+    # attack: each worker (each process start) joined the jobs' consumer group as a consumer of its own and never left it,
+    # and the jobs' stream had no expiry: a server restarted often grew its Redis for ever
+    async def main():
+        for i in range(5):  # five workers, one after another, each with an idempotent task it ran to the end
+            s = RedisStore(rs.url)
+            rec = {'taskId': f'task{i}', 'status': 'working', 'owner': None, 'client': 'c'}
+            await s.create(rec['taskId'], rec, 60, {'tool': 'again', 'args': {}, 'version': 'v'})
+            await s.finish(rec['taskId'], {**rec, 'status': 'completed'})
+        await s.spend('n', time.time() + 30, await s.epoch())
+    arun(main())
+    c = rs.cli()
+    assert len(c.xinfo_consumers('funccall:mcp:jobs', 'workers')) <= 1  # only the latest worker's, none of the gone ones
+    assert {k.decode() for k in c.keys('*') if c.pttl(k) < 0} == {'funccall:mcp:epoch'}  # which must outlive every state
+
+def test_one_answer_sent_to_two_workers_at_once_runs_once(rs):
+    # attack: the same state raced on two workers sharing Redis: the epoch check and the nonce taken in one script
+    a, b = _server(rs.url), _server(rs.url)
+    async def main():
+        async with client(a) as ca, client(b) as cb:
+            states = [await ask(ca, x) for x in range(10)]
+            return [await asyncio.gather(answer(ca, x, s), answer(cb, x, s)) for x, s in enumerate(states)]
+    pairs = arun(main())
+    for got in pairs: assert sorted(isinstance(g, MCPError) and 'already used' in g.message for g in got) == [False, True]
+    assert sorted(ran) == list(range(10))

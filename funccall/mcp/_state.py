@@ -114,7 +114,7 @@ class Sealer:
 
     async def spend(self,
         p: dict,      # a payload `check` passed
-        nonces,       # the server's used states: `await spend(nonce, expiry, epoch)` -> 'ok', 'used' or 'stale' (`_store`)
+        nonces,       # the server's used states: `await spend(nonce, expiry, epoch)` -> 'ok', 'used', 'stale' or 'expired' (`_store`)
         client=None,  # who answered: one client holds at most `per_client` spent answers at once
     ) -> None:
         "Use up `p` in `nonces`, in the epoch it was sealed in: `StateError` if used before, sealed in an earlier epoch, or past the client's share"
@@ -125,6 +125,7 @@ class Sealer:
         if spent == 'ok': return
         self.shares.give_back(client, p['e'])
         if isinstance(spent, SealError): raise StateError(str(spent)) from None
+        if spent == 'expired': raise StateError("requestState has expired: call the tool again")  # by the store's clock
         if spent == 'stale':
             raise StateError("requestState was made before the server's shared store restarted (or lost its data): call the tool again")
         raise StateError("requestState was already used: each answer counts once")

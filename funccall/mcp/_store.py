@@ -21,8 +21,11 @@ times in all: its job (tool, arguments, protocol version) waits in a Redis Strea
 worker running it, and moves to the reader's consumer by XCLAIM, which counts the deliveries.
 
 Epochs: a confirmation state carries the store's `epoch()`, and `spend` takes its nonce only while the store is in that
-epoch, atomically. Redis's epoch is its `run_id` (new at each start) with a token kept in Redis (new after a flush):
-after a restart, with or without persistence, or a flush, every state sealed before is refused, never taken twice.
+epoch, atomically. Redis's epoch is its `run_id` (new at each start), its replication id (new at each promotion of a
+replica: a failover, and a fail-back to the old primary, whose writes since the failover the new one never had) and a
+token kept in Redis (new after a flush): after a restart, with or without persistence, a failover or a flush, every state
+sealed before is refused, never taken twice. A nonce is taken only while the state is unexpired by Redis's clock, and
+kept until then by the same clock (`PXAT`), so workers whose clocks differ agree. Redis 6.2 or later.
 A Redis that may evict keys (any `maxmemory-policy` but `noeviction`) could forget a used nonce: it takes none.
 """
 from __future__ import annotations
@@ -121,7 +124,9 @@ _NOW = "local t = redis.call('TIME'); local now = t[1] * 1000 + math.floor(t[2] 
 # lease ms, prefix, the job to run again ('' for none), this worker's consumer name. Past a bound, the oldest finished (or
 # orphaned) record of the set makes room: at most 100 looked at. A job goes to the stream and at once to this worker's
 # consumer (its pending list), in this one atomic step: no entry is ever left for another worker to read as new
-# (the lease first: a Redis at maxmemory refuses a script's first write, and lets every later one through)
+# (the lease first: a Redis at maxmemory refuses a script's first write, and lets every later one through). Consumers holding
+# no job leave the group (a live worker rejoins by its next read): gone workers' names never pile up. The stream outlives
+# the records of its jobs (their ttl from its latest job), then expires with the group: only the epoch's token never does
 _CREATE = _NOW + """
 redis.call('SET', KEYS[4], 1, 'PX', ARGV[5])
 local pre = ARGV[6]
@@ -154,6 +159,12 @@ if ARGV[7] ~= '' then
   local id = redis.call('XADD', KEYS[5], 'MAXLEN', '~', ARGV[4], '*', 'job', ARGV[7])
   redis.call('XREADGROUP', 'GROUP', 'workers', ARGV[8], 'COUNT', 1, 'STREAMS', KEYS[5], '>')
   redis.call('HSET', KEYS[1], 'job', id)
+  for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[5], 'workers')) do
+    local f = {}
+    for i = 1, #c, 2 do f[c[i]] = c[i + 1] end
+    if f['pending'] == 0 then redis.call('XGROUP', 'DELCONSUMER', KEYS[5], 'workers', f['name']) end
+  end
+  if redis.call('PTTL', KEYS[5]) < ttl then redis.call('PEXPIRE', KEYS[5], ttl) end
 end
 for _, set in ipairs({KEYS[2], KEYS[3]}) do
   redis.call('ZADD', set, now + ttl, tid)
@@ -209,18 +220,20 @@ if job then redis.call('XACK', KEYS[3], 'workers', job); redis.call('XDEL', KEYS
 return 1
 """
 
-# KEYS: the epoch's token, [the nonce]. ARGV: a new token (used if there is none), [the state's epoch, ms to keep the nonce].
-# The epoch; with a nonce: 'ok' (taken now), 'used' (taken before) or 'stale' (the state is of another epoch)
-_EPOCH = """
-local info = redis.call('INFO', 'server', 'memory')
+# KEYS: the epoch's token, [the nonce]. ARGV: a new token (used if there is none), [the state's epoch, its expiry (Unix ms)].
+# The epoch; with a nonce: 'ok' (taken now, kept until the expiry), 'used' (taken before), 'stale' (the state is of another
+# epoch) or 'expired' (by Redis's clock, which alone decides how long a nonce is kept)
+_EPOCH = _NOW + """
+local info = redis.call('INFO', 'server', 'memory', 'replication')
 local policy = string.match(info, 'maxmemory_policy:([%w-]+)')
 if policy ~= 'noeviction' then return {'evicts', policy} end
 local token = redis.call('GET', KEYS[1])
 if not token then redis.call('SET', KEYS[1], ARGV[1]); token = ARGV[1] end
-local epoch = string.match(info, 'run_id:(%w+)') .. ':' .. token
+local epoch = string.match(info, 'run_id:(%w+)') .. ':' .. string.match(info, 'master_replid:(%w+)') .. ':' .. token
 if #KEYS == 1 then return {'epoch', epoch} end
 if epoch ~= ARGV[2] then return {'stale', epoch} end
-if redis.call('SET', KEYS[2], 1, 'NX', 'PX', ARGV[3]) then return {'ok', epoch} end
+if tonumber(ARGV[3]) <= now then return {'expired', epoch} end
+if redis.call('SET', KEYS[2], 1, 'NX', 'PXAT', ARGV[3]) then return {'ok', epoch} end
 return {'used', epoch}
 """
 
@@ -236,8 +249,10 @@ class RedisStore:
         per_client: int = 100,                  # the most task records of one client kept at once, across every worker
         lease: float = 15.0,                    # seconds a task outlives its worker's last sign of life before it is read as failed
     ):
-        try: import redis.asyncio  # noqa: F401
+        try: from redis.asyncio.connection import parse_url
         except ImportError as e: raise ImportError("RedisStore needs the redis client: pip install 'funccall[redis]'") from e
+        try: parse_url(url)  # a malformed one now, not as every call's failure; its text never, as it may hold a password
+        except ValueError as e: raise ValueError(f"RedisStore: the Redis URL is malformed ({e}): redis://[:PASSWORD@]HOST:PORT/DB") from None
         self.url, self.prefix, self.timeout, self.max_tasks, self.per_client, self.lease = url, prefix, timeout, max_tasks, per_client, lease
         self._clients, self.consumer = {}, secrets.token_hex(8)  # event loop -> its client's scripts; this worker's name in the group
 
@@ -262,8 +277,19 @@ class RedisStore:
         try: return await asyncio.wait_for(self._scripts()[script](keys=keys, args=args), self.timeout)
         except (asyncio.TimeoutError, redis.TimeoutError):
             raise StoreError(f"the server's shared store (Redis) did not answer within {self.timeout:g} s: try again in a few seconds") from None
+        except redis.AuthenticationError:  # (a ConnectionError) its words name no password; neither do these
+            _log.error("Redis refused the credentials in the server's Redis URL")
+            raise StoreError("the server's shared store (Redis) refused the credentials it was given "
+                             "(its operator: check the password in the Redis URL)") from None
+        except redis.ReadOnlyError:  # the URL leads to a replica: a failover moved the primary, or it is misconfigured
+            _log.error("Redis at the server's Redis URL is a read-only replica: point it at the primary")
+            raise StoreError("the server's shared store (Redis) is a read-only replica: nothing was recorded; try again later "
+                             "(its operator: point the server at Redis's primary)") from None
         except redis.ResponseError as e:
-            if 'maxmemory' not in str(e): raise  # (the reply is 'OOM command not allowed when used memory > 'maxmemory'...')
+            if 'maxmemory' not in str(e):  # (the reply is 'OOM command not allowed when used memory > 'maxmemory'...')
+                _log.error('Redis refused a script: %s', e)  # a reply of Redis's own (MISCONF, BUSY...): no URL in it
+                raise StoreError(f"the server's shared store (Redis) refused it ({str(e).split(' ', 1)[0]}): nothing was recorded; "
+                                 "try again later (its operator: see the server's log)") from None
             _log.error('Redis is full (maxmemory, noeviction): raise its maxmemory, or lower task_ttl')
             raise StoreError("the server's shared store (Redis) is full: nothing was recorded; try again later "
                              "(its operator: raise Redis's maxmemory)") from None
@@ -306,6 +332,6 @@ class RedisStore:
         return (await self._epoch_call([], []))[1]
 
     async def spend(self, nonce: str, expiry: float, epoch) -> str:
-        "Take a state's nonce until `expiry` (wall-clock seconds) if the state's `epoch` is the store's: 'ok', 'used' or 'stale'"
-        ms = max(1, int((expiry - time.time()) * 1000))
-        return (await self._epoch_call([self._key('nonce', nonce)], [str(epoch), ms]))[0]
+        """Take a state's nonce until `expiry` (Unix seconds, by Redis's clock) if the state's `epoch` is the store's and it is
+        unexpired by that clock: 'ok', 'used', 'stale' or 'expired'"""
+        return (await self._epoch_call([self._key('nonce', nonce)], [str(epoch), int(expiry * 1000)]))[0]

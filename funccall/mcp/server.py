@@ -48,7 +48,7 @@ from ..loop import _trace, content
 from ..core._json import jsonable
 from ..core._jsonschema import compile_schema
 from ._state import NonceStore, Sealer, StateError
-from ._store import STORE_ERROR, TERMINAL, LocalNonces, MemoryTaskStore, StoreError, TasksFull
+from ._store import STORE_ERROR, TERMINAL, WORKER_LOST, LocalNonces, MemoryTaskStore, StoreError, TasksFull
 from .._load import expand
 from ..core._run import held, is_async, max_workers
 from ..core._types import SchemaError, empty, fields, injected_type, injected_types, kind, signature
@@ -195,7 +195,8 @@ class _Call:
             data, given = p['d'], params.input_responses or {}
             if _spends(data, given):
                 try: await self.sealer.spend(p, self.nonces, _principal() or _address(self.ctx))
-                except StoreError as e: raise MCPError(STORE_ERROR, f"The answer was not taken, and nothing ran: {e}") from None
+                except StoreError as e:  # (a store answering after the deadline may have taken it: then it is refused as used)
+                    raise MCPError(STORE_ERROR, f"The answer failed, nothing ran: {e} (if it is then refused as used, call the tool again)") from None
         except StateError as e:
             _log.warning('Tool %r: requestState refused: %s', params.name, e)
             raise MCPError(types.INVALID_PARAMS, str(e)) from None
@@ -521,7 +522,7 @@ def mk_server(
 
     def again(redo: dict):
         "The job of an idempotent task whose worker is gone, to run here: `(job, context)`, None for a tool not served here as a task"
-        if (t := box.tools.get(redo.get('tool'))) is None or t.name not in tasks: return None
+        if (t := box.tools.get(redo.get('tool'))) is None or t.name not in tasks or not t.hints.get('idempotent'): return None
         inj, mc = injected(t)
         return partial(run, t, redo['args'], inj, mc, redo['version']), mc
 
@@ -555,6 +556,8 @@ def mk_server(
 # --- tasks (the 2026-07-28 tasks extension) -----------------------------------------------------------
 
 TASKS = 'io.modelcontextprotocol/tasks'  # the tasks extension's identifier, in capabilities
+NOT_AGAIN = ("The worker running this task stopped, and its tool is not idempotent on the worker that found it (or not served "
+             "there as a task): it did not run again; start it again")
 _POLL = 0.5  # seconds between a running task's looks at its record (cancelled through another worker?), and the poll interval suggested
 
 def _task_tools(box: Toolbox, names) -> frozenset:
@@ -664,12 +667,20 @@ class _Tasks:
                            {'requiredCapabilities': {'extensions': {TASKS: {}}}})
         try: rec = await self.store.get(params.task_id)
         except StoreError as e: raise MCPError(STORE_ERROR, f"The task could not be read: {e}") from None
-        if rec is not None and (redo := rec.pop('redo', None)) is not None and (got := self.again(redo)) is not None:
-            _log.warning('Task %s: its worker is gone; running its idempotent tool again here', params.task_id)
-            self.running += 1
-            self._go(rec, *got)
+        if rec is not None and (redo := rec.pop('redo', None)) is not None:  # this worker's now: it runs it again, or fails it
+            if (got := self.again(redo)) is not None:
+                _log.warning('Task %s: its worker is gone; running its idempotent tool again here', params.task_id)
+                self.running += 1
+                self._go(rec, *got)
+            else: rec = await self._not_again(rec)
         if rec is None or rec['owner'] != _principal(): raise MCPError(types.INVALID_PARAMS, "Failed to retrieve task: Task not found")
         return rec
+
+    async def _not_again(self, rec: dict) -> dict:
+        "Fail task `rec`, claimed to run again, whose tool this worker may not run again (not an idempotent task tool here)"
+        end = {**rec, 'status': 'failed', 'statusMessage': NOT_AGAIN, 'error': {'code': WORKER_LOST, 'message': NOT_AGAIN}, 'lastUpdatedAt': _now()}
+        try: return end if await self.store.finish(rec['taskId'], end) else rec
+        except StoreError as e: raise MCPError(STORE_ERROR, f"The task could not be read: {e}") from None
 
     async def get(self, ctx, params: _TaskParams) -> dict: return {'resultType': 'complete', **_public(await self._own(ctx, params))}
 
