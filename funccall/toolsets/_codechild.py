@@ -39,7 +39,7 @@ def namespace(out: list) -> dict:
             out.append(f'\n[... printed output cut at {MAX_PRINTED} characters]\n')
     return {'__name__': '__main__', 'print': print_, 'ToolCallError': ToolCallError}
 
-def main() -> None:
+def main() -> None:  # pragma: no cover (runs in the sandboxed program's process, which coverage can't follow)
     "Run the program the parent sends (the command line gives funccall's folder), its tool calls answered by the parent"
     chan_out, chan_in = os.fdopen(os.dup(1), 'w'), sys.stdin
     os.dup2(2, 1)  # what else writes to stdout (C code, `os.write(1, ...)`) must not break the channel

@@ -78,6 +78,8 @@ _SIGNALS = 64          # signals its tree may have queued at once (`RLIMIT_SIGPE
 _SUPERVISED = 2        # the supervisor's own processes in the run's control group (and in `RLIMIT_NPROC`'s count, its init)
 
 # --- the supervisor (run as a script: standard library only) ------------------------------------------------
+# Coverage can't follow these into the supervisor (started with -I -S, an empty environment, then a root of its own):
+# the attack tests run them, and `# pragma: no cover` keeps them out of a total that can't see them
 
 _NEWNS, _NEWCGROUP, _NEWUTS, _NEWIPC, _NEWUSER, _NEWPID, _NEWNET = 0x20000, 0x2000000, 0x4000000, 0x8000000, 0x10000000, 0x20000000, 0x40000000
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_BIND, _MS_REC, _MS_PRIVATE = 2, 4, 8, 4096, 0x4000, 1 << 18
@@ -100,15 +102,15 @@ _SECCOMP = {'x86_64': (0xC000003E, (101, 310, 311, 438, 319, 447, 29, 68, 425, 2
             'aarch64': (0xC00000B7, (117, 270, 271, 438, 279, 447, 194, 186, 425, 217, 218, 219), 198, 199)}
 _KEYCTL, _JOIN_SESSION_KEYRING = {'x86_64': 250, 'aarch64': 219}, 1
 
-def _libc():
+def _libc():  # pragma: no cover (the supervisor's)
     import ctypes
     return ctypes, ctypes.CDLL(None, use_errno=True)
 
-def _check(r: int, what: str) -> None:
+def _check(r: int, what: str) -> None:  # pragma: no cover (the supervisor's)
     import ctypes
     if r != 0: raise OSError(ctypes.get_errno(), f"{what}: {os.strerror(ctypes.get_errno())}")
 
-def _enter_namespaces(network: bool, ids: tuple) -> None:
+def _enter_namespaces(network: bool, ids: tuple) -> None:  # pragma: no cover (the supervisor's)
     """New user, mount, PID, IPC, host-name and control group namespaces (and network, unless `network`), where `_INNER_ID` is host
     user and group `ids`. A helper forked first, still in the application's user namespace, writes the maps: only from
     there may root map the program to ids other than its own. IPC: the host's System V memory and queues out of reach"""
@@ -135,18 +137,18 @@ def _enter_namespaces(network: bool, ids: tuple) -> None:
     os.write(w, b'u'); os.close(w)
     if os.waitstatus_to_exitcode(os.waitpid(helper, 0)[1]) != 0: raise OSError(1, 'the id maps could not be written')
 
-def _mount_attr(path: str, flags: int, set_: int, clr: int) -> None:
+def _mount_attr(path: str, flags: int, set_: int, clr: int) -> None:  # pragma: no cover (the supervisor's)
     ctypes, libc = _libc()
     class Attr(ctypes.Structure): _fields_ = [('set', ctypes.c_uint64), ('clr', ctypes.c_uint64), ('prop', ctypes.c_uint64), ('fd', ctypes.c_uint64)]
     a = Attr(set_, clr, 0, 0)
     _check(libc.syscall(_MOUNT_SETATTR, _AT_FDCWD, path.encode(), flags, ctypes.byref(a), ctypes.sizeof(a)), f'mount_setattr {path}')
 
-def _mount(src, dst: str, fstype, flags: int, opts=None, what: str='') -> None:
+def _mount(src, dst: str, fstype, flags: int, opts=None, what: str='') -> None:  # pragma: no cover (the supervisor's)
     _, libc = _libc()
     enc = lambda v: v.encode() if isinstance(v, str) else v
     _check(libc.mount(enc(src), enc(dst), enc(fstype), flags, enc(opts)), f'mount {what or dst}')
 
-def _new_root(cfg: dict) -> None:
+def _new_root(cfg: dict) -> None:  # pragma: no cover (the supervisor's)
     """As the namespace's init: a root of its own, built on a memory file system over the (empty) host folder the way
     bubblewrap builds one: the runtime and what the developer lends bound in (from descriptors opened while this
     process could still reach them: as root's, `/root` is 0700 to any other id), the working folder (`WORK`, a memory
@@ -201,7 +203,7 @@ def _new_root(cfg: dict) -> None:
 
 _DEVICES = ('null', 'zero', 'full', 'random', 'urandom')  # the device files the program finds in its `/dev`: no disk, no console
 
-def _seccomp() -> None:
+def _seccomp() -> None:  # pragma: no cover (the supervisor's)
     "Refuse the calls of `_SECCOMP`, `socket` but of AF_INET and AF_INET6, `socketpair(AF_UNIX, SOCK_DGRAM)` (EPERM), a foreign architecture's"
     ctypes, libc = _libc()
     arch, nrs, sock, pair = _SECCOMP[os.uname().machine]
@@ -224,7 +226,7 @@ def _seccomp() -> None:
     p = Prog(len(prog), arr)
     _check(libc.prctl(_PR_SET_SECCOMP, 2, ctypes.byref(p), 0, 0), 'seccomp')
 
-def _limits(cfg: dict) -> None:
+def _limits(cfg: dict) -> None:  # pragma: no cover (the supervisor's)
     import resource
     mb = cfg['memory_mb'] << 20
     # queued signals (a POSIX timer holds one) and message queues' bytes are counted per user, a user namespace's charged to
@@ -238,7 +240,7 @@ def _limits(cfg: dict) -> None:
         v = v if hard == resource.RLIM_INFINITY else min(v, hard)  # (a lower limit the application runs under stays)
         resource.setrlimit(r, (v, v))
 
-def _start_program(cfg: dict, status) -> int:
+def _start_program(cfg: dict, status) -> int:  # pragma: no cover (the supervisor's)
     "Fork the program: its limits, its folder, no new privileges, the seccomp filter, then exec"
     pid = os.fork()
     if pid: return pid
@@ -257,11 +259,11 @@ def _start_program(cfg: dict, status) -> int:
         _say(status, {'failed': f'{type(e).__name__}: {e}'})
     os._exit(127)
 
-def _say(status, msg: dict) -> None:
+def _say(status, msg: dict) -> None:  # pragma: no cover (the supervisor's)
     try: os.write(status, (json.dumps(msg) + '\n').encode())
     except OSError: pass
 
-def _tree(init: bool) -> list[int]:
+def _tree(init: bool) -> list[int]:  # pragma: no cover (the supervisor's)
     "The program's processes: all but this one in its PID namespace, else this process's descendants"
     me, kids = os.getpid(), {}
     try: names = os.listdir('/proc')
@@ -277,7 +279,7 @@ def _tree(init: bool) -> list[int]:
     while todo: todo += (k := kids.get(todo.pop(), [])); out += k
     return out
 
-def _threads(pids: list[int]) -> int:
+def _threads(pids: list[int]) -> int:  # pragma: no cover (the supervisor's)
     "The threads `pids` hold (those still there)"
     total = 0
     for p in pids:
@@ -286,7 +288,7 @@ def _threads(pids: list[int]) -> int:
         except (OSError, ValueError, IndexError): pass
     return total
 
-def _resident(pids: list[int]) -> int:
+def _resident(pids: list[int]) -> int:  # pragma: no cover (the supervisor's)
     """Bytes of memory `pids` hold (those still there): each one's share of its pages (PSS), so forks sharing them count
     once, in memory and in swap (`madvise(MADV_PAGEOUT)` sends a process's own pages there)"""
     total = 0
@@ -297,13 +299,13 @@ def _resident(pids: list[int]) -> int:
         except (OSError, ValueError, IndexError): pass
     return total
 
-def _folder_size(folder: str, init: bool) -> int:
+def _folder_size(folder: str, init: bool) -> int:  # pragma: no cover (the supervisor's)
     "Bytes the files of the working folder hold, when it is a memory file system of its own (in the namespaces)"
     if not init: return 0
     st = os.statvfs(folder)
     return (st.f_blocks - st.f_bfree) * st.f_frsize
 
-def _end_tree(init: bool) -> None:
+def _end_tree(init: bool) -> None:  # pragma: no cover (the supervisor's)
     "Kill every process of the program's tree"
     if init:
         try: os.kill(-1, signal.SIGKILL)  # as a PID namespace's init: every other process in it
@@ -317,7 +319,7 @@ def _end_tree(init: bool) -> None:
             except OSError: pass
         _reap()
 
-def _reap() -> dict:
+def _reap() -> dict:  # pragma: no cover (the supervisor's)
     "Reap the ended children: pid -> wait status"
     done = {}
     while True:
@@ -326,13 +328,13 @@ def _reap() -> dict:
         if pid == 0: return done
         done[pid] = st
 
-def _oom_kills(fd) -> int:
+def _oom_kills(fd) -> int:  # pragma: no cover (the supervisor's)
     "The kernel's kills for memory in the run's control group (its `oom_kill` count), read from `fd`"
     if fd is None: return 0
     try: return sum(int(ln.split()[1]) for ln in os.pread(fd, 4096, 0).splitlines() if ln.startswith(b'oom_kill '))
     except (OSError, ValueError, IndexError): return 0
 
-def _supervise(cfg: dict, status, init: bool) -> None:
+def _supervise(cfg: dict, status, init: bool) -> None:  # pragma: no cover (the supervisor's)
     "Run the program, counting its tree's processes and memory; end the tree when the program ends or goes over"
     prog, why = _start_program(cfg, status), None
     while True:
@@ -353,7 +355,7 @@ def _supervise(cfg: dict, status, init: bool) -> None:
     _say(status, {'over': why} if why else {'exit': os.waitstatus_to_exitcode(st)})
     os._exit(0)
 
-def _blank_command_line() -> None:
+def _blank_command_line() -> None:  # pragma: no cover (the supervisor's)
     """Overwrite this process's command line and first environment where the kernel shows them (`/proc/<pid>/cmdline`, as
     the namespace's init its program reads it): they name the host's interpreter and this file. The memory is this
     process's own, which Python copied at its start and never reads again (what `setproctitle` writes)"""
@@ -367,7 +369,7 @@ def _blank_command_line() -> None:
     title = b'funccall-sandbox'
     if arg_end - arg_start > len(title): ctypes.memmove(arg_start, title, len(title))
 
-def _boot(cfg: dict) -> None:
+def _boot(cfg: dict) -> None:  # pragma: no cover (the supervisor's)
     "The supervisor: namespaces if asked, then run the program; tells the parent on `status` what happened"
     status = cfg['status']
     if cfg['linux']: _blank_command_line()
@@ -718,4 +720,4 @@ def _depth(v) -> int:
         todo += [(y, d + 1) for y in (x.values() if type(x) is dict else x) if type(y) in (dict, list)]
     return deepest
 
-if __name__ == '__main__': _boot(json.loads(os.environ.pop(_CFG)))
+if __name__ == '__main__': _boot(json.loads(os.environ.pop(_CFG)))  # pragma: no cover (the supervisor's)
