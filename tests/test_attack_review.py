@@ -204,10 +204,17 @@ def _http_server(status: str, headers: dict, body):
     srv = socket.socket()
     srv.bind(('127.0.0.1', 0))
     srv.listen()
+    def request(c) -> None:
+        "Read the whole request: one left unread makes the close a reset, which the client reads as a ReadError"
+        data = b''
+        while b'\r\n\r\n' not in data and (chunk := c.recv(65536)): data += chunk
+        head, _, rest = data.partition(b'\r\n\r\n')
+        n = next((int(ln.split(b':', 1)[1]) for ln in head.split(b'\r\n') if ln.lower().startswith(b'content-length:')), 0)
+        while len(rest) < n and (chunk := c.recv(65536)): rest += chunk
     def serve(c):
         with c, contextlib.suppress(OSError):
-            c.recv(65536)
-            c.sendall(f'HTTP/1.1 {status}\r\n'.encode() + b''.join(f'{k}: {v}\r\n'.encode() for k, v in headers.items()) + b'\r\n')
+            request(c)
+            c.sendall(f'HTTP/1.1 {status}\r\nConnection: close\r\n'.encode() + b''.join(f'{k}: {v}\r\n'.encode() for k, v in headers.items()) + b'\r\n')
             if callable(body): body(c)
             else: c.sendall(body)
     def accept():

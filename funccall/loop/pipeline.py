@@ -27,7 +27,7 @@ from ..core._inputs import ToolInputError, read_arguments
 from ..core._run import call_tool, is_async, run_sync, settle, stop_iteration, to_thread
 from ..core.call import ToolNotFound, call_args, coerce_inputs, error_text
 from ..core.expr import ExprError
-from .results import StopRun, ToolResult, ToolTimeout, call_str, to_text
+from .results import MAX_RESULT_CHARS, StopRun, ToolResult, ToolTimeout, call_str, to_text
 
 __all__ = ['Cache', 'Plan', 'Opts', 'OPTS', 'THREAD', 'Declined', 'run',
            'execute', 'drive', 'threadable', 'not_found', 'refused', 'timed_out', 'failure_kind', 'pending', 'unseal']
@@ -116,9 +116,11 @@ def _result(t, args: dict, call_id, **kw) -> ToolResult:
 
 def _failure(t, args, call_id, e: BaseException, opts: Opts) -> ToolResult:
     """A failure result: the exception's type and message for the model (the tool's frames too when the toolbox says so),
-    cut at the tool's `max_chars` as a value's text is (a hostile server's 200 MB error is no smaller than its result)"""
+    cut as a value's text is (a hostile server's 200 MB error is no smaller than its result), though never below the
+    default bound: a tool whose values are cut short still says in full what was wrong with the model's call"""
+    limit = None if t.max_chars is None else max(t.max_chars, MAX_RESULT_CHARS)
     return _result(t, args if isinstance(args, dict) else {}, call_id, status='failure', failure=failure_kind(e), exception=e,
-                   error=to_text(_error(e, opts), t.max_chars))
+                   error=to_text(_error(e, opts), limit))
 
 class Declined(Exception):
     "Raised by a `confirm` callback to refuse a call with its own reason (nobody can be asked): the call is declined, `str(e)` its error"
