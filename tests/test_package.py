@@ -50,8 +50,12 @@ PYPROJECT = tomllib.loads((ROOT / 'pyproject.toml').read_text())
 def dists(tmp_path_factory) -> dict:
     "The sdist and the wheel `python -m build` makes of this checkout (no build isolation: the dev extra has setuptools)"
     pytest.importorskip('build')
-    out = tmp_path_factory.mktemp('dist')
-    r = subprocess.run([sys.executable, '-m', 'build', '--no-isolation', '--sdist', '--wheel', '-o', str(out), str(ROOT)],
+    import shutil
+    out, src = tmp_path_factory.mktemp('dist'), tmp_path_factory.mktemp('src') / 'funccall'
+    # built from a copy: a build writes `funccall.egg-info` beside the sources, where CI is installing other Pythons' meanwhile
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns('.git', '.venv', '*.egg-info', '__pycache__', '.pytest_cache', 'dist', 'build',
+                                                             '.coverage*', '.ruff_cache', '.hypothesis'))
+    r = subprocess.run([sys.executable, '-m', 'build', '--no-isolation', '--sdist', '--wheel', '-o', str(out), str(src)],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     return {'sdist': next(out.glob('*.tar.gz')), 'wheel': next(out.glob('*.whl'))}
