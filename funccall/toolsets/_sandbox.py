@@ -386,7 +386,12 @@ def _boot(cfg: dict) -> None:  # pragma: no cover (the supervisor's)
     except OSError as e:
         _say(status, {'failed': f'cgroup: {e.strerror}'}); os._exit(1)
     try:
-        if cfg['namespaces']: _enter_namespaces(cfg['network'], tuple(cfg['ids']))
+        if cfg['namespaces']:
+            _enter_namespaces(cfg['network'], tuple(cfg['ids']))
+            # again: the kernel clears the parent-death signal when a process's ids change, as they just did (the
+            # application killed, this stayed, waiting for the program until its deadline)
+            _libc()[1].prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() != app: os._exit(1)
     except OSError as e:
         _say(status, {'failed': f'namespaces: {e}'}); os._exit(1)
     if not cfg['namespaces']:
