@@ -155,3 +155,164 @@ def test_the_fast_reader_of_signatures_agrees_with_parsing_them():
             fast = _docs._fast_locs(lines, first, [nm for nm, _, _ in _types._code_params(f)])
             if fast is not None: answered += 1; assert fast == _docs._ast_locs(lines, first, code.co_name), f.__qualname__
     assert answered > 500
+
+def _ast_comments(f) -> dict:
+    "The comments the slow, sure reader finds: the signature parsed with `ast`"
+    from funccall.core import _docs
+    code, lines = f.__code__, _docs._source_lines(f)
+    first = code.co_firstlineno - 1
+    while not _docs._defline_re.match(lines[first]): first += 1
+    return _docs._param_comments(lines, _docs._ast_locs(lines, first, code.co_name), first)
+
+def _line_reader(f):
+    "What the line-by-line reader answers for `f` (`None`: not its layout)"
+    from funccall.core import _docs, _types
+    code, lines = f.__code__, _docs._source_lines(f)
+    first = code.co_firstlineno - 1
+    while first < len(lines) and not _docs._defline_re.match(lines[first]): first += 1
+    if first >= len(lines) or _docs._defline_re.match(lines[first])[1] != code.co_name: return None  # not where its code says
+    return _docs._line_comments(lines, first, [nm for nm, _, _ in _types._code_params(f)])
+
+def test_the_line_reader_agrees_with_parsing_on_real_modules():
+    "Where the line-by-line reader of docments' layout answers, it finds the comments `ast` does: every function of real modules"
+    import inspect
+    from funccall.core import _docs, inverse, schema
+    from funccall.loop import tools
+    from funccall import toolsets
+    import argparse, json, logging, textwrap
+    answered = 0
+    for mod in (argparse, json, logging, textwrap, _docs, schema, inverse, tools, toolsets, sys.modules[__name__]):
+        fns = [f for _, f in inspect.getmembers(mod, inspect.isfunction)]
+        fns += [f for _, c in inspect.getmembers(mod, inspect.isclass) for _, f in inspect.getmembers(c, inspect.isfunction)]
+        for f in fns:
+            if getattr(f, '__code__', None) is None or inspect.getsourcefile(f) is None: continue
+            if (ours := _line_reader(f)) is not None: answered += 1; assert ours == _ast_comments(f), f.__qualname__
+    assert answered > 50
+
+# Layouts that look like docments' one-parameter-a-line but are not: each must be read as `ast` reads it
+HOSTILE = '''
+def continued(
+    a: Literal[
+    'b'],  # not b's: a's annotation goes on
+    b: int,  # b's
+):
+    "An annotation over two lines whose second starts like a parameter."
+
+def default_on_next(
+    a: int = x +
+    b,  # the default of a, going on
+    b: int = 2,  # b's
+):
+    "A default over two lines."
+
+def lambda_default(
+    a=lambda b, c: 0,  # a's
+    b: int = 1,  # b's
+    c: int = 2,  # c's
+) -> int:  # the return
+    "A comma at the top level of a default."
+
+def strings_with_brackets(
+    a: str = "(",  # an open paren in a string
+    b: str = '#',  # a hash in a string
+    c: str = "]'[",  # mixed
+):
+    "Strings that hold brackets, hashes and quotes."
+
+def triple(
+    a: str = """x""",  # a one-line triple-quoted default
+    b: str = """
+    c: int,  # inside the string
+    """,
+    c: int = 3,  # c's own
+):
+    "A string over three lines holding what looks like a parameter."
+
+def shared(
+    a: int, b: int,  # the line of two
+    c: int,  # c's
+):
+    "Two parameters on one line."
+
+def comment_between(
+    a: int,  # a's
+    # above b
+    b: int,
+):
+    "A comment line between parameters."
+
+def star(
+    a: int,  # a's
+    *,
+    b: int,  # b's
+):
+    "A bare star."
+
+def deep(
+    a: dict[str, list[dict[str, tuple[int, list[int]]]]],  # deeper than the line reader's brackets
+    b: int,  # b's
+):
+    "Brackets nested five deep."
+
+def closes_on_last(
+    a: int,  # a's
+    b: int = 2) -> int:  # b's, or the return's
+    "The signature closes on the last parameter's line."
+
+def ret_two_lines(
+    a: int,  # a's
+) -> dict[
+    str, int]:  # the return, on its second line
+    "A return annotation over two lines."
+
+def tabs(
+	a: int,	# tabbed
+	*args: int,  # the rest
+	**kw: str,  # the keywords
+):
+    "Tabs and starred parameters."
+
+def backslash(
+    a: int = \\
+        1,  # a's default continued
+    b: int = 2,  # b's
+):
+    "A backslash continuation."
+
+def directives(
+    a: int,  # type: ignore
+    b: int,  # noqa: E501
+    c: int,  # the c  # pragma: no cover
+    d: int,  # no, not a directive
+):
+    "Directive comments."
+'''
+
+def test_the_line_reader_reads_hostile_layouts_as_parsing_does(tmp_path, monkeypatch):
+    (tmp_path / 'hostile_layouts.py').write_text('from typing import Literal\nx = b = 1\n' + HOSTILE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module('hostile_layouts')
+    try:
+        import inspect
+        fns = [f for _, f in inspect.getmembers(mod, inspect.isfunction) if f.__module__ == 'hostile_layouts']
+        assert len(fns) == 14
+        for f in fns:
+            ours = _line_reader(f)
+            assert ours is None or ours == _ast_comments(f), f.__name__
+            assert _fn_comments(f) == _ast_comments(f), f.__name__  # and whatever reader answers, the comments are right
+        assert _line_reader(mod.tabs) == {'a': 'tabbed', 'args': 'the rest', 'kw': 'the keywords'}
+        assert _line_reader(mod.strings_with_brackets) == {'a': 'an open paren in a string', 'b': 'a hash in a string', 'c': 'mixed'}
+        assert _line_reader(mod.directives) == {'c': 'the c', 'd': 'no, not a directive'}
+        assert _fn_comments(mod.continued) == {'b': "b's"}  # the second line of a's annotation describes nothing
+        assert _fn_comments(mod.default_on_next) == {'b': "b's"} and _fn_comments(mod.triple) == {'a': 'a one-line triple-quoted default', 'c': "c's own"}
+    finally: sys.modules.pop('hostile_layouts', None)
+
+def test_the_line_reader_takes_linear_time_on_absurd_lines():
+    "Its patterns don't backtrack: a 200,000-character line of brackets, quotes or commas is refused in bounded time"
+    import time
+    from funccall.core import _docs
+    for bad in ('[' * 100_000 + ']' * 99_999, "'" + 'a\\' * 100_000, '(' + "'x'," * 50_000, 'a: ' + '[(' * 50_000 + '#'):
+        lines = ['def f(\n', '    ' + bad + '\n', ')\n']
+        t = time.process_time()
+        assert _docs._line_comments(lines, 0, ['a']) is None
+        assert time.process_time() - t < 0.5

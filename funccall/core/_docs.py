@@ -77,6 +77,8 @@ def undirected(
     c:str,  # a comment's text, after its first '#'
 ) -> str:   # `c` without the segments that are tool directives: '' when nothing else is left
     "Comment `c` as a description: `the a  # type: ignore` is 'the a', `noqa: F821` is ''"
+    low = c.lower()  # every directive holds one of these (most comments none: read at once)
+    if ':' not in c and 'no' not in low and 'lgtm' not in low and 'pyre' not in low: return c.strip()
     segs = c.split('#')
     if not any(map(_is_directive, segs)): return c.strip()  # (`the #1 choice` stays as written)
     return ' # '.join(x.strip() for x in segs if x.strip() and not _is_directive(x))
@@ -144,6 +146,33 @@ def _closing(code: str) -> int:
         i = m.start() if m else -1
     return -1
 
+# One line of a signature laid out as docments shows it: a parameter, its annotation and default closing every bracket
+# they open (nested three deep at most), a comma, and its comment; and the line that closes the signature
+_str1 = _line_str_re.pattern  # a string literal that closes on its line
+_plain = r"""[^()\[\]{}'"#\n]*"""  # a run of code that is no bracket, quote or comment
+def _nested(inner: str, plain: str = _plain) -> str:  # unrolled (a run, then an item and a run, ...): no backtracking
+    return rf"""{plain}(?:(?:{_str1}|\({inner}\)|\[{inner}\]|\{{{inner}\}}){plain})*"""
+_in3 = _nested(_nested(_nested(_nested(''))))  # (the innermost holds no bracket)
+def _outer(stop: str) -> str: return _nested(_in3, _plain.replace('#', '#' + stop))
+_param_line_re = re.compile(rf"""[ \t]*\**[ \t]*([^\W\d]\w*)[ \t]*(?:[:=]{_outer(',')})?(,?)[ \t]*(?:#([^\n]*))?\n?""")
+_close_line_re = re.compile(rf"""[ \t]*\)[ \t]*(->{_outer(':,')})?:[ \t]*(?:#([^\n]*))?\n?""")
+_def_open_re = re.compile(r'[ \t]*(?:async[ \t]+)?def[ \t]+\w+[ \t]*\([ \t]*(?:#[^\n]*)?\n?')
+
+def _line_comments(lines: list[str], first: int, names: list) -> dict | None:
+    """The comments of a signature laid out as docments shows it, read line by line: `def f(` alone, then each parameter
+    on a line of its own that closes every bracket it opens and ends with a comma (the last may not), then `)` or
+    `) -> T:`. In the parentheses what follows a comma is a parameter, so a line that starts with the next name holds
+    that parameter and no other, and its comment is the parameter's. `None` for any other layout (`_fast_locs` reads it)"""
+    n = len(names)
+    if first + n + 1 >= len(lines) or not _def_open_re.fullmatch(lines[first]): return None
+    res = {}
+    for i, nm in enumerate(names, first + 1 - n):
+        if (m := _param_line_re.fullmatch(lines[i + n])) is None or m[1] != nm or not m[2] and i < first: return None
+        if (c := m[3]) and (c := undirected(c)): res[nm] = c
+    if (m := _close_line_re.fullmatch(lines[first + n + 1])) is None: return None
+    if m[1] and (c := m[2]) and (c := undirected(c)): res['return'] = c  # the comment on the `-> T:` line is the return's
+    return res
+
 def _fast_locs(lines: list[str], first: int, names: list) -> dict | None:
     "Line -> parameter name, read off the signature's text by regex; `None` where that could be ambiguous"
     for size in (8, 200):
@@ -182,7 +211,9 @@ def _fn_comments(f) -> dict | None:
     first = code.co_firstlineno - 1
     while first < len(lines) and not (m := _defline_re.match(lines[first])): first += 1  # skip decorators
     if first >= len(lines) or m[1] != code.co_name: return None
-    locs = _fast_locs(lines, first, [nm for nm, _, _ in _code_params(f)])
+    names = [nm for nm, _, _ in _code_params(f)]
+    if (cms := _line_comments(lines, first, names)) is not None: return cms
+    locs = _fast_locs(lines, first, names)
     if locs is None: locs = _ast_locs(lines, first, code.co_name)
     return _param_comments(lines, locs, first) if locs else {}  # the `def` line's comment may belong to the first parameter
 
