@@ -37,29 +37,43 @@ def test_a_valid_first_call_compiles_no_validator_and_no_code():
     with pytest.raises(ToolInputError, match="argument 'n'"): fn(q='x', n=0)
     assert _checked(fn).validator is not None  # a refused call compiles it, to say what is wrong
 
-@pytest.mark.parametrize('hot', [False, True], ids=['first calls', 'own code'])
-def test_every_subset_of_optional_arguments_is_sent_as_given_and_bad_calls_refused(hot):
+@pytest.mark.parametrize('hot,named', [(False, 99), (True, 0), (True, 99)], ids=['first calls', 'own code, **extra', 'own code, named'])
+def test_every_subset_of_optional_arguments_is_sent_as_given_and_bad_calls_refused(monkeypatch, hot, named):
+    "Its own code takes the optional arguments as parameters of their own or in `**extra`, by their count: both ways agree"
+    monkeypatch.setattr(inverse, '_NAMED_MAX', named)
     fn = mk_tool(disp, TOOL)
     if hot:
         for _ in range(inverse._HOT + 1): fn(q='x', n=1)
-        assert fn.__code__.co_filename == '<funccall tool>' and 'tags' in fn.__code__.co_varnames  # its own code, its own names
+        assert fn.__code__.co_filename == '<funccall tool>'  # its own code, its own names
+        assert fn.__code__.co_varnames[:3] == ('q', 'n', 'extra') if not named else fn.__code__.co_varnames[:6] == ('q', 'n', *OPTIONAL)
     for k in range(len(OPTIONAL) + 1):
-        for keys in itertools.combinations(OPTIONAL, k):
+        for keys in itertools.permutations(OPTIONAL, k):  # (each order of the keys too: the code made for one order is its own)
             args = {'q': 'x', 'n': 3, **{key: OPTIONAL[key] for key in keys}}
             got = fn(**args)
             assert got == args and all(got[key] is args[key] for key in args)
+    if hot and not named: assert any('tags' in f.__code__.co_varnames for f in fn.__globals__['_keyed'].values())  # the keys' code: their names
     for bad in BAD:
         with pytest.raises((ToolInputError, TypeError)): fn(**bad)
+    for key in OPTIONAL:  # each optional argument with a wrong value, alone and beside the others, in both orders
+        for others in ({}, {k: v for k, v in OPTIONAL.items() if k != key}):
+            for args in ({'q': 'x', 'n': 3, key: object(), **others}, {'q': 'x', 'n': 3, **others, key: object()}):
+                with pytest.raises(ToolInputError, match=f"argument '{key}'"): fn(**args)
+    assert fn(q='x', n=3, tags=['a'], nope=1) == {'q': 'x', 'n': 3, 'tags': ['a'], 'nope': 1}  # a key no parameter has: the schema allows it
+    strict = mk_tool(disp, {**TOOL, 'inputSchema': {**TOOL['inputSchema'], 'additionalProperties': False}})
+    for _ in range(inverse._HOT + 1 if hot else 0): strict(q='x', n=1)
+    with pytest.raises(ToolInputError, match="nope"): strict(q='x', n=3, tags=['a'], nope=1)  # where it doesn't, refused
 
 NAMED = {'name': 'put', 'inputSchema': {'type': 'object', 'required': ['key'], 'properties': {
     'key': {'type': 'string'}, 'approval-policy': {'enum': ['never', 'always']}, 'class': {'type': 'integer'},
     'a0': {'type': 'array', 'items': {'type': 'number'}}, 'kw': {'type': 'boolean'}}}}
 NAMED_OPTIONAL = {'approval-policy': 'never', 'class': 3, 'a0': [1.5], 'kw': False}
 
+@pytest.mark.parametrize('named', [0, 99], ids=['**extra', 'named'])
 @pytest.mark.parametrize('is_async', [False, True], ids=['sync', 'async'])
-def test_a_hot_tool_sends_each_subset_of_optional_arguments_by_their_own_names(monkeypatch, is_async):
-    "Its own code sends some of the optional arguments by a function per subset: names that are no identifier, or that its code uses"
-    monkeypatch.setattr(inverse, '_GIVEN_MAX', 5)  # more subsets than a tool keeps: the rest are sent as a dict
+def test_a_hot_tool_sends_each_subset_of_optional_arguments_by_their_own_names(monkeypatch, is_async, named):
+    "Its own code sends some of the optional arguments by their own names: names that are no identifier, or that its code uses"
+    monkeypatch.setattr(inverse, '_KEYED_MAX', 5)  # more sets of keys than a tool keeps code for: the rest take the checked way
+    monkeypatch.setattr(inverse, '_NAMED_MAX', named)
     async def adisp(name, /, **kw): return kw
     fn = mk_tool(adisp if is_async else disp, NAMED)
     def call(**kw): return asyncio.run(fn(**kw)) if is_async else fn(**kw)
@@ -72,8 +86,11 @@ def test_a_hot_tool_sends_each_subset_of_optional_arguments_by_their_own_names(m
                 py = {{'approval-policy': 'approval_policy', 'class': 'class_'}.get(key, key): v for key, v in args.items()}
                 got = call(**py)
                 assert got == args and all(got[key] is args[key] for key in args)
-    assert len(fn.__globals__['_given']) == 5
-    with pytest.raises(ToolInputError, match="argument 'class'"): call(key='k', class_='3', kw=True)
+    assert len(fn.__globals__['_keyed']) == (5 if not named else 0)
+    with pytest.raises(ToolInputError, match="argument 'class'"): call(key='k', class_='3', kw=True)  # (a set of keys past the bound)
+    with pytest.raises(ToolInputError, match="argument 'class'"): call(key='k', class_='3')  # (one with code of its own)
+    got = call(key='k', **{'approval-policy': 'always', 'class': 2})  # properties by their own names: the checked way takes them
+    assert got == {'key': 'k', 'approval-policy': 'always', 'class': 2}
 
 def test_shapes_share_code_and_a_full_cache_drops_only_its_oldest(monkeypatch):
     monkeypatch.setattr(inverse, '_inline_codes', {})

@@ -791,83 +791,96 @@ class _Inline:
             self.lines[at - 2:] = [f"{' ' * (ind + 4)}if _type({k}) is not _str or {cond}:", f"{' ' * (ind + 8)}{self.fail}"]
         return True
 
-def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict) -> types.CodeType:
-    """The code of a tool whose every argument is tested inline against its schema (see `_Inline`); its constants go
-    into `g`, and its property names are the placeholders `_K0`... (see `_with_names`)"""
+_NAMED_MAX = 3  # a tool with at most this many optional arguments has a parameter for each; one with more, `**extra`
+
+def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict, given: tuple | None = None) -> types.CodeType:
+    """The code of a tool whose arguments are tested inline against their schemas (see `_Inline`); its constants go into
+    `g`, and its property names are the placeholders `_K0`... (see `_with_names`). `...` in it stands for `_UNSET`,
+    "not given": the compiled code holds `_UNSET` in its place, a constant, which costs less to load than a global.
+
+    A call names its optional arguments or leaves them out, and the usual call leaves them all out. A tool with a few
+    (`_NAMED_MAX`) has a parameter for each, which the usual call pays a default and a test for; a tool with more takes
+    the required arguments and `**extra`, which holds the optional ones given: the usual call then costs one test of
+    `extra`, however many there are, and one that gives some goes on to the code made for just those keys (`given`:
+    their positions, in the order the call gives them; see `_Keyed`), which tests them and sends every argument on."""
     n, aw = len(schemas), 'await ' if is_async else ''
-    src = _Inline(g)
-    # one test per argument in the usual call: those that take a single condition share one `if`, an optional one's
-    # condition before its `is not _U` (the usual call gives it)
+    named = given is None and n - nreq <= _NAMED_MAX
+    src, tested = _Inline(g), [*range(nreq if given is None else 0), *(range(nreq, n) if named else given or ())]
+    # one test per argument: those that take a single condition share one `if`, the others are statements, an optional
+    # one's after its `is not ...`
     conds, body = [], []
-    for i, ps in enumerate(schemas):
+    for i in tested:
         src.lines = []
-        src.arg(ps, f'a{i}', 8 if i < nreq else 12, alone.get(i))
-        if (cond := src.single()) is not None: conds.append(f'({cond})' if i < nreq else f'a{i} is not _U and ({cond})')
-        else: body += src.lines if i < nreq else [f'        if a{i} is not _U:', *src.lines]
-    # every test inside one `try`, each leaving by `raise _F` to the one call of the checked way (the text, and so its
-    # compiling, stays proportional to the tests, not to tests x parameters), made after the `except` block: a refusal
-    # or the tool's own error raised inside it would carry `_F` as its context into the user's traceback
-    src.lines = [f"{'async ' if is_async else ''}def tool({''.join(f'a{i}=_U, ' for i in range(n))}**extra):",
-                 '    try:', '        if extra: raise _F',
-                 *([f"        if {' or '.join(conds)}: raise _F"] if conds else []), *body,
-                 '    except _F:', '        pass', '    else:']
-    # every call passes its arguments on as keywords: no dict of ours to build and unpack, a third of the tool's cost.
-    # Every argument given, or just the required ones: written out here; some of the optional ones: by a small function
-    # of its own per subset (`_Given`), found by which optional arguments are left out
-    call = [f', _K{i}=a{i}' for i in range(n)]
-    if nreq < n:
-        unset = [f'a{i} is _U' for i in range(nreq, n)]
-        src.lines += [f"        if {' or '.join(unset)}:", f"            if {' and '.join(unset)}:",
-                      f"                return {aw}_disp(_name{''.join(call[:nreq])})"]
-        if n - nreq > 1: src.lines.append(f"            return {aw}_given[{', '.join(unset)}]({', '.join(f'a{i}' for i in range(n))})")
-    src.lines += [f"        return {aw}_disp(_name{''.join(call)})",
-                  f"    return {aw}_slow_args(extra{''.join(f', a{i}' for i in range(n))})"]
+        src.arg(schemas[i], f'a{i}', 8 if i < nreq or not named else 12, alone.get(i))
+        guard = i >= nreq and named
+        if (cond := src.single()) is not None: conds.append(f'a{i} is not ... and ({cond})' if guard else f'({cond})')
+        else: body += [f'        if a{i} is not ...:', *src.lines] if guard else src.lines
+    # every call passes its arguments on as keywords: no dict of ours to build, a third of the tool's cost. Every test
+    # inside one `try`, each leaving by `raise _F` to the one call of the checked way (the text, and so its compiling,
+    # stays proportional to the tests, not to tests x parameters), made after the `except` block: a refusal or the
+    # tool's own error raised inside it would carry `_F` as its context into the user's traceback
+    req, kws = ''.join(f', a{i}' for i in range(nreq)), lambda idx: ''.join(f', _K{i}=a{i}' for i in idx)
+    if given is not None: params = f'{req[2:]}{", " if nreq else ""}extra'
+    else: params = ''.join(f'a{i}=..., ' for i in range(n if named else nreq)) + '**extra'
+    src.lines = [f"{'async def' if is_async else 'def'} tool({params}):",
+                 *(f"    a{i} = extra['_P{i}']" for i in (given or ())),
+                 '    try:', *(['        if extra: raise _F'] if named else []),
+                 f"        if {' or '.join(conds) or 'False'}: raise _F", *body, '    except _F:', '        pass', '    else:']
+    if named:  # which optional arguments are given: a test of each, the call that sends just those at each leaf
+        def sent(opt: list, gave: list, ind: str) -> list:
+            if not opt: return [f"{ind}return {aw}_disp(_name{kws([*range(nreq), *gave])})"]
+            return [f"{ind}if a{opt[0]} is ...:", *sent(opt[1:], gave, ind + '    '), *sent(opt[1:], [*gave, opt[0]], ind)]
+        src.lines += [*sent(list(range(nreq, n)), [], '        '), f"    return {aw}_slow_args(extra{''.join(f', a{i}' for i in range(n))})"]
+    elif given is None:
+        src.lines += [f"        if not extra: return {aw}_disp(_name{kws(range(nreq))})",  # the usual call
+                      f"        return {aw}_keyed[_tuple(extra)]({req[2:]}{', ' if nreq else ''}extra)", f"    return {aw}_slow_kw(extra{req})"]
+    else:
+        src.lines += [f"        return {aw}_disp(_name{kws([*range(nreq), *given])})",
+                      f"    return {aw}_slow_args({{}}{''.join(f', a{i}' if i < nreq or i in given else ', ...' for i in range(n))})"]
     text = '\n'.join(src.lines)
     if (code := _inline_codes.get(text)) is None:
         if len(_inline_codes) >= _INLINE_CODES_MAX: del _inline_codes[next(iter(_inline_codes))]  # bounded: the oldest shape goes
-        ns = {'_U': _UNSET}
+        ns = {}
         exec(compile(text, '<funccall tool>', 'exec'), ns)  # noqa: S102 - made here: numbered names and `_cN` globals only
-        code = _inline_codes[text] = ns['tool'].__code__
+        code = ns['tool'].__code__
+        code = _inline_codes[text] = code.replace(co_consts=tuple(_UNSET if c is ... else c for c in code.co_consts))
     return code
 
-def _with_names(code: types.CodeType, origs: list) -> types.CodeType:
+def _with_names(code: types.CodeType, origs: list, pynms: list = ()) -> types.CodeType:
     """`code` with the properties' own names, which need not be identifiers ('approval-policy'), in place of its
-    placeholders `_K0`... among its constants (the keyword names of its calls, the keys of its dict)"""
-    names = {f'_K{i}': orig for i, orig in enumerate(origs)}
+    placeholders `_K0`... among its constants (the keyword names of its calls), and the parameters' names in place of
+    `_P0`... (the keys of `extra` it reads the optional arguments from)"""
+    names = {**{f'_K{i}': orig for i, orig in enumerate(origs)}, **{f'_P{i}': py for i, py in enumerate(pynms)}}
     def named(c):
         if type(c) is str: return names.get(c, c)
         if type(c) is tuple and c and all(type(x) is str and x in names for x in c): return tuple(names[x] for x in c)
         return c
     return code.replace(co_consts=tuple(map(named, code.co_consts)))
 
-class _Given(dict):
-    """One tool's calls that give some of its optional arguments: which of them are left out (a tuple, True for each one
-    not given) -> a function of the tool's arguments that sends the given ones as keywords, made on first need. A tool
-    keeps `_GIVEN_MAX` of them; a call giving another subset after that sends its arguments as a dict (`send`)"""
-    __slots__ = ('checked',)
+class _Keyed(dict):
+    """One tool's calls that give some of its optional arguments: the keys they give (a tuple, in the call's order) ->
+    the code made for them (`_inline_code` with `given`), which tests those arguments and sends every one on, made on
+    first need. A tool keeps `_KEYED_MAX` of them; a call giving another set after that, or a key that is no optional
+    parameter's, takes the checked way"""
+    __slots__ = ('checked', 'alone', 'index')
 
-    def __init__(self, checked: _Checked):
+    def __init__(self, checked: _Checked, alone: dict):
         super().__init__()
-        self.checked = checked
+        p = checked.parts
+        self.checked, self.alone, self.index = checked, alone, {nm: i for i, nm in enumerate(p.pynms) if i >= p.nreq}
 
-    def __missing__(self, unset: tuple):
-        if len(self) >= _GIVEN_MAX: return self.checked.send
+    def __missing__(self, keys: tuple):
         c, p = self.checked, self.checked.parts
-        fn = self[unset] = types.FunctionType(_with_names(_given_code(len(p.origs), p.nreq, unset), p.origs),
-                                              {'_disp': c.disp, '_name': c.name})
+        given = tuple(self.index.get(k, -1) for k in keys)
+        if -1 in given or len(self) >= _KEYED_MAX:
+            return lambda *args: c.checked_kw(args[-1], *args[:-1])
+        g = {**_INLINE_GLOBALS, '_disp': c.disp, '_name': c.name, '_slow_args': c.checked}
+        schemas = p.schemas if c.check else [True] * len(p.schemas)
+        code = _inline_code(schemas, p.nreq, g, iscoroutinefunction(c.disp), self.alone, given)
+        fn = self[keys] = types.FunctionType(_named_code(_with_names(code, p.origs, p.pynms), p, keyed=True), g)
         return fn
 
-_GIVEN_MAX = 64
-
-@functools.lru_cache(maxsize=256)
-def _given_code(n: int, nreq: int, unset: tuple) -> types.CodeType:
-    "The code that sends the required arguments and the optional ones not `unset` (of `n`, `nreq` required) as keywords"
-    given = [i for i in range(n) if i < nreq or not unset[i - nreq]]
-    text = (f"def send({', '.join(f'a{i}' for i in range(n))}):\n"
-            f"    return _disp(_name{''.join(f', _K{i}=a{i}' for i in given)})")
-    ns = {}
-    exec(compile(text, '<funccall tool>', 'exec'), ns)  # noqa: S102 - made here: numbered names only
-    return ns['send'].__code__
+_KEYED_MAX = 64
 
 # tools of one shape (the same tests on the same positions) share one compiled code: each tool has its constants in its own
 # globals, and its property names in its own copy of the code (`_with_names`). The 1,340 tools of the corpus have 560 shapes:
@@ -906,7 +919,7 @@ def _or_unset(ts: frozenset) -> frozenset:
 _COUNTED = 1000  # the most problems a bad call's check finds: the error counts them, and shows the first `MAX_SHOWN`
 _ONE_BY_ONE = 50  # the most nulls in objects tried one at a time, when not all of them can go at once
 # what the inline code reads, by names no parameter has (`a0`... are its parameters)
-_INLINE_GLOBALS = {'_U': _UNSET, '_F': _F, '_type': type, '_str': str, '_int': int, '_list': list, '_dict': dict, '_len': len,
+_INLINE_GLOBALS = {'_F': _F, '_tuple': tuple, '_type': type, '_str': str, '_int': int, '_list': list, '_dict': dict, '_len': len,
                    '_is_json': is_json, '_SC': _SCALAR_TYPES}
 
 @functools.lru_cache(maxsize=64)
@@ -1016,9 +1029,10 @@ class _Checked:
         "Give tool `fn` code of its own, its quick tests written out (see `_Inline`)"
         g, p = fn.__globals__, self.parts
         if _LATER in self.types: self._make([i for i in range(p.nreq, len(p.schemas)) if self.types[i] is _LATER])
-        g.update(_INLINE_GLOBALS, _disp=self.disp, _name=self.name, _slow_args=self.checked, _given=_Given(self))
+        g.update(_INLINE_GLOBALS, _disp=self.disp, _name=self.name, _slow_args=self.checked, _slow_kw=self.checked_kw)
         schemas = p.schemas if self.check else [True] * len(p.schemas)  # unchecked: only what isn't plain JSON is converted
         alone = {i: c for i, ((ts, c), s) in enumerate(zip(zip(self.types, self.tests), schemas)) if _quick(s) is None and c is not None}
+        g['_keyed'] = _Keyed(self, alone)
         fn.__code__ = _named_code(_with_names(_inline_code(schemas, p.nreq, g, iscoroutinefunction(fn), alone), p.origs), p)
 
     def quick(self, extra: dict, *args):
@@ -1037,6 +1051,11 @@ class _Checked:
         for v, ts, c in zip(args, self.types, self.tests):  # an optional argument's types take `_UNSET`, a required one's don't
             if type(v) not in ts or c is not None and v is not _UNSET and not c(v): return False
         return True
+
+    def checked_kw(self, extra: dict, *args):
+        "The checked way, from the required arguments and `extra`, which holds the optional ones given (by their parameters' names)"
+        p = self.parts
+        return self.checked(extra, *args, *(extra.pop(nm, _UNSET) for nm in p.pynms[p.nreq:]))
 
     def checked(self, extra: dict, *args):
         "The checked way, from the tool's arguments in its parameters' order (`_UNSET` for one not given)"
@@ -1115,18 +1134,20 @@ def mk_tool(
     checked.fn = weakref.ref(fn)
     return fn
 
-def _named_code(code: types.CodeType, parts: _Parts) -> types.CodeType:
-    "`code` (parameters `a0`...) with the tool's name and its parameters' names, required ones first"
-    n, nreq, name, pynms = len(parts.pynms), parts.nreq, parts.name, parts.pynms
+def _named_code(code: types.CodeType, parts: _Parts, keyed: bool = False) -> types.CodeType:
+    """`code` (a template: `a0`... for the arguments) with the tool's name and its parameters' names; its parameters
+    (every argument's, or the required ones' alone and `**extra`) required ones first, the optional ones keyword-only;
+    `keyed`: the code for some optional keys (see `_Keyed`), whose parameters stay as they are"""
+    k, nreq, name = code.co_argcount, parts.nreq, parts.name
     named = {'co_name': name if name.isidentifier() else 'tool', **({'co_qualname': name} if hasattr(code, 'co_qualname') else {})}
-    return code.replace(co_varnames=(*pynms, *_locals(code, n, pynms)), co_argcount=nreq, co_kwonlyargcount=n - nreq, **named)
+    if not keyed: named.update(co_argcount=nreq, co_kwonlyargcount=k - nreq)
+    return code.replace(co_varnames=_names(code.co_varnames, parts.pynms), **named)
 
-def _locals(code: types.CodeType, n: int, pynms: list) -> tuple:
-    "The template's own local names (`extra`, `kw`, `ok`), renamed apart from every parameter's"
-    own = code.co_varnames[n:]
-    if not any(nm in own for nm in pynms): return own
-    taken, out = set(pynms), []
-    for nm in own:
+def _names(varnames: tuple, pynms: list) -> tuple:
+    "A template's local names: an argument's `a{i}` its parameter's name; its own (`extra`, `x1`, `k2`) renamed apart from every parameter's"
+    args, taken, out = {f'a{i}': nm for i, nm in enumerate(pynms)}, set(pynms), []
+    for nm in varnames:
+        if nm in args: out.append(args[nm]); continue
         while nm in taken: nm = f'_{nm}'
         taken.add(nm); out.append(nm)
     return tuple(out)
