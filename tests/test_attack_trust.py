@@ -334,7 +334,7 @@ def test_a_nonce_store_forgets_only_what_it_then_refuses():
 import warnings  # noqa: E402
 
 from funccall import ProviderWarning, Report, SchemaError  # noqa: E402
-from funccall.mcp import MCPClient  # noqa: E402
+from funccall.mcp import MCPClient, MCPToolError  # noqa: E402
 from mcp_servers.hostile_names_server import HOSTILE  # noqa: E402
 
 SERVERS = Path(__file__).parent / 'mcp_servers'
@@ -429,3 +429,30 @@ def test_a_long_result_is_cut_by_default_for_local_and_mcp_tools_and_a_developer
     assert Toolbox([dump]).call('dump', {'n': 5}, call_id='c1').value == 'xxxxx'  # a short result is as it was
     for bad in (0, -1, 1.5, '100', True):
         with pytest.raises(ValueError, match='max_chars'): Tool(dump, max_chars=bad)
+
+# --- a served tool's structured content is bounded as its text is -------------------------------------
+
+from loopback import rpc  # noqa: E402
+
+def _rows(n: int) -> list[int]:
+    "Rows"
+    return list(range(n))
+
+def test_a_served_tools_structured_content_is_bounded_as_its_text_is():
+    """A served tool with an output schema sent its value whole, as text and as structured content, however long: now a
+    value whose text is over the tool's bound (`MAX_RESULT_CHARS`) is an error result saying so, sent in bounded size; one
+    within it goes whole, and `max_chars=None` still sends any value whole"""
+    big = 60_000  # about 400,000 characters of JSON
+    with serving(mk_asgi_app([_rows, Tool(_rows, name='all_rows', max_chars=None)])) as url:
+        status, r = rpc(url, 'tools/call', {'name': '_rows', 'arguments': {'n': big}})
+        assert status == 200 and r['result']['isError'] and 'structuredContent' not in r['result']
+        text = r['result']['content'][0]['text']
+        assert len(json.dumps(r)) < 1_000 and f"more than the {MAX_RESULT_CHARS:,} a result may hold" in text
+        assert f"is {len(json.dumps(list(range(big)), separators=(', ', ': '))):,} characters" in text
+        r = rpc(url, 'tools/call', {'name': '_rows', 'arguments': {'n': 100}})[1]['result']
+        assert not r.get('isError') and r['structuredContent'] == {'result': list(range(100))}
+        r = rpc(url, 'tools/call', {'name': 'all_rows', 'arguments': {'n': big}})[1]['result']
+        assert not r.get('isError') and r['structuredContent'] == {'result': list(range(big))}  # no bound, explicitly
+        with MCPClient(url, timeout=20) as c:  # the SDK client takes the error result (no structured content is due)
+            with pytest.raises(MCPToolError, match='a result may hold'): c.tools()['_rows'](n=big)
+            assert c.tools()['_rows'](n=3) == [0, 1, 2]

@@ -291,7 +291,8 @@ def _mcp_type(t) -> bool:
 def _output(t: Tool) -> tuple[dict | None, bool]:
     "The output schema of `t` and whether it wraps the value as `{'result': value}`"
     # a result cut for the model is text, not the annotated value: a tool given its own `max_chars` has no output schema;
-    # one that keeps the default sends a value that fits its schema whole, as structured content must
+    # one that keeps the default sends a value within the bound whole, as structured content must, and one over it as an
+    # error result (`_too_long`); `max_chars=None` sends any value whole
     if t.max_chars not in (None, MAX_RESULT_CHARS): return None, False
     ret = signature(t.fn).returns
     if ret in (empty, None, type(None), Any) or _mcp_type(ret): return None, False  # MCP content is its own description
@@ -425,6 +426,7 @@ def _result(r: ToolResult, out: dict | None, wrapped: bool, check, version: str,
     except Exception as e: return _unsendable(r.name, e, errors)  # a value JSON can't hold: one that contains itself, one whose `repr` fails
     items = text
     if out is not None:
+        if r.cut: return _too_long(r)  # structured content can't be cut and still fit its schema
         sc = {'result': j} if wrapped else j
         if problems := check(sc): return _misfit(r.name, problems)
         return types.CallToolResult(content=items, structured_content=sc)
@@ -435,6 +437,14 @@ def _result(r: ToolResult, out: dict | None, wrapped: bool, check, version: str,
 def _unsendable(tool: str, e: Exception, errors: str) -> types.CallToolResult:
     _log.warning('Tool %r: its value could not be sent', tool, exc_info=e)
     return _error(f"The value of tool {tool!r} can't be sent as JSON: {_said(e, f'{type(e).__name__}: {short(e)}', errors)}")
+
+def _too_long(r: ToolResult) -> types.CallToolResult:
+    "A value with an output schema whose text is longer than its tool's `max_chars`: an error result, never a structured copy sent whole"
+    n = len(to_text(r.value))
+    _log.warning('Tool %r: its value is %d characters as JSON, over its max_chars (%d): not sent (max_chars=None sends it whole)',
+                 r.name, n, r.limit)
+    return _error(f"The value of tool {r.name!r} is {n:,} characters as JSON, more than the {r.limit:,} a result may hold: "
+                  "ask for less (a narrower query, fewer items)")
 
 def _misfit(tool: str, problems: list) -> types.CallToolResult:
     "A value that breaks its own output schema: an error result, never structured content a client would refuse"
