@@ -246,9 +246,18 @@ def _spends(data: dict, given: dict) -> bool:
     return bool(data.get('answers')) or data.get('asked') != [_KEY] or _allows(given.get(_KEY))
 
 def _address(ctx) -> str | None:
-    "The address an HTTP client connects from (None on stdio: one client), whose spent answers count against one share"
+    """The address an HTTP client connects from (None on stdio: one client), whose spent answers count against one share:
+    an IPv6 one as its /64, which one host commonly holds whole (so it can't be a new client per address)"""
     c = getattr(getattr(ctx, 'request', None), 'client', None)
-    return getattr(c, 'host', None)
+    return None if (host := getattr(c, 'host', None)) is None else _by_network(host)
+
+def _by_network(host: str) -> str:
+    "`host` as one client counts: an IPv6 address as its /64 ('2001:db8:1:2::/64'), an IPv4 one (mapped into IPv6 too) as it is"
+    try: ip = ipaddress.ip_address(host)
+    except ValueError: return host  # a name (a test client's 'testclient'), or a unix socket's path
+    if ip.version == 4: return str(ip)
+    if ip.ipv4_mapped: return str(ip.ipv4_mapped)
+    return str(ipaddress.IPv6Network((int(ip) >> 64 << 64, 64)))
 
 _QUESTION = {'type': 'object', 'required': ['confirm'],
              'properties': {'confirm': {'type': 'boolean', 'title': 'Run it', 'description': 'Allow this tool call to run'}}}
@@ -716,8 +725,7 @@ class _Tasks:
 def _client(ctx) -> str:
     "Whose share of the task store a new task counts against: the authenticated caller, else the address it calls from"
     if (who := _principal()) is not None: return who
-    peer = getattr(getattr(ctx, 'request', None), 'client', None)
-    return f'address {peer.host}' if peer is not None else 'this process'
+    return f'address {who}' if (who := _address(ctx)) is not None else 'this process'
 
 def _public(rec: dict) -> dict:
     "A task record as the client reads it: without its owner and client"
@@ -804,7 +812,10 @@ def mk_asgi_app(
     stateless: bool=False,    # no sessions: any worker answers any request (before 2026-07-28, no questions during a call)
     **kw,                     # for `mk_server`: name, injected, secret, state_ttl, state_store, state_per_client, list_ttl, errors
 ):                            # a Starlette ASGI app: run it with uvicorn, hypercorn, or mount it in another app
-    "An ASGI app serving `tools` over streamable HTTP at `path`, with Host and Origin validated on every request"
+    """An ASGI app serving `tools` over streamable HTTP at `path`, with Host and Origin validated on every request. The
+    address a client connects from counts its share of answers (`state_per_client`): run the app with your server's
+    proxy headers off (`uvicorn.run(app, proxy_headers=False)`) unless a proxy you name sets them, since uvicorn by
+    default takes `X-Forwarded-For` from any local process, which can then claim any address"""
     server = tools if isinstance(tools, Server) else mk_server(tools, **kw)
     return server.streamable_http_app(streamable_http_path=path, stateless_http=stateless,
                                       transport_security=_security(host, allow_hosts, allow_origins))
