@@ -220,6 +220,7 @@ def _mcp_serve_cmd(args) -> int:
     return _mcp().main(['serve', *args.targets, '--name', args.name, *(['--http', args.http] if args.http else []),
                         '--workers', str(args.workers), *(x for h in args.allow_host for x in ('--allow-host', h)),
                         *(x for o in args.allow_origin for x in ('--allow-origin', o)), '--errors', args.errors,
+                        *(x for a in args.trust_proxy for x in ('--trust-proxy', a)),
                         *(x for t in args.task for x in ('--task', t)), *(['--redis', args.redis] if args.redis else [])])
 
 def _mcp_list_cmd(args) -> int:
@@ -294,6 +295,8 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument('--workers', type=int, default=1, metavar='N', help="with --http: N worker processes (uvicorn's), stateless")
     sp.add_argument('--allow-host', action='append', default=[], metavar='HOST', help='with --http: accept this Host header too (repeatable)')
     sp.add_argument('--allow-origin', action='append', default=[], metavar='ORIGIN', help='with --http: accept this Origin too (repeatable)')
+    sp.add_argument('--trust-proxy', action='append', default=[], metavar='ADDR',
+                    help="with --http: a proxy (address, network or '*') whose X-Forwarded-For names the client (repeatable); default: none")
     sp.add_argument('--errors', choices=('type', 'message'), default='type',
                     help="what an error result says of a tool's own exception: its type (default), or type and message")
     sp.add_argument('--task', action='append', default=[], metavar='TOOL', help='serve this long-running tool as an MCP task (repeatable)')

@@ -262,12 +262,79 @@ def test_an_approved_record_runs_once_a_declined_one_may_still_be_approved():
     for t in ths: t.join(30)
     assert sorted(map(str, out)) == ['True'] + ['refused'] * 15 and ran == [('look', 'a1')] * 2
 
+# --- an approvals flood locks no one out ---------------------------------------------------------------
+
+from funccall.core._seal import Approvals  # noqa: E402
+
+def test_an_approvals_flood_past_the_default_bound_leaves_fresh_approvals_working_and_runs_nothing_twice():
+    """The attack that found it: 100,000 approvals filled the store, and every other approval in the process was refused
+    until the flood's records expired (a day). Now: 105,000 approvals, past the default bound; the store holds at most
+    100,000, a record made after the flood is approved at once, and no approved record (forgotten or held) is taken again"""
+    a, args = Approvals('k' * 32), {'path': 'p'}
+    before = a.seal('look', args, 'c0', {})  # waiting for its user while the flood runs
+    time.sleep(1.01)  # (expiries are whole seconds: the flood's come later)
+    t0 = time.perf_counter()
+    flood = [a.seal('look', args, f'f{i}', {}) for i in range(105_000)]
+    for i, s in enumerate(flood): a.check(s, 'look', args, f'f{i}', {}, spend=True)
+    secs = time.perf_counter() - t0
+    assert a.used.held <= a.used.max_used == 100_000 and a.used.floor > 0
+    fresh = a.seal('look', args, 'c1', {})
+    a.check(fresh, 'look', args, 'c1', {}, spend=True)  # not locked out
+    with pytest.raises(SealError, match='approved before'): a.check(fresh, 'look', args, 'c1', {}, spend=True)
+    for i in (0, 1, 4_999, 50_000, 104_999):  # forgotten ones (refused as too old) and held ones (refused as used)
+        with pytest.raises(SealError, match='older than the oldest|approved before'): a.check(flood[i], 'look', args, f'f{i}', {}, spend=True)
+    with pytest.raises(SealError, match='older than the oldest used record.*call the tool again'): a.check(before, 'look', args, 'c0', {}, spend=True)
+    a.check(before, 'look', args, 'c0', {}, spend=False)  # declining it still works: it spends nothing
+    print(f'approvals flood: {105_000 / secs:,.0f} seals + approvals/s; store held {a.used.held:,}, fresh approved')
+
+def test_an_approvals_flood_through_resume_runs_each_record_at_most_once():
+    """End to end through `Toolbox.resume`, against a store 500 times smaller than the default (set on the toolbox's
+    approvals, which the default 100,000 shows above): 600 approvals, each run at most once; then every one of them
+    replayed runs nothing, a record made before the flood is refused (asked again), and a fresh one runs, once"""
+    ran = []
+    box = _bank(ran)
+    box._opts.approvals.used = NonceStore(max_used=200)
+    old = _record(box, call_id='old')
+    time.sleep(1.01)
+    recs, took = [_record(box, args={'account': f'm{i}'}, call_id=f'm{i}') for i in range(600)], 0
+    for d in recs:  # (made within a second or two, so past the bound some are older than what it forgot: refused)
+        try: took += box.resume(d).ok
+        except SealError as e: assert 'older than the oldest' in str(e)
+    assert box._opts.approvals.used.held <= 200 and len(ran) == took >= 200
+    for d in recs:
+        with pytest.raises(SealError, match='older than the oldest|approved before'): box.resume(d)
+    with pytest.raises(SealError, match='call the tool again'): box.resume(old)
+    assert len(ran) == took and box.resume(old, approve=False).failure == 'declined'
+    time.sleep(1.01)  # a fresh record's expiry is a later second than the flood's (the default store spans many seconds of it)
+    d = _record(box, call_id='fresh')
+    assert box.resume(d).value == 'a1' and ran[-1] == ('look', 'a1')
+    with pytest.raises(SealError, match='approved before'): box.resume(d)
+    assert len(ran) == took + 1
+
+def test_a_nonce_store_forgets_only_what_it_then_refuses():
+    "Any order of expiries: a nonce added once is never added again while its record is unexpired, however full the store"
+    import random
+    rnd, store, now = random.Random(7), NonceStore(max_used=50), time.time()
+    seen = []
+    for i in range(2_000):
+        e = now + 100 + rnd.randrange(1_000)  # answered out of the order they were made
+        try: ok = store.add(f'n{i}', e)
+        except SealError: continue
+        assert ok and store.held <= 50
+        seen.append((f'n{i}', e))
+    assert len(seen) > 50
+    for nonce, e in seen:  # every accepted one, replayed: refused as used, or as older than what was forgotten
+        try: assert store.add(nonce, e) is False
+        except SealError as err: assert 'older than the oldest' in str(err) and e <= store.floor
+    with pytest.raises(SealError, match='expired'): store.add('late', now - 1)
+    with pytest.raises(ValueError, match='max_used'): NonceStore(max_used=0)
+
 # --- (7) a tool that can't be sent is left out, not fatal ----------------------------------------------
 
 import warnings  # noqa: E402
 
 from funccall import ProviderWarning, Report, SchemaError  # noqa: E402
-from funccall.mcp import MCPClient  # noqa: E402
+from funccall.mcp import MCPClient, MCPToolError  # noqa: E402
 from mcp_servers.hostile_names_server import HOSTILE  # noqa: E402
 
 SERVERS = Path(__file__).parent / 'mcp_servers'
@@ -362,3 +429,30 @@ def test_a_long_result_is_cut_by_default_for_local_and_mcp_tools_and_a_developer
     assert Toolbox([dump]).call('dump', {'n': 5}, call_id='c1').value == 'xxxxx'  # a short result is as it was
     for bad in (0, -1, 1.5, '100', True):
         with pytest.raises(ValueError, match='max_chars'): Tool(dump, max_chars=bad)
+
+# --- a served tool's structured content is bounded as its text is -------------------------------------
+
+from loopback import rpc  # noqa: E402
+
+def _rows(n: int) -> list[int]:
+    "Rows"
+    return list(range(n))
+
+def test_a_served_tools_structured_content_is_bounded_as_its_text_is():
+    """A served tool with an output schema sent its value whole, as text and as structured content, however long: now a
+    value whose text is over the tool's bound (`MAX_RESULT_CHARS`) is an error result saying so, sent in bounded size; one
+    within it goes whole, and `max_chars=None` still sends any value whole"""
+    big = 60_000  # about 400,000 characters of JSON
+    with serving(mk_asgi_app([_rows, Tool(_rows, name='all_rows', max_chars=None)])) as url:
+        status, r = rpc(url, 'tools/call', {'name': '_rows', 'arguments': {'n': big}})
+        assert status == 200 and r['result']['isError'] and 'structuredContent' not in r['result']
+        text = r['result']['content'][0]['text']
+        assert len(json.dumps(r)) < 1_000 and f"more than the {MAX_RESULT_CHARS:,} a result may hold" in text
+        assert f"is {len(json.dumps(list(range(big)), separators=(', ', ': '))):,} characters" in text
+        r = rpc(url, 'tools/call', {'name': '_rows', 'arguments': {'n': 100}})[1]['result']
+        assert not r.get('isError') and r['structuredContent'] == {'result': list(range(100))}
+        r = rpc(url, 'tools/call', {'name': 'all_rows', 'arguments': {'n': big}})[1]['result']
+        assert not r.get('isError') and r['structuredContent'] == {'result': list(range(big))}  # no bound, explicitly
+        with MCPClient(url, timeout=20) as c:  # the SDK client takes the error result (no structured content is due)
+            with pytest.raises(MCPToolError, match='a result may hold'): c.tools()['_rows'](n=big)
+            assert c.tools()['_rows'](n=3) == [0, 1, 2]

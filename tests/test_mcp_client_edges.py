@@ -197,3 +197,49 @@ def test_an_error_leaving_the_async_block_is_itself_not_an_exception_group():
     async def main():
         async with MCPClient(mk_server([_fails]), timeout=T) as c: await c.tools()['_fails'](x=1)
     with pytest.raises(funccall.mcp.MCPToolError, match='ValueError'): asyncio.run(main())
+
+# --- one message of a hostile HTTP server is bounded ----------------------------------------------------------
+
+@pytest.fixture(scope='module')
+def huge_http():
+    "`huge_http_server.py`, a hostile server whose `dump` sends n characters in one message, framed as asked"
+    sys.path.insert(0, str(SERVERS))
+    from loopback import free_port
+    port = free_port()
+    p = subprocess.Popen([sys.executable, str(SERVERS / 'huge_http_server.py'), str(port)], stderr=subprocess.DEVNULL)
+    url, deadline = f'http://127.0.0.1:{port}/mcp', time.monotonic() + T
+    while True:
+        try:
+            socket.create_connection(('127.0.0.1', port), timeout=1).close()
+            break
+        except OSError:
+            assert p.poll() is None and time.monotonic() < deadline, 'the server did not start'
+            time.sleep(0.05)
+    yield url
+    p.kill()
+    p.wait(T)
+
+@pytest.mark.parametrize('how', ['json', 'length', 'gzip', 'sse'])
+def test_a_50_mb_reply_is_refused_at_max_message_in_bounded_memory(huge_http, how):
+    """The attack: 50 MB in one reply, as a chunked JSON body, one that declares its length, a gzip body of 50 kB that
+    inflates to 50 MB, and one server-sent event. The client held all of a JSON body (100 MB at its peak); now the call
+    fails at `max_message`, saying so, with about that much held, and the connection serves the next call"""
+    import tracemalloc
+    with MCPClient(huge_http, timeout=T, max_message=1_000_000) as c:
+        dump = c.tools()['dump']
+        tracemalloc.start()
+        t0 = time.monotonic()
+        with pytest.raises(funccall.mcp.MCPToolError, match=r'more than max_message \(1,000,000 bytes\) allows: it was not read'):
+            dump(n=50_000_000, how=how)
+        took, (_, peak) = time.monotonic() - t0, tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert peak < 4_000_000 and took < 10, (peak, took)
+        assert dump(n=999_000, how=how) == 'x' * 999_000  # within the bound: whole, on the same connection
+
+def test_the_default_bound_is_16_mb_and_the_sdks_1_mb_stream_events_are_raised_to_it(huge_http):
+    with MCPClient(huge_http, timeout=T) as c:
+        dump = c.tools()['dump']
+        for how in ('json', 'sse'): assert len(dump(n=3_000_000, how=how)) == 3_000_000  # (an image of 2 MB, say: the SDK refused it as an event)
+        with pytest.raises(funccall.mcp.MCPToolError, match=r'50,000,082 bytes, more than max_message \(16,777,216 bytes\)'): dump(n=50_000_000, how='length')
+    for bad in (0, -1, 1.5, '1', True, None):
+        with pytest.raises(ValueError, match='max_message'): MCPClient(huge_http, max_message=bad)

@@ -1,7 +1,8 @@
 """funccall's MCP server against a hostile client, over raw HTTP on loopback (and the SDK client where it helps): a
 confirmation's requestState forged, altered, foreign, expired or replayed; Host and Origin on every bind; clients
 that take only URL-mode questions; and errors that keep tracebacks and file paths in the server's log."""
-import base64, hashlib, json, logging, subprocess, sys, time
+import base64, hashlib, json, logging, os, subprocess, sys, time
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -180,6 +181,84 @@ def test_command_line_bind_off_the_usual_loopback_checks_origin(tmp_path):
     finally:
         p.kill()
         p.wait(T)
+
+# --- who a client is, over HTTP: the address it connects from, never one it claims --------------------------
+
+_SERVE = """import sys
+from funccall import Tool
+from funccall.mcp import mk_server
+from funccall.mcp.cli import _run
+def delete(path: str) -> str:
+    "Delete a file"
+    return f'deleted {path}'
+_run(mk_server([Tool(delete, requires_confirmation=True)], secret='s' * 32, state_per_client=3), sys.argv[1], trust_proxy=sys.argv[2:])
+"""
+
+@contextmanager
+def _served(tmp_path, *proxies):
+    "The command line's HTTP serving (`_run`, uvicorn as `funccall mcp serve --http` runs it), one client holding 3 answers at most"
+    (tmp_path / 'serve.py').write_text(_SERVE)
+    port = free_port()
+    env = {**os.environ, 'PYTHONPATH': str(Path(__file__).parents[1])}
+    p = subprocess.Popen([sys.executable, str(tmp_path / 'serve.py'), f'127.0.0.1:{port}', *proxies], stderr=subprocess.PIPE, env=env)
+    url, deadline = f'http://127.0.0.1:{port}/mcp', time.monotonic() + T
+    try:
+        while True:
+            try:
+                rpc(url, 'tools/list', {})
+                break
+            except httpx.TransportError:
+                assert p.poll() is None and time.monotonic() < deadline, p.stderr.read() if p.poll() is not None else 'no server'
+                time.sleep(0.05)
+        yield url
+    finally:
+        p.kill()
+        p.wait(T)
+
+def _confirmed(url: str, path: str, claims: str = None, source: str = '127.0.0.1') -> dict:
+    "Ask to delete `path` and answer yes, from loopback address `source`, claiming (X-Forwarded-For, Forwarded) to be `claims`"
+    h = {'x-forwarded-for': claims, 'x-real-ip': claims, 'forwarded': f'for="{claims}"'} if claims else {}
+    with httpx.Client(transport=httpx.HTTPTransport(local_address=source), timeout=T) as http:
+        def call(**kw):
+            meta = {'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': FORM}
+            body = {'jsonrpc': '2.0', 'id': 1, 'method': 'tools/call', 'params': {'name': 'delete', 'arguments': {'path': path}, **kw, '_meta': meta}}
+            r = http.post(url, json=body, headers={'accept': 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28',
+                                                   'mcp-method': 'tools/call', 'mcp-name': 'delete', **h})
+            return r.json()
+        return call(requestState=call()['result']['requestState'], inputResponses=YES)
+
+def _in_flight(r: dict) -> bool: return r.get('error', {}).get('code') == -32602 and 'in flight already' in r['error']['message']
+
+def test_a_client_claiming_other_addresses_still_holds_one_share(tmp_path):
+    """The attack: uvicorn takes X-Forwarded-For from 127.0.0.1 by default, so a local client could name a new address
+    for each answer and never reach its share. Served as the command line serves, the headers are not read"""
+    with _served(tmp_path) as url:
+        for i in range(3): assert _confirmed(url, f'm{i}', claims=f'10.0.0.{i}')['result']['content'][0]['text'] == f'deleted m{i}'
+        assert _in_flight(_confirmed(url, 'm3', claims='10.0.0.3'))  # the same client, whatever it claims
+        assert _in_flight(_confirmed(url, 'm4', claims='2001:db8::1'))
+        assert 'result' in _confirmed(url, 'a', source='127.0.0.3')  # another address is another client
+
+def test_a_named_proxy_is_believed_and_ipv6_clients_count_by_their_64(tmp_path):
+    "Behind a proxy named with --trust-proxy, its X-Forwarded-For names the client; an IPv6 client is its /64, which one host holds whole"
+    with _served(tmp_path, '127.0.0.1') as url:
+        for i in range(3): assert 'result' in _confirmed(url, f'm{i}', claims=f'2001:db8:0:7::{i + 1}')
+        assert _in_flight(_confirmed(url, 'm3', claims='2001:db8:0:7:ffff:ffff:ffff:ffff'))  # the same /64
+        assert 'result' in _confirmed(url, 'b', claims='2001:db8:0:8::1')  # the next /64: another client
+        for i in range(3): assert 'result' in _confirmed(url, f'v{i}', claims=f'10.0.0.{i}')  # IPv4: each address its own
+        assert 'result' in _confirmed(url, 'v3', claims='10.0.0.3')
+    with _served(tmp_path, '127.0.0.9') as url:  # a proxy named, but not the one sending: its claims aren't read
+        for i in range(3): assert 'result' in _confirmed(url, f'm{i}', claims=f'10.0.0.{i}')
+        assert _in_flight(_confirmed(url, 'm3', claims='10.0.0.3'))
+
+@pytest.mark.parametrize('argv,says', [
+    (['--trust-proxy', 'proxy.local', '--http', '127.0.0.1:1'], "--trust-proxy takes an address, a network (10.0.0.0/8) or '*', not 'proxy.local'"),
+    (['--trust-proxy', '10.0.0.0/33', '--http', '127.0.0.1:1'], "not '10.0.0.0/33'"),
+    (['--trust-proxy', '10.0.0.1'], '--trust-proxy is for --http')])
+def test_trust_proxy_on_the_command_line_is_checked(tmp_path, capsys, argv, says):
+    from funccall.cli import main
+    f = tmp_path / 'adder.py'
+    f.write_text('def add(\n    a: int,  # a number\n) -> int:  # one more\n    "Add one"\n    return a + 1\n')
+    assert main(['mcp', 'serve', str(f), *argv]) == 2 and says in capsys.readouterr().err
 
 # --- questions only in a mode the client declared ------------------------------------------------------
 

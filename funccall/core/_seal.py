@@ -8,8 +8,7 @@ The secret is the developer's (at least 32 characters, the same in every process
 """
 from __future__ import annotations
 
-import json, re, threading, time  # (hashlib, hmac, secrets, base64: on first use, so `import funccall` stays light)
-from collections import OrderedDict
+import heapq, json, math, re, threading, time  # (hashlib, hmac, secrets, base64: on first use, so `import funccall` stays light)
 
 from ._json import jsonable
 
@@ -18,19 +17,37 @@ __all__ = ['SealError', 'NonceStore', 'Approvals', 'b64', 'unb64', 'digest', 'ke
 class SealError(ValueError):
     "A sealed record that fails verification: forged, altered, foreign, expired, replayed, or for another call"
 
+_OLDER = "older than the oldest used record this process still remembers (a flood of newer ones pushed it out)"
+
 class NonceStore:
-    "The nonces of accepted records, each kept until its expiry: `add(nonce, expiry)` is False for one seen before"
+    """The nonces of accepted records, each kept until its record's expiry: `add(nonce, expiry)` is False for one seen
+    before. At most `max_used` are held: beyond that those expiring first are forgotten, and every record expiring no
+    later than them (`floor`) is refused from then on, since its nonce may be among those forgotten. A flood of fresh
+    records so costs only records older than the flood's (asked again), never those made after it"""
     def __init__(self, max_used: int = 100_000):  # the most nonces remembered at once
-        self.max_used, self._used, self._lock = max_used, OrderedDict(), threading.Lock()
+        if max_used < 1: raise ValueError("NonceStore: max_used must be at least 1")
+        self.max_used, self.floor = max_used, 0.0  # floor: the latest expiry of a nonce forgotten before it expired
+        self._used, self._heap, self._lock = set(), [], threading.Lock()  # the nonces, and (expiry, nonce) in expiry order
+
+    def _forget(self, upto: float) -> None:
+        "Forget the nonces of records expiring no later than `upto`"
+        while self._heap and self._heap[0][0] <= upto: self._used.discard(heapq.heappop(self._heap)[1])
 
     def add(self, nonce: str, expiry: float) -> bool:
+        """Remember `nonce` until `expiry`: False if it was seen before; `SealError` (its reason, to follow 'is') for a record
+        expired, or one as old as a nonce forgotten (its own may be)"""
         now = time.time()
         with self._lock:
-            while self._used and next(iter(self._used.values())) < now: self._used.popitem(last=False)  # expiries come in order
+            self._forget(math.nextafter(now, -math.inf))  # the expired ones: their records are refused anyway
+            if expiry < now: raise SealError("expired")
+            full = len(self._used) >= self.max_used and nonce not in self._used
+            if full and expiry <= self._heap[0][0]: raise SealError(_OLDER)  # older than all held: it is the one not kept
+            if full: self.floor = max(self.floor, self._heap[0][0])
+            self._forget(self.floor)
+            if expiry <= self.floor: raise SealError(_OLDER)
             if nonce in self._used: return False
-            # (refused rather than forgetting one unexpired: a forgotten nonce could be replayed)
-            if len(self._used) >= self.max_used: raise SealError("too many answers in flight here: ask again later")
-            self._used[nonce] = expiry
+            self._used.add(nonce)
+            heapq.heappush(self._heap, (expiry, nonce))
             return True
 
     @property
@@ -92,7 +109,7 @@ class Approvals:
     def __init__(self,
         secret: str | bytes | None = None,  # the secret (at least 32 characters) every process resuming another's records shares
         ttl: float = 86_400,                # seconds a pending record stays answerable
-        max_used: int = 100_000,            # the most approved records remembered at once (beyond it, approvals wait for expiries)
+        max_used: int = 100_000,            # the most approved records remembered at once (beyond it, the oldest are refused)
     ):
         self.ttl, self.used = ttl, NonceStore(max_used)
         self._key = key(secret, b'funccall pending call v1', 'Toolbox(secret=...)')
@@ -116,4 +133,7 @@ class Approvals:
             raise SealError(f"The pending record of {name!r:.80} failed verification: its tool, arguments, call id or injected values "
                             "changed since it was made, or another toolbox (another secret) made it")
         if int(e) < time.time(): raise SealError(f"The pending record of {name!r:.80} has expired: let the model call the tool again")
-        if spend and not self.used.add(n, int(e)): raise SealError(f"The pending record of {name!r:.80} was approved before: it runs once")
+        if not spend: return
+        try: fresh = self.used.add(n, int(e))
+        except SealError as why: raise SealError(f"The pending record of {name!r:.80} is {why}: let the model call the tool again") from None
+        if not fresh: raise SealError(f"The pending record of {name!r:.80} was approved before: it runs once")

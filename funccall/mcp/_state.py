@@ -15,11 +15,12 @@ is good only for that caller. The payload is signed, not encrypted: the client c
 the client itself sent (its arguments' digest, its own answers).
 
 Single use is kept in memory: each process remembers the nonces it accepted until they expire, at most `max_used` of
-them (beyond that it refuses new answers rather than forget one). Only what must be single-use is remembered: the server
-spends a state (`spend`) when its answers let something run that a fresh call would not, never for a declined or
-cancelled confirmation (run again, it declines again). And one client (the authenticated caller, else the address it
-connects from) holds at most `per_client` of them at once, so one client's flood of answers can't fill what another's
-confirmation needs (behind a proxy every client shares one address: authenticate them, or raise `per_client`).
+them (beyond that it forgets those expiring first and refuses every state expiring no later: see `NonceStore`). Only
+what must be single-use is remembered: the server spends a state (`spend`) when its answers let something run that a
+fresh call would not, never for a declined or cancelled confirmation (run again, it declines again). And one client
+(the authenticated caller, else the address it connects from, an IPv6 one by its /64) holds at most `per_client` of
+them at once, so one client's flood of answers can't fill what another's confirmation needs (behind a proxy every
+client shares one address: authenticate them, or name the proxy, `--trust-proxy`, so each client's own address counts).
 Several workers share no memory, so a state accepted by one worker could be replayed once on each other worker within
 its expiry: where that matters, give the workers one Redis (`mk_server(store=RedisStore(url))`, `--redis URL`: see
 `funccall.mcp._store`), or pass `mk_server(state_store=...)` anything shared with `NonceStore`'s `add`.
@@ -120,11 +121,11 @@ class Sealer:
         "Use up `p` in `nonces`, in the epoch it was sealed in: `StateError` if used before, sealed in an earlier epoch, or past the client's share"
         self.shares.take(client, p['e'])
         try: spent = await nonces.spend(p['n'], p['e'], p['d'].get('epoch'))
-        except SealError as e: spent = e  # this process's memory of answers is full
+        except SealError as e: spent = e  # expired, or older than this process's memory of used answers still reaches
         except BaseException: self.shares.give_back(client, p['e']); raise  # (the store failed: the server says so)
         if spent == 'ok': return
         self.shares.give_back(client, p['e'])
-        if isinstance(spent, SealError): raise StateError(str(spent)) from None
+        if isinstance(spent, SealError): raise StateError(f"requestState is {spent}: call the tool again") from None
         if spent == 'expired': raise StateError("requestState has expired: call the tool again")  # by the store's clock
         if spent == 'stale':
             raise StateError("requestState was made before the server's shared store restarted (or lost its data): call the tool again")

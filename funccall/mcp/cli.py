@@ -1,5 +1,5 @@
 """Serving from the command line, and the serving loop behind `serve`: `funccall mcp serve TARGET ... [--http HOST:PORT
-[--workers N] [--allow-host H] [--allow-origin O]] [--errors type|message] [--task TOOL] [--redis URL]` (or `python -m
+[--workers N] [--allow-host H] [--allow-origin O] [--trust-proxy ADDR]] [--errors type|message] [--task TOOL] [--redis URL]` (or `python -m
 funccall.mcp serve ...`). Over stdio, whatever the tools (or their modules, as they load) print goes to stderr; over
 HTTP uvicorn serves, in one process or `--workers N`, each loading the tools itself from a config handed to it
 pickled (`funccall.mcp._worker`)."""
@@ -54,7 +54,17 @@ def _host_port(http: str) -> tuple[str, int]:
 # the client always closes it first; at uvicorn's 5 s an httpx client reusing it just as the server closed it got `ReadError('')`
 _KEEP_ALIVE = 30
 
-def _run(server, http: str | None, allow_hosts=(), allow_origins=(), workers: int=1) -> None:
+def _proxies(trust_proxy) -> dict:
+    """uvicorn's settings for proxy headers: off unless proxies are named, since uvicorn by default takes `X-Forwarded-For`
+    from 127.0.0.1 and ::1, so any local process could claim any address (and a fresh share of answers per claim)"""
+    import ipaddress
+    for a in trust_proxy:  # (uvicorn would take a mistyped one as a name no client has, silently)
+        try:
+            if a != '*': ipaddress.ip_network(a, strict=False)
+        except ValueError: raise ValueError(f"--trust-proxy takes an address, a network (10.0.0.0/8) or '*', not {a!r:.80}") from None
+    return {'proxy_headers': bool(trust_proxy), 'forwarded_allow_ips': list(trust_proxy) or None}
+
+def _run(server, http: str | None, allow_hosts=(), allow_origins=(), workers: int=1, trust_proxy=()) -> None:
     "Serve `server` (a `Server`, or with `workers` > 1 the config each worker loads) over stdio or streamable HTTP"
     if http is None: return anyio.run(_serve_stdio, server)
     import uvicorn  # the MCP SDK's own dependency for HTTP
@@ -64,16 +74,17 @@ def _run(server, http: str | None, allow_hosts=(), allow_origins=(), workers: in
     print(f"funccall mcp: serving {name!r} over streamable HTTP at http://{where}:{port}/mcp (Ctrl-C stops)", file=sys.stderr)
     try:
         if workers > 1:
-            _run_workers(uvicorn, {**server, 'host': host, 'allow_hosts': list(allow_hosts), 'allow_origins': list(allow_origins)}, port, workers)
+            _run_workers(uvicorn, {**server, 'host': host, 'allow_hosts': list(allow_hosts), 'allow_origins': list(allow_origins)}, port, workers,
+                         trust_proxy)
         else: uvicorn.run(mk_asgi_app(server, host, allow_hosts, allow_origins), host=host, port=port, log_level='warning',
-                          timeout_keep_alive=_KEEP_ALIVE)
+                          timeout_keep_alive=_KEEP_ALIVE, **_proxies(trust_proxy))
     except KeyboardInterrupt: pass
 
-def _run_workers(uvicorn, cfg: dict, port: int, workers: int) -> None:
+def _run_workers(uvicorn, cfg: dict, port: int, workers: int, trust_proxy=()) -> None:
     "uvicorn's worker processes, each loading the tools itself from `cfg`, which reaches it pickled, never in the environment"
     from uvicorn.supervisors import Multiprocess
     config = uvicorn.Config(WorkerApp(cfg), factory=True, host=cfg['host'], port=port, workers=workers, log_level='warning',
-                            timeout_keep_alive=_KEEP_ALIVE)
+                            timeout_keep_alive=_KEEP_ALIVE, **_proxies(trust_proxy))
     Multiprocess(config, sockets=[_listen(cfg['host'], port)]).run()  # (what `uvicorn.run` does with workers, which takes only an import string)
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -94,9 +105,10 @@ def serve(
     allow_hosts=(),         # more Host header values to accept over HTTP (loopback names always are)
     allow_origins=(),       # more Origin header values to accept over HTTP
     errors: str='type',     # what an error result says of a tool's own exception: 'type' only, or 'message' (type and message)
+    trust_proxy=(),         # over HTTP, the proxies (addresses, or '*') whose X-Forwarded-For names the client; default: none
 ) -> None:
     "Serve `tools` as an MCP server over stdin/stdout until the client hangs up, or over streamable HTTP until stopped"
-    _run(mk_server(tools, name, injected, errors=errors), http, allow_hosts, allow_origins)
+    _run(mk_server(tools, name, injected, errors=errors), http, allow_hosts, allow_origins, trust_proxy=trust_proxy)
 
 # --- the command line ---------------------------------------------------------------------------------
 
@@ -119,7 +131,7 @@ def _wipe_env(name: str) -> None:
 def main(
     argv: list[str] | None = None,  # the arguments after `python -m funccall.mcp` (default: `sys.argv[1:]`)
 ) -> int:                           # the exit status
-    "Run `python -m funccall.mcp serve TARGET ... [--http HOST:PORT] [--workers N] [--allow-host H] [--allow-origin O]`"
+    "Run `python -m funccall.mcp serve TARGET ... [--http HOST:PORT] [--workers N] [--allow-host H] [--allow-origin O] [--trust-proxy A]`"
     ap = argparse.ArgumentParser(prog='python -m funccall.mcp', description='Serve Python functions as an MCP server.')
     sub = ap.add_subparsers(dest='cmd', required=True)
     sp = sub.add_parser('serve', help="serve TARGETs' tools over stdio, or streamable HTTP",
@@ -130,6 +142,8 @@ def main(
     sp.add_argument('--workers', type=int, default=1, metavar='N', help='with --http: N worker processes (uvicorn\'s), stateless')
     sp.add_argument('--allow-host', action='append', default=[], metavar='HOST', help='with --http: accept this Host header too (repeatable)')
     sp.add_argument('--allow-origin', action='append', default=[], metavar='ORIGIN', help='with --http: accept this Origin too (repeatable)')
+    sp.add_argument('--trust-proxy', action='append', default=[], metavar='ADDR',
+                    help="with --http: a proxy (address, network or '*') whose X-Forwarded-For names the client (repeatable); default: none")
     sp.add_argument('--errors', choices=ERRORS, default='type',
                     help="what an error result says of a tool's own exception: its type (default), or type and message")
     sp.add_argument('--task', action='append', default=[], metavar='TOOL', help='serve this long-running tool as an MCP task (repeatable)')
@@ -141,6 +155,8 @@ def main(
         if args.task and args.workers > 1 and not args.redis:
             raise ValueError("--task with --workers needs --redis URL: every worker must see every task")
         if args.http: _host_port(args.http)
+        if args.trust_proxy and not args.http: raise ValueError("--trust-proxy is for --http")
+        _proxies(args.trust_proxy)
         with _stdout_to_stderr():  # what the tools' modules print as they load must not reach the protocol
             undoc: list = []
             fs = [f for t in args.targets for f in load_target(t, undocumented=undoc)]
@@ -153,5 +169,5 @@ def main(
         return 2
     if args.workers > 1: server = {'targets': args.targets, 'name': args.name, 'secret': secret or secrets.token_hex(32), 'errors': args.errors,
                                    'tasks': args.task, 'redis': args.redis}
-    _run(server, args.http, args.allow_host, args.allow_origin, args.workers)
+    _run(server, args.http, args.allow_host, args.allow_origin, args.workers, args.trust_proxy)
     return 0

@@ -17,6 +17,12 @@ and tool list) takes at most `timeout` seconds in all; any failure to connect is
 command's exit status and last lines on stderr too). A tool that runs as an MCP task is a plain call all the same
 (a task-only tool of 2025-11-25, SEP-1686; any tool a 2026-07-28 server answers with a task, SEP-2663: see
 `funccall.mcp._tasks`): `task_timeout` bounds it, and `on_progress` gets its status messages.
+
+One message of an HTTP server holds at most `max_message` bytes (16 MB): a JSON reply larger (by its Content-Length,
+or as it is read, a compressed one as it inflates) or one event of a stream larger fails its call with `MCPToolError`,
+and no more of it is read. Over stdio the SDK's transport reads each line whole before funccall sees it (in time
+quadratic in its length: 20 MB take seconds, 200 MB minutes), so there a server's message is bounded only by what
+reaches the model (`max_chars`): run a server you don't trust over HTTP, or in a process with a memory limit.
 """
 from __future__ import annotations
 
@@ -27,6 +33,7 @@ from typing import Any
 
 try:
     import anyio
+    import httpx2
     import mcp_types as types
     from anyio.from_thread import start_blocking_portal
     from mcp import Client, StdioServerParameters, stdio_client
@@ -70,6 +77,27 @@ async def _error_body(response) -> str:
         else: response._content = b''.join(parts)  # (what `aread` keeps: the SDK's own read then gets it)
     if n > _MAX_ERROR_BODY: await response.aclose()
     return b''.join(parts)[:_MAX_ERROR_BODY].decode(response.encoding or 'utf-8', errors='replace')
+
+_MAX_MESSAGE = 16 * 2**20  # bytes one message from an HTTP server may hold by default (a JSON reply, one event of a stream)
+
+class _MessageTooLarge(httpx2.StreamError):
+    "An HTTP server's message larger than `MCPClient(max_message=...)`: the call it answers fails, nothing more of it is read"
+    # (the SDK's transport turns a `StreamError` reading a reply into an error answering that call)
+
+def _bounded(response, most: int) -> None:
+    """Make reading `response`'s body fail with `_MessageTooLarge` once it holds more than `most` bytes, decoded (a gzip
+    body is counted as it inflates), or at once when its Content-Length says it will: one reply is never held whole"""
+    said, whole = response.headers.get('content-length', ''), response.aiter_bytes
+    def too_large(n: str) -> _MessageTooLarge:
+        return _MessageTooLarge(f"The MCP server's reply is {n} bytes, more than max_message ({most:,} bytes) allows: it was not read")
+    async def chunks(chunk_size: int | None = None):
+        if said.isdigit() and int(said) > most: raise too_large(f'{int(said):,}')
+        n = 0
+        async with aclosing(whole(chunk_size)) as parts:
+            async for b in parts:
+                if (n := n + len(b)) > most: raise too_large(f'over {most:,}')
+                yield b
+    response.aiter_bytes = chunks  # (what `aread` and the text readers go through)
 
 def _mcp_path(url: str) -> str | None:
     "`url` with the `/mcp` path most servers serve streamable HTTP at; None when its path ends so already"
@@ -180,11 +208,15 @@ class MCPClient:
         validate_output=True,  # check structured results against each tool's output schema: True raises `MCPToolError`, 'warn' warns, False skips
         on_progress=None,      # `on_progress(tool, progress, total, message)`, sync or async: progress reports, a task's status messages
         task_timeout: float=3600,  # seconds a tool run as an MCP task may take in all (then it is cancelled at the server); `math.inf`: no limit
+        max_message: int=_MAX_MESSAGE,  # bytes one message of an HTTP server may hold (a reply, an event); a larger one fails its call
     ):
         self.server, self.timeout, self.check, self.errlog = _server(server, env, cwd), timeout, check, errlog
         if validate_output not in (True, False, 'warn'): raise ValueError("MCPClient: validate_output is True, False or 'warn'")
         self.on_elicit, self.on_sample, self.headers, self.auth = on_elicit, on_sample, headers, auth
         self.prefix, self.validate_output, self.on_progress, self.task_timeout = prefix, validate_output, on_progress, task_timeout
+        if not isinstance(max_message, int) or isinstance(max_message, bool) or max_message < 1:
+            raise ValueError(f"MCPClient: max_message is a number of bytes (at least 1), not {max_message!r:.40}")
+        self.max_message = max_message
         self._tasked: set[str] = set()  # the tools (as the server spells them) that run only as tasks
         self._client = self._portal = self._stack = None
         self._specs, self._tools, self._wrapped = [], {}, set()
@@ -229,9 +261,11 @@ class MCPClient:
                 text = printable((await _error_body(response)).strip(), 300)  # (a hostile server's: escaped, to be printed)
                 self._http_error = f"HTTP {response.status_code} from {self.server}: {text}"
                 self._http_status = response.status_code
+            elif not response.headers.get('content-type', '').lower().startswith('text/event-stream'):
+                _bounded(response, self.max_message)  # (a stream is bounded per event, by the SDK's reader)
         async with create_mcp_http_client(headers=self.headers, auth=self.auth) as http:
             http.event_hooks['response'].append(note)
-            async with streamable_http_client(self.server, http_client=http) as streams: yield streams
+            async with streamable_http_client(self.server, http_client=http, max_sse_event_size=self.max_message) as streams: yield streams
 
     def _words(self, e: MCPError) -> str:
         "The message of `e`, with the HTTP error behind it"
@@ -334,6 +368,9 @@ class MCPClient:
         except (MCPToolError, TimeoutError): raise  # (a task's deadline: a TimeoutError is an OSError too)
         except TaskFailed as e: raise MCPToolError(f"Tool {tool!r}: {e}", tool, e.code) from None
         except MCPError as e:
+            if f'exceeded the {self.max_message} byte limit' in e.message:  # the SDK's reader of one event: the connection lives on
+                raise MCPToolError(f"The MCP server's reply to {tool!r} is more than max_message ({self.max_message:,} bytes) allows: "
+                                   "it was not read", tool, e.code) from None
             if e.code == types.CONNECTION_CLOSED: raise MCPConnectionError(e.code, f"{e.message} during {tool!r}") from None
             if e.code == types.REQUEST_TIMEOUT: raise TimeoutError(f"{e.message}: tool {tool!r} got no answer within {self.timeout:g} s") from None
             raise MCPToolError(self._words(e), tool, e.code) from None  # the server's words

@@ -246,9 +246,18 @@ def _spends(data: dict, given: dict) -> bool:
     return bool(data.get('answers')) or data.get('asked') != [_KEY] or _allows(given.get(_KEY))
 
 def _address(ctx) -> str | None:
-    "The address an HTTP client connects from (None on stdio: one client), whose spent answers count against one share"
+    """The address an HTTP client connects from (None on stdio: one client), whose spent answers count against one share:
+    an IPv6 one as its /64, which one host commonly holds whole (so it can't be a new client per address)"""
     c = getattr(getattr(ctx, 'request', None), 'client', None)
-    return getattr(c, 'host', None)
+    return None if (host := getattr(c, 'host', None)) is None else _by_network(host)
+
+def _by_network(host: str) -> str:
+    "`host` as one client counts: an IPv6 address as its /64 ('2001:db8:1:2::/64'), an IPv4 one (mapped into IPv6 too) as it is"
+    try: ip = ipaddress.ip_address(host)
+    except ValueError: return host  # a name (a test client's 'testclient'), or a unix socket's path
+    if ip.version == 4: return str(ip)
+    if ip.ipv4_mapped: return str(ip.ipv4_mapped)
+    return str(ipaddress.IPv6Network((int(ip) >> 64 << 64, 64)))
 
 _QUESTION = {'type': 'object', 'required': ['confirm'],
              'properties': {'confirm': {'type': 'boolean', 'title': 'Run it', 'description': 'Allow this tool call to run'}}}
@@ -291,7 +300,8 @@ def _mcp_type(t) -> bool:
 def _output(t: Tool) -> tuple[dict | None, bool]:
     "The output schema of `t` and whether it wraps the value as `{'result': value}`"
     # a result cut for the model is text, not the annotated value: a tool given its own `max_chars` has no output schema;
-    # one that keeps the default sends a value that fits its schema whole, as structured content must
+    # one that keeps the default sends a value within the bound whole, as structured content must, and one over it as an
+    # error result (`_too_long`); `max_chars=None` sends any value whole
     if t.max_chars not in (None, MAX_RESULT_CHARS): return None, False
     ret = signature(t.fn).returns
     if ret in (empty, None, type(None), Any) or _mcp_type(ret): return None, False  # MCP content is its own description
@@ -425,6 +435,7 @@ def _result(r: ToolResult, out: dict | None, wrapped: bool, check, version: str,
     except Exception as e: return _unsendable(r.name, e, errors)  # a value JSON can't hold: one that contains itself, one whose `repr` fails
     items = text
     if out is not None:
+        if r.cut: return _too_long(r)  # structured content can't be cut and still fit its schema
         sc = {'result': j} if wrapped else j
         if problems := check(sc): return _misfit(r.name, problems)
         return types.CallToolResult(content=items, structured_content=sc)
@@ -435,6 +446,14 @@ def _result(r: ToolResult, out: dict | None, wrapped: bool, check, version: str,
 def _unsendable(tool: str, e: Exception, errors: str) -> types.CallToolResult:
     _log.warning('Tool %r: its value could not be sent', tool, exc_info=e)
     return _error(f"The value of tool {tool!r} can't be sent as JSON: {_said(e, f'{type(e).__name__}: {short(e)}', errors)}")
+
+def _too_long(r: ToolResult) -> types.CallToolResult:
+    "A value with an output schema whose text is longer than its tool's `max_chars`: an error result, never a structured copy sent whole"
+    n = len(to_text(r.value))
+    _log.warning('Tool %r: its value is %d characters as JSON, over its max_chars (%d): not sent (max_chars=None sends it whole)',
+                 r.name, n, r.limit)
+    return _error(f"The value of tool {r.name!r} is {n:,} characters as JSON, more than the {r.limit:,} a result may hold: "
+                  "ask for less (a narrower query, fewer items)")
 
 def _misfit(tool: str, problems: list) -> types.CallToolResult:
     "A value that breaks its own output schema: an error result, never structured content a client would refuse"
@@ -706,8 +725,7 @@ class _Tasks:
 def _client(ctx) -> str:
     "Whose share of the task store a new task counts against: the authenticated caller, else the address it calls from"
     if (who := _principal()) is not None: return who
-    peer = getattr(getattr(ctx, 'request', None), 'client', None)
-    return f'address {peer.host}' if peer is not None else 'this process'
+    return f'address {who}' if (who := _address(ctx)) is not None else 'this process'
 
 def _public(rec: dict) -> dict:
     "A task record as the client reads it: without its owner and client"
@@ -794,7 +812,10 @@ def mk_asgi_app(
     stateless: bool=False,    # no sessions: any worker answers any request (before 2026-07-28, no questions during a call)
     **kw,                     # for `mk_server`: name, injected, secret, state_ttl, state_store, state_per_client, list_ttl, errors
 ):                            # a Starlette ASGI app: run it with uvicorn, hypercorn, or mount it in another app
-    "An ASGI app serving `tools` over streamable HTTP at `path`, with Host and Origin validated on every request"
+    """An ASGI app serving `tools` over streamable HTTP at `path`, with Host and Origin validated on every request. The
+    address a client connects from counts its share of answers (`state_per_client`): run the app with your server's
+    proxy headers off (`uvicorn.run(app, proxy_headers=False)`) unless a proxy you name sets them, since uvicorn by
+    default takes `X-Forwarded-For` from any local process, which can then claim any address"""
     server = tools if isinstance(tools, Server) else mk_server(tools, **kw)
     return server.streamable_http_app(streamable_http_path=path, stateless_http=stateless,
                                       transport_security=_security(host, allow_hosts, allow_origins))
