@@ -90,7 +90,7 @@ def test_a_closed_run_leaves_nothing():
 
 def test_a_program_that_stops_reading_leaves_nothing_queued():
     "What was queued for a program that ended without reading it is dropped, not an error: how it ended says the rest"
-    sb = Sandbox([sys.executable, '-S', '-c', 'import os; os.close(0)'], 10, _settings=PLAIN)
+    sb = Sandbox([sys.executable, '-S', '-c', 'import os, time; os.close(0); time.sleep(0.3)'], 10, _settings=PLAIN)
     with sb:
         sb.send({'x': 'y' * (1 << 20)})  # (more than a pipe holds)
         assert sb.receive() is None
