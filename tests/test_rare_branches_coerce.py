@@ -1,5 +1,5 @@
 """`core._coerce`'s rare branches through `call_func`, each for what it exists for: a pattern that doesn't compile named
-as the developer's mistake, a multiple of a float past what a float holds, a Python caller's tuple or set for a list,
+as the developer's mistake, an integer past a float's range judged a multiple exactly, a Python caller's tuple or set for a list,
 text that looks like an object and isn't, a date given as a date (and a datetime refused for one), a class with every
 field wrong (the first ten shown, the rest counted), a NamedTuple given itself or too many items, a class whose own
 check refuses, and a class holding itself."""
@@ -27,9 +27,17 @@ def halves(
     "A tool taking multiples of 0.5"
     return x
 
-def test_a_multiple_of_a_float_past_what_floats_hold_is_refused_not_an_overflow():
-    assert call_func(halves, {'x': 4}) == 4
-    with pytest.raises(ToolInputError, match='is not a multiple of 0.5'): call_func(halves, {'x': 10 ** 400})
+def tenths(
+    x: Annotated[int, pydantic.Field(multiple_of=0.3)],  # a number
+) -> int:                                                # it
+    "A tool taking multiples of 0.3"
+    return x
+
+def test_a_multiple_of_a_float_past_what_floats_hold_is_judged_exactly():
+    "An integer past any float's range (10**400) is a multiple of 0.5, and not of 0.3: it was refused as one, its quotient overflowing"
+    assert call_func(halves, {'x': 4}) == 4 and call_func(halves, {'x': 10 ** 400 + 1}) == 10 ** 400 + 1
+    assert call_func(tenths, {'x': 3 * 10 ** 400}) == 3 * 10 ** 400
+    with pytest.raises(ToolInputError, match='is not a multiple of 0.3'): call_func(tenths, {'x': 10 ** 400})
 
 def total(
     xs: list[int],  # numbers
