@@ -10,7 +10,7 @@ import pytest
 
 from funccall import python
 from funccall.toolsets import pytool
-from funccall.toolsets.pytool import _capture_end, _capture_start, _guarded, _Level, _raise_timeout, run_in_process
+from funccall.toolsets.pytool import _capture_end, _capture_start, _guarded, _Level, _raise_timeout, _ThreadStdout, run_in_process
 
 def _in_thread(fn, *args):
     "`fn(*args)` in a thread of its own (a timeout raised in a thread starts tracing there: never in the test's)"
@@ -41,15 +41,16 @@ def test_a_keyboard_interrupt_in_the_code_reaches_the_caller():
 
 def test_capture_end_may_be_repeated():
     "Clean-up retried (a timeout landing in it) ends this thread's capture once, leaving `sys.stdout` as it was"
-    orig = sys.stdout
+    start = sys.stdout  # (the proxy already, while a timed-out call of an earlier test still runs in the background)
     buf = _capture_start()
     print('captured')
     _capture_end(); _capture_end()
-    assert sys.stdout is orig and buf.getvalue() == 'captured\n'
+    assert sys.stdout is start and buf.getvalue() == 'captured\n'
+    assert not isinstance(start, _ThreadStdout) or threading.get_ident() not in start.bufs
 
 def test_capture_end_leaves_other_threads_capturing():
     "Ending one thread's capture while another's runs keeps the proxy for the other, and its prints"
-    orig, other = sys.stdout, {}
+    start, other = sys.stdout, {}
     _capture_start()
     started, stop = threading.Event(), threading.Event()
     def run():
@@ -58,9 +59,9 @@ def test_capture_end_leaves_other_threads_capturing():
     try:
         started.wait(5)
         _capture_end()
-        assert sys.stdout is not orig and sys.stdout.orig is orig
+        assert isinstance(sys.stdout, _ThreadStdout) and sys.stdout.bufs.get(t.ident) is other['buf']
     finally: stop.set(); t.join(5)
-    assert other['buf'].getvalue() == 'theirs\n' and sys.stdout is orig
+    assert other['buf'].getvalue() == 'theirs\n' and sys.stdout is start
 
 def test_a_timeout_landing_where_no_call_expired_is_a_plain_timeout_error():
     "A timeout landing after its call ended (its level gone) stops nothing and starts no tracing"
