@@ -177,7 +177,10 @@ def _multiple(x, m) -> bool:
     if type(x) is int and type(m) is int: return x % m == 0  # exactly: a float quotient of large integers rounds
     if isinstance(x, Decimal): return x % Decimal(repr(m)) == 0  # in its context's digits: `1E+99999999` is refused, never expanded
     try: q = x / m
-    except (OverflowError, ZeroDivisionError): return False
+    except ZeroDivisionError: return False
+    except OverflowError:  # an integer past any float's range (10**400): exactly, as both are written
+        from fractions import Fraction
+        return Fraction(x) % Fraction(repr(m) if type(m) is float else m) == 0
     return abs(q - round(q)) < 1e-9
 
 _tests = {  # keyword -> (applies to the value, holds, why not: from the value sent and the limit)

@@ -92,6 +92,11 @@ def _a(phrase: str) -> str:
 
 def _n(k, word: str) -> str: return f"{k} {word}{'' if k == 1 else 's'}"
 
+def _count(v) -> int | None:
+    "A length bound as an int: JSON Schema's integers include `2.0`, which the validator applies too; None for anything else"
+    if type(v) is float and v.is_integer() and v >= 0: return int(v)
+    return v if type(v) is int and v >= 0 else None
+
 def _value(v) -> str:
     "A JSON value as a model would write it, cut short"
     if v is None: return 'null'
@@ -200,9 +205,7 @@ class _Describer:
         noun, post = _formats.get(s.get('format'), ('string', ''))
         if noun == 'string' and isinstance(f := s.get('format'), str): post = f" in format {f[:_VALUE]!r}"
         if noun == 'string' and s.get('contentEncoding') == 'base64': noun = 'base64-encoded string'
-        lo, hi = s.get('minLength'), s.get('maxLength')
-        lo = lo if isinstance(lo, int) and not isinstance(lo, bool) and lo > 0 else None
-        hi = hi if isinstance(hi, int) and not isinstance(hi, bool) else None
+        lo, hi = _count(s.get('minLength')) or None, _count(s.get('maxLength'))
         if lo is not None and hi is not None: post += f" of exactly {_n(lo, 'character')}" if lo == hi else f" of {lo} to {_n(hi, 'character')}"
         elif lo is not None: post += f" of at least {_n(lo, 'character')}"
         elif hi is not None: post += f" of at most {_n(hi, 'character')}"
@@ -223,9 +226,7 @@ class _Describer:
         prefix, rest = s.get('prefixItems'), s.get('items')
         if not isinstance(prefix, list):
             prefix, rest = (rest, s.get('additionalItems')) if isinstance(rest, list) else (None, rest)
-        lo, hi = s.get('minItems'), s.get('maxItems')
-        lo = lo if isinstance(lo, int) and not isinstance(lo, bool) and lo > 0 else None
-        hi = hi if isinstance(hi, int) and not isinstance(hi, bool) else None
+        lo, hi = _count(s.get('minItems')) or None, _count(s.get('maxItems'))
         notes = ['no duplicates'] if s.get('uniqueItems') is True else []
         pre = ''
         if prefix:

@@ -41,27 +41,32 @@ def jsonable(
     v,  # a Python value
 ):      # `v` as a value `json.dumps` takes without a `default=`; raises `TypeError` for what JSON can't hold
     "The JSON form of `v`: ISO text for dates and times, text for UUID/Path/Decimal, an Enum member's value, and so on"
+    try: return _jsonable(v)
+    except RecursionError:  # (a default that holds itself reached `get_schema` as a RecursionError, not its warning)
+        raise TypeError(f"{type(v).__name__} value holds itself, or is nested deeper than Python recurses: JSON can't hold it") from None
+
+def _jsonable(v):
     t = type(v)
     if t in _SCALARS: return v
     if isinstance(v, enum.Enum):
-        try: return jsonable(v.value)
+        try: return _jsonable(v.value)
         except TypeError: return v.name  # members whose values JSON can't hold are sent by name
     if isinstance(v, _plain):  # a subclass of a JSON scalar goes out as the scalar itself
         return str(v) if isinstance(v, str) else float(v) if isinstance(v, float) else int(v)
     if isinstance(v, dict):
         if not all(isinstance(k, (str, int, float, bool)) for k in v): raise TypeError(f"dict keys must be strings, not in {v!r:.60}")
-        return {str(k) if not isinstance(k, str) else k: jsonable(x) for k, x in v.items()}
-    if hasattr(v, '_asdict') and isinstance(v, tuple): return jsonable(v._asdict())  # a NamedTuple
-    if isinstance(v, (list, tuple)): return [jsonable(x) for x in v]
+        return {str(k) if not isinstance(k, str) else k: _jsonable(x) for k, x in v.items()}
+    if hasattr(v, '_asdict') and isinstance(v, tuple): return _jsonable(v._asdict())  # a NamedTuple
+    if isinstance(v, (list, tuple)): return [_jsonable(x) for x in v]
     if isinstance(v, (set, frozenset)):
-        items = [jsonable(x) for x in v]
+        items = [_jsonable(x) for x in v]
         try: return sorted(items)
         except TypeError: return items
     if isinstance(v, (dt.datetime, dt.date, dt.time)): return v.isoformat()
     if isinstance(v, (PurePath, UUID, Decimal)): return str(v)
     if isinstance(v, (bytes, bytearray)): return base64.b64encode(v).decode()
     if dataclasses.is_dataclass(v) and not isinstance(v, type):
-        return {f.name: jsonable(getattr(v, f.name)) for f in dataclasses.fields(v)}
+        return {f.name: _jsonable(getattr(v, f.name)) for f in dataclasses.fields(v)}
     if hasattr(v, 'model_dump') and not isinstance(v, type): return v.model_dump(mode='json', by_alias=True)  # pydantic: as its schema spells it
     raise TypeError(f"{type(v).__name__} value {v!r:.60} can't be held by JSON")
 

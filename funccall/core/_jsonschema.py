@@ -203,7 +203,9 @@ def _multiple(v, d) -> bool:
     dec = lambda x: Decimal(x) if isinstance(x, int) else Decimal(repr(x))
     try:
         with localcontext(_EXACT): return dec(v) % dec(d) == 0
-    except InvalidOperation: return False  # a quotient beyond even that: no double is a multiple so far apart
+    except InvalidOperation:  # a quotient past even that many digits (an integer beyond any double's range): in fractions, exact
+        from fractions import Fraction
+        return Fraction(dec(v)) % Fraction(dec(d)) == 0
 
 # --- the compiled tree --------------------------------------------------------------------------------------
 

@@ -224,14 +224,12 @@ class _Annos:
             td.__total__ = not td.__optional_keys__
             if _TD_NS is not None and '__mutable_keys__' in _TD_NS: td.__mutable_keys__ = frozenset(annos)
             return td
+        # (every annotation made here is hashable: classes, generics of them, `Literal` of scalars, `Annotated` with text)
         key = (nm, title, tuple(annos), tuple(annos.values()), required)  # (two tuples: a pair per field took twice the memory)
-        try:
-            if (td := _typeddicts.get(key)) is not None: return td
-        except TypeError: key = None  # an annotation that can't be a key: made afresh
+        if (td := _typeddicts.get(key)) is not None: return td
         td = _new_typeddict(title, annos, required, module)
-        if key is not None:
-            if len(_typeddicts) >= 256: _typeddicts.clear()  # bounded: when full it starts again
-            _typeddicts[key] = td
+        if len(_typeddicts) >= 256: _typeddicts.clear()  # bounded: when full it starts again
+        _typeddicts[key] = td
         return td
 
 def _new_typeddict(title: str, annos: dict, required: frozenset, module: str) -> type:

@@ -168,12 +168,9 @@ def code_api(
     return '\n'.join(head + src.lines + stubs).rstrip() + '\n'
 
 def _literal(v) -> bool:
-    "Whether `v` reads back as itself from its repr (what a default in the stub may show)"
-    return v is None or type(v) in (bool, int, float, str) or (type(v) in (list, tuple, dict) and len(repr(v)) < 80 and _json_ok(v))
-
-def _json_ok(v) -> bool:
-    try: json.dumps(v); return True
-    except (TypeError, ValueError): return False
+    """Whether `v` reads back as itself from its repr (what a default in the stub may show); a schema's defaults are JSON
+    (`get_schema` leaves out one JSON can't hold, an MCP server's came as JSON), so a short container is one"""
+    return v is None or type(v) in (bool, int, float, str) or (type(v) in (list, tuple, dict) and len(repr(v)) < 80)
 
 # --- calling tools from a program ----------------------------------------------------------------------------
 
@@ -239,7 +236,7 @@ def _shown(v, limit: int) -> str:
             chunks.append(chunk)
             n += len(chunk)
             if n > limit: break
-    except (TypeError, ValueError, RecursionError): chunks = [_repr.repr(v)]  # a cycle, nested too deeply
+    except (TypeError, ValueError, RecursionError): chunks = [_repr.repr(v)]  # a cycle, nested too deeply, a key JSON can't hold
     return _cut(''.join(chunks), limit, 'value')
 
 def _size(v, budget: int) -> int:
@@ -262,7 +259,7 @@ def _shallow(o):
     if isinstance(o, (set, frozenset)): return list(o)
     return _repr.repr(o)
 
-_encoder = json.JSONEncoder(ensure_ascii=False, default=_shallow, skipkeys=True)
+_encoder = json.JSONEncoder(ensure_ascii=False, default=_shallow)  # (a key JSON can't hold isn't skipped: the value is shown short instead)
 _repr = reprlib.Repr()
 _repr.maxstring = _repr.maxother = 200
 

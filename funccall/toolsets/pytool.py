@@ -81,10 +81,9 @@ def _capture_start() -> io.StringIO:
 def _capture_end() -> None:
     "Stop capturing this thread's prints (idempotent: clean-up may be retried)"
     with _out_lock:
-        proxy = sys.stdout
-        if not isinstance(proxy, _ThreadStdout): return
-        proxy.bufs.pop(threading.get_ident(), None)
-        if not proxy.bufs: sys.stdout = proxy.orig
+        if isinstance(proxy := sys.stdout, _ThreadStdout):  # (else ended already)
+            proxy.bufs.pop(threading.get_ident(), None)
+            if not proxy.bufs: sys.stdout = proxy.orig
 
 # --- running code --------------------------------------------------------------------------------------
 
@@ -236,7 +235,7 @@ def _outcome(out: tuple, printed: str, lv: _Level):
     kind, v = out
     if kind == 'res': return _result(v, printed)
     if isinstance(v, _Timeout) and v.level is not None and v.level is not lv and v.level.active: raise v  # an enclosing call's
-    if isinstance(v, KeyboardInterrupt) and not isinstance(v, _Timeout): raise v
+    if isinstance(v, KeyboardInterrupt): raise v
     return _tb_text(v)
 
 # --- in a thread of its own -------------------------------------------------------------------------
