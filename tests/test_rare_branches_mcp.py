@@ -119,14 +119,15 @@ def test_a_state_is_for_its_tool_and_its_caller_only():
     with pytest.raises(StateError, match='made for another caller'): sealer.check(state, 'delete', {'path': 'p'})
 
 def test_a_full_nonce_memory_refuses_the_answer_and_gives_the_clients_share_back():
-    "This process's memory of answers full: the answer is refused (never a used one forgotten), and doesn't count against its client"
+    "This process's memory of answers full: an answer older than all it holds is refused (never a used one forgotten), and doesn't count against its client"
     sealer, nonces = Sealer('k' * 32, per_client=1), LocalNonces(NonceStore(max_used=1))
-    spend = lambda who: asyncio.run(sealer.spend(sealer.check(s := sealer.seal('t', {}, {}), 't', {}), nonces, who)) or s
-    spend('alice')
-    with pytest.raises(StateError, match='too many answers in flight here'): spend('bob')
+    spend = lambda tok, who: asyncio.run(sealer.spend(sealer.check(tok, 't', {}), nonces, who))
+    old = sealer.seal('t', {}, {})
+    time.sleep(0.01)
+    spend(sealer.seal('t', {}, {}), 'alice')  # newer: the memory's one place
+    with pytest.raises(StateError, match='older than the oldest'): spend(old, 'bob')
     assert sealer.shares._held.get('bob', []) == []  # (nothing held: bob may answer again at once)
-    nonces.store.max_used = 2
-    spend('bob')
+    spend(sealer.seal('t', {}, {}), 'bob')  # a newer answer of bob's: alice's forgotten, and refused from now on
     assert isinstance(StateError('x'), SealError)
 
 def test_a_failing_store_gives_the_clients_share_back():
