@@ -5,6 +5,8 @@ import warnings
 from typing import Annotated, Optional, TypedDict
 
 import pytest
+from conftest import examples
+from hypothesis import given, settings, strategies as st
 from pydantic import BaseModel
 from typing_extensions import Self
 
@@ -311,3 +313,17 @@ def test_a_huge_type_comment_is_a_description_never_a_crash(tmp_path, monkeypatc
     monkeypatch.syspath_prepend(str(tmp_path))
     from hostile_comment import f
     assert get_schema(f)['input_schema']['properties']['a']['description'].startswith('type: a+a+')
+
+_WORDS = ['noqa', 'NOQA', 'nosec', 'lgtm', 'nolint', 'NoInspection', 'pyre-ignore', 'pyre-fixme', 'pragma', 'no', 'cover', 'branch',
+          'type:', 'type', ':', 'ignore', 'fmt:', 'skip', 'pylint:', 'coverage:', 'black', 'the', 'number', 'of', 'items', '#', '#1',
+          'int', 'List[int]', 'str | None', 'mypy :', 'note', 'know', 'Nothing', 'snow']
+
+@given(st.lists(st.sampled_from(_WORDS), max_size=8))
+@settings(max_examples=examples(400))
+def test_undirected_reads_every_comment_as_its_segments_say(words):
+    "The quick answer for a comment holding no directive's mark agrees with reading it segment by segment"
+    from funccall.core._docs import _is_directive
+    c = ' ' + ' '.join(words)
+    segs = c.split('#')
+    slow = c.strip() if not any(map(_is_directive, segs)) else ' # '.join(x.strip() for x in segs if x.strip() and not _is_directive(x))
+    assert undirected(c) == slow
