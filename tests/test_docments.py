@@ -102,6 +102,9 @@ def test_class_fields_agree_with_docments():
 MOVED = '''
 def moved(
     a: int,  # the a
+    # the b
+    # pylint: disable=invalid-name
+    b: int = 0,
 ) -> int:    # the result
     "A function whose file changed after it was imported"
     return a
@@ -127,6 +130,7 @@ def test_source_that_moved_is_found_through_docments(tmp_path, monkeypatch):
             warnings.simplefilter('error', SchemaWarning)  # found, so no warning
             s = get_schema(mod.moved)
         assert s['input_schema']['properties']['a']['description'] == 'the a'
+        assert s['input_schema']['properties']['b']['description'] == 'the b'  # (docments joins the block: its directive line is dropped)
         assert s['description'].endswith('- the result (type: integer)')
     finally: sys.modules.pop('moving_tools', None)
 

@@ -413,7 +413,8 @@ def _docments(obj) -> dict | None:
     from fastcore.docments import docments  # (imported here: only objects without source a file or cell holds pay for it)
     try: d = docments(obj, returns=True)
     except Exception: return None  # no source, or source it can't parse: what a reader of comments can't help
-    return {k: c for k, v in d.items() if isinstance(v, str) and (c := undirected(v))}
+    # (a block of comment lines comes joined: each line is read as the comment it was, so a directive's line drops out)
+    return {k: c for k, v in d.items() if isinstance(v, str) and (c := '\n'.join(x for ln in v.splitlines() if (x := undirected(ln))))}
 
 def _comments(obj, own: dict | None, fields) -> dict:
     "`own` (funccall's reader), else fastcore's `docments`; a `SchemaWarning` when neither finds the source of `obj`'s `fields`"
