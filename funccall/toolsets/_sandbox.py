@@ -350,10 +350,28 @@ def _supervise(cfg: dict, status, init: bool) -> None:  # pragma: no cover (the 
             elif (rss := _resident(pids) + _folder_size(cfg['folder'], init)) > cfg['memory_mb'] << 20:
                 why = f"its processes and files used {rss >> 20} MB, over {cfg['memory_mb']} MB"
             if why: break
-        time.sleep(_POLL)
+        if _orphaned(cfg['lifeline'], _POLL):  # (its wait between counts) the application is gone: no one waits for the tree
+            why = 'its application ended'
+            break
     _end_tree(init)
     _say(status, {'over': why} if why else {'exit': os.waitstatus_to_exitcode(st)})
     os._exit(0)
+
+def _orphaned(lifeline: int, wait: float=0) -> bool:  # pragma: no cover (the supervisor's)
+    """Whether the application is gone (waiting `wait` s at most): `lifeline` is the read end of a pipe whose write end only
+    the application holds, never written to: the kernel closes it when the application ends, however it ends (a SIGKILL too),
+    and then the pipe reads as ended for good, before or after this asks: no moment of the start-up can miss it"""
+    import select
+    poll = select.poll()
+    poll.register(lifeline, select.POLLIN)
+    return bool(poll.poll(wait * 1000))
+
+def _die_with(lifeline: int) -> None:  # pragma: no cover (the supervisor's)
+    """Be killed when the parent ends (`PR_SET_PDEATHSIG`), then end if the application already had (`_orphaned`): the
+    kernel never signals for a parent gone before the call. Called again after each change of ids (the kernel clears the
+    signal then) and in a forked child (which doesn't inherit it)"""
+    _libc()[1].prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if _orphaned(lifeline): os._exit(1)
 
 def _blank_command_line() -> None:  # pragma: no cover (the supervisor's)
     """Overwrite this process's command line and first environment where the kernel shows them (`/proc/<pid>/cmdline`, as
@@ -373,12 +391,13 @@ def _boot(cfg: dict) -> None:  # pragma: no cover (the supervisor's)
     "The supervisor: namespaces if asked, then run the program; tells the parent on `status` what happened"
     status = cfg['status']
     if cfg['linux']: _blank_command_line()
-    os.set_inheritable(status, False)  # (the program's exec closes it)
+    for fd in (status, cfg['lifeline']): os.set_inheritable(fd, False)  # (the program's exec closes them)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the program may signal its supervisor: only a kill ends it (and the program with it)
-    if cfg['linux']:  # the application killed, this goes too (the application's thread that started it waits in `Sandbox` till it ends)
-        app = os.getppid()
-        _libc()[1].prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != app: os._exit(1)
+    # The application killed, the run goes too. The lifeline (`_orphaned`) is what can't be missed: `_supervise` ends the
+    # tree when it reads as ended. Beside it, in the namespaces, the kernel's parent-death signal, faster. (Not `getppid()`
+    # compared to its value at the start: the application may be gone before this process reads it, its parent then init.)
+    # Without namespaces none: the supervisor killed would leave the program's tree behind, where no init's end takes it
+    if cfg['namespaces']: _die_with(cfg['lifeline'])
     try:  # the kernel's limits: this process and all it starts, before any of them
         for procs in cfg['cgroups']:
             with open(procs, 'w') as f: f.write(str(os.getpid()))
@@ -388,10 +407,7 @@ def _boot(cfg: dict) -> None:  # pragma: no cover (the supervisor's)
     try:
         if cfg['namespaces']:
             _enter_namespaces(cfg['network'], tuple(cfg['ids']))
-            # again: the kernel clears the parent-death signal when a process's ids change, as they just did (the
-            # application killed, this stayed, waiting for the program until its deadline)
-            _libc()[1].prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            if os.getppid() != app: os._exit(1)
+            _die_with(cfg['lifeline'])  # (its ids are the new namespace's now)
     except OSError as e:
         _say(status, {'failed': f'namespaces: {e}'}); os._exit(1)
     if not cfg['namespaces']:
@@ -405,10 +421,14 @@ def _boot(cfg: dict) -> None:  # pragma: no cover (the supervisor's)
         os._exit(0)
     try:
         _, libc = _libc()
-        # killed with the process outside (a kill of its process group reaches this one too: between the two, no gap)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        # killed with the process outside (a kill of its process group reaches this one too: between the two, no gap). Its
+        # parent is outside the PID namespace, so `getppid()` is 0 here: the lifeline tells whether the application is gone
+        _die_with(cfg['lifeline'])
         libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
         _new_root(cfg)
+        # again: `_new_root` changed its ids, which cleared the signal (as root's, host root to `nobody`: a killed
+        # application's supervisor went, and this init, the namespace's and so the program's life, stayed)
+        _die_with(cfg['lifeline'])
     except OSError as e:
         _say(status, {'failed': f'mounts: {e}'}); os._exit(1)
     _supervise({**cfg, 'folder': WORK}, status, True)
@@ -567,9 +587,12 @@ class Sandbox:
             self._rmtree(self.folder, ignore_errors=True)
             raise SandboxError(f"it could not start: its control group: {e}", 'start') from None
         r, w = os.pipe()
+        # the supervisor's lifeline: the read end its; the write end only this process's (close-on-exec: no other child's),
+        # never written, so that it reads as ended once this process is gone (`_orphaned`)
+        self.lifeline, life = os.pipe()[::-1]
         uid, gid = (_NOBODY, _NOBODY) if os.getuid() == 0 else (os.getuid(), os.getgid())
         cfg = {**_settings, 'linux': linux, 'folder': self.folder, 'memory_mb': self.memory_mb, 'max_procs': int(max_procs),
-               'file_mb': FILE_MB, 'status': w, 'argv': argv, 'env': env, 'ids': [uid, gid],
+               'file_mb': FILE_MB, 'status': w, 'lifeline': life, 'argv': argv, 'env': env, 'ids': [uid, gid],
                'binds': lo.binds if lo else [], 'links': lo.links if lo else [], 'hidden': lo.hidden if lo else [],
                'cgroups': self.cgroup.procs if self.cgroup else [],
                'oom_events': self.cgroup.events if self.cgroup else None}
@@ -577,13 +600,14 @@ class Sandbox:
             # the settings (the program's environment among them) in the supervisor's environment, which only its user may
             # read, not on its command line, which anyone may
             self.p = subprocess.Popen([sys.executable, '-I', '-S', os.path.abspath(__file__)], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(w,), close_fds=True,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(w, life), close_fds=True,
                                       env={**_loader_env(), _CFG: json.dumps(cfg)}, cwd=self.folder, start_new_session=True)
         except BaseException:
-            os.close(r); os.close(w); self._rmtree(self.folder, ignore_errors=True)
+            for fd in (r, w, life, self.lifeline): os.close(fd)
+            self._rmtree(self.folder, ignore_errors=True)
             if self.cgroup: self.cgroup.close()
             raise
-        os.close(w)
+        os.close(w); os.close(life)
         self.status = r
         for fd in (self.p.stdin.fileno(), self.p.stdout.fileno(), self.p.stderr.fileno(), r): _nonblock(fd)
         self.open = {self.p.stdout.fileno(), self.p.stderr.fileno(), r}
@@ -684,8 +708,9 @@ class Sandbox:
         for f in (self.p.stdin, self.p.stdout, self.p.stderr):
             try: f.close()
             except OSError: pass
-        try: os.close(self.status)
-        except OSError: pass
+        for fd in (self.status, self.lifeline):
+            try: os.close(fd)
+            except OSError: pass
         self._rmtree(self.folder, ignore_errors=True)
         if self.cgroup: self.cgroup.close()
 
