@@ -48,6 +48,11 @@ accepts that by name: `accept=('own_filesystem',)`):
   `socketpair(AF_UNIX, SOCK_DGRAM)` (a datagram socket sends to any address: a host daemon's abstract one, with
   `network=True`) (x86-64 and arm64), after `PR_SET_NO_NEW_PRIVS` (`seccomp`, `no_new_privs`);
 - elsewhere (macOS): the process group is killed at the deadline; a program that leaves it (`setsid`) outlives it.
+The application killed (a SIGKILL too, at any moment of the start-up), on Linux its run ends with it: the supervisor
+holds the read end of a pipe whose write end only the application holds (`_orphaned`), which reads as ended once the
+application is gone, and ends the tree when it does (checked between its counts, every 20 ms); in the namespaces the
+kernel's parent-death signal kills the supervisor and its init too (`_die_with`). An application's child forked without
+`exec` holds the write end till it ends: then the signal only. Its control group is removed at the next start.
 None of this is a virtual machine: the program shares the kernel. What it can still read of the host: the files of the
 runtime it is lent (the standard library's build settings name where the interpreter was built, a `.pyc` where its
 source was, an editable install's finder and `direct_url.json` its checkout), and `/proc/self/mountinfo`, where the
