@@ -66,7 +66,7 @@ def _groups_of(app: int) -> list:
 
 def _killed_run(when: str, delay: float, mode: str) -> tuple:
     """Kill an application `delay` s after (`when`='after') or while (`when`='during') it starts a run; then (its pid, the
-    run's processes still there `GONE` s after its death: pid -> command line). Those are killed, the test's to clean up"""
+    run's processes still there `GONE` s after its death: pid -> what it is). Those are killed, the test's to clean up"""
     mark = 'fc-killed-' + uuid.uuid4().hex
     p = _app(when, delay, mark, mode)
     out = p.communicate(timeout=60)[0].split()
