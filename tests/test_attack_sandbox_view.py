@@ -131,6 +131,55 @@ out + [os.path.exists(%r)]
     assert json.loads(r.text) == ['lent', 'OSError', 'OSError', False]
     assert (data / 'in.txt').read_text() == 'lent' and not (data / 'new.txt').exists() and (out / 'made.txt').read_text() == 'made'
 
+FILL_LENT = """
+import os
+os.chdir('/out')
+for level in range({deep}):  # (a chain of folders, deeper than a path may name: {deep} x 31 characters)
+    os.mkdir('d' * 30); os.chdir('d' * 30)
+n = 0
+try:
+    for i in range({files}):
+        if i % 50 == 0: os.mkdir(f'f{{i}}')  # (50 files a folder)
+        os.close(os.open(f'f{{i - i % 50}}/{{i}}', os.O_CREAT | os.O_WRONLY)); n += 1
+except OSError as e: print(type(e).__name__, e)
+f'made {{n}}'
+"""
+
+def _lend_writable(tmp_path, monkeypatch, most: int, code: str, before: int=0, timeout: float=60) -> tuple:
+    "Run `code` with `tmp_path/out` lent writable, the run's bound on what it makes there `most`: (its result, files and folders now there)"
+    _needs('own_filesystem')
+    monkeypatch.setattr(_sandbox, 'MAX_LENT_FILES', most)
+    out = tmp_path / 'out'
+    out.mkdir(); out.chmod(0o777)  # (as root the program's ids are nobody's: the folder must let others in)
+    for i in range(before): (out / f'old{i}').touch()
+    r = code_tool(Toolbox([ping]), isolate=True, timeout=timeout, mounts={str(out): ('/out', 'rw')}).execute({'code': code})
+    return (r.text if r.ok else r.error), sum(len(dirs) + len(files) for _, dirs, files, _ in os.fwalk(out)) - before  # (by descriptors: deep too)
+
+def test_the_files_made_in_a_folder_lent_writable_are_bounded(tmp_path, monkeypatch):
+    "It's the host's disk: a program that makes files there until stopped is ended soon after `MAX_LENT_FILES` (here 300)"
+    text, made = _lend_writable(tmp_path, monkeypatch, 300, FILL_LENT.format(deep=0, files=5000))
+    assert 'it made more than 300 files and folders in /out' in text, text[-300:]
+    assert 300 < made < 1500, made  # (counted every 20 ms: what it makes meanwhile, a few dozen here)
+
+@pytest.mark.slow  # 32,768 files on this machine's disk: half a minute here
+def test_the_files_made_in_a_folder_lent_writable_are_bounded_at_the_real_bound(tmp_path, monkeypatch):
+    "The same flood, the bound `MAX_LENT_FILES` as it ships"
+    most = _sandbox.MAX_LENT_FILES
+    text, made = _lend_writable(tmp_path, monkeypatch, most, FILL_LENT.format(deep=0, files=2 * most), timeout=300)
+    assert f'it made more than {most} files and folders in /out' in text, text[-300:]
+    assert most < made < most * 1.5, made
+
+def test_files_deeper_than_a_path_may_name_are_counted(tmp_path, monkeypatch):
+    "150 folders deep, past `PATH_MAX` (4096 characters): a walk by paths would see 130 folders there and nothing below"
+    text, made = _lend_writable(tmp_path, monkeypatch, 300, FILL_LENT.format(deep=150, files=5000))
+    assert 'it made more than 300 files and folders in /out' in text, text[-300:]
+    assert made < 1500, made
+
+def test_what_a_lent_folder_held_before_is_not_counted(tmp_path, monkeypatch):
+    "1,000 files there before the run, 200 made by it: under the bound of 300"
+    text, made = _lend_writable(tmp_path, monkeypatch, 300, FILL_LENT.format(deep=0, files=196), before=1000)
+    assert text.strip('\'"') == 'made 196' and made == 200, (text[-300:], made)
+
 @pytest.mark.parametrize('inside', ['relative', '/', '/usr/evil', '/proc/x', '/dev', '/python', '/packages/0/x', '/funccall', '/a/../etc',
                                     '/etc/passwd'])
 def test_a_lent_path_that_would_hide_the_runtime_is_refused(inside, tmp_path):

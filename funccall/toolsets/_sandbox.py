@@ -48,11 +48,19 @@ accepts that by name: `accept=('own_filesystem',)`):
   `socketpair(AF_UNIX, SOCK_DGRAM)` (a datagram socket sends to any address: a host daemon's abstract one, with
   `network=True`) (x86-64 and arm64), after `PR_SET_NO_NEW_PRIVS` (`seccomp`, `no_new_privs`);
 - elsewhere (macOS): the process group is killed at the deadline; a program that leaves it (`setsid`) outlives it.
+The application killed (a SIGKILL too, at any moment of the start-up), on Linux its run ends with it: the supervisor
+holds the read end of a pipe whose write end only the application holds (`_orphaned`), which reads as ended once the
+application is gone, and ends the tree when it does (checked between its counts, every 20 ms); in the namespaces the
+kernel's parent-death signal kills the supervisor and its init too (`_die_with`). An application's child forked without
+`exec` holds the write end till it ends: then the signal only. Its control group is removed at the next start.
 None of this is a virtual machine: the program shares the kernel. What it can still read of the host: the files of the
 runtime it is lent (the standard library's build settings name where the interpreter was built, a `.pyc` where its
 source was, an editable install's finder and `direct_url.json` its checkout), and `/proc/self/mountinfo`, where the
 kernel names the host folder each of its mounts comes from (names, not ways in). What it can still use of the host's: a
-folder lent writable is the host's disk (`FILE_MB` a file, any number of files), where it may leave symbolic links and
+folder lent writable is the host's disk: `FILE_MB` a file, and `MAX_LENT_FILES` files and folders made there (counted
+as it runs, `_over_lent`: it may make those of 20 ms more, more where the folder held many files already and its walks
+are spaced, at most a tenth of the supervisor's time; one the application changes meanwhile counts too), but their
+bytes are not bounded in all (lend a file system of the size you allow); there it may leave symbolic links and
 FIFOs for the application to trip on; with `network=True` on cgroup v1, UDP buffers no group counts (v1 counts TCP's).
 """
 from __future__ import annotations
@@ -60,7 +68,7 @@ from __future__ import annotations
 import errno, json, os, signal, sys, time
 
 __all__ = ['BASE_ENV', 'MEMORY_MB', 'MAX_PROCS', 'MAX_THREADS', 'MAX_FILES', 'MAX_OUTPUT', 'MAX_MESSAGE', 'MAX_DEPTH', 'MAX_VALUES',
-           'FILE_MB', 'MAX_INODES', 'SandboxError', 'Sandbox', 'protections', 'scrub', 'for_model', 'MAX_RESULT', 'failure', 'WORK',
+           'FILE_MB', 'MAX_INODES', 'MAX_LENT_FILES', 'SandboxError', 'Sandbox', 'protections', 'scrub', 'for_model', 'MAX_RESULT', 'failure', 'WORK',
            'ACCEPTABLE']
 
 BASE_ENV = {'PATH': '/usr/local/bin:/usr/bin:/bin', 'LANG': 'C.UTF-8', 'PYTHONIOENCODING': 'utf-8'}  # (+ HOME and TMPDIR: the folder)
@@ -72,6 +80,7 @@ MAX_OUTPUT = 100_000   # bytes of the program's stderr kept; the rest is counted
 MAX_MESSAGE = 16 << 20 # bytes of one line the program sends up its channel: a longer one ends it
 FILE_MB = 256          # size of any one file the program writes (RLIMIT_FSIZE)
 MAX_INODES = 32768     # files and folders its working folder may hold: an empty one holds no block, but kernel memory
+MAX_LENT_FILES = 32768 # files and folders it may make in what is lent writable (the host's disk), counted as it runs
 _POLL = 0.02           # seconds between the supervisor's counts of processes and memory
 _CFG = 'FUNCCALL_SANDBOX'  # the supervisor's settings, in its environment
 _SIGNALS = 64          # signals its tree may have queued at once (`RLIMIT_SIGPENDING`; POSIX timers hold one each)
@@ -334,8 +343,57 @@ def _oom_kills(fd) -> int:  # pragma: no cover (the supervisor's)
     try: return sum(int(ln.split()[1]) for ln in os.pread(fd, 4096, 0).splitlines() if ln.startswith(b'oom_kill '))
     except (OSError, ValueError, IndexError): return 0
 
+def _inodes_used(path: str) -> int | None:  # pragma: no cover (the supervisor's)
+    "The files and folders of `path`'s file system in use, or None where it doesn't count them (btrfs)"
+    try: st = os.statvfs(path)
+    except OSError: return None
+    return st.f_files - st.f_ffree if st.f_files else None
+
+def _made_since(path: str, since: float, most: int) -> int:  # pragma: no cover (the supervisor's)
+    """The files and folders under `path` made (or changed: their ctime) since `since`, counted up to `most` + 1; walked by
+    descriptors, one folder open a level, so that a tree deeper than a path may name is counted too (one deeper than this
+    process may hold folders open counts as over)"""
+    try: top = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError: return 0
+    n, stack = 0, [(top, os.scandir(top))]
+    try:
+        while stack and n <= most:
+            fd, it = stack[-1]
+            if (e := next(it, None)) is None:
+                it.close(); os.close(fd); stack.pop()
+                continue
+            try:
+                if e.stat(follow_symlinks=False).st_ctime >= since: n += 1
+                if e.is_dir(follow_symlinks=False):
+                    sub = os.open(e.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+                    stack.append((sub, os.scandir(sub)))
+            except OSError as err:
+                if err.errno in (errno.EMFILE, errno.ENFILE): return most + 1
+    finally:
+        for fd, it in stack: it.close(); os.close(fd)
+    return n
+
+def _over_lent(lent: list, since: float, most: int) -> str | None:  # pragma: no cover (the supervisor's)
+    """The folder lent writable the program made more than `most` files and folders in, if one: a walk of it (what is new
+    since `since`) says. It walks when its file system's count of files in use grew by more than `most` since the last walk
+    (one call: [path, that count, the time of the next walk]), and every 0.5 s all the same (others' files removed meanwhile
+    hide the program's from the count; some file systems, btrfs, count none), or 10 times as long as its last walk took
+    (a folder lent with many files of its own: a tenth of a CPU at most)"""
+    for entry in lent:
+        path, base, due = entry
+        used, now = _inodes_used(path), time.monotonic()
+        if now < due and (used is None or base is None or used - base <= most): continue
+        if (made := _made_since(path, since, most)) > most: return path
+        entry[1:] = used if used is None else used - made, time.monotonic() + max(0.5, 10 * (time.monotonic() - now))
+    return None
+
 def _supervise(cfg: dict, status, init: bool) -> None:  # pragma: no cover (the supervisor's)
-    "Run the program, counting its tree's processes and memory; end the tree when the program ends or goes over"
+    "Run the program, counting its tree's processes and memory and what it makes in what is lent; end the tree when it ends or goes over"
+    # (what is new there is what changed since: a file system's clock may lag a tick, 10 ms at most, behind)
+    lent, since = [[p, _inodes_used(p), 0] for p in cfg['lent_rw']], time.time() - 0.01
+    if lent:  # (its walk holds two descriptors a level of the tree: all this process may)
+        import resource
+        resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
     prog, why = _start_program(cfg, status), None
     while True:
         st = _reap().get(prog)
@@ -349,11 +407,31 @@ def _supervise(cfg: dict, status, init: bool) -> None:  # pragma: no cover (the 
             elif _threads(pids) > MAX_THREADS: why = f"it started more than {MAX_THREADS} threads"
             elif (rss := _resident(pids) + _folder_size(cfg['folder'], init)) > cfg['memory_mb'] << 20:
                 why = f"its processes and files used {rss >> 20} MB, over {cfg['memory_mb']} MB"
+            elif lent and (full := _over_lent(lent, since, cfg['lent_files'])):
+                why = f"it made more than {cfg['lent_files']} files and folders in {full}"
             if why: break
-        time.sleep(_POLL)
+        if _orphaned(cfg['lifeline'], _POLL):  # (its wait between counts) the application is gone: no one waits for the tree
+            why = 'its application ended'
+            break
     _end_tree(init)
     _say(status, {'over': why} if why else {'exit': os.waitstatus_to_exitcode(st)})
     os._exit(0)
+
+def _orphaned(lifeline: int, wait: float=0) -> bool:  # pragma: no cover (the supervisor's)
+    """Whether the application is gone (waiting `wait` s at most): `lifeline` is the read end of a pipe whose write end only
+    the application holds, never written to: the kernel closes it when the application ends, however it ends (a SIGKILL too),
+    and then the pipe reads as ended for good, before or after this asks: no moment of the start-up can miss it"""
+    import select
+    poll = select.poll()
+    poll.register(lifeline, select.POLLIN)
+    return bool(poll.poll(wait * 1000))
+
+def _die_with(lifeline: int) -> None:  # pragma: no cover (the supervisor's)
+    """Be killed when the parent ends (`PR_SET_PDEATHSIG`), then end if the application already had (`_orphaned`): the
+    kernel never signals for a parent gone before the call. Called again after each change of ids (the kernel clears the
+    signal then) and in a forked child (which doesn't inherit it)"""
+    _libc()[1].prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if _orphaned(lifeline): os._exit(1)
 
 def _blank_command_line() -> None:  # pragma: no cover (the supervisor's)
     """Overwrite this process's command line and first environment where the kernel shows them (`/proc/<pid>/cmdline`, as
@@ -373,12 +451,13 @@ def _boot(cfg: dict) -> None:  # pragma: no cover (the supervisor's)
     "The supervisor: namespaces if asked, then run the program; tells the parent on `status` what happened"
     status = cfg['status']
     if cfg['linux']: _blank_command_line()
-    os.set_inheritable(status, False)  # (the program's exec closes it)
+    for fd in (status, cfg['lifeline']): os.set_inheritable(fd, False)  # (the program's exec closes them)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the program may signal its supervisor: only a kill ends it (and the program with it)
-    if cfg['linux']:  # the application killed, this goes too (the application's thread that started it waits in `Sandbox` till it ends)
-        app = os.getppid()
-        _libc()[1].prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        if os.getppid() != app: os._exit(1)
+    # The application killed, the run goes too. The lifeline (`_orphaned`) is what can't be missed: `_supervise` ends the
+    # tree when it reads as ended. Beside it, in the namespaces, the kernel's parent-death signal, faster. (Not `getppid()`
+    # compared to its value at the start: the application may be gone before this process reads it, its parent then init.)
+    # Without namespaces none: the supervisor killed would leave the program's tree behind, where no init's end takes it
+    if cfg['namespaces']: _die_with(cfg['lifeline'])
     try:  # the kernel's limits: this process and all it starts, before any of them
         for procs in cfg['cgroups']:
             with open(procs, 'w') as f: f.write(str(os.getpid()))
@@ -388,10 +467,7 @@ def _boot(cfg: dict) -> None:  # pragma: no cover (the supervisor's)
     try:
         if cfg['namespaces']:
             _enter_namespaces(cfg['network'], tuple(cfg['ids']))
-            # again: the kernel clears the parent-death signal when a process's ids change, as they just did (the
-            # application killed, this stayed, waiting for the program until its deadline)
-            _libc()[1].prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            if os.getppid() != app: os._exit(1)
+            _die_with(cfg['lifeline'])  # (its ids are the new namespace's now)
     except OSError as e:
         _say(status, {'failed': f'namespaces: {e}'}); os._exit(1)
     if not cfg['namespaces']:
@@ -405,10 +481,14 @@ def _boot(cfg: dict) -> None:  # pragma: no cover (the supervisor's)
         os._exit(0)
     try:
         _, libc = _libc()
-        # killed with the process outside (a kill of its process group reaches this one too: between the two, no gap)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        # killed with the process outside (a kill of its process group reaches this one too: between the two, no gap). Its
+        # parent is outside the PID namespace, so `getppid()` is 0 here: the lifeline tells whether the application is gone
+        _die_with(cfg['lifeline'])
         libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
         _new_root(cfg)
+        # again: `_new_root` changed its ids, which cleared the signal (as root's, host root to `nobody`: a killed
+        # application's supervisor went, and this init, the namespace's and so the program's life, stayed)
+        _die_with(cfg['lifeline'])
     except OSError as e:
         _say(status, {'failed': f'mounts: {e}'}); os._exit(1)
     _supervise({**cfg, 'folder': WORK}, status, True)
@@ -567,9 +647,13 @@ class Sandbox:
             self._rmtree(self.folder, ignore_errors=True)
             raise SandboxError(f"it could not start: its control group: {e}", 'start') from None
         r, w = os.pipe()
+        # the supervisor's lifeline: the read end its; the write end only this process's (close-on-exec: no other child's),
+        # never written, so that it reads as ended once this process is gone (`_orphaned`)
+        self.lifeline, life = os.pipe()[::-1]
         uid, gid = (_NOBODY, _NOBODY) if os.getuid() == 0 else (os.getuid(), os.getgid())
         cfg = {**_settings, 'linux': linux, 'folder': self.folder, 'memory_mb': self.memory_mb, 'max_procs': int(max_procs),
-               'file_mb': FILE_MB, 'status': w, 'argv': argv, 'env': env, 'ids': [uid, gid],
+               'file_mb': FILE_MB, 'status': w, 'lifeline': life, 'lent_files': MAX_LENT_FILES, 'argv': argv, 'env': env, 'ids': [uid, gid],
+               'lent_rw': [dst for _, dst, kind in lo.binds if kind.endswith(' rw')] if lo else [],
                'binds': lo.binds if lo else [], 'links': lo.links if lo else [], 'hidden': lo.hidden if lo else [],
                'cgroups': self.cgroup.procs if self.cgroup else [],
                'oom_events': self.cgroup.events if self.cgroup else None}
@@ -577,13 +661,14 @@ class Sandbox:
             # the settings (the program's environment among them) in the supervisor's environment, which only its user may
             # read, not on its command line, which anyone may
             self.p = subprocess.Popen([sys.executable, '-I', '-S', os.path.abspath(__file__)], stdin=subprocess.PIPE,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(w,), close_fds=True,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(w, life), close_fds=True,
                                       env={**_loader_env(), _CFG: json.dumps(cfg)}, cwd=self.folder, start_new_session=True)
         except BaseException:
-            os.close(r); os.close(w); self._rmtree(self.folder, ignore_errors=True)
+            for fd in (r, w, life, self.lifeline): os.close(fd)
+            self._rmtree(self.folder, ignore_errors=True)
             if self.cgroup: self.cgroup.close()
             raise
-        os.close(w)
+        os.close(w); os.close(life)
         self.status = r
         for fd in (self.p.stdin.fileno(), self.p.stdout.fileno(), self.p.stderr.fileno(), r): _nonblock(fd)
         self.open = {self.p.stdout.fileno(), self.p.stderr.fileno(), r}
@@ -684,8 +769,9 @@ class Sandbox:
         for f in (self.p.stdin, self.p.stdout, self.p.stderr):
             try: f.close()
             except OSError: pass
-        try: os.close(self.status)
-        except OSError: pass
+        for fd in (self.status, self.lifeline):
+            try: os.close(fd)
+            except OSError: pass
         self._rmtree(self.folder, ignore_errors=True)
         if self.cgroup: self.cgroup.close()
 
