@@ -68,16 +68,17 @@ NAMED = {'name': 'put', 'inputSchema': {'type': 'object', 'required': ['key'], '
     'a0': {'type': 'array', 'items': {'type': 'number'}}, 'kw': {'type': 'boolean'}}}}
 NAMED_OPTIONAL = {'approval-policy': 'never', 'class': 3, 'a0': [1.5], 'kw': False}
 
-@pytest.mark.parametrize('named', [0, 99], ids=['**extra', 'named'])
+@pytest.mark.parametrize('named,warm', [(0, {}), (0, {'kw': True}), (99, {})], ids=['**extra', 'named, a function per subset', 'named, a tree'])
 @pytest.mark.parametrize('is_async', [False, True], ids=['sync', 'async'])
-def test_a_hot_tool_sends_each_subset_of_optional_arguments_by_their_own_names(monkeypatch, is_async, named):
+def test_a_hot_tool_sends_each_subset_of_optional_arguments_by_their_own_names(monkeypatch, is_async, named, warm):
     "Its own code sends some of the optional arguments by their own names: names that are no identifier, or that its code uses"
     monkeypatch.setattr(inverse, '_KEYED_MAX', 5)  # more sets of keys than a tool keeps code for: the rest take the checked way
+    monkeypatch.setattr(inverse, '_GIVEN_MAX', 5)  # more subsets than a tool keeps a function for: the rest are sent as a dict
     monkeypatch.setattr(inverse, '_NAMED_MAX', named)
     async def adisp(name, /, **kw): return kw
     fn = mk_tool(adisp if is_async else disp, NAMED)
     def call(**kw): return asyncio.run(fn(**kw)) if is_async else fn(**kw)
-    for _ in range(inverse._HOT + 1): call(key='k')
+    for _ in range(inverse._HOT + 1): call(key='k', **warm)
     assert fn.__code__.co_filename == '<funccall tool>'  # its own code
     for _round in range(2):  # the second time round, each subset's function is found made
         for k in range(len(NAMED_OPTIONAL) + 1):
@@ -86,7 +87,7 @@ def test_a_hot_tool_sends_each_subset_of_optional_arguments_by_their_own_names(m
                 py = {{'approval-policy': 'approval_policy', 'class': 'class_'}.get(key, key): v for key, v in args.items()}
                 got = call(**py)
                 assert got == args and all(got[key] is args[key] for key in args)
-    assert len(fn.__globals__['_keyed']) == (5 if not named else 0)
+    assert (len(fn.__globals__['_keyed']), len(fn.__globals__['_given'])) == ((5, 0) if not named and not warm else (0, 5) if warm else (0, 0))
     with pytest.raises(ToolInputError, match="argument 'class'"): call(key='k', class_='3', kw=True)  # (a set of keys past the bound)
     with pytest.raises(ToolInputError, match="argument 'class'"): call(key='k', class_='3')  # (one with code of its own)
     got = call(key='k', **{'approval-policy': 'always', 'class': 2})  # properties by their own names: the checked way takes them
@@ -310,3 +311,15 @@ def test_has_self_answers_as_resolving_self_would():
              Callable[[S], int], Callable[..., list[E]], Annotated[int, S], list[Annotated[S, 'x']], typing.Any, None, 'Self', typing.List[S]]
     for t in cases: assert has_self(t) == (resolve_self(t, C) is not t), t
     assert [has_self(t) for t in (S, E, list[S], Annotated[int, S], Literal['Self'])] == [True, True, True, False, False]
+
+def test_the_first_calls_choose_how_a_tool_takes_its_optional_arguments(monkeypatch):
+    "A tool whose first calls gave an optional argument keeps a parameter for each; one whose first calls gave none takes them in **extra"
+    monkeypatch.setattr(inverse, '_NAMED_MAX', 0)
+    given, alone = mk_tool(disp, TOOL), mk_tool(disp, TOOL)
+    for i in range(inverse._HOT + 1):
+        assert given(q='x', n=1, **({'sort': 'asc'} if i == 1 else {})) == {'q': 'x', 'n': 1, **({'sort': 'asc'} if i == 1 else {})}
+        assert alone(q='x', n=1) == {'q': 'x', 'n': 1}
+    assert given.__code__.co_varnames[:6] == ('q', 'n', *OPTIONAL) and alone.__code__.co_varnames[:3] == ('q', 'n', 'extra')
+    for fn in (given, alone):  # either way, the same answers
+        assert fn(q='x', n=2, tags=['a'], since='2024-01-01T00:00:00Z') == {'q': 'x', 'n': 2, 'tags': ['a'], 'since': '2024-01-01T00:00:00Z'}
+        with pytest.raises(ToolInputError, match="argument 'sort'"): fn(q='x', n=2, sort='up')

@@ -789,20 +789,20 @@ class _Inline:
             self.lines[at - 2:] = [f"{' ' * (ind + 4)}if _type({k}) is not _str or {cond}:", f"{' ' * (ind + 8)}{self.fail}"]
         return True
 
-_NAMED_MAX = 3  # a tool with at most this many optional arguments has a parameter for each; one with more, `**extra`
+_NAMED_MAX = 3  # a tool with at most this many optional arguments has a parameter for each; one with more, `**extra` when its first calls gave none
 
-def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict, given: tuple | None = None) -> types.CodeType:
+def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict, named: bool = True, given: tuple | None = None) -> types.CodeType:
     """The code of a tool whose arguments are tested inline against their schemas (see `_Inline`); its constants go into
     `g`, and its property names are the placeholders `_K0`... (see `_with_names`). `...` in it stands for `_UNSET`,
     "not given": the compiled code holds `_UNSET` in its place, a constant, which costs less to load than a global.
 
-    A call names its optional arguments or leaves them out, and the usual call leaves them all out. A tool with a few
-    (`_NAMED_MAX`) has a parameter for each, which the usual call pays a default and a test for; a tool with more takes
-    the required arguments and `**extra`, which holds the optional ones given: the usual call then costs one test of
-    `extra`, however many there are, and one that gives some goes on to the code made for just those keys (`given`:
-    their positions, in the order the call gives them; see `_Keyed`), which tests them and sends every argument on."""
+    A call names its optional arguments or leaves them out. `named`: a parameter for each, which a call that leaves it
+    out pays a default and a test for. Else the required arguments and `**extra`, which holds the optional ones given: a
+    call of the required ones alone then costs one test of `extra`, however many optional ones there are, and one that
+    gives some goes on to the code made for just those keys (`given`: their positions, in the order the call gives them;
+    see `_Keyed`), which tests them and sends every argument on; each key given costs more than a parameter would."""
     n, aw = len(schemas), 'await ' if is_async else ''
-    named = given is None and n - nreq <= _NAMED_MAX
+    named = named and given is None
     src, tested = _Inline(g), [*range(nreq if given is None else 0), *(range(nreq, n) if named else given or ())]
     # one test per argument: those that take a single condition share one `if`, the others are statements, an optional
     # one's after its `is not ...`
@@ -824,11 +824,15 @@ def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict,
                  *(f"    a{i} = extra['_P{i}']" for i in (given or ())),
                  '    try:', *(['        if extra: raise _F'] if named else []),
                  f"        if {' or '.join(conds) or 'False'}: raise _F", *body, '    except _F:', '        pass', '    else:']
-    if named:  # which optional arguments are given: a test of each, the call that sends just those at each leaf
+    if named and n - nreq <= _NAMED_MAX:  # which optional arguments are given: a test of each, the call that sends just those at each leaf
         def sent(opt: list, gave: list, ind: str) -> list:
             if not opt: return [f"{ind}return {aw}_disp(_name{kws([*range(nreq), *gave])})"]
             return [f"{ind}if a{opt[0]} is ...:", *sent(opt[1:], gave, ind + '    '), *sent(opt[1:], [*gave, opt[0]], ind)]
         src.lines += [*sent(list(range(nreq, n)), [], '        '), f"    return {aw}_slow_args(extra{''.join(f', a{i}' for i in range(n))})"]
+    elif named:  # many: every one given, or a function per subset (`_Given`), found by which are left out
+        unset, args = [f'a{i} is ...' for i in range(nreq, n)], ', '.join(f'a{i}' for i in range(n))
+        src.lines += [f"        if {' or '.join(unset)}:", f"            return {aw}_given[{', '.join(unset)}]({args})",
+                      f"        return {aw}_disp(_name{kws(range(n))})", f"    return {aw}_slow_args(extra, {args})"]
     elif given is None:
         src.lines += [f"        if not extra: return {aw}_disp(_name{kws(range(nreq))})",  # the usual call
                       f"        return {aw}_keyed[_tuple(extra)]({req[2:]}{', ' if nreq else ''}extra)", f"    return {aw}_slow_kw(extra{req})"]
@@ -874,11 +878,42 @@ class _Keyed(dict):
             return lambda *args: c.checked_kw(args[-1], *args[:-1])
         g = {**_INLINE_GLOBALS, '_disp': c.disp, '_name': c.name, '_slow_args': c.checked}
         schemas = p.schemas if c.check else [True] * len(p.schemas)
-        code = _inline_code(schemas, p.nreq, g, iscoroutinefunction(c.disp), self.alone, given)
+        code = _inline_code(schemas, p.nreq, g, iscoroutinefunction(c.disp), self.alone, False, given)
         fn = self[keys] = types.FunctionType(_named_code(_with_names(code, p.origs, p.pynms), p, keyed=True), g)
         return fn
 
 _KEYED_MAX = 64
+
+class _Given(dict):
+    """One named tool's calls (see `_inline_code`) that give some of its many optional arguments: which of them are
+    left out (a tuple, True for each one not given) -> a function of the tool's arguments that sends the given ones as
+    keywords, made on first need. A tool keeps `_GIVEN_MAX` of them; a call giving another subset after that sends its
+    arguments as a dict (`send`)"""
+    __slots__ = ('checked',)
+
+    def __init__(self, checked: _Checked):
+        super().__init__()
+        self.checked = checked
+
+    def __missing__(self, unset: tuple):
+        if len(self) >= _GIVEN_MAX: return self.checked.send
+        c, p = self.checked, self.checked.parts
+        fn = self[unset] = types.FunctionType(_with_names(_given_code(len(p.origs), p.nreq, unset), p.origs),
+                                              {'_disp': c.disp, '_name': c.name})
+        return fn
+
+_GIVEN_MAX = 64
+
+@functools.lru_cache(maxsize=256)
+def _given_code(n: int, nreq: int, unset: tuple) -> types.CodeType:
+    "The code that sends the required arguments and the optional ones not `unset` (of `n`, `nreq` required) as keywords"
+    given = [i for i in range(n) if i < nreq or not unset[i - nreq]]
+    text = (f"def send({', '.join(f'a{i}' for i in range(n))}):\n"
+            f"    return _disp(_name{''.join(f', _K{i}=a{i}' for i in given)})")
+    ns = {}
+    exec(compile(text, '<funccall tool>', 'exec'), ns)  # noqa: S102 - made here: numbered names only
+    return ns['send'].__code__
+
 
 # tools of one shape (the same tests on the same positions) share one compiled code: each tool has its constants in its own
 # globals, and its property names in its own copy of the code (`_with_names`). The 1,340 tools of the corpus have 560 shapes:
@@ -940,12 +975,12 @@ class _Checked:
     loop (`quick`); once the tool is called again and again, code of its own with the tests written out (`_inline_code`,
     compiled once per shape and shared); the validator, when a call fails a quick test."""
     __slots__ = ('disp', 'check', 'parts', 'renamed', 'optional', 'validator', 'fn', 'types', 'tests', 'calls', 'nullable',
-                 '__weakref__')
+                 'gave_optional', '__weakref__')
 
     def __init__(self, parts: _Parts, disp, check: bool):
         self.disp, self.check, self.parts, self.validator, self.fn = disp, check, parts, None, None
         self.renamed = self.optional = self.types = self.tests = None  # made on the first call that needs them
-        self.calls = 0
+        self.calls, self.gave_optional = 0, False  # gave_optional: one of the first calls gave an optional argument
         self.nullable: dict | None = None  # optional property -> whether its schema takes null, found on the first null it gets
 
     name = property(lambda self: self.parts.name)  # (from its parts, not a slot of its own: a thousand tools keep one less each)
@@ -1030,12 +1065,16 @@ class _Checked:
         g.update(_INLINE_GLOBALS, _disp=self.disp, _name=self.name, _slow_args=self.checked, _slow_kw=self.checked_kw)
         schemas = p.schemas if self.check else [True] * len(p.schemas)  # unchecked: only what isn't plain JSON is converted
         alone = {i: c for i, ((ts, c), s) in enumerate(zip(zip(self.types, self.tests), schemas)) if _quick(s) is None and c is not None}
-        g['_keyed'] = _Keyed(self, alone)
-        fn.__code__ = _named_code(_with_names(_inline_code(schemas, p.nreq, g, iscoroutinefunction(fn), alone), p.origs), p)
+        g['_keyed'], g['_given'] = _Keyed(self, alone), _Given(self)
+        # a parameter per optional argument where there are few, or where the first calls gave some: `**extra` pays off
+        # for calls of the required arguments alone, and costs more for each optional one given (see `_inline_code`)
+        named = self.gave_optional or len(p.schemas) - p.nreq <= _NAMED_MAX
+        fn.__code__ = _named_code(_with_names(_inline_code(schemas, p.nreq, g, iscoroutinefunction(fn), alone, named), p.origs), p)
 
     def quick(self, extra: dict, *args):
         "A call tried against the quick tests in a loop, before the tool has code of its own; the checked way when one fails"
         self.calls += 1
+        if not self.gave_optional: self.gave_optional = any(a is not _UNSET for a in args[self.parts.nreq:])
         if self.calls >= _HOT and (fn := self.fn()) is not None: self.inline(fn)  # called often: worth its code (this call ends here)
         if not extra and (self._passes(args) or self._made(args) and self._passes(args)): return self.send(*args)
         return self.checked(extra, *args)
@@ -1136,13 +1175,23 @@ def _named_code(code: types.CodeType, parts: _Parts, keyed: bool = False) -> typ
     """`code` (a template: `a0`... for the arguments) with the tool's name and its parameters' names; its parameters
     (every argument's, or the required ones' alone and `**extra`) required ones first, the optional ones keyword-only;
     `keyed`: the code for some optional keys (see `_Keyed`), whose parameters stay as they are"""
-    k, nreq, name = code.co_argcount, parts.nreq, parts.name
+    k, nreq, name, pynms = code.co_argcount, parts.nreq, parts.name, parts.pynms
     named = {'co_name': name if name.isidentifier() else 'tool', **({'co_qualname': name} if hasattr(code, 'co_qualname') else {})}
-    if not keyed: named.update(co_argcount=nreq, co_kwonlyargcount=k - nreq)
-    return code.replace(co_varnames=_names(code.co_varnames, parts.pynms), **named)
+    if keyed: return code.replace(co_varnames=_keyed_names(code.co_varnames, pynms), **named)
+    return code.replace(co_varnames=(*pynms[:k], *_locals(code, k, pynms)), co_argcount=nreq, co_kwonlyargcount=k - nreq, **named)
 
-def _names(varnames: tuple, pynms: list) -> tuple:
-    "A template's local names: an argument's `a{i}` its parameter's name; its own (`extra`, `x1`, `k2`) renamed apart from every parameter's"
+def _locals(code: types.CodeType, n: int, pynms: list) -> tuple:
+    "The template's own local names (`extra`, `x1`, `k2`), renamed apart from every parameter's"
+    own = code.co_varnames[n:]
+    if not any(nm in own for nm in pynms): return own
+    taken, out = set(pynms), []
+    for nm in own:
+        while nm in taken: nm = f'_{nm}'
+        taken.add(nm); out.append(nm)
+    return tuple(out)
+
+def _keyed_names(varnames: tuple, pynms: list) -> tuple:
+    "A keyed code's local names: an argument's `a{i}` its parameter's name; its own (`extra`, `x1`) renamed apart from every parameter's"
     args, taken, out = {f'a{i}': nm for i, nm in enumerate(pynms)}, set(pynms), []
     for nm in varnames:
         if nm in args: out.append(args[nm]); continue
