@@ -831,7 +831,8 @@ def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict,
         src.lines += [*sent(list(range(nreq, n)), [], '        '), f"    return {aw}_slow_args(extra{''.join(f', a{i}' for i in range(n))})"]
     elif named:  # many: every one given, or a function per subset (`_Given`), found by which are left out
         unset, args = [f'a{i} is ...' for i in range(nreq, n)], ', '.join(f'a{i}' for i in range(n))
-        src.lines += [f"        if {' or '.join(unset)}:", f"            return {aw}_given[{', '.join(unset)}]({args})",
+        src.lines += [f"        if {' or '.join(unset)}:", f"            if {' and '.join(unset)}: return {aw}_disp(_name{kws(range(nreq))})",
+                      f"            return {aw}_given[{', '.join(unset)}]({args})",
                       f"        return {aw}_disp(_name{kws(range(n))})", f"    return {aw}_slow_args(extra, {args})"]
     elif given is None:
         src.lines += [f"        if not extra: return {aw}_disp(_name{kws(range(nreq))})",  # the usual call
