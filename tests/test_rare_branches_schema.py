@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from funccall import SchemaError, get_schema
+from funccall import SchemaError, SchemaWarning, get_schema
 
 @dataclass
 class Order:
@@ -67,3 +67,16 @@ def test_a_type_that_is_no_tool_is_refused(t, what):
 
 def test_an_unknown_keyword_argument_is_refused():
     with pytest.raises(TypeError, match=r"get_schema\(\) got unexpected keyword arguments \['strict'\]"): get_schema(pair, strict=True)
+
+def test_a_default_that_holds_itself_is_left_out_saying_so():
+    "A default list holding itself (or nested past any schema's depth) can't be shown: warned and left out, never a RecursionError"
+    loop = [1]; loop.append(loop)
+    deep = []
+    for _ in range(300): deep = [deep]
+    for dflt in (loop, deep):
+        def f(x: list = dflt):  # noqa: B006
+            "F."
+        for evalable in (False, True):
+            with pytest.warns(SchemaWarning, match="default left out of the schema"):
+                s = get_schema(f, evalable=evalable)
+            assert 'default' not in s['input_schema']['properties']['x']

@@ -14,7 +14,7 @@ from typing import Union
 
 from ._warnings import SchemaWarning, caller_level, warn_undocumented
 from ._docs import Docs, class_docs, doc_text, func_docs, joined
-from ._json import jsonable, too_deep
+from ._json import MAX_NESTING, jsonable, nesting, too_deep
 from ._ns import mk_ns, resolve_nm
 from ._types import (
     Default, JsonSchema, NoneType, SchemaError, TypeInfo, constraints, custom_types, empty, field_info, fields, is_callable_object, kind,
@@ -38,6 +38,8 @@ def _unique(ss: list) -> list:
     for s in ss:
         if s not in res: res.append(s)
     return res
+
+_containers = frozenset((list, dict, tuple, set, frozenset))
 
 def _where(w: tuple) -> str: return f"{w[0]} {w[1]!r} of {w[2]!r}"
 
@@ -73,6 +75,10 @@ class _Walker:
     def default(self, v, where: tuple):
         "A default as the schema shows it: as is, or JSON-safe with `evalable`; `empty` when JSON can't hold it"
         if type(v) is Default: v = v.shown()
+        if type(v) in _containers and nesting(v, MAX_NESTING) > MAX_NESTING:  # (one that holds itself: no schema can show it)
+            warnings.warn(f"{_where(where)}: default left out of the schema: it holds itself, or is nested over {MAX_NESTING} levels deep",
+                          SchemaWarning, stacklevel=caller_level())
+            return empty
         if v is empty or not self.evalable: return v
         try: return jsonable(v)
         except TypeError as e:
