@@ -10,7 +10,8 @@ import threading
 import time
 
 import pytest
-from conftest import untraced_env
+from conftest import examples, untraced_env
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from funccall import Tool, Toolbox, ToolInputError, mk_tool
 from funccall.core._inputs import MAX_SHOWN, Problem, problems_text
@@ -323,3 +324,60 @@ def test_the_first_calls_choose_how_a_tool_takes_its_optional_arguments(monkeypa
     for fn in (given, alone):  # either way, the same answers
         assert fn(q='x', n=2, tags=['a'], since='2024-01-01T00:00:00Z') == {'q': 'x', 'n': 2, 'tags': ['a'], 'since': '2024-01-01T00:00:00Z'}
         with pytest.raises(ToolInputError, match="argument 'sort'"): fn(q='x', n=2, sort='up')
+
+# names that are the templates' own (`extra`, `a0`, `x1`, `_P0`, `_K1`, its globals), keywords, no identifiers, one case apart
+_NAMES = ['extra', '_extra', '_P0', '_K1', 'a0', 'a1', 'x1', 'k2', 'self', 'class', 'approval-policy', 'Sort', 'sort', '_F',
+          '_disp', '_keyed', '_tuple', '_slow_args', '_name', '_c0', 'kw', 'q', 'None', 'print']
+_SCHEMAS = [{'type': 'string'}, {'type': 'integer', 'minimum': 1}, {'type': 'array', 'items': {'type': 'string'}}, {'enum': ['a', 'b']}, True,
+            {'type': 'object', 'properties': {'x': {'type': 'number'}}, 'required': ['x']}, {'type': ['string', 'null']},
+            {'type': 'string', 'format': 'date-time'}, {'type': 'number'}, {'anyOf': [{'type': 'string'}, {'type': 'integer'}]},
+            {'type': 'string', 'pattern': '^a'}]
+
+class _Weird:
+    "A value that is no JSON, whose comparisons and truth raise"
+    def __eq__(self, other): raise ValueError('eq')
+    def __bool__(self): raise ValueError('bool')
+    def __hash__(self): return 1
+    def __repr__(self): return '_Weird()'
+
+_VALUES = st.sampled_from(['a', 'b', 3, 0, 1.5, float('nan'), True, None, ['a'], [1], ('a',), {'a'}, {'x': 1.0}, {'y': 1},
+                           '2024-01-01T00:00:00Z', _Weird(), b'x', 10 ** 30])
+
+def _outcome(fn, kw: dict, is_async: bool):
+    "What a call gives: its result (the arguments the dispatcher got, in their order) or its refusal's text"
+    try: return 'ok', repr(asyncio.run(fn(**kw)) if is_async else fn(**kw))
+    except (ToolInputError, TypeError) as e: return type(e).__name__, str(e)
+
+@st.composite
+def _tools_and_calls(draw):
+    names = draw(st.lists(st.sampled_from(_NAMES), unique=True, max_size=8))
+    props = {nm: draw(st.sampled_from(_SCHEMAS)) for nm in names}
+    schema = {'type': 'object', 'properties': props, 'required': draw(st.lists(st.sampled_from(names), unique=True)) if names else []}
+    if draw(st.booleans()): schema['additionalProperties'] = False
+    parts = inverse._parts({'name': 't', 'inputSchema': schema})
+    def call():  # some of the arguments, each by its parameter's name or its property's, in any order, and maybe a key no one has
+        keys = draw(st.lists(st.sampled_from(range(len(parts.pynms))), unique=True)) if parts.pynms else []
+        kw = {(parts.pynms[i] if draw(st.integers(0, 5)) else parts.origs[i]): draw(_VALUES) for i in keys}
+        if draw(st.integers(0, 9)) == 0: kw['nope'] = 1
+        return kw
+    warm = [call() if draw(st.booleans()) else {} for _ in range(inverse._HOT + 1)]
+    return schema, draw(st.booleans()), draw(st.sampled_from([0, 3, 99])), warm, [call() for _ in range(8)]
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(_tools_and_calls(), st.booleans())
+def test_a_hot_tool_answers_every_call_as_a_cold_one(case, is_async):
+    """Whatever its property names, whichever way its first calls chose (a parameter per optional argument, or **extra and
+    code per set of keys), a tool called often gives every call what a fresh tool's first call gives: the same arguments
+    sent in the same order, the same refusal"""
+    schema, check, named, warm, calls = case
+    def disp(name, /, **kw): return list(kw.items())
+    async def adisp(name, /, **kw): return list(kw.items())
+    tool, d = {'name': 't', 'inputSchema': schema}, adisp if is_async else disp
+    old = inverse._NAMED_MAX
+    inverse._NAMED_MAX = named
+    try:
+        hot = mk_tool(d, tool, check=check)
+        for kw in warm: _outcome(hot, kw, is_async)
+        assert hot.__code__.co_filename == '<funccall tool>' or check and not inverse._root_is_quick(schema)
+        for kw in calls: assert _outcome(hot, dict(kw), is_async) == _outcome(mk_tool(d, tool, check=check), dict(kw), is_async), kw
+    finally: inverse._NAMED_MAX = old

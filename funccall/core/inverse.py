@@ -799,8 +799,8 @@ def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict,
     A call names its optional arguments or leaves them out. `named`: a parameter for each, which a call that leaves it
     out pays a default and a test for. Else the required arguments and `**extra`, which holds the optional ones given: a
     call of the required ones alone then costs one test of `extra`, however many optional ones there are, and one that
-    gives some goes on to the code made for just those keys (`given`: their positions, in the order the call gives them;
-    see `_Keyed`), which tests them and sends every argument on; each key given costs more than a parameter would."""
+    gives some goes on to the code made for just those keys (`given`: their positions, in the parameters' order; see
+    `_Keyed`), which tests them and sends every argument on; each key given costs more than a parameter would."""
     n, aw = len(schemas), 'await ' if is_async else ''
     named = named and given is None
     src, tested = _Inline(g), [*range(nreq if given is None else 0), *(range(nreq, n) if named else given or ())]
@@ -862,7 +862,7 @@ def _with_names(code: types.CodeType, origs: list, pynms: list = ()) -> types.Co
 
 class _Keyed(dict):
     """One tool's calls that give some of its optional arguments: the keys they give (a tuple, in the call's order) ->
-    the code made for them (`_inline_code` with `given`), which tests those arguments and sends every one on, made on
+    the code made for their set (`_inline_code` with `given`), which tests those arguments and sends every one on, made on
     first need. A tool keeps `_KEYED_MAX` of them; a call giving another set after that, or a key that is no optional
     parameter's, takes the checked way"""
     __slots__ = ('checked', 'alone', 'index')
@@ -874,7 +874,9 @@ class _Keyed(dict):
 
     def __missing__(self, keys: tuple):
         c, p = self.checked, self.checked.parts
-        given = tuple(self.index.get(k, -1) for k in keys)
+        # in the parameters' order, not the call's: the arguments are sent as the checked way sends them, and every order of
+        # one set of keys has the same code
+        given = tuple(sorted(self.index.get(k, -1) for k in keys))
         if -1 in given or len(self) >= _KEYED_MAX:
             return lambda *args: c.checked_kw(args[-1], *args[:-1])
         g = {**_INLINE_GLOBALS, '_disp': c.disp, '_name': c.name, '_slow_args': c.checked}
