@@ -34,7 +34,10 @@ class Docs(NamedTuple):
     only_sections: bool = False     # the docstring is parameter sections alone: documented, with no description left
 
 # A comment starts at the first `#` outside a string literal: group 1 is the code, group 2 the comment
-_sq, _dq = r"'[^'\\]*(?:\\.[^'\\]*)*'", r'"[^"\\]*(?:\\.[^"\\]*)*"'  # string literals, unrolled: no backtracking
+# (a triple quote opens a triple-quoted string, never an empty one and another: `'''x'#y'''` holds no comment. The two
+# kinds never start at one place, so a text is read one way only)
+_sq = r"'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''|'(?!'')[^'\\]*(?:\\.[^'\\]*)*'"
+_dq = _sq.replace("'", '"')
 _comment_re = re.compile(rf"""^([^'"#]*(?:(?:{_sq}|{_dq})[^'"#]*)*)#(.*)$""")
 
 def _comment(line: str) -> str | None:
@@ -156,21 +159,24 @@ _in3 = _nested(_nested(_nested(_nested(''))))  # (the innermost holds no bracket
 def _outer(stop: str) -> str: return _nested(_in3, _plain.replace('#', '#' + stop))
 _param_line_re = re.compile(rf"""[ \t]*\**[ \t]*([^\W\d]\w*)[ \t]*(?:[:=]{_outer(',')})?(,?)[ \t]*(?:#([^\n]*))?\n?""")
 _close_line_re = re.compile(rf"""[ \t]*\)[ \t]*(->{_outer(':,')})?:[ \t]*(?:#([^\n]*))?\n?""")
-_def_open_re = re.compile(r'[ \t]*(?:async[ \t]+)?def[ \t]+\w+[ \t]*\([ \t]*(?:#[^\n]*)?\n?')
+_def_open_re = re.compile(r'[ \t]*(?:async[ \t]+)?def[ \t]+\w+[ \t]*\([ \t]*(?:#([^\n]*))?\n?')
 
 def _line_comments(lines: list[str], first: int, names: list) -> dict | None:
     """The comments of a signature laid out as docments shows it, read line by line: `def f(` alone, then each parameter
     on a line of its own that closes every bracket it opens and ends with a comma (the last may not), then `)` or
     `) -> T:`. In the parentheses what follows a comma is a parameter, so a line that starts with the next name holds
-    that parameter and no other, and its comment is the parameter's. `None` for any other layout (`_fast_locs` reads it)"""
+    that parameter and no other, and its comment is the parameter's. The `def` line's comment is the first one's (the
+    parameter's, else the return's) when that has none of its own, as docments reads the comment lines above it.
+    `None` for any other layout (`_fast_locs` reads it)"""
     n = len(names)
-    if first + n + 1 >= len(lines) or not _def_open_re.fullmatch(lines[first]): return None
-    res = {}
+    if first + n + 1 >= len(lines) or not (top := _def_open_re.fullmatch(lines[first])): return None
+    res, above = {}, top[1] and undirected(top[1])
     for i, nm in enumerate(names, first + 1 - n):
         if (m := _param_line_re.fullmatch(lines[i + n])) is None or m[1] != nm or not m[2] and i < first: return None
-        if (c := m[3]) and (c := undirected(c)): res[nm] = c
+        if (c := m[3] and undirected(m[3])) or (c := above): res[nm] = c
+        above = None
     if (m := _close_line_re.fullmatch(lines[first + n + 1])) is None: return None
-    if m[1] and (c := m[2]) and (c := undirected(c)): res['return'] = c  # the comment on the `-> T:` line is the return's
+    if m[1] and ((c := m[2] and undirected(m[2])) or (c := above)): res['return'] = c  # the comment on the `-> T:` line is the return's
     return res
 
 def _fast_locs(lines: list[str], first: int, names: list) -> dict | None:
