@@ -329,6 +329,32 @@ def test_a_nonce_store_forgets_only_what_it_then_refuses():
     with pytest.raises(SealError, match='expired'): store.add('late', now - 1)
     with pytest.raises(ValueError, match='max_used'): NonceStore(max_used=0)
 
+def test_a_nonce_store_never_takes_a_nonce_twice_when_the_clock_is_set_back(monkeypatch):
+    """A wall clock stepped back (NTP, a restored VM) after a record expired and its nonce was forgotten: the record is
+    still refused, never accepted a second time; in random walks of time, back and forth, against small stores too"""
+    import random
+    import types
+    from funccall.core import _seal
+    clock = [1_000.0]
+    monkeypatch.setattr(_seal, 'time', types.SimpleNamespace(time=lambda: clock[0]))
+    store = NonceStore()
+    assert store.add('n', 1_010)
+    clock[0] = 1_011
+    assert store.add('other', 2_000) and store.held == 1  # 'n' expired: forgotten
+    clock[0] = 1_000  # set back
+    with pytest.raises(SealError, match='expired'): store.add('n', 1_010)
+    for seed in range(300):
+        rnd, clock[0] = random.Random(seed), 1_000.0
+        store, taken = NonceStore(max_used=rnd.randint(1, 5)), set()
+        expiries = {f'n{i}': 1_000 + rnd.randint(0, 20) for i in range(15)}
+        for _ in range(60):
+            clock[0] += rnd.choice([0, 0, 0.5, 1, 3, -1, -5])
+            nonce = rnd.choice(list(expiries))
+            try: ok = store.add(nonce, expiries[nonce])
+            except SealError: continue
+            assert not (ok and nonce in taken), (seed, nonce)
+            if ok: taken.add(nonce)
+
 # --- (7) a tool that can't be sent is left out, not fatal ----------------------------------------------
 
 import warnings  # noqa: E402

@@ -28,6 +28,7 @@ class NonceStore:
         if max_used < 1: raise ValueError("NonceStore: max_used must be at least 1")
         self.max_used, self.floor = max_used, 0.0  # floor: the latest expiry of a nonce forgotten before it expired
         self._used, self._heap, self._lock = set(), [], threading.Lock()  # the nonces, and (expiry, nonce) in expiry order
+        self._now = 0.0  # the latest time seen: a wall clock set back must not bring an expired, forgotten nonce back to life
 
     def _forget(self, upto: float) -> None:
         "Forget the nonces of records expiring no later than `upto`"
@@ -36,8 +37,8 @@ class NonceStore:
     def add(self, nonce: str, expiry: float) -> bool:
         """Remember `nonce` until `expiry`: False if it was seen before; `SealError` (its reason, to follow 'is') for a record
         expired, or one as old as a nonce forgotten (its own may be)"""
-        now = time.time()
         with self._lock:
+            now = self._now = max(self._now, time.time())
             self._forget(math.nextafter(now, -math.inf))  # the expired ones: their records are refused anyway
             if expiry < now: raise SealError("expired")
             full = len(self._used) >= self.max_used and nonce not in self._used
