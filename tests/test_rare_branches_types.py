@@ -109,6 +109,6 @@ def test_a_value_holding_itself_is_a_type_error_and_a_default_that_does_is_left_
     ) -> int:
         "A tool"
         return 0
-    with pytest.warns(SchemaWarning, match=r"Parameter 'items' of '.*tool': default left out of the schema: list value holds itself"):
+    with pytest.warns(SchemaWarning, match=r"Parameter 'items' of '.*tool': default left out of the schema: it holds itself"):
         s = get_schema(tool, evalable=True)  # (as a Tool makes it: before, a RecursionError)
     assert 'default' not in s['input_schema']['properties']['items']
