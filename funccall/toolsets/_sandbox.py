@@ -58,7 +58,7 @@ runtime it is lent (the standard library's build settings name where the interpr
 source was, an editable install's finder and `direct_url.json` its checkout), and `/proc/self/mountinfo`, where the
 kernel names the host folder each of its mounts comes from (names, not ways in). What it can still use of the host's: a
 folder lent writable is the host's disk: `FILE_MB` a file, and `MAX_LENT_FILES` files and folders made there (counted
-as it runs, `_over_lent`: it may make those of 50 ms more, more where the folder held many files already and its walks
+as it runs, `_over_lent`: it may make those of 20 ms of the supervisor's more, more where the folder held many files already and its walks
 are spaced, at most a tenth of the supervisor's time; one the application changes meanwhile counts too), but their
 bytes are not bounded in all (lend a file system of the size you allow); there it may leave symbolic links and
 FIFOs for the application to trip on; with `network=True` on cgroup v1, UDP buffers no group counts (v1 counts TCP's).
@@ -376,7 +376,7 @@ def _made_since(path: str, since: float, most: int) -> int:  # pragma: no cover 
 def _over_lent(lent: list, since: float, most: int) -> str | None:  # pragma: no cover (the supervisor's)
     """The folder lent writable the program made more than `most` files and folders in, if one: a walk of it (what is new
     since `since`) says. It walks when its file system's count of files in use grew by more than `most` since the last walk
-    (one call: [path, that count, the time of the next walk]), and every 50 ms all the same (others' files removed
+    (one call: [path, that count, the time of the next walk]), and every 20 ms all the same (others' files removed
     meanwhile hide the program's from the count; some file systems, btrfs, count none), or 10 times as long as its last
     walk took (a folder lent with many files of its own: a tenth of a CPU at most)"""
     for entry in lent:
@@ -384,7 +384,7 @@ def _over_lent(lent: list, since: float, most: int) -> str | None:  # pragma: no
         used, now = _inodes_used(path), time.monotonic()
         if now < due and (used is None or base is None or used - base <= most): continue
         if (made := _made_since(path, since, most)) > most: return path
-        entry[1:] = used if used is None else used - made, time.monotonic() + max(0.05, 10 * (time.monotonic() - now))
+        entry[1:] = used if used is None else used - made, time.monotonic() + max(0.02, 10 * (time.monotonic() - now))
     return None
 
 def _supervise(cfg: dict, status, init: bool) -> None:  # pragma: no cover (the supervisor's)
