@@ -171,8 +171,8 @@ def _line_comments(lines: list[str], first: int, names: list) -> dict | None:
     n = len(names)
     if first + n + 1 >= len(lines) or not (top := _def_open_re.fullmatch(lines[first])): return None
     res, above = {}, top[1] and undirected(top[1])
-    for i, nm in enumerate(names, first + 1 - n):
-        if (m := _param_line_re.fullmatch(lines[i + n])) is None or m[1] != nm or not m[2] and i < first: return None
+    for j, nm in enumerate(names):  # (every line but the last parameter's ends with its comma)
+        if (m := _param_line_re.fullmatch(lines[first + 1 + j])) is None or m[1] != nm or not m[2] and j < n - 1: return None
         if (c := m[3] and undirected(m[3])) or (c := above): res[nm] = c
         above = None
     if (m := _close_line_re.fullmatch(lines[first + n + 1])) is None: return None
