@@ -1068,10 +1068,11 @@ class _Checked:
         g.update(_INLINE_GLOBALS, _disp=self.disp, _name=self.name, _slow_args=self.checked, _slow_kw=self.checked_kw)
         schemas = p.schemas if self.check else [True] * len(p.schemas)  # unchecked: only what isn't plain JSON is converted
         alone = {i: c for i, ((ts, c), s) in enumerate(zip(zip(self.types, self.tests), schemas)) if _quick(s) is None and c is not None}
-        g['_keyed'], g['_given'] = _Keyed(self, alone), _Given(self)
         # a parameter per optional argument where there are few, or where the first calls gave some: `**extra` pays off
         # for calls of the required arguments alone, and costs more for each optional one given (see `_inline_code`)
         named = self.gave_optional or len(p.schemas) - p.nreq <= _NAMED_MAX
+        if named: g['_given'] = _Given(self)  # (the table of subsets its code reads; `**extra` code reads the keys')
+        else: g['_keyed'] = _Keyed(self, alone)
         fn.__code__ = _named_code(_with_names(_inline_code(schemas, p.nreq, g, iscoroutinefunction(fn), alone, named), p.origs), p)
 
     def quick(self, extra: dict, *args):
