@@ -12,6 +12,7 @@ from .core.call import ToolInputError, call_func, call_func_async, coerce_inputs
 from .toolsets.pytool import python, python_isolated
 from .core._run import WorkersExhausted, set_max_workers
 from .core._seal import SealError
+from .core._helpdoc import add_param_docs
 from .core.providers import (
     Change, ProviderWarning, Report, function_to_tool, strict_schema, to_anthropic, to_gemini, to_mcp, to_openai, to_openai_responses,
     tool_choice, tool_name, provider_name
@@ -44,3 +45,7 @@ __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom
 for _nm in __all__:
     if isinstance(_o := globals()[_nm], type): _o.__module__ = 'funccall'
 del _nm, _o
+
+# `help(call_func)` shows each parameter's `# comment` (an `Args:` section built from them); `python` and
+# `python_isolated` are tools themselves: their docstrings are what the model reads, left as written
+add_param_docs(o for n, o in globals().items() if n in __all__ and n not in ('python', 'python_isolated'))
