@@ -69,7 +69,7 @@ CHECKED = {*_NUM.values(), *(k for ks in _LEN.values() for k in ks), 'pattern'}
 
 def constraints(
     meta: tuple,          # `Annotated` metadata
-    json_type: str=None,  # the value's JSON type: which length keywords apply ('string', 'array', 'object')
+    json_type: str | None=None,  # the value's JSON type: which length keywords apply ('string', 'array', 'object')
 ) -> dict:                # JSON Schema keywords from `CHECKED`
     "The constraints `Annotated` metadata puts on a value: annotated_types/pydantic objects, and `JsonSchema` keywords"
     res = {}
