@@ -10,7 +10,8 @@ import datetime as dt, functools, importlib.util, inspect, marshal, warnings, we
 from decimal import Decimal
 from uuid import UUID
 from types import FunctionType, MethodType
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, overload
 
 from ._warnings import SchemaWarning, caller_level, warn_undocumented
 from ._docs import Docs, class_docs, doc_text, func_docs, joined
@@ -353,15 +354,23 @@ def _cache_key(f: Any) -> tuple[Any, str]:
     if is_callable_object(f): return type(f), 'instance'
     return f, ''
 
+# What a checker reads. The implementation's own annotations stay as the reference's example of `get_schema(get_schema)`
+# shows them (`name` and `**kw` untyped: typed, they would change its schema); `docments` reads its comments.
+@overload
+def get_schema(f: JsonDict, pname: str = 'input_schema', evalable: bool = False, skip_hidden: bool = False, name: str | None = None,
+               **kw: Any) -> JsonDict: ...
+@overload
+def get_schema(f: ToolFn, pname: str = 'input_schema', evalable: bool = False, skip_hidden: bool = False, name: str | None = None, *,
+               description: str | None = None, inject: str | Iterable[str] = (), fold: bool = False) -> JsonDict: ...
 def get_schema(
-    f:ToolFn | JsonDict, # Function to get schema for
+    f:ToolFn | dict, # Function to get schema for
     pname:str='input_schema', # Key name for parameters
     evalable:bool=False, # stringify defaults that can't be literal_eval'd?
     skip_hidden:bool=False, # skip parameters starting with '_'?
-    name:str | None=None, # Override function name (useful for dotted paths like 'obj.method')
-    **kw:Any, # `description=`: use this instead of the docstring; `inject=`: parameters the application supplies, left out
+    name=None, # Override function name (useful for dotted paths like 'obj.method')
+    **kw, # `description=`: use this instead of the docstring; `inject=`: parameters the application supplies, left out
           # unread; `fold=True`: a lone model/TypedDict/dataclass parameter's fields are the tool's own
-)->JsonDict: # {'name':..., 'description':..., pname:...}
+)->dict: # {'name':..., 'description':..., pname:...}
     "Generate JSON schema for a class, function, or method"
     if issubclass(type(f), dict): return f  # type: ignore[return-value]  # a schema already (checkers don't narrow on `type(f)`)
     description, inject, fold = None, (), False
