@@ -13,11 +13,10 @@ from __future__ import annotations
 import types
 from collections import abc
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ._types import instance_dict, type_has
-
-if TYPE_CHECKING: from ._typing import Namespace
+from ._typing import Namespace
 
 __all__ = ['mk_ns', 'resolve_nm', 'find_tool', 'public_methods', 'ToolNotFound', 'Sealed', 'ToolHolder']
 
