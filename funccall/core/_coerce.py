@@ -160,16 +160,16 @@ def _pydantic_coerce(t):
         except ValueError as e: raise _pydantic_mismatch(t, v, e) from None  # pydantic's ValidationError
     return f
 
-def _pydantic_mismatch(t, v, e: ValueError) -> Mismatch:
+def _pydantic_mismatch(t: Any, v: Any, e: Exception) -> Mismatch:
     "Each of the errors in pydantic's `ValidationError` `e` at its path, as one `Mismatch`"
-    errs = e.errors() if callable(getattr(e, 'errors', None)) else []
+    errs = e.errors() if callable(getattr(e, 'errors', None)) else []  # type: ignore[attr-defined]  # pydantic's `ValidationError`
     if not errs: return Mismatch(t, v, f"not a valid {type_name(t)}: {str(e)[:200]}")
     bad = None
     for err in errs[:MAX_SHOWN + 1]:
         why = f"{err.get('msg', 'invalid')}, got {short(err.get('input'))}"
         bad = _gather(bad, Mismatch(None, err.get('input'), why, tuple(err.get('loc', ()))))
-    bad.cut = len(errs) > MAX_SHOWN + 1
-    return bad
+    bad.cut = len(errs) > MAX_SHOWN + 1  # type: ignore[union-attr]  # `errs` is not empty: `bad` holds its first
+    return bad  # type: ignore[return-value]
 
 _NUMBERS = (int, float, Decimal)  # a `Decimal` (a string in the schema) is held to its `Field(ge=...)` as pydantic holds it
 
@@ -215,6 +215,7 @@ def _constrained(c, cons: dict):
 
 class _Pattern(str):
     "A developer's pattern (`Field(pattern=...)`), shown as its text, called to search a string in bounded time (`_regex`)"
+    search: Callable[[str], Any]  # set by `_pattern`: the match, None, or `_UNKNOWN` when it can't tell in bounded time
     def __call__(self, x: str) -> bool:
         found = self.search(x)
         if found is _UNKNOWN:  # refused, as the pattern may be a safety check: never let through unchecked
@@ -226,7 +227,7 @@ _UNKNOWN = object()
 def _pattern(p: str) -> _Pattern:
     "Pattern `p` ready to search; a `SchemaError` when it doesn't compile"
     res = _Pattern(p)
-    try: res.search = bounded_search(p, _UNKNOWN)
+    try: res.search = bounded_search(p, _UNKNOWN)  # pyright: ignore[reportArgumentType]  # (`unknown` is any marker)
     except (re.error, RecursionError, OverflowError) as e: raise SchemaError(f"pattern {short(p)} doesn't compile: {e}") from None
     return res
 
@@ -320,21 +321,21 @@ def _choice_coerce(t, choices: dict, by_name: dict | None = None):
                 for (ty, val), c in choices.items():
                     if ty in (int, float) and float(v) == val: return c
         raise Mismatch(t, v)
-    f.plain = plain
+    f.plain = plain  # type: ignore[attr-defined]  # the lookup `_enum_coerce` reads
     return f
 
 def _literal_coerce(info):
-    choices = {}
+    choices: dict[Any, Any] = {}
     for a in info.args: choices.setdefault(_json_key(jsonable(a)), a)
     return _choice_coerce(info.t, choices)
 
 def _enum_coerce(info):
     t = info.t
-    choices = {}
+    choices: dict[Any, Any] = {}
     for m in t: choices.setdefault(_json_key(jsonable(m)), m)
     pick = _choice_coerce(t, choices, dict(t.__members__))
     if type(t).__instancecheck__ is not type.__instancecheck__: return lambda v: v if isinstance(v, t) else pick(v)
-    plain = pick.plain
+    plain = pick.plain  # pyright: ignore[reportFunctionMemberAccess]
     def f(v):
         if type(v) is str or type(v) is int:  # no member (a member's type is `t`'s own): what the model sends skips the class check
             m = plain.get(v, _MISSING)
@@ -343,7 +344,7 @@ def _enum_coerce(info):
     def texts(xs: list) -> list:  # a list of strings, looked up at once, in C (see `_list_coerce`)
         if countOf(map(type, xs), str) != len(xs): raise TypeError('not all text')  # (a `str` subclass is no JSON string)
         return list(itemgetter(*xs)(plain)) if len(xs) > 1 else [plain[x] for x in xs]  # (one item: itemgetter gives it bare)
-    f.texts = texts
+    f.texts = texts  # type: ignore[attr-defined]  # read by `_list_coerce`
     return f
 
 _json_kinds = {  # the JSON types each kind takes without a repair
@@ -357,7 +358,7 @@ def _accepts(info) -> set | None:
     if info.kind == 'scalar': return {info.args[0]} | ({int} if info.args[0] is float else set())
     if info.kind == 'union':
         members = [_accepts(kind(a)) for a in info.args]
-        return None if any(m is None for m in members) else set().union(*members)
+        return None if any(m is None for m in members) else set().union(*members)  # type: ignore[arg-type]  # none is None
     return _json_kinds[info.kind]
 
 def _union_coerce(info):
@@ -398,7 +399,7 @@ def _list_coerce(info):
     t = info.t
     if _is_ndarray(t):
         asarray = sys.modules['numpy'].asarray
-        def f(v):
+        def f(v):  # pyright: ignore[reportRedeclaration]  # returned here: the `f` below is another tool's
             if isinstance(v, t): return v
             try: return asarray(v if type(v) is list else _as_list(v, t)[0])
             except Mismatch: raise
@@ -408,7 +409,7 @@ def _list_coerce(info):
     exact = exact_type(info.args[0])
     # how a kind made from text (an enum, a date) reads a whole list at once: what `item` makes of each, or an exception
     texts = getattr(item, 'texts', None)
-    def f(v):
+    def f(v):  # type: ignore[no-redef]  # (the array's `f` above is returned before this one is made)
         if texts is not None and type(v) is list and v and type(v[0]) is str:
             try: return texts(v)
             except Exception: pass  # noqa: BLE001, S110 - some item is not valid text: the checked way says which and why
@@ -425,7 +426,7 @@ def _list_coerce(info):
                 if (bad := _gather(bad, e.within(i))).full: break
         if bad is not None: raise bad
         return out
-    if exact is not None: f.exact_items = exact  # a class builder writes the first test out for its fields (`_class_builder`)
+    if exact is not None: f.exact_items = exact  # type: ignore[attr-defined]  # a class builder writes the first test out for its fields (`_class_builder`)
     return f
 
 def _set_coerce(info):
@@ -514,7 +515,7 @@ def _format_coerce(info):
     def texts(xs: list) -> list:  # a list of strings, read at once (see `_list_coerce`)
         if checked and (countOf(map(type, xs), str) != len(xs) or limit and max(map(len, xs)) > limit): raise ValueError('not all short text')
         return list(map(parse, xs))  # (a loop in C)
-    f.texts = texts
+    f.texts = texts  # type: ignore[attr-defined]  # read by `_list_coerce`
     return f
 
 
@@ -552,7 +553,7 @@ class _FieldsPlan:
             if attr not in kw: kw[attr] = d.make(kw)
         return kw
 
-    def _report(self, d: dict, v, done: dict, failed=None, err=None) -> dict:
+    def _report(self, d: dict, v: Any, done: dict, failed: Any = None, err: Any = None) -> dict:
         """The same, finding every problem; a null the type can't take means 'use the default' (strict mode sends it).
         The fields `kwargs` made already (`done`) and the one it failed at (`failed`, with its `err`) are not made again."""
         kw, bad = {}, None
@@ -601,13 +602,15 @@ def _namedtuple_coerce(info):
 
 def _class_coerce(info):
     "Dataclasses and plain classes: a dict of constructor arguments, each coerced"
+    plan: Any
+    build: Any
     t, plan, build, busy = info.t, None, None, False
     def slow(v):
         if type(v) is not dict and isinstance(v, t): return v
         kw = plan.kwargs(v)
         try: return t(**kw)
         except Exception as e: raise _not_valid(t, v, e) from None
-    def builder(nested: bool = False):
+    def builder(nested: bool = False) -> Any:
         "The builder, made on first use: a class holding itself reaches its own coercer while it is planned (`nested`: then None)"
         nonlocal plan, build, busy
         if build is None:
@@ -617,7 +620,7 @@ def _class_coerce(info):
             finally: busy = False
         return build
     def f(v): return (build or builder())(v)
-    f.builder = builder
+    f.builder = builder  # type: ignore[attr-defined]  # read by `ready`
     return f
 
 def ready(
@@ -637,6 +640,7 @@ def _positional(t, attrs: list) -> dict:
     if type(t).__call__ is not type.__call__ or t.__new__ is not object.__new__: return {}  # nothing else sees the arguments
     init = next((k.__dict__['__init__'] for k in t.__mro__ if '__init__' in k.__dict__), None)
     if type(init) is not FunctionType or init.__code__.co_posonlyargcount > 1: return {}
+    res: dict[str, int]
     code, given, res = init.__code__, set(attrs), {}
     for nm in code.co_varnames[1:code.co_argcount]:  # after `self`
         if nm not in given: break
@@ -652,7 +656,7 @@ def _stores_fields(t, attrs: list) -> bool:
     if type(init) is not FunctionType or not dataclasses.is_dataclass(t): return False
     fs = [f for f in dataclasses.fields(t) if f.init]
     if [f.name for f in fs] != attrs: return False
-    try: ref = dataclasses.make_dataclass(t.__name__, [(f.name, Any, dataclasses.field(
+    try: ref = dataclasses.make_dataclass(t.__name__, [(f.name, Any, dataclasses.field(  # type: ignore[misc, union-attr]  # `t` is a class
             default=f.default, default_factory=f.default_factory, kw_only=f.kw_only)) for f in fs]).__init__.__code__
     except Exception: return False
     return ref.replace(co_firstlineno=init.__code__.co_firstlineno) == init.__code__

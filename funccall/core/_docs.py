@@ -26,8 +26,8 @@ from ._warnings import SchemaWarning, caller_level
 __all__ = ['Docs', 'func_docs', 'class_docs', 'doc_text', 'undirected', 'joined']
 
 class Docs(NamedTuple):
-    comments: dict          # name -> its docments comment
-    doc_params: dict        # name -> its description in the docstring's parameter section
+    comments: dict[str, str]    # name -> its docments comment
+    doc_params: dict[str, str]  # name -> its description in the docstring's parameter section
     returns: str | None     # the return annotation's comment
     description: str        # the docstring, less the parameter section `doc_params` came from
     doc_returns: str | None = None  # the docstring's own returns section, kept in `description`
@@ -216,7 +216,7 @@ def _fn_comments(f) -> dict | None:
     lines = _source_lines(f)
     first = code.co_firstlineno - 1
     while first < len(lines) and not (m := _defline_re.match(lines[first])): first += 1  # skip decorators
-    if first >= len(lines) or m[1] != code.co_name: return None
+    if first >= len(lines) or m[1] != code.co_name: return None  # type: ignore[index]  # pyright: ignore[reportPossiblyUnboundVariable]  # in the lines: matched
     names = [nm for nm, _, _ in _code_params(f)]
     if (cms := _line_comments(lines, first, names)) is not None: return cms
     locs = _fast_locs(lines, first, names)
@@ -230,7 +230,7 @@ _class_index: dict = {}  # filename -> (lines, {qualname: ClassDef})
 def _index_classes(fn: str, lines: list[str]) -> dict:
     hit = _class_index.get(fn)
     if hit is not None and hit[0] is lines: return hit[1]
-    idx = {}
+    idx: dict[str, ast.ClassDef] = {}
     def walk(body, prefix):
         for n in body:
             if isinstance(n, ast.ClassDef):
@@ -258,7 +258,7 @@ def _candidate_files(cls):
 
 def _is_cell(fn: str) -> bool:
     "Whether `fn` names source that lives only in `linecache`: `<...>` (IPython, execnb), or ipykernel's `/tmp/ipykernel_1/2.py`"
-    return fn.startswith('<') or len(v := linecache.cache.get(fn, ())) == 4 and v[1] is None  # (kept with no mtime)
+    return fn.startswith('<') or len(v := linecache.cache.get(fn, ())) == 4 and v[1] is None  # type: ignore[misc]  # (kept with no mtime)
 
 def _class_node(cls):
     """The lines of the file defining class `cls`, and its `ClassDef`; `(None, None)` where no source is found, `([],
@@ -279,7 +279,7 @@ def _class_comments(cls) -> dict | None:
     lines, node = _class_node(cls)
     if node is None: return None if lines is None else {}
     locs = {n.lineno: n.target.id for n in node.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
-    return _param_comments(lines, locs, node.lineno)
+    return _param_comments(lines, locs, node.lineno)  # pyright: ignore[reportArgumentType]  # a class node comes with its lines
 
 def _class_attribute_docs(cls) -> dict:
     "The attribute docstrings in the body of class `cls`"
@@ -310,7 +310,7 @@ def doc_text(obj) -> str:
     else:
         d = vars(obj).get('__doc__')
         if d and dataclasses.is_dataclass(obj) and _is_generated_doc(obj, d): d = None
-        if not d and '__init__' in vars(obj): d = getattr(obj.__init__, '__doc__', None)
+        if not d and '__init__' in vars(obj): d = getattr(obj.__init__, '__doc__', None)  # type: ignore[misc]
     if not isinstance(d, str): return ''
     return inspect.cleandoc(d) if '\n' in d else d.strip()
 
@@ -320,6 +320,7 @@ def _docstring_params(doc: str) -> tuple[dict, str | None, str]:
     orig, doc = doc, _indent_opening_section(_flush_sections(doc))
     import docstring_parser  # only docstrings with a parameter section pay for the import
     from docstring_parser import DocstringStyle as S
+    ps: dict[str, str]
     ps, ret = {}, None
     for style in (S.GOOGLE, S.NUMPYDOC, S.REST, S.EPYDOC):  # each style's sections, so a docstring mixing them loses none
         # (after a blank first line: Google's parser takes a docstring's first line for its summary, even `Args:`)

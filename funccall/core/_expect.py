@@ -17,7 +17,7 @@ reporting a malformed schema is the validator's job.
 from __future__ import annotations
 
 import json, re
-from typing import Callable
+from typing import Any, Callable
 from urllib.parse import unquote
 
 __all__ = ['expected']
@@ -173,6 +173,8 @@ class _Describer:
         return None
 
     def union(self, members: list, depth: int, nm: str | None = None) -> tuple[str, str | None]:
+        flat: list[Any]
+        values: list
         flat, null, values = [], False, []
         for m in members:
             if isinstance(m, dict) and (m.get('type') == 'null' or m.get('enum') == [None] or ('const' in m and m['const'] is None)): null = True
@@ -202,7 +204,7 @@ class _Describer:
     def noun(pre: str, noun: str, post: str) -> tuple[str, str]: return _a(f'{pre}{noun}{post}'), f'{pre}{noun}s{post}'
 
     def string(self, s: dict) -> tuple[str, str]:
-        noun, post = _formats.get(s.get('format'), ('string', ''))
+        noun, post = _formats.get(s.get('format'), ('string', ''))  # type: ignore[arg-type]  # (None: no format, the default)
         if noun == 'string' and isinstance(f := s.get('format'), str): post = f" in format {f[:_VALUE]!r}"
         if noun == 'string' and s.get('contentEncoding') == 'base64': noun = 'base64-encoded string'
         lo, hi = _count(s.get('minLength')) or None, _count(s.get('maxLength'))
@@ -250,7 +252,7 @@ class _Describer:
         return f"of {plural}" if plural else f"whose {whose} are each {sing}"
 
     def object(self, s: dict, depth: int, nm: str | None) -> tuple[str, str]:
-        title = nm if nm else s.get('title') if isinstance(s.get('title'), str) and s.get('title').strip() else None
+        title = nm if nm else s.get('title') if isinstance(s.get('title'), str) and s.get('title').strip() else None  # type: ignore[union-attr]
         noun = f"{title.strip()[:_VALUE]} object" if title else 'object'
         props = s.get('properties') if isinstance(s.get('properties'), dict) else {}
         req = [r for r in s.get('required', []) if isinstance(r, str)] if isinstance(s.get('required'), list) else []

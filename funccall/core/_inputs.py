@@ -82,6 +82,8 @@ def problems_text(
 
 class ToolInputError(ValueError):
     "A model's tool call whose arguments don't fit the tool: missing, unexpected, or of the wrong type; `.errors` lists each problem"
+    errors: list[Problem]  # each problem: where (the argument's path) and what is wrong
+
     def __init__(self, message: str, errors: list[Problem] | None = None):
         super().__init__(message)
         self.errors = list(errors) if errors is not None else [Problem('', message)]
@@ -96,7 +98,7 @@ class ToolInputError(ValueError):
         return cls(problems_text(tool, problems, more), problems)
 
 _DECODE_ERRORS = (ValueError, RecursionError, MemoryError)  # bad JSON, nested too deeply, too large
-_scan = json.JSONDecoder().scan_once  # what `json.loads` runs in C, without its layers of Python around it
+_scan = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # what `json.loads` runs in C, without its layers of Python around it
 
 def _loads(text: str):
     "`json.loads(text)`; text that is one JSON object and nothing else (what models send) is read by the scanner at once"

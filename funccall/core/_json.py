@@ -52,11 +52,11 @@ def _jsonable(v):
         try: return _jsonable(v.value)
         except TypeError: return v.name  # members whose values JSON can't hold are sent by name
     if isinstance(v, _plain):  # a subclass of a JSON scalar goes out as the scalar itself
-        return str(v) if isinstance(v, str) else float(v) if isinstance(v, float) else int(v)
+        return str(v) if isinstance(v, str) else float(v) if isinstance(v, float) else int(v)  # type: ignore[arg-type]  # an int or bool subclass
     if isinstance(v, dict):
         if not all(isinstance(k, (str, int, float, bool)) for k in v): raise TypeError(f"dict keys must be strings, not in {v!r:.60}")
         return {str(k) if not isinstance(k, str) else k: _jsonable(x) for k, x in v.items()}
-    if hasattr(v, '_asdict') and isinstance(v, tuple): return _jsonable(v._asdict())  # a NamedTuple
+    if hasattr(v, '_asdict') and isinstance(v, tuple): return _jsonable(v._asdict())  # type: ignore[attr-defined]  # a NamedTuple
     if isinstance(v, (list, tuple)): return [_jsonable(x) for x in v]
     if isinstance(v, (set, frozenset)):
         items = [_jsonable(x) for x in v]
@@ -77,7 +77,7 @@ MAX_NESTING = 200
 
 def nesting(
     v,             # a JSON-like value: dicts, lists, scalars
-    stop:int=None, # stop counting past this depth (bounded time for a hostile value)
+    stop:int | None=None, # stop counting past this depth (bounded time for a hostile value)
 ) -> int:          # how many dicts and lists deep `v` goes (a scalar is 0), walked without recursion
     "The depth of `v`'s nesting"
     deepest, todo = 0, [(v, 1)]

@@ -12,15 +12,20 @@ from __future__ import annotations
 
 import types
 from collections import abc
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._types import instance_dict, type_has
+from ._typing import Namespace
 
 __all__ = ['mk_ns', 'resolve_nm', 'find_tool', 'public_methods', 'ToolNotFound', 'Sealed', 'ToolHolder']
 
 class ToolNotFound(LookupError):
     "A tool name from the model that is not in the namespace"
-    def __init__(self, nm: str, available=()):
+    name: str                  # the name as the model sent it
+    available: list[str]       # the names it could have used
+
+    def __init__(self, nm: str, available: Iterable[str]=()):
         self.name, self.available = nm, list(available)
         avail = ', '.join(map(repr, self.available[:20])) + (', ...' if len(self.available) > 20 else '')
         super().__init__(f"Unknown tool {nm!r:.80}; available tools: {avail or 'none'}")
@@ -33,12 +38,12 @@ class Sealed:
 class ToolHolder(Sealed):
     """What holds named tools (`Toolbox`, `ToolGroup`): `namespace()` gives them, under the names the model calls them by;
     `call(name, args)` / `acall` run one through the holder's pipeline, a `ToolResult`"""
-    tools: dict
-    def namespace(self) -> dict: return dict(self.tools)
+    tools: dict[str, Any]
+    def namespace(self) -> dict[str, Any]: return dict(self.tools)
 
-def _sources(fs) -> list:
+def _sources(fs: Any) -> list[tuple[Mapping[str, Any], ToolHolder | None]]:
     "What namespace `fs` merges, in order: `(names, holder)` pairs, `holder` the `ToolHolder` that runs those tools, or None"
-    res = []
+    res: list[tuple[Mapping[str, Any], ToolHolder | None]] = []
     for o in (fs if issubclass(type(fs), (list, tuple)) else [fs]):
         if issubclass(type(o), abc.Mapping): res.append((o, None))
         elif issubclass(type(o), ToolHolder): res.append((o.namespace(), o))
@@ -46,31 +51,33 @@ def _sources(fs) -> list:
         else: raise TypeError(f"mk_ns can't name a {_type_name(type(o))} object; put it in a dict under the name the model will use")
     return res
 
-def _merged(fs, nm=None) -> tuple[dict, ToolHolder | None]:
+def _merged(fs: Any, nm: str | None=None) -> tuple[dict[str, Any], ToolHolder | None]:
     "The namespace list `fs` makes (a later name wins), and the `ToolHolder` that runs tool `nm` in it, if one does"
-    merged, holder = {}, None
+    merged: dict[str, Any] = {}
+    holder = None
     for names, h in _sources(fs):
         merged.update(names)
         if nm is not None and nm in names: holder = h  # (None again when a later function or mapping takes the name)
     return merged, holder
 
 def mk_ns(
-    fs,  # a function, a mapping of names to callables, a `Toolbox` or `ToolGroup`, or a list mixing them
-) -> dict:  # name -> callable
+    fs: Namespace,  # a function, a mapping of names to callables, a `Toolbox` or `ToolGroup`, or a list mixing them
+) -> Mapping[str, Any]:  # name -> callable (a mapping given comes back as it is)
     "A namespace of callables: functions under their `__name__`, mappings and toolboxes' tools merged in"
-    if type(fs) is dict or issubclass(type(fs), abc.Mapping): return fs
-    if issubclass(type(fs), ToolHolder): return fs.namespace()
+    # (read off `type(fs)`, so no `__class__` of the caller's runs; checkers don't narrow on it)
+    if type(fs) is dict or issubclass(type(fs), abc.Mapping): return fs  # type: ignore[return-value]
+    if issubclass(type(fs), ToolHolder): return fs.namespace()  # type: ignore[union-attr]
     return _merged(fs)[0]
 
 def find_tool(
-    nm: str,  # a tool name as the model sent it
-    fs,       # the namespace, as `mk_ns` takes it
-):            # the `ToolHolder` that runs it, or the callable
+    nm: str,        # a tool name as the model sent it
+    fs: Namespace,  # the namespace, as `mk_ns` takes it
+) -> Any:           # the `ToolHolder` that runs it, or the callable
     """What runs tool `nm` of `fs`: the `ToolHolder` offering that name (the namespace itself, when it is one: its tools'
     exact names only), else what `resolve_nm` finds in `mk_ns(fs)`; raises `ToolNotFound`"""
     if fs is None: return resolve_nm(nm, {})
     if issubclass(type(fs), ToolHolder): return fs
-    if type(fs) is dict or issubclass(type(fs), abc.Mapping): return resolve_nm(nm, fs)
+    if type(fs) is dict or issubclass(type(fs), abc.Mapping): return resolve_nm(nm, fs)  # type: ignore[arg-type]  # (as in `mk_ns`)
     merged, holder = _merged(fs, nm if type(nm) is str else None)
     return holder if holder is not None else resolve_nm(nm, merged)
 
@@ -79,7 +86,7 @@ _type_name = type.__dict__['__name__'].__get__
 _own_name = {types.FunctionType: types.FunctionType.__dict__['__name__'].__get__,
              types.BuiltinFunctionType: types.BuiltinFunctionType.__dict__['__name__'].__get__}
 
-def _name(o):
+def _name(o: Any) -> str | None:
     "`o.__name__` when it is a plain value: a function's, a class's, a method's function's, or one in a dict"
     t = type(o)
     if t in _own_name: return _own_name[t](o)
@@ -97,18 +104,18 @@ _opaque = (Sealed, types.ModuleType, str, bytes, bytearray, int, float, complex,
 # Reading a class's MRO and dict through `type`'s own descriptors runs no code of the caller's metaclass
 _mro, _cdict = type.__dict__['__mro__'].__get__, type.__dict__['__dict__'].__get__
 
-def _class_attr(cls: type, nm: str):
+def _class_attr(cls: type, nm: str) -> tuple[Any, type]:
     "`nm` as found in the dicts of `cls`'s MRO, and the class holding it"
     for klass in _mro(cls):
         d = _cdict(klass)
         if nm in d: return d[nm], klass
     raise AttributeError(nm)
 
-def _is_slot(v, owner: type) -> bool:
+def _is_slot(v: Any, owner: type) -> bool:
     "A `__slots__` attribute of a class written in Python (not a C member such as `partial.func`)"
     return type(v) is types.MemberDescriptorType and '__slots__' in _cdict(owner)
 
-def _method(v, o, cls):
+def _method(v: Any, o: Any, cls: Any) -> Any:
     "`v` from a class dict as a bound tool, when it is a method written in Python; else `None`"
     tv = type(v)
     if tv is types.FunctionType: return types.MethodType(v, o) if o is not None else None  # unbound through a class: no
@@ -116,7 +123,7 @@ def _method(v, o, cls):
     if tv is classmethod and type(v.__func__) is types.FunctionType: return types.MethodType(v.__func__, cls)
     return None
 
-def _static_attr(o, nm: str):
+def _static_attr(o: Any, nm: str) -> Any:
     "Attribute `nm` of `o`, reading only dicts and slots: no property, descriptor or `__getattr__` of the caller's runs"
     if issubclass(type(o), type):  # a class: its static and class methods and nested classes
         v, _ = _class_attr(o, nm)
@@ -124,10 +131,11 @@ def _static_attr(o, nm: str):
         if issubclass(type(v), type): return v
         raise AttributeError(nm)
     t = type(o)
+    owner: type | None
     try: v, owner = _class_attr(t, nm)
     except AttributeError: v = owner = None
     if owner is not None and (type_has(type(v), '__set__') or type_has(type(v), '__delete__')):  # data descriptors win
-        if _is_slot(v, owner): return v.__get__(o, t)
+        if _is_slot(v, owner): return v.__get__(o, t)  # pyright: ignore[reportOptionalMemberAccess]  # `owner` is set: so is `v`
         raise AttributeError(nm)
     d = instance_dict(o)
     if nm in d: return d[nm]
@@ -136,21 +144,21 @@ def _static_attr(o, nm: str):
     if type_has(type(v), '__get__'): raise AttributeError(nm)  # cached_property, C methods (`array.pop`), ...
     return v
 
-def _advertisable(o) -> bool: return callable(o) and not issubclass(type(o), types.ModuleType)
+def _advertisable(o: Any) -> bool: return callable(o) and not issubclass(type(o), types.ModuleType)
 
 def public_methods(
-    obj,     # an object whose methods a model may call
-) -> dict:   # name -> bound method, base classes' first, in definition order
+    obj: Any,            # an object whose methods a model may call
+) -> dict[str, Any]:     # name -> bound method, base classes' first, in definition order
     "The methods written in Python that `obj` offers under public names, read without running any of its code"
-    res = {}
+    res: dict[str, Any] = {}
     for klass in reversed(_mro(type(obj))[:-1]):
         for nm, m in _cdict(klass).items():
             if not nm.startswith('_') and (bound := _method(m, obj, type(obj))) is not None: res[nm] = bound
     return res
 
-def _available(ns) -> list:
+def _available(ns: Mapping[str, Any]) -> list[str]:
     "Names a model could have been offered: the namespace's callables, and the public methods of its objects"
-    res = []
+    res: list[str] = []
     for k, v in ns.items():
         if type(k) is not str or k.startswith('_'): continue
         if _advertisable(v): res.append(k)
@@ -158,9 +166,9 @@ def _available(ns) -> list:
     return res
 
 def resolve_nm(
-    nm: str,  # a tool name as the model sent it: `f`, `obj.method`, or its provider-safe form `obj-method`
-    ns,       # the namespace the tools were advertised from (see `mk_ns`)
-) -> Any:     # the callable
+    nm: str,                # a tool name as the model sent it: `f`, `obj.method`, or its provider-safe form `obj-method`
+    ns: Mapping[str, Any],  # the namespace the tools were advertised from, as `mk_ns` makes it
+) -> Any:                   # the callable
     "Find tool `nm` in namespace `ns`; raises `ToolNotFound` for anything a schema could not have advertised"
     if type(nm) is not str or not nm: raise ToolNotFound(repr(nm), _available(ns))
     if nm in ns and not nm.startswith('_'):

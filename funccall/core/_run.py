@@ -62,7 +62,7 @@ def run_sync(
 def in_own_thread(
     f: Callable,          # a sync callable: what the caller would run were no event loop running in its thread
     *args,                # its arguments
-    stop: Callable=None,  # `stop()` asks `f` to end early: called when the caller is interrupted while it waits
+    stop: Callable | None=None,  # `stop()` asks `f` to end early: called when the caller is interrupted while it waits
 ) -> Any:                 # what it returned; what it raised is raised here
     """Run `f(*args)` in a new thread, in a copy of the caller's context (its context variables), and wait for it: how sync
     code runs async work inside a running event loop without re-entering it (no `nest_asyncio`). The caller's loop is
@@ -167,6 +167,8 @@ class _Job:
     `state`: 'pending' (waiting for a slot), 'running' (holding one), 'straggling' (running, its caller gone),
     'dropped' (its caller left before it started: it never runs), 'done'"""
     __slots__ = ('fn', 'ended', 'key', 'state', 'value', 'error')
+    value: Any
+    error: BaseException | None
     def __init__(self, fn: Callable, ended: Callable, key=None):  # `key`: the tool it runs (its stragglers have a share of their own)
         self.fn, self.ended, self.key, self.state, self.value, self.error = fn, ended, key, 'pending', None, None
 
@@ -197,11 +199,11 @@ class _Workers:
 
     def __init__(self, size: int):
         self.lock = threading.Lock()
-        self.pending = collections.deque()  # waiting for a slot (a dropped one is skipped when reached)
-        self.work = queue.SimpleQueue()     # calls handed to idle threads
+        self.pending: collections.deque[_Job] = collections.deque()  # waiting for a slot (a dropped one is skipped when reached)
+        self.work: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()  # calls handed to idle threads
         self.threads = self.idle = 0        # threads alive; those waiting on `work` no call put there is meant for
         self.running = self.stragglers = 0  # calls holding a slot; calls running whose callers stopped waiting
-        self.straggling = collections.Counter()  # tool -> its stragglers
+        self.straggling: collections.Counter[Any] = collections.Counter()  # tool -> its stragglers
         self.resize(size)
 
     def forked(self):
@@ -264,7 +266,7 @@ class _Workers:
         """Give free slots to pending calls (and `nested`, a call of a running call's, one at once), each to an idle thread
         if there is one (holding `lock`): gives the calls that need a new thread, or failed to start, for `_hand` once
         `lock` is released"""
-        out = []
+        out: list[_Job] = []
         if nested is not None: self._admit(nested, out)
         while self.running < self.size and self.pending:
             job = self.pending.popleft()
@@ -397,6 +399,7 @@ def _hand_back(job: _Job, done) -> None:
 class _Jobs:
     "Sync callables run in worker threads, at most `limit` at once, each in a copy of the caller's context; `ended(i, job)` hears of each"
     def __init__(self, fns: list, limit: int, ended: Callable, loop=None):
+        self.jobs: dict[int, _Job]
         self.todo, self.jobs, self.ended, self.loop = iter(enumerate(fns)), {}, ended, loop
         self.running = sum(self.start() for _ in range(min(max(1, limit), len(fns))))
 
@@ -424,7 +427,7 @@ def in_threads(
     """Run sync callables in worker threads from sync code, each in a copy of the caller's context, and yield their
     outcomes as they end: no event loop, and a finished call wakes the caller once, not a loop's selector. A job the pool
     can't start ends at once with `WorkersExhausted`"""
-    done = queue.SimpleQueue()
+    done: queue.SimpleQueue[tuple[int, _Job]] = queue.SimpleQueue()
     jobs = _Jobs(fns, limit, lambda i, job: done.put((i, job)))
     try:
         while jobs.running:
@@ -441,6 +444,8 @@ async def in_threads_async(
     (each wake-up costs a turn of the loop's selector). An awaitable that a call hands back to `settle` is awaited on
     this loop. Close it (`contextlib.aclosing`) when leaving early, so the calls left give their slots back at once"""
     import asyncio
+    done: collections.deque[tuple[int, _Job]]
+    waiting: list[Any]
     loop, lock, done, waiting = asyncio.get_running_loop(), threading.Lock(), collections.deque(), []
     def ended(i, job):  # in the worker thread: the loop is woken only when it waits
         with lock:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import heapq, json, math, re, threading, time  # (hashlib, hmac, secrets, base64: on first use, so `import funccall` stays light)
 
+from typing import Any
+
 from ._json import jsonable
 
 __all__ = ['SealError', 'NonceStore', 'Approvals', 'b64', 'unb64', 'digest', 'key', 'mac']
@@ -24,9 +26,14 @@ class NonceStore:
     before. At most `max_used` are held: beyond that those expiring first are forgotten, and every record expiring no
     later than them (`floor`) is refused from then on, since its nonce may be among those forgotten. A flood of fresh
     records so costs only records older than the flood's (asked again), never those made after it"""
+    max_used: int  # the most nonces remembered at once
+    floor: float   # the latest expiry of a nonce forgotten before it expired: records expiring no later are refused
+
     def __init__(self, max_used: int = 100_000):  # the most nonces remembered at once
         if max_used < 1: raise ValueError("NonceStore: max_used must be at least 1")
         self.max_used, self.floor = max_used, 0.0  # floor: the latest expiry of a nonce forgotten before it expired
+        self._used: set[str]
+        self._heap: list[tuple[float, str]]
         self._used, self._heap, self._lock = set(), [], threading.Lock()  # the nonces, and (expiry, nonce) in expiry order
         self._now = 0.0  # the latest time seen: a wall clock set back must not bring an expired, forgotten nonce back to life
 
@@ -107,6 +114,9 @@ class Approvals:
     another toolbox (another secret), or expired is refused. An approval spends the record's nonce: one record runs at
     most once in this process (another process sharing the secret keeps its own record). A decline spends nothing: it
     runs nothing, and the record stays answerable until it expires or is approved"""
+    ttl: float         # seconds a pending record stays answerable
+    used: NonceStore   # the nonces of the records approved
+
     def __init__(self,
         secret: str | bytes | None = None,  # the secret (at least 32 characters) every process resuming another's records shares
         ttl: float = 86_400,                # seconds a pending record stays answerable
@@ -115,16 +125,16 @@ class Approvals:
         self.ttl, self.used = ttl, NonceStore(max_used)
         self._key = key(secret, b'funccall pending call v1', 'Toolbox(secret=...)')
 
-    def _mac(self, name: str, args, call_id, inj: dict, expiry: int, nonce: str) -> str:
+    def _mac(self, name: str, args: Any, call_id: Any, inj: dict[str, Any], expiry: int, nonce: str) -> str:
         return mac(self._key, json.dumps([name, digest(jsonable(args)), call_id, _injected_digest(inj), expiry, nonce]))
 
-    def seal(self, name: str, args, call_id, inj: dict) -> str:
+    def seal(self, name: str, args: Any, call_id: Any, inj: dict[str, Any]) -> str:
         "The seal of a pending call of tool `name` with `args` (after the pre-hook), answering `call_id`, run with injected `inj`"
         import secrets
         e, n = int(time.time() + self.ttl) + 1, secrets.token_urlsafe(12)
         return f'{e}.{n}.{self._mac(name, args, call_id, inj, e, n)}'
 
-    def check(self, seal, name: str, args, call_id, inj: dict, spend: bool) -> None:
+    def check(self, seal: Any, name: str, args: Any, call_id: Any, inj: dict[str, Any], spend: bool) -> None:
         "`SealError` unless `seal` is this owner's, over exactly this call, unexpired, and (`spend`: approving) never approved before"
         import hmac
         if not isinstance(seal, str) or not _SEAL.fullmatch(seal):

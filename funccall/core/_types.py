@@ -26,7 +26,7 @@ KINDS = ('any', 'none', 'scalar', 'object', 'literal', 'enum', 'union', 'list', 
          'typeddict', 'namedtuple', 'dataclass', 'model', 'class')
 "Every tag `kind` returns. The schema, coercion and inverse tables each cover all of them."
 
-class _TypeSet(set):
+class _TypeSet(set[type]):
     "A set that empties the caches built on it as it changes (so no lookup has to check it first)"
 
 def _clearing(name: str):
@@ -40,16 +40,16 @@ for _m in ('add', 'discard', 'remove', 'pop', 'clear', 'update', 'difference_upd
            'symmetric_difference_update', '__ior__', '__iand__', '__isub__', '__ixor__'):
     setattr(_TypeSet, _m, _clearing(_m))
 
-custom_types = _TypeSet({Path, bytes, Decimal, UUID, dt.datetime, dt.date, dt.time})
+custom_types: _TypeSet = _TypeSet({Path, bytes, Decimal, UUID, dt.datetime, dt.date, dt.time})
 "Types sent as JSON strings and built from one; add your own (constructible from a `str`)."
 
-injected_types = _TypeSet()
+injected_types: _TypeSet = _TypeSet()
 """Types the application supplies at call time, never the model (`funccall.mcp` adds `MCPContext`; add your own run
 context): a parameter annotated with one, a subclass, or `Optional`/`Annotated` of one, is injected, in no schema."""
 
 def injected_type(
-    t,  # a resolved annotation
-):      # the class of `injected_types` it stands for, or None
+    t: Any,  # a resolved annotation
+) -> type | None:  # the class of `injected_types` it stands for, or None
     "Whether annotation `t` is one the application supplies: a class in `injected_types` (or a subclass), through `Annotated`/`Optional`"
     if not injected_types: return None
     while type(t) is _AnnotatedAlias: t = t.__origin__
@@ -59,20 +59,21 @@ def injected_type(
     if not isinstance(t, type): return None
     return next((c for c in injected_types if issubclass(t, c)), None)
 
-class JsonSchema(dict):
+class JsonSchema(dict[str, Any]):
     "JSON Schema keywords a type's schema gets as they are: `Annotated[str, JsonSchema(format='email')]`"
 
 _NUM = {'gt': 'exclusiveMinimum', 'ge': 'minimum', 'lt': 'exclusiveMaximum', 'le': 'maximum', 'multiple_of': 'multipleOf'}
-_LEN = {'string': ('minLength', 'maxLength'), 'array': ('minItems', 'maxItems'), 'object': ('minProperties', 'maxProperties')}
+_LEN: dict[str | None, tuple[str, str]] = {
+    'string': ('minLength', 'maxLength'), 'array': ('minItems', 'maxItems'), 'object': ('minProperties', 'maxProperties')}
 CHECKED = {*_NUM.values(), *(k for ks in _LEN.values() for k in ks), 'pattern'}
 "The JSON Schema keywords that constrain a value beyond its type, as `constraints` gives them"
 
 def constraints(
     meta: tuple,          # `Annotated` metadata
-    json_type: str=None,  # the value's JSON type: which length keywords apply ('string', 'array', 'object')
+    json_type: str | None=None,  # the value's JSON type: which length keywords apply ('string', 'array', 'object')
 ) -> dict:                # JSON Schema keywords from `CHECKED`
     "The constraints `Annotated` metadata puts on a value: annotated_types/pydantic objects, and `JsonSchema` keywords"
-    res = {}
+    res: dict[str, Any] = {}
     for m in meta:
         if isinstance(m, str): continue
         if isinstance(m, JsonSchema):
@@ -92,8 +93,8 @@ class SchemaError(TypeError):
 class TypeInfo(NamedTuple):
     kind: str        # a tag from `KINDS`
     t: Any           # the annotation, with `Annotated`/`Required`/`NewType` wrappers removed
-    args: tuple = () # members of a union, items of a container, values of a literal, (key, value) of a dict
-    meta: tuple = () # `Annotated` metadata, outermost last
+    args: tuple[Any, ...] = () # members of a union, items of a container, values of a literal, (key, value) of a dict
+    meta: tuple[Any, ...] = () # `Annotated` metadata, outermost last
 
 _scalars = (bool, int, float, str)
 _list_origins = {list, abc.Sequence, abc.MutableSequence, abc.Iterable, abc.Collection, abc.Iterator, abc.Generator}
@@ -197,13 +198,15 @@ def on_types_changed(clear) -> None:
     "Register `clear`, called when `custom_types` changes, so caches built on `kind` are rebuilt"
     _clears.append(clear)
 
-def kind(t) -> TypeInfo:
+def kind(
+    t: Any,  # an annotation
+) -> TypeInfo:
     "Classify annotation `t` into a `TypeInfo` whose `kind` is a tag from `KINDS`"
     if type(t) in _ordered_types: return _kinds(t)  # a union or Literal: never among the plain keys
     try: return _kinds.plain[t]  # the common case, inlined: `kind` runs for every annotation of every schema
     except (KeyError, TypeError): return _kinds(t)
 
-def _kind(t) -> TypeInfo:
+def _kind(t: Any) -> TypeInfo:
     meta = ()
     while True:  # peel the wrappers that carry no shape of their own
         o = get_origin(t)
@@ -249,7 +252,7 @@ def _inward(info: TypeInfo, meta: tuple) -> tuple:
         elif not field_info(m) and applies(m): moved.append(m)
         else: kept.append(m)
     if not moved: return info, meta
-    members = {a: typing.Annotated[(a, *own)] for a, jt in zip(ts, jts) if (own := [c for c in moved if constraints((c,), jt)])}
+    members = {a: typing.Annotated[(a,) + tuple(own)] for a, jt in zip(ts, jts) if (own := [c for c in moved if constraints((c,), jt)])}
     return info._replace(args=tuple(members.get(a, a) for a in info.args)), tuple(kept)
 
 def _classify(t, o) -> TypeInfo:
@@ -357,12 +360,12 @@ def _hints(obj, where: str) -> dict:
 
 def _resolve_nested(obj, hints: dict) -> dict:
     "Python 3.10's `get_type_hints` leaves the string in `list['Node']` as it is; resolve it as later versions do"
-    glb = getattr(obj, '__globals__', None) or vars(sys.modules.get(getattr(obj, '__module__', None), typing))
+    glb = getattr(obj, '__globals__', None) or vars(sys.modules.get(getattr(obj, '__module__', None), typing))  # type: ignore[arg-type]
     loc = _localns(obj)
     def res(a):
         if isinstance(a, typing.ForwardRef): a = a.__forward_arg__
         if isinstance(a, str): return res(eval(a, glb, loc))  # noqa: S307 - what `get_type_hints` does with an annotation
-        if get_origin(a) is typing.Annotated: return typing.Annotated[(res(a.__origin__), *a.__metadata__)]  # metadata strings are docs
+        if get_origin(a) is typing.Annotated: return typing.Annotated[(res(a.__origin__),) + a.__metadata__]  # metadata strings are docs
         if get_origin(a) in _literals: return a  # its strings are values
         args = get_args(a)
         if not args or not _has_fwd(a): return a
@@ -374,7 +377,7 @@ def _resolve_nested(obj, hints: dict) -> dict:
 
 # --- parameters of callables ------------------------------------------------------------------------
 
-_AnnotatedAlias = type(typing.Annotated[int, 0])
+_AnnotatedAlias: Any = type(typing.Annotated[int, 0])  # (`Any`: to checkers it is a special form with no `__metadata__`)
 
 def field_info(v) -> bool:
     "Whether `v` is pydantic's `FieldInfo` (what `Field(...)` gives), checked without importing pydantic"
@@ -427,10 +430,10 @@ def _from_field(anno, default) -> tuple:
     return anno, default
 
 def var_anno(
-    p,         # a `Param` of kind `VAR_POSITIONAL` (`*args: int`) or `VAR_KEYWORD` (`**kwargs: str`)
-):             # what the model sends for it: `list[int]`, `dict[str, str]`
+    p: Param,  # a `Param` of kind `VAR_POSITIONAL` (`*args: int`) or `VAR_KEYWORD` (`**kwargs: str`)
+) -> Any:      # what the model sends for it: `list[int]`, `dict[str, str]`
     "The annotation of the one JSON value that holds what a `*args` or `**kwargs` parameter takes"
-    return list[p.anno] if p.kind is _P.VAR_POSITIONAL else dict[str, p.anno]
+    return list[p.anno] if p.kind is _P.VAR_POSITIONAL else dict[str, p.anno]  # type: ignore[name-defined]  # a type made at run time
 
 class Param(NamedTuple):
     name: str
@@ -481,10 +484,11 @@ def _target(f):
 
 _P = inspect.Parameter
 
-def _code_params(fn) -> list[tuple]:
+def _code_params(fn: Any) -> list[tuple[str, Any, Any]]:
     "(name, default, kind) of a plain Python function, read off its code object: `inspect.signature` costs 5x more"
     code, dflts, kwdflts = fn.__code__, fn.__defaults__ or (), fn.__kwdefaults__ or {}
     n, npos, nkw, vn = code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, code.co_varnames
+    res: list[tuple[str, Any, Any]]
     first_dflt, res = n - len(dflts), []
     for i in range(n):
         res.append((vn[i], dflts[i - first_dflt] if i >= first_dflt else empty, _P.POSITIONAL_ONLY if i < npos else _P.POSITIONAL_OR_KEYWORD))
@@ -516,6 +520,7 @@ def signature(
     target, drop_first = _target(f)
     where = where or repr(getattr(f, '__qualname__', f))
     if type(target) is types.MethodType and type(target.__func__) is types.FunctionType: target, drop_first = target.__func__, True
+    fn: Any
     if type(target) is types.FunctionType and not hasattr(target, '__wrapped__') and not hasattr(target, '__signature__'):
         ps, fn = _code_params(target), target
     else:
@@ -573,7 +578,7 @@ _immutable = frozenset((NoneType, bool, int, float, str, bytes))
 def _td_default(a):
     "langchain's convention for a TypedDict key, `Annotated[T, default, \"description\"]`: its default (`...`: none, so `empty`)"
     while get_origin(a) in _wrappers: a = get_args(a)[0]
-    meta = a.__metadata__ if type(a) is _AnnotatedAlias else ()
+    meta: tuple[Any, ...] = a.__metadata__ if type(a) is _AnnotatedAlias else ()
     if len(meta) == 2 and isinstance(meta[1], str) and type(meta[0]) in _literal_defaults: return Default(meta[0])
     return empty
 
@@ -602,7 +607,7 @@ def fields(info: TypeInfo) -> list[Field]:
     if info.kind == 'model':
         res = []
         for nm, f in t.model_fields.items():
-            anno = typing.Annotated[(f.annotation, *f.metadata)] if f.metadata else f.annotation
+            anno = typing.Annotated[(f.annotation,) + tuple(f.metadata)] if f.metadata else f.annotation
             required = f.is_required()
             if required: default = empty
             elif f.default_factory is not None: default = f.default_factory() if f.default_factory in _container_factories else empty
@@ -654,7 +659,7 @@ def resolve_self(
     if not (args := get_args(t)) or get_origin(t) is typing.Literal: return t
     if get_origin(t) is typing.Annotated:
         inner = resolve_self(args[0], cls)
-        return t if inner is args[0] else typing.Annotated[(inner, *t.__metadata__)]
+        return t if inner is args[0] else typing.Annotated[(inner,) + t.__metadata__]
     new = tuple(resolve_self(a, cls) for a in args)
     if all(a is b for a, b in zip(new, args)): return t
     if get_origin(t) in (typing.Union, types.UnionType): return typing.Union[new]

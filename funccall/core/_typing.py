@@ -4,11 +4,18 @@ Kept apart so every layer can import them; they cost nothing at run time (aliase
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar, Union
+from typing import Any, Protocol, TypeVar, Union
 
-__all__ = ['JsonDict', 'ToolFn', 'Namespace', 'R']
+__all__ = ['JsonDict', 'ToolFn', 'HoldsTools', 'Namespace', 'Arguments', 'R']
 
 JsonDict = dict[str, Any]          # a JSON object: a schema, a tool's arguments, a provider's message
 ToolFn = Callable[..., Any]        # anything a model's call can run: a function, a method, a class, a callable object
-Namespace = Union[Mapping[str, Any], Iterable[Any], None]  # what `call_func` resolves names in: a dict, a list of tools, a Toolbox
+
+class HoldsTools(Protocol):
+    "What holds named tools, as a namespace (`_ns.ToolHolder`: a `Toolbox`, a `ToolGroup`): `namespace()` gives them by name"
+    def namespace(self) -> dict[str, Any]: ...
+
+# what `call_func` resolves names in (`mk_ns`): a dict, a list of tools, a `Toolbox` or `ToolGroup`, one function, or nothing
+Namespace = Union[Mapping[str, Any], Iterable[Any], HoldsTools, ToolFn, None]
+Arguments = Union[Mapping[str, Any], str, None]  # a tool call's arguments as a model sends them: an object, its JSON text, or nothing
 R = TypeVar('R')                   # a tool's return type, carried through to what a call gives back

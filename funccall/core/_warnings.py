@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sys, warnings
+from types import FrameType
 
 from ._package import is_own
 
@@ -12,6 +13,7 @@ class SchemaWarning(UserWarning):
 
 def caller_level() -> int:
     "The `stacklevel` that points a warning at the first frame outside funccall"
+    f: FrameType | None
     f, level = sys._getframe(1), 1
     while f is not None and is_own(f.f_code.co_filename): f, level = f.f_back, level + 1
     return level

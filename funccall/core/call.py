@@ -10,8 +10,9 @@ hooks, cache), never its bare function; `call_func` gives the tool's value whate
 from __future__ import annotations
 
 import builtins, inspect, os, re, traceback, weakref
-from types import FunctionType, MethodType
-from typing import Any, Callable
+from types import CodeType, FunctionType, MethodType
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Literal, overload
 
 from ._coerce import Mismatch, _identity, coercer, exact_type, path_text, ready
 from ._inputs import MAX_SHOWN, Problem, ToolInputError, read_arguments as _inputs, short
@@ -19,6 +20,7 @@ from ._run import call_tool, to_thread, is_async as _is_async, run_sync as _run_
 from ._package import is_own
 from ._ns import Sealed, ToolHolder, ToolNotFound, find_tool, mk_ns, resolve_nm
 from ._types import Default, SchemaError, empty, is_callable_object, on_types_changed, signature, type_has, var_anno
+from ._typing import Arguments, JsonDict, Namespace, R, ToolFn
 
 __all__ = ['call_func', 'call_func_async', 'coerce_inputs', 'call_args', 'NAMED', 'error_text', 'ToolInputError', 'ToolNotFound',
            'mk_ns', 'resolve_nm']
@@ -38,7 +40,7 @@ class _Plan:
     __slots__ = ('name', 'params', 'fast', 'all_given', 'n', 'required', 'canon', 'var_kw', 'posonly', 'is_async', 'takes', 'unset_by_null',
                  'fills', 'var_pos', 'var_key', 'before_var', 'keywords', 'spread', 'injected', '__weakref__')
 
-    def __init__(self, f, name: str):
+    def __init__(self, f: ToolFn, name: str):
         self.name = name
         sig = signature(f)  # a `SchemaError` here is the developer's to fix; `raise_on_err=False` reports it
         ps, self.injected = sig.params, sig.injected
@@ -86,12 +88,12 @@ class _Plan:
         self.takes = (f"the tool takes {', '.join(map(repr, names[:MAX_SHOWN]))}{', ...' if len(names) > MAX_SHOWN else ''}"
                       if names else 'the tool takes no arguments')
 
-    def _fast_type(self, p):
+    def _fast_type(self, p: Any) -> Any:
         "The exact type a value of parameter `p` may have to skip coercion (`_ANY`: any value), or `None`"
         c, _, _, exact = self.params[p.name]
         return _ANY if c is _identity else exact
 
-    def bind(self, inputs: dict, name: str | None=None, named: bool=False) -> tuple[list, dict]:
+    def bind(self, inputs: dict, name: str | None=None, named: bool=False) -> Any:  # `(args, kw)`, or `kw` with `named`
         """Positional and keyword arguments for `inputs`, coerced (with `named`, the arguments by parameter name); raises
         `ToolInputError` naming the tool as `name` and every problem"""
         params, kw, failed = self.params, {}, None
@@ -105,11 +107,11 @@ class _Plan:
             else:
                 if len(kw) == self.n or kw.keys() >= self.required:
                     return self._args(kw, name or self.name, named) if self.spread else kw if named else ((), kw)
-        except Mismatch as e: failed = (k, e)  # its problems, found already: not looked for again
+        except Mismatch as e: failed = (k, e)  # pyright: ignore[reportPossiblyUnboundVariable]  # its problems, found already: not looked for again
         except RecursionError: pass
         return self._bind_carefully(inputs, kw, name or self.name, failed, named)
 
-    def _bind_carefully(self, inputs: dict, kw: dict, tool: str, failed: tuple | None = None, named: bool = False) -> tuple[list, dict]:
+    def _bind_carefully(self, inputs: dict, kw: dict, tool: str, failed: tuple | None = None, named: bool = False) -> Any:
         """The rest of `inputs` after the arguments in `kw` (and `failed`, an argument with its `Mismatch`): names matched
         loosely, and every problem found and reported"""
         params, bad = self.params, None
@@ -122,7 +124,7 @@ class _Plan:
             else: nm, why = self.canon.get(_canon(k)), f'unknown argument; {self.takes}'
             if nm is None:
                 if self.var_kw and isinstance(k, str): kw[k] = v; continue
-                bad = _add(bad, [Problem(k if isinstance(k, str) else short(k, 40), why)])
+                bad = _add(bad, [Problem(k if isinstance(k, str) else short(k, 40), why)])  # pyright: ignore[reportPossiblyUnboundVariable]
             elif nm in seen: bad = _add(bad, [Problem(k, f"names parameter {nm!r}, as {seen[nm]!r} does; send it once")])
             else:
                 seen[nm] = k
@@ -138,9 +140,9 @@ class _Plan:
         if bad is None or not bad[1]:
             missing = [Problem(nm, 'missing (required)') for nm in params if nm in self.required and nm not in seen]
             if missing: bad = _add(bad, missing)
-        raise ToolInputError.of(tool, bad[0], bad[1])
+        raise ToolInputError.of(tool, bad[0], bad[1])  # type: ignore[index]  # a required one is missing: `bad` holds it
 
-    def _args(self, kw: dict, tool: str, named: bool = False) -> tuple[list, dict]:
+    def _args(self, kw: dict, tool: str, named: bool = False) -> Any:
         """The call's positional and keyword arguments for the coerced arguments `kw` (with `named`, `kw` itself): the
         defaults pydantic's `Field` holds filled in, `*args` and `**kwargs` spread"""
         if not self.spread: return kw if named else ((), kw)
@@ -148,7 +150,8 @@ class _Plan:
             if nm not in kw: kw[nm] = d.make(kw)
         extra = kw.get(self.var_key) if self.var_key is not None else None
         if extra and (clash := [k for k in extra if k in self.keywords]):  # it would give that parameter twice
-            raise ToolInputError.of(tool, [Problem(path_text(self.var_key, (k,)), f"names parameter {k!r}; give it as an argument of its own")
+            raise ToolInputError.of(tool, [Problem(path_text(self.var_key, (k,)),  # type: ignore[arg-type]  # `extra` is set: so is `var_key`
+                                                   f"names parameter {k!r}; give it as an argument of its own")
                                            for k in clash[:MAX_SHOWN]], len(clash) > MAX_SHOWN)
         if named: return kw
         if self.var_key is not None: kw.pop(self.var_key, None)
@@ -163,9 +166,9 @@ class _Plan:
         if extra: kw.update(extra)
         return args, kw
 
-def _bound_first(f) -> frozenset:
+def _bound_first(f: Any) -> frozenset[str]:
     "The name of the parameter method `f` binds (`self`, `cls`; of a callable object's `__call__`, a class's `__init__`), as a set"
-    fn = f.__func__ if type(f) is MethodType else type(f).__call__ if is_callable_object(f) else f.__init__ if isinstance(f, type) else None
+    fn = f.__func__ if type(f) is MethodType else type(f).__call__ if is_callable_object(f) else f.__init__ if isinstance(f, type) else None  # type: ignore[misc]
     code = getattr(fn, '__code__', None)
     return frozenset(code.co_varnames[:1]) if code is not None and code.co_argcount else frozenset()
 
@@ -189,7 +192,7 @@ def _all_given(params: dict, by_position: bool) -> Callable[[dict], Any] | None:
     defaults = [x for k, (c, _, _, t), s in zip(params, params.values(), sorts) for x in {'e': (k, t, c), 'c': (k, c), 'a': (k,)}[s]]
     return FunctionType(code, _ALL_GIVEN_GLOBALS, 'all_given', tuple(defaults))
 
-def _all_given_source(sorts: str, by_position: bool):
+def _all_given_source(sorts: str, by_position: bool) -> CodeType:
     "The code of `_all_given` for parameters of these sorts, in order"
     n, vs = len(sorts), ', '.join(f'v{i}' for i in range(len(sorts)))
     names = ', '.join({'e': f'k{i}=None, t{i}=None, c{i}=None', 'c': f'k{i}=None, c{i}=None', 'a': f'k{i}=None'}[s] for i, s in enumerate(sorts))
@@ -228,21 +231,21 @@ _MAX_PLANS = 10_000  # functions made on the fly (lambdas, tools built per reque
 _plans: dict = {}  # id(function) -> (weak reference, plan); an entry leaves when its function dies, or the oldest when full
 on_types_changed(_plans.clear)
 
-def _plan_key(f):
+def _plan_key(f: Any) -> Any:
     "What a plan is kept for: the function, a method's function, a callable object's class (`type`: no `__class__` of theirs runs)"
     tf = type(f)
     if tf is FunctionType: return f
     if tf is MethodType: return f.__func__
     return tf if is_callable_object(f) else f
 
-def _plan(f, name: str) -> _Plan:
+def _plan(f: Any, name: str) -> _Plan:
     key = _plan_key(f)
     if issubclass(type(key), Sealed): return _Plan(f, name)  # never cached: `_prepare`'s fast path would call a `Tool` bare
     hit = _plans.get(id(key))
     if hit is not None and hit[0]() is key: return hit[1]  # one plan per function, whatever name it is called by
     plan = _Plan(f, name)
     # the callback holds the dict itself (module globals are gone at shutdown) and leaves an entry a newer function now owns
-    try: ref = weakref.ref(key, lambda r, k=id(key), plans=_plans: plans.get(k, (None,))[0] is r and plans.pop(k, None))
+    try: ref = weakref.ref(key, lambda r, k=id(key), plans=_plans: plans.get(k, (None,))[0] is r and plans.pop(k, None))  # type: ignore[misc]
     except TypeError: return plan  # not weakly referenceable: not cached
     if len(_plans) >= _MAX_PLANS:
         try: del _plans[next(iter(_plans))]  # the oldest: a live function's plan is simply made again
@@ -252,12 +255,12 @@ def _plan(f, name: str) -> _Plan:
 
 # --- inputs and names -------------------------------------------------------------------------------
 
-def _resolve(fc_name, ns) -> tuple[Any, str]:
+def _resolve(fc_name: Any, ns: Namespace) -> tuple[Any, str]:
     if type(fc_name) is str: return find_tool(fc_name, ns), fc_name  # (a `str` subclass could match any name: refused)
     if callable(fc_name): return fc_name, getattr(fc_name, '__name__', type(fc_name).__name__)
     raise ToolNotFound(repr(fc_name))
 
-def _prepare(fc_name, fc_inputs, ns) -> tuple:
+def _prepare(fc_name: Any, fc_inputs: Any, ns: Any) -> tuple[Any, _Plan | None, Any]:
     """The tool, its plan and its coerced arguments `(args, kw)`; a plain function called before by name from a dict needs no
     lookups. What runs its own pipeline (a `Tool`, or the `ToolHolder` holding the tool) comes with no plan: `(f, None, name)`"""
     if type(ns) is dict and type(fc_name) is str and not '_' <= fc_name < '`':  # not private: sorts below '_' or from '`'
@@ -269,7 +272,7 @@ def _prepare(fc_name, fc_inputs, ns) -> tuple:
                 if type(fc_inputs) is not dict: return f, plan, plan.bind(fc_inputs, fc_name)
             if (given := plan.all_given) is not None:
                 try: args = given(fc_inputs)
-                except Mismatch as e: return f, plan, plan._bind_carefully(fc_inputs, {}, fc_name, (e.argument, e))
+                except Mismatch as e: return f, plan, plan._bind_carefully(fc_inputs, {}, fc_name, (e.argument, e))  # type: ignore[attr-defined]  # set by `all_given`
                 if args is not None: return f, plan, args
             fast = plan.fast  # every argument already has exactly its annotated type, and none is missing: nothing to coerce
             if fast is None: return f, plan, plan.bind(fc_inputs, fc_name)
@@ -289,22 +292,22 @@ def _prepare(fc_name, fc_inputs, ns) -> tuple:
 
 # --- tools that run their own pipeline --------------------------------------------------------------
 
-def _piped(f, nm: str, inputs):
+def _piped(f: Any, nm: str, inputs: Any) -> Any:
     "The `ToolResult` of running tool `nm` through its pipeline: `f` the `ToolHolder` holding it, or the `Tool` itself"
     return f.call(nm, inputs) if issubclass(type(f), ToolHolder) else f.execute(inputs)
 
-async def _apiped(f, nm: str, inputs, in_thread: bool):
+async def _apiped(f: Any, nm: str, inputs: Any, in_thread: bool) -> Any:
     "`_piped` for async code (a holder runs its tools as it always does)"
     return await f.acall(nm, inputs) if issubclass(type(f), ToolHolder) else await f.aexecute(inputs, in_thread=in_thread)
 
-def _unconfirmed(r) -> PermissionError:
+def _unconfirmed(r: Any) -> PermissionError:
     "Why a call that needed the user's approval did not run"
     if r.status == 'pending':
         return PermissionError(f"Tool {r.name!r} needs the user's confirmation and has no `confirm` callback to ask: run it with "
                                "`Toolbox.call`, whose pending result `Toolbox.resume` runs once the user approves")
     return PermissionError(r.error)  # declined
 
-def _value(r, raise_on_err: bool):
+def _value(r: Any, raise_on_err: bool) -> Any:
     "A pipeline's `ToolResult` as `call_func` answers: the value; else what failed, raised or as the model's message"
     if r.ok and r.exception is None: return r.value  # (a `StopRun` the tool raised is raised, as a function's is)
     e = r.exception if r.exception is not None else _unconfirmed(r)
@@ -318,7 +321,7 @@ def _err_text(e: BaseException) -> str:
     "A model-facing report of an exception raised inside a tool: the cause first, then the tool's own frames"
     frames = traceback.extract_tb(e.__traceback__)
     ours = [i for i, fr in enumerate(frames) if is_own(fr.filename)]
-    frames = frames[ours[-1] + 1:] if ours else frames
+    frames = frames[ours[-1] + 1:] if ours else frames  # type: ignore[assignment]  # a slice of a `StackSummary` is a list of its frames
     lines = [traceback.format_exception_only(type(e), e)[-1].strip()]  # the cause (for a SyntaxError, its last line)
     if frames:
         lines.append('Traceback (most recent call last):')
@@ -340,33 +343,47 @@ def error_text(
 # --- the public calls --------------------------------------------------------------------------------
 
 def coerce_inputs(
-    func,          # the tool
-    inputs,        # its arguments from the model: a dict or JSON text
-    name:str=None, # the tool's name in error messages (default: the function's)
-    fold:str=None, # the parameter whose fields `inputs` are, as `get_schema(func, fold=True)` shows them
-) -> dict:         # the arguments, coerced to `func`'s annotations
+    func: ToolFn,         # the tool
+    inputs: Arguments,    # its arguments from the model: a dict or JSON text
+    name: str | None=None, # the tool's name in error messages (default: the function's)
+    fold: str | None=None, # the parameter whose fields `inputs` are, as `get_schema(func, fold=True)` shows them
+) -> JsonDict:         # the arguments, coerced to `func`'s annotations
     "Check and coerce a model's arguments for `func`; raises `ToolInputError` naming what does not fit"
-    name = name or getattr(func, '__name__', type(func).__name__)
-    plan, inputs = _plan(func, name), _inputs(inputs, name)
+    tool: str = name or getattr(func, '__name__', type(func).__name__)  # type: ignore[assignment]  # mypy reads `str | None` in it
+    plan, kw = _plan(func, tool), _inputs(inputs, tool)
     if fold is not None:  # the object is built from the whole of `inputs`; a problem is named at its place there
-        try: inputs = {fold: plan.params[fold][0](inputs)}
-        except Mismatch as e: raise ToolInputError.of(name, e.problems(''), e.full) from None
-    return plan.bind(inputs, name, named=True)
+        try: kw = {fold: plan.params[fold][0](kw)}
+        except Mismatch as e: raise ToolInputError.of(tool, e.problems(''), e.full) from None
+    return plan.bind(kw, tool, named=True)
 
 def call_args(
-    func,          # the tool
-    kw: dict,      # its arguments by parameter name, coerced (as `coerce_inputs` gives them), injected ones included
-) -> tuple:        # `(args, kw)` to call `func(*args, **kw)` with
+    func: ToolFn,  # the tool
+    kw: JsonDict,  # its arguments by parameter name, coerced (as `coerce_inputs` gives them), injected ones included
+) -> tuple[Sequence[Any], JsonDict]:  # `(args, kw)` to call `func(*args, **kw)` with
     "How to call `func` with arguments named as its parameters: positional-only ones by position, `*args` and `**kwargs` spread"
     plan = _plan(func, getattr(func, '__name__', type(func).__name__))
     return plan._args(dict(kw), plan.name) if plan.spread else ((), kw)
 
+# What a checker knows of the result: a callable's own return (awaited, for an async one), or `| str` when a failure comes
+# back as the model's message; a name could be any tool, so `Any`. (The stubs carry no comments: `docments` reads the
+# implementation, last.)
+@overload
+def call_func(fc_name: Callable[..., Awaitable[R]], fc_inputs: Arguments, ns: Namespace = None,
+              raise_on_err: Literal[True] = True) -> R: ...
+@overload
+def call_func(fc_name: Callable[..., Awaitable[R]], fc_inputs: Arguments, ns: Namespace = None, raise_on_err: bool = True) -> R | str: ...
+@overload
+def call_func(fc_name: Callable[..., R], fc_inputs: Arguments, ns: Namespace = None, raise_on_err: Literal[True] = True) -> R: ...
+@overload
+def call_func(fc_name: Callable[..., R], fc_inputs: Arguments, ns: Namespace = None, raise_on_err: bool = True) -> R | str: ...
+@overload
+def call_func(fc_name: str, fc_inputs: Arguments, ns: Namespace = None, raise_on_err: bool = True) -> Any: ...
 def call_func(
-    fc_name,                  # the tool's name as the model sent it (dotted names reach methods), or the callable
-    fc_inputs,                # its arguments: a dict, or the JSON text of one
-    ns=None,                  # the namespace the tools were advertised from: a dict, a list of functions, ...
+    fc_name: str | ToolFn,    # the tool's name as the model sent it (dotted names reach methods), or the callable
+    fc_inputs: Arguments,     # its arguments: a dict, or the JSON text of one
+    ns: Namespace=None,       # the namespace the tools were advertised from: a dict, a list of functions, ...
     raise_on_err:bool=True,   # raise errors, or return them as a message for the model
-):                            # the tool's result, or the error message
+) -> Any:                     # the tool's result, or the error message
     """Call the function `fc_name` with the given `fc_inputs` using namespace `ns`. A `Tool` (or a tool of a `Toolbox` or
     `ToolGroup`) runs through its pipeline and gives its value; a call awaiting or refused the user's approval is a
     `PermissionError`; a missing injected value is the developer's mistake, raised (give a `Toolbox` its `injected=`)"""
@@ -384,13 +401,28 @@ def call_func(
         if raise_on_err: raise
         return error_text(e)
 
+@overload
+async def call_func_async(fc_name: Callable[..., Awaitable[R]], fc_inputs: Arguments, ns: Namespace = None,
+                          raise_on_err: Literal[True] = True, in_thread: bool = True) -> R: ...
+@overload
+async def call_func_async(fc_name: Callable[..., Awaitable[R]], fc_inputs: Arguments, ns: Namespace = None,
+                          raise_on_err: bool = True, in_thread: bool = True) -> R | str: ...
+@overload
+async def call_func_async(fc_name: Callable[..., R], fc_inputs: Arguments, ns: Namespace = None,
+                          raise_on_err: Literal[True] = True, in_thread: bool = True) -> R: ...
+@overload
+async def call_func_async(fc_name: Callable[..., R], fc_inputs: Arguments, ns: Namespace = None,
+                          raise_on_err: bool = True, in_thread: bool = True) -> R | str: ...
+@overload
+async def call_func_async(fc_name: str, fc_inputs: Arguments, ns: Namespace = None,
+                          raise_on_err: bool = True, in_thread: bool = True) -> Any: ...
 async def call_func_async(
-    fc_name,                  # the tool's name as the model sent it, or the callable
-    fc_inputs,                # its arguments: a dict, or the JSON text of one
-    ns=None,                  # the namespace the tools were advertised from
+    fc_name: str | ToolFn,    # the tool's name as the model sent it, or the callable
+    fc_inputs: Arguments,     # its arguments: a dict, or the JSON text of one
+    ns: Namespace=None,       # the namespace the tools were advertised from
     raise_on_err:bool=True,   # raise errors, or return them as a message for the model
     in_thread:bool=True,      # run a sync tool in a worker thread, so it never blocks the event loop (a toolbox's: as it runs them)
-):                            # the tool's result, or the error message
+) -> Any:                     # the tool's result, or the error message
     "Awaits the function `fc_name` with the given `fc_inputs` using namespace `ns`, as `call_func` calls it"
     try: f, plan, bound = _prepare(fc_name, fc_inputs, ns)
     except (ToolNotFound, ToolInputError, SchemaError) as e:

@@ -10,7 +10,8 @@ import datetime as dt, functools, importlib.util, inspect, marshal, warnings, we
 from decimal import Decimal
 from uuid import UUID
 from types import FunctionType, MethodType
-from typing import Union
+from collections.abc import Iterable
+from typing import Any, overload
 
 from ._warnings import SchemaWarning, caller_level, warn_undocumented
 from ._docs import Docs, class_docs, doc_text, func_docs, joined
@@ -20,6 +21,7 @@ from ._types import (
     Default, JsonSchema, NoneType, SchemaError, TypeInfo, constraints, custom_types, empty, field_info, fields, is_callable_object, kind,
     needs_pydantic, on_types_changed, own_annotations, has_self, resolve_self, self_class, signature, type_name, var_anno
 )
+from ._typing import JsonDict, Namespace, ToolFn
 
 __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom_types', 'SchemaError', 'SchemaWarning', 'tool_docs']
 
@@ -48,9 +50,11 @@ class _Walker:
     __slots__ = ('defs', 'owners', 'evalable')
 
     def __init__(self, defs: dict | None, evalable: bool = False):
-        self.defs, self.owners, self.evalable = {} if defs is None else defs, {}, evalable
+        self.defs: dict = {} if defs is None else defs
+        self.owners: dict[str, type] = {}
+        self.evalable = evalable
 
-    def schema(self, t) -> dict:
+    def schema(self, t: Any) -> dict:
         "JSON Schema of annotation `t`"
         info = kind(t)
         s = _handlers[info.kind](self, info)
@@ -72,7 +76,7 @@ class _Walker:
             if field_info(m): s.update(_field_keywords(m))
         return s
 
-    def default(self, v, where: tuple):
+    def default(self, v: Any, where: tuple) -> Any:
         "A default as the schema shows it: as is, or JSON-safe with `evalable`; `empty` when JSON can't hold it"
         if type(v) is Default: v = v.shown()
         if type(v) in _containers and nesting(v, MAX_NESTING) > MAX_NESTING:  # (one that holds itself: no schema can show it)
@@ -85,12 +89,13 @@ class _Walker:
             warnings.warn(f"{_where(where)}: default left out of the schema: {e}", SchemaWarning, stacklevel=caller_level())
             return empty
 
-    def prop(self, anno, default, where: tuple, comment=None, declared=None, doc=None) -> dict:
+    def prop(self, anno: Any, default: Any, where: tuple, comment: str | None = None, declared: str | None = None,
+             doc: str | None = None) -> dict:
         "Schema of one parameter or field: description, default, then its type; `where` names it in errors"
         try: ts = self.schema(anno)
         except SchemaError as e: raise SchemaError(f"{_where(where)}: {e}") from None
         # the precedence documented in `_docs`: comment, then Annotated/Field, then the docstring's entry, kept too when it says more
-        p = {'description': joined(comment or declared or ts.get('description'), doc)}
+        p: dict[str, Any] = {'description': joined(comment or declared or ts.get('description'), doc)}
         if default is not empty and (d := self.default(default, where)) is not empty: p['default'] = d
         if 'description' in ts: ts = {k: v for k, v in ts.items() if k != 'description'}
         p.update(ts)
@@ -123,7 +128,7 @@ class _Walker:
                 self.owners[nm], self.defs[nm] = t, {}
                 self.defs[nm] = self.obj(info)
                 break
-        return {'$ref': f'#/$defs/{nm}'}
+        return {'$ref': f'#/$defs/{nm}'}  # pyright: ignore[reportPossiblyUnboundVariable]  # the loop runs: its tuple is never empty
 
     def _same(self, info: TypeInfo, nm: str) -> bool:
         "Whether `defs[nm]`, put there by an earlier `handle_type` call sharing `defs`, describes class `info.t`"
@@ -131,15 +136,15 @@ class _Walker:
         scratch.owners = dict.fromkeys(self.defs, info.t)  # no recursion into the comparison
         return scratch.obj(info) == self.defs[nm]
 
-def _own_init(t: type):
+def _own_init(t: type) -> FunctionType | None:
     "The `__init__` of class `t` that has comments to read: a Python function, not `object`'s own"
-    return t.__init__ if isinstance(t.__init__, FunctionType) else None
+    return t.__init__ if isinstance(t.__init__, FunctionType) else None  # type: ignore[misc]  # read off the class itself
 
 def _has_pydantic() -> bool: return importlib.util.find_spec('pydantic') is not None
 
 def _shown(meta: tuple) -> str: return ', '.join(repr(m)[:80] for m in meta if needs_pydantic((m,)))
 
-def _field_keywords(fi) -> dict:
+def _field_keywords(fi: Any) -> dict:
     "What pydantic's `Field` adds to a schema beyond constraints and description: `title`, `examples`, `json_schema_extra`"
     res = {k: v for k in ('title', 'examples') if (v := getattr(fi, k, None)) is not None}
     if getattr(fi, 'deprecated', None): res['deprecated'] = True
@@ -195,16 +200,16 @@ _handlers = {
 }
 
 def handle_type(
-    t,              # a type annotation
-    defs:dict=None, # the root `$defs`, where classes met on the way are put
-) -> dict:          # its JSON Schema
+    t: Any,                       # a type annotation
+    defs: JsonDict | None=None,   # the root `$defs`, where classes met on the way are put
+) -> JsonDict:                    # its JSON Schema
     "JSON Schema for annotation `t`; nested classes are added to `defs` and referenced"
     return _Walker(defs).schema(t)
 
 def union_schema(
-    t,              # a `Union[...]` or `X | Y` annotation
-    defs:dict=None, # the root `$defs`
-) -> dict:          # `anyOf` of its members' schemas
+    t: Any,                       # a `Union[...]` or `X | Y` annotation
+    defs: JsonDict | None=None,   # the root `$defs`
+) -> JsonDict:                    # `anyOf` of its members' schemas
     "JSON Schema for union `t`"
     return _Walker(defs).schema(t)
 
@@ -226,20 +231,20 @@ def _schema_str(s: dict) -> str:
     if ty is None: return 'enum' if 'enum' in s else 'any'
     return ty
 
-def _returns_str(anno, doc: str | None) -> str | None:
+def _returns_str(anno: Any, doc: str | None) -> str | None:
     has_type = anno is not empty and anno is not None
     if not (has_type or doc): return None
     if has_type:
         try: ty = _schema_str(_Walker({}).schema(anno))
         except SchemaError: ty = type_name(anno)
-    return f'{doc} (type: {ty})' if has_type and doc else f'type: {ty}' if has_type else doc
+    return f'{doc} (type: {ty})' if has_type and doc else f'type: {ty}' if has_type else doc  # pyright: ignore[reportPossiblyUnboundVariable]
 
 # --- tools ---------------------------------------------------------------------------------------------
 
 _VAR = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
 
-def _func_of(f):
+def _func_of(f: Any) -> Any:
     "The plain function holding `f`'s source and docstring"
     if type(f) is FunctionType and not hasattr(f, '__wrapped__'): return f
     while isinstance(f, functools.partial): f = f.func
@@ -247,15 +252,17 @@ def _func_of(f):
     f = inspect.unwrap(f) if callable(f) else f
     return getattr(f, '__func__', f)  # a `Tool` of a method wraps the bound method
 
-def tool_docs(f) -> Docs:
+def tool_docs(
+    f: ToolFn,  # a function, method, class or callable object
+) -> Docs:
     "The descriptions of calling `f`: a class's fields, or a function's, method's or callable object's parameters"
-    if issubclass(type(f), type): return class_docs(f, _own_init(f) if kind(f).kind == 'class' else None)
+    if issubclass(type(f), type): return class_docs(f, _own_init(f) if kind(f).kind == 'class' else None)  # type: ignore[arg-type]  # a class
     obj = is_callable_object(f)
     fn = _func_of(type(f).__call__ if obj else f)
     docs = func_docs(fn) if inspect.isfunction(fn) else Docs({}, {}, None, doc_text(fn))
     return docs._replace(description=docs.description or doc_text(type(f))) if obj else docs
 
-def _unself(t, f):
+def _unself(t: Any, f: Any) -> Any:
     "Annotation `t` with `Self` read as the class of method `f` (`-> Self` says 'returns a Builder'), inside `Optional[Self]` too"
     if not has_self(t): return t
     cls = self_class(f, _func_of(f))
@@ -270,17 +277,18 @@ def _folded(w: _Walker, ps: list, where: str) -> dict:
                           f"it takes {[p.name for p in ps]}")
     return w.obj(info)
 
-def _params(f, where: str, skip_hidden: bool, inject: tuple) -> tuple:
+def _params(f: Any, where: str, skip_hidden: bool, inject: tuple) -> tuple:
     """The signature of `f`, and the parameters the model fills: injected ones (named in `inject`, or annotated with one of
     `injected_types`: `signature` says which), hidden ones and untyped `*args`/`**kwargs` left out"""
     sig = signature(f, where, inject)
     if unknown := [nm for nm in inject if nm not in {p.name for p in sig.params}]:
         raise SchemaError(f"{where!r} has no parameter {', '.join(map(repr, unknown))} to inject")
-    inject = {*inject, *sig.injected}
-    ps = [p for p in sig.params if p.name not in inject and not (skip_hidden and p.name.startswith('_')) and (p.kind not in _VAR or p.declared)]
+    hidden = {*inject, *sig.injected}
+    ps = [p for p in sig.params if p.name not in hidden and not (skip_hidden and p.name.startswith('_')) and (p.kind not in _VAR or p.declared)]
     return sig, ps
 
-def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, description, inject: tuple=(), fold: bool=False) -> dict:
+def _tool_schema(f: Any, pname: str, evalable: bool, skip_hidden: bool, name: str | None, description: str | None, inject: tuple=(),
+                 fold: bool=False) -> dict:
     where = getattr(f, '__qualname__', None) or type(f).__qualname__
     w = _Walker({}, evalable)
     if issubclass(type(f), type):
@@ -292,7 +300,8 @@ def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, descrip
         desc = docs.description
     else:
         docs = tool_docs(f)
-        props, req = {}, []
+        props: dict[str, Any] = {}
+        req: list[str] = []
         sig, ps = _params(f, where, skip_hidden, inject)
         for p in ([] if fold else ps):
             var = p.kind in _VAR  # `*args: int` is an array `args`, `**kwargs: str` an object `kwargs`, as openai-agents sends them
@@ -313,9 +322,9 @@ def _tool_schema(f, pname: str, evalable: bool, skip_hidden: bool, name, descrip
     elif not desc: warn_undocumented('Class' if issubclass(type(f), type) else 'Function', where, ' or pass description=')
     if ret and description is None: desc = f'{desc}\n\nReturns:\n- {ret}' if desc else f'Returns:\n- {ret}'
     if w.defs: s['$defs'] = w.defs
-    return {'name': name or (f.__name__ if issubclass(type(f), type) else nm), 'description': desc, pname: s}
+    return {'name': name or (f.__name__ if issubclass(type(f), type) else nm), 'description': desc, pname: s}  # pyright: ignore[reportPossiblyUnboundVariable]
 
-def _copy(o):
+def _copy(o: Any) -> Any:
     "A deep copy of a schema whose defaults `marshal` can't hold (no memo: schemas are trees)"
     t = type(o)
     if t is dict: return {k: _copy(v) for k, v in o.items()}
@@ -323,30 +332,38 @@ def _copy(o):
     if t is set: return {_copy(v) for v in o}
     return o
 
-def _freeze(s: dict):
+def _freeze(s: dict) -> Any:
     "What the cache keeps of `s`: `marshal` bytes (version 2: no shared references), or a private copy"
     try: return marshal.dumps(s, 2)
     except ValueError: return _copy(s)
 
-def _thaw(entry) -> dict: return marshal.loads(entry) if type(entry) is bytes else _copy(entry)
+def _thaw(entry: Any) -> dict: return marshal.loads(entry) if type(entry) is bytes else _copy(entry)
 
 _cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # key -> {options: (version, frozen schema)}
 on_types_changed(_cache.clear)
 
-def _version(f) -> tuple:
+def _version(f: Any) -> tuple:
     "What a cached schema of `f` was made from, beyond `f` itself: a changed docstring or default is a new schema"
     return (getattr(f, '__doc__', None), getattr(f, '__defaults__', None), getattr(f, '__kwdefaults__', None),
             own_annotations(f))
 
-def _cache_key(f):
+def _cache_key(f: Any) -> tuple[Any, str]:
     "The weakly referenceable object `f`'s schema depends on, and how `f` reaches it"
     if type(f) is FunctionType: return f, ''
     if type(f) is MethodType: return f.__func__, 'method'
     if is_callable_object(f): return type(f), 'instance'
     return f, ''
 
+# What a checker reads. The implementation's own annotations stay as the reference's example of `get_schema(get_schema)`
+# shows them (`name` and `**kw` untyped: typed, they would change its schema); `docments` reads its comments.
+@overload
+def get_schema(f: JsonDict, pname: str = 'input_schema', evalable: bool = False, skip_hidden: bool = False, name: str | None = None,
+               **kw: Any) -> JsonDict: ...
+@overload
+def get_schema(f: ToolFn, pname: str = 'input_schema', evalable: bool = False, skip_hidden: bool = False, name: str | None = None, *,
+               description: str | None = None, inject: str | Iterable[str] = (), fold: bool = False) -> JsonDict: ...
 def get_schema(
-    f:Union[callable, dict], # Function to get schema for
+    f:ToolFn | dict, # Function to get schema for
     pname:str='input_schema', # Key name for parameters
     evalable:bool=False, # stringify defaults that can't be literal_eval'd?
     skip_hidden:bool=False, # skip parameters starting with '_'?
@@ -355,7 +372,7 @@ def get_schema(
           # unread; `fold=True`: a lone model/TypedDict/dataclass parameter's fields are the tool's own
 )->dict: # {'name':..., 'description':..., pname:...}
     "Generate JSON schema for a class, function, or method"
-    if issubclass(type(f), dict): return f
+    if issubclass(type(f), dict): return f  # type: ignore[return-value]  # a schema already (checkers don't narrow on `type(f)`)
     description, inject, fold = None, (), False
     if kw:
         description, inject, fold = kw.pop('description', None), kw.pop('inject', ()), bool(kw.pop('fold', False))
@@ -382,9 +399,9 @@ def _same(a: tuple, b: tuple) -> bool: return all(x is y for x, y in zip(a, b))
 
 def get_schema_nm(
     nm:str,              # a (dotted) name in `ns`, e.g. 'obj.method'
-    ns,                  # the namespace, as `call_func` takes it: `globals()`, a list of tools, a `Toolbox`
+    ns:Namespace,        # the namespace, as `call_func` takes it: `globals()`, a list of tools, a `Toolbox`
     dot2dash:bool=False, # name the tool 'obj-method', for providers that reject dots
-    **kwargs,            # passed on to `get_schema`
-) -> dict:
+    **kwargs:Any,        # passed on to `get_schema`
+) -> JsonDict:
     "Get schema for symbol `nm` in namespace `ns`, preserving the full dotted name"
     return get_schema(resolve_nm(nm, mk_ns(ns)), name=nm.replace('.', '-') if dot2dash else nm, **kwargs)
