@@ -1,6 +1,8 @@
 """`help()` that tells the story: a public function's parameters are described in `# comments` beside them, which
 `help()`, an editor's hover and `inspect.getdoc` don't read. `add_param_docs` appends those comments to the docstring as
-a Google `Args:` section (and `Returns:`), the layout `help()` prints as it is and editors render as a list.
+a Google `Args:` section, the layout `help()` prints as it is and editors render as a list. (Not a `Returns:` section:
+a docstring's own returns section is part of the tool description `get_schema` writes, and a function's schema must
+not change for being documented; the return annotation's comment is in the schema's description already.)
 
 Done once, at import, for the objects a package exports (its `__all__`); the comments stay the one place each parameter
 is described. A function funccall hands to a model as a tool is left alone: its docstring is the tool's description.
@@ -19,14 +21,10 @@ def _section(title: str, rows: dict[str, str]) -> str:
     return f"{title}:\n" + '\n'.join(f"    {k}: " + '\n        '.join(v.splitlines()) for k, v in rows.items())
 
 def _described(doc: str | None, d: Docs, params: list[str]) -> str | None:
-    "`doc` with the `Args:` and `Returns:` sections `d`'s comments give, or `None` when they give none the docstring lacks"
+    "`doc` with the `Args:` section `d`'s comments give, or `None` when they give none the docstring lacks"
     rows = {k: d.comments[k] for k in params if d.comments.get(k) and k not in d.doc_params}
-    ret = d.returns if d.returns and d.doc_returns is None else None
-    if not rows and not ret: return None
-    parts = [inspect.cleandoc(doc)] if doc else []
-    if rows: parts.append(_section('Args', rows))
-    if ret: parts.append('Returns:\n    ' + '\n    '.join(ret.splitlines()))
-    return '\n\n'.join(parts)
+    if not rows: return None
+    return '\n\n'.join([*([inspect.cleandoc(doc)] if doc else []), _section('Args', rows)])
 
 def _params(f) -> list[str]:
     "`f`'s parameter names in order, `self`/`cls` of a method left out"
