@@ -66,6 +66,7 @@ from urllib.parse import unquote, urldefrag, urljoin
 from ._expect import expected
 from ._regex import Automaton, budgeted, re_limit, re_rate, searcher
 from ._inputs import Problem, short
+from ._source import source_name
 from ._warnings import SchemaWarning, caller_level
 
 _new = tuple.__new__  # `_new(Problem, (path, message))`: a Problem without `Problem(...)`'s Python-level `__new__` (reports make many)
@@ -1039,18 +1040,22 @@ class _Gen:
         self.node(p.extra, y, i + 2, depth + 1)
 
 def _generate(n: _Node):
-    "One Python function checking what node `n` checks, for the fast path"
+    "One Python function checking what node `n` checks, for the fast path (its source kept on it as `__source__`)"
     g = _Gen()
     g.node(n, 'x0', 2, 0)
     src = '\n'.join(['def is_valid(x0):', '    "Does the value satisfy the schema?"', '    try:', *g.lines,
                      '        return True', '    except RecursionError: return False'])
     # the source holds only names it made and repr()s of property names; every value reaches it through `g.ns`
-    exec(compile(src, '<funccall.core._jsonschema check>', 'exec'), g.ns)
-    return g.ns['is_valid']
+    exec(compile(src, source_name(_named('validator check', n.comp.where), src), 'exec'), g.ns)  # noqa: S102
+    f = g.ns['is_valid']
+    f.__source__ = src
+    return f
 
 _FINDER = 4  # the fewest properties of an object whose failing keys generated code finds
 
 def _none(v): return None
+
+def _named(what: str, where: str) -> str: return f'{what}: {where}' if where else what
 
 def _whole(n: _Node) -> bool:
     """Does `n` (failing) report one problem, the value as a whole? So `_Node.errs` does for a scalar, and for a container
@@ -1239,27 +1244,29 @@ class _Report(_Gen):
         elif test: self.check(e, 'y', 'key_path(path, k)', ind, limited=True)
         else: self.report(e, 'y', 'key_path(path, k)', ind)
 
-def _exec(g: _Report, name: str):
-    "Function `name` of the source `g` wrote, or None when it is past the generator's limits"
+def _exec(g: _Report, name: str, what: str):
+    "Function `name` of the source `g` wrote (`what` it is names it; its source kept on it as `__source__`), or None when it is past the generator's limits"
     src = '\n'.join([*g.defs, *g.tail])
     # as in `_generate`: the source holds only names it made and repr()s of property names
-    try: exec(compile(src, '<funccall.core._jsonschema report>', 'exec'), g.ns)
+    try: exec(compile(src, source_name(what, src), 'exec'), g.ns)  # noqa: S102
     except (RecursionError, SyntaxError, MemoryError): return None
-    return g.ns[name]
+    f = g.ns[name]
+    if hasattr(f, '__dict__'): f.__source__ = src  # (not when `name` is a walk's method the source merely holds)
+    return f
 
 def _failing_keys(p: _Object):
     """One Python function listing the keys of a dict that fail lean object `p`'s `properties` (those of a plain type
     tested inline, the others by a generated check each) or its `additionalProperties`: what `_Object.errs` reports"""
     g = _Report()
     g.function('failing(x0)', lambda: (g.failing(p, 'x0', 1), g.out(1, 'return b')))
-    return _exec(g, 'failing') or _none  # past the generator's limits: the walk asks each key
+    return _exec(g, 'failing', _named('validator failing keys', p.node.comp.where)) or _none  # past the generator's limits: the walk asks each key
 
 def _reporter(n: _Node):
     "One Python function reporting what `n.errs` reports, for `Validator.problems` from its second report on"
     g = _Report()
     try: f = g.fn(n)
     except RecursionError: return n.errs
-    return _exec(g, f) or n.errs
+    return _exec(g, f, _named('validator report', n.comp.where)) or n.errs
 
 # --- the public face ---------------------------------------------------------------------------------------
 
@@ -1315,6 +1322,13 @@ class Validator:
         "Compile now rather than on first use (warnings about the schema's keywords come now too); returns itself"
         self._root()
         return self
+
+    @property
+    def source(self) -> str:
+        """The Python this validator generated and runs: its check (generated now if no value was checked yet) and, once
+        made (from its second report on), its report; each is also in `linecache` under the filename its code names"""
+        if self._fast is None: self._first(None)
+        return '\n\n'.join(f.__source__ for f in (self._fast, self._report) if hasattr(f, '__source__'))
 
     @property
     def expected(self) -> str:

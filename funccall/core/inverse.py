@@ -32,6 +32,8 @@ from urllib.parse import unquote
 from ._inputs import Problem, ToolInputError, short
 from ._json import is_json, jsonable
 from ._regex import budgeted, longest as re_longest
+from ._source import source_name
+from ._typing import JsonDict
 
 __all__ = ['mk_param', 'schema2sig', 'mk_tool', 'schema2anno', 'tool_parts']
 
@@ -791,7 +793,8 @@ class _Inline:
 
 _NAMED_MAX = 3  # a tool with at most this many optional arguments has a parameter for each; one with more, `**extra` when its first calls gave none
 
-def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict, named: bool = True, given: tuple | None = None) -> types.CodeType:
+def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict, named: bool = True,
+                 given: tuple | None = None) -> tuple[types.CodeType, str]:
     """The code of a tool whose arguments are tested inline against their schemas (see `_Inline`); its constants go into
     `g`, and its property names are the placeholders `_K0`... (see `_with_names`). `...` in it stands for `_UNSET`,
     "not given": the compiled code holds `_UNSET` in its place, a constant, which costs less to load than a global.
@@ -800,7 +803,8 @@ def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict,
     out pays a default and a test for. Else the required arguments and `**extra`, which holds the optional ones given: a
     call of the required ones alone then costs one test of `extra`, however many optional ones there are, and one that
     gives some goes on to the code made for just those keys (`given`: their positions, in the parameters' order; see
-    `_Keyed`), which tests them and sends every argument on; each key given costs more than a parameter would."""
+    `_Keyed`), which tests them and sends every argument on; each key given costs more than a parameter would.
+    Returns the code and its source (the tool names it: see `_named_code`)."""
     n, aw = len(schemas), 'await ' if is_async else ''
     named = named and given is None
     src, tested = _Inline(g), [*range(nreq if given is None else 0), *(range(nreq, n) if named else given or ())]
@@ -843,11 +847,12 @@ def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict,
     text = '\n'.join(src.lines)
     if (code := _inline_codes.get(text)) is None:
         if len(_inline_codes) >= _INLINE_CODES_MAX: del _inline_codes[next(iter(_inline_codes))]  # bounded: the oldest shape goes
-        ns = {}
-        exec(compile(text, '<funccall tool>', 'exec'), ns)  # noqa: S102 - made here: numbered names and `_cN` globals only
+        ns: JsonDict = {}
+        exec(compile(text, '<funccall tool code>', 'exec'), ns)  # noqa: S102 - made here: numbered names and `_cN` globals only. (Never run under
+        # this name: each tool runs a copy under a name of its own, see `_named_code`)
         code = ns['tool'].__code__
         code = _inline_codes[text] = code.replace(co_consts=tuple(_UNSET if c is ... else c for c in code.co_consts))
-    return code
+    return code, text
 
 def _with_names(code: types.CodeType, origs: list, pynms: list = ()) -> types.CodeType:
     """`code` with the properties' own names, which need not be identifiers ('approval-policy'), in place of its
@@ -859,6 +864,11 @@ def _with_names(code: types.CodeType, origs: list, pynms: list = ()) -> types.Co
         if type(c) is tuple and c and all(type(x) is str and x in names for x in c): return tuple(names[x] for x in c)
         return c
     return code.replace(co_consts=tuple(map(named, code.co_consts)))
+
+def _tool_source(text: str, origs: list, pynms: list) -> str:
+    "A shape's source `text` as one tool runs it: which parameter and property each `a0`... is there, in comments after its last line"
+    return '\n'.join([text, '# in this tool (`_K0`... are the properties\' names, `_P0`... the parameters\'):',
+                      *(f'#   a{i} (_K{i}, _P{i}): parameter {py!r}, property {orig!r}' for i, (py, orig) in enumerate(zip(pynms, origs)))]) + '\n'
 
 class _Keyed(dict):
     """One tool's calls that give some of its optional arguments: the keys they give (a tuple, in the call's order) ->
@@ -881,8 +891,10 @@ class _Keyed(dict):
             return lambda *args: c.checked_kw(args[-1], *args[:-1])
         g = {**_INLINE_GLOBALS, '_disp': c.disp, '_name': c.name, '_slow_args': c.checked}
         schemas = p.schemas if c.check else [True] * len(p.schemas)
-        code = _inline_code(schemas, p.nreq, g, iscoroutinefunction(c.disp), self.alone, False, given)
-        fn = self[keys] = types.FunctionType(_named_code(_with_names(code, p.origs, p.pynms), p, keyed=True), g)
+        code, text = _inline_code(schemas, p.nreq, g, iscoroutinefunction(c.disp), self.alone, False, given)
+        src = _tool_source(text, p.origs, p.pynms)
+        fn = self[keys] = types.FunctionType(_named_code(_with_names(code, p.origs, p.pynms), p, keyed=True, src=src), g)
+        fn.__source__ = src
         return fn
 
 _KEYED_MAX = 64
@@ -901,21 +913,24 @@ class _Given(dict):
     def __missing__(self, unset: tuple):
         if len(self) >= _GIVEN_MAX: return self.checked.send
         c, p = self.checked, self.checked.parts
-        fn = self[unset] = types.FunctionType(_with_names(_given_code(len(p.origs), p.nreq, unset), p.origs),
-                                              {'_disp': c.disp, '_name': c.name})
+        code, text = _given_code(len(p.origs), p.nreq, unset)
+        src = _tool_source(text, p.origs, p.pynms)
+        code = _with_names(code, p.origs).replace(co_filename=source_name(f'tool {p.name!r}, some arguments given', src))
+        fn = self[unset] = types.FunctionType(code, {'_disp': c.disp, '_name': c.name})
+        fn.__source__ = src
         return fn
 
 _GIVEN_MAX = 64
 
 @functools.lru_cache(maxsize=256)
-def _given_code(n: int, nreq: int, unset: tuple) -> types.CodeType:
-    "The code that sends the required arguments and the optional ones not `unset` (of `n`, `nreq` required) as keywords"
+def _given_code(n: int, nreq: int, unset: tuple) -> tuple[types.CodeType, str]:
+    "The code (and its source) that sends the required arguments and the optional ones not `unset` (of `n`, `nreq` required) as keywords"
     given = [i for i in range(n) if i < nreq or not unset[i - nreq]]
     text = (f"def send({', '.join(f'a{i}' for i in range(n))}):\n"
             f"    return _disp(_name{''.join(f', _K{i}=a{i}' for i in given)})")
-    ns = {}
-    exec(compile(text, '<funccall tool>', 'exec'), ns)  # noqa: S102 - made here: numbered names only
-    return ns['send'].__code__
+    ns: JsonDict = {}
+    exec(compile(text, '<funccall tool code>', 'exec'), ns)  # noqa: S102 - made here: numbered names only (each tool runs a renamed copy)
+    return ns['send'].__code__, text
 
 
 # tools of one shape (the same tests on the same positions) share one compiled code: each tool has its constants in its own
@@ -959,16 +974,16 @@ _INLINE_GLOBALS = {'_F': _F, '_tuple': tuple, '_type': type, '_str': str, '_int'
                    '_is_json': is_json, '_SC': _SCALAR_TYPES}
 
 @functools.lru_cache(maxsize=64)
-def _first_code(n: int, is_async: bool) -> types.CodeType:
+def _first_code(n: int, is_async: bool) -> tuple[types.CodeType, str]:
     """The code a tool starts with, for `n` parameters `a0`...: the call goes the checked way (`_slow_args`), which on
     the first call gives the tool code of its own (see `_Inline`). Its names are globals of the tool's own (and numbered
-    parameters, renamed for the tool), so no parameter name (`type`, `kw`, `self`) can shadow them."""
+    parameters, renamed for the tool), so no parameter name (`type`, `kw`, `self`) can shadow them. Returns its source too."""
     aw = 'await ' if is_async else ''
     text = (f"{'async ' if is_async else ''}def tool({''.join(f'a{i}=_U, ' for i in range(n))}**extra):\n"
             f"    return {aw}_slow_args(extra{''.join(f', a{i}' for i in range(n))})")
     ns = {'_U': _UNSET}
-    exec(compile(text, '<funccall tool>', 'exec'), ns)  # noqa: S102 - fixed text: only numbered names go in
-    return ns['tool'].__code__
+    exec(compile(text, source_name(f'tool entry ({n} parameters)', text), 'exec'), ns)  # noqa: S102 - fixed text: only numbered names go in
+    return ns['tool'].__code__, text
 
 _HOT = 4  # calls of a tool through the loop of quick tests before its shape's code is compiled, when no tool compiled it yet
 
@@ -1073,7 +1088,9 @@ class _Checked:
         named = self.gave_optional or len(p.schemas) - p.nreq <= _NAMED_MAX
         if named: g['_given'] = _Given(self)  # (the table of subsets its code reads; `**extra` code reads the keys')
         else: g['_keyed'] = _Keyed(self, alone)
-        fn.__code__ = _named_code(_with_names(_inline_code(schemas, p.nreq, g, iscoroutinefunction(fn), alone, named), p.origs), p)
+        code, text = _inline_code(schemas, p.nreq, g, iscoroutinefunction(fn), alone, named)
+        fn.__source__ = src = _tool_source(text, p.origs, p.pynms)
+        fn.__code__ = _named_code(_with_names(code, p.origs), p, src=src)
 
     def quick(self, extra: dict, *args):
         "A call tried against the quick tests in a loop, before the tool has code of its own; the checked way when one fails"
@@ -1167,20 +1184,24 @@ def mk_tool(
     is_async = iscoroutinefunction(dispfn)
     checked = _Checked(parts, dispfn, check)
     g = {'_U': _UNSET, '_slow_args': checked.first, '__name__': __name__}
-    fn = types.FunctionType(_named_code(_first_code(n, is_async), parts), g, None, (_UNSET,) * nreq or None)
+    code, fn_source = _first_code(n, is_async)
+    fn = types.FunctionType(_named_code(code, parts), g, None, (_UNSET,) * nreq or None)
     fn.__kwdefaults__ = dict.fromkeys(pynms[nreq:], _UNSET) or None
     fn.__signature__, fn.__doc__, fn.__name__, fn.__qualname__ = sig, parts.desc, name, name
     fn.__annotations__ = dict(zip(pynms, parts.annos))
     fn.__tool_schema__ = {'name': name, 'description': parts.desc, 'input_schema': s}  # what `get_schema` gives back
+    fn.__source__ = fn_source  # the generated code it runs now (its own once it is called often: see `_Checked.inline`)
     checked.fn = weakref.ref(fn)
     return fn
 
-def _named_code(code: types.CodeType, parts: _Parts, keyed: bool = False) -> types.CodeType:
+def _named_code(code: types.CodeType, parts: _Parts, keyed: bool = False, src: str | None = None) -> types.CodeType:
     """`code` (a template: `a0`... for the arguments) with the tool's name and its parameters' names; its parameters
     (every argument's, or the required ones' alone and `**extra`) required ones first, the optional ones keyword-only;
-    `keyed`: the code for some optional keys (see `_Keyed`), whose parameters stay as they are"""
+    `keyed`: the code for some optional keys (see `_Keyed`), whose parameters stay as they are. `src`: the tool's own
+    copy of its source, under a filename naming the tool (a template's shared code keeps the template's)"""
     k, nreq, name, pynms = code.co_argcount, parts.nreq, parts.name, parts.pynms
-    named = {'co_name': name if name.isidentifier() else 'tool', **({'co_qualname': name} if hasattr(code, 'co_qualname') else {})}
+    named: JsonDict = {'co_name': name if name.isidentifier() else 'tool', **({'co_qualname': name} if hasattr(code, 'co_qualname') else {})}
+    if src is not None: named['co_filename'] = source_name(f"tool {name!r}{', some keys given' if keyed else ''}", src)
     if keyed: return code.replace(co_varnames=_keyed_names(code.co_varnames, pynms), **named)
     return code.replace(co_varnames=(*pynms[:k], *_locals(code, k, pynms)), co_argcount=nreq, co_kwonlyargcount=k - nreq, **named)
 
