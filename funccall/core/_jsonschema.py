@@ -60,6 +60,7 @@ values that are not JSON (a set, a datetime) match no JSON type: convert them fi
 from __future__ import annotations
 
 import math, re, threading, warnings
+from types import FunctionType
 from decimal import Context, Decimal, InvalidOperation, localcontext
 from urllib.parse import unquote, urldefrag, urljoin
 
@@ -1245,13 +1246,14 @@ class _Report(_Gen):
         else: self.report(e, 'y', 'key_path(path, k)', ind)
 
 def _exec(g: _Report, name: str, what: str):
-    "Function `name` of the source `g` wrote (`what` it is names it; its source kept on it as `__source__`), or None when it is past the generator's limits"
+    """Function `name` of the source `g` wrote (`what` it is names it; its source kept on it as `__source__`), or None
+    when it is past the generator's limits"""
     src = '\n'.join([*g.defs, *g.tail])
     # as in `_generate`: the source holds only names it made and repr()s of property names
     try: exec(compile(src, source_name(what, src), 'exec'), g.ns)  # noqa: S102
     except (RecursionError, SyntaxError, MemoryError): return None
     f = g.ns[name]
-    if hasattr(f, '__dict__'): f.__source__ = src  # (not when `name` is a walk's method the source merely holds)
+    if type(f) is FunctionType: f.__source__ = src  # (not when `name` is a walk's method the source merely holds)
     return f
 
 def _failing_keys(p: _Object):

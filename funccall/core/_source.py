@@ -34,7 +34,9 @@ def source_name(
     with _lock:
         linecache.cache[name] = (len(src), None, src.splitlines(True), name)  # (no mtime: `checkcache` leaves it)
         _kept[name] = None
-        while len(_kept) > KEPT: linecache.cache.pop(_kept.pop(next(iter(_kept))), None)
+        while len(_kept) > KEPT:
+            del _kept[old := next(iter(_kept))]
+            linecache.cache.pop(old, None)
     return name
 
 def _shown(what: str) -> str:
