@@ -211,7 +211,8 @@ def parse_output_stream(t: Any, pieces: Iterable[str | bytes]) -> Iterator[Any]:
 def parse_output_stream(
     t: Any,     # the reply's type, as given to `output_format`
     pieces: Iterable[str | bytes] | AsyncIterable[str | bytes],  # the reply's text as it streams: an iterable (or async iterable) of text pieces
-) -> Iterator[Any] | AsyncIterator[Any]:  # a generator (async for an async iterable): the fields so far (a dict) after each piece that adds one, then the instance
+) -> Iterator[Any] | AsyncIterator[Any]:  # a generator (async for an async iterable): the fields so far (a dict) after each piece
+                                          # that adds one, then the instance
     """A streamed reply, read as it arrives: after each piece that changes them, the fields complete so far (a dict,
     each already coerced to its field's type, a string field as far as it has come; `{'value': ...}` for a type
     that isn't an object); last, the instance, as `parse_output` makes it (or its `OutputError`)"""
