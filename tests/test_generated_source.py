@@ -122,7 +122,8 @@ def test_an_unwritable_folder_warns_and_keeps_the_code_in_memory(tmp_path, monke
     assert v.is_valid.__code__.co_filename.startswith('<funccall validator check')
 
 def test_linecache_holds_at_most_kept_generated_sources_and_checkcache_keeps_them():
-    def ours() -> list: return [k for k in linecache.cache if k.startswith('<funccall ')]
+    def ours() -> list:  # (the shared templates have a bound of their own: see the test below)
+        return [k for k in linecache.cache if k.startswith('<funccall ') and not k.startswith('<funccall tool entry')]
     made = []
     for i in range(KEPT + 200):  # each a validator of its own, each generating its check
         v = compile_schema({'type': 'object', 'properties': {f'p{i}': {'type': 'integer'}}})
@@ -134,3 +135,13 @@ def test_linecache_holds_at_most_kept_generated_sources_and_checkcache_keeps_the
     assert made[-1] in linecache.cache and len(ours()) <= KEPT
     v = compile_schema({'type': 'object', 'properties': {'p0': {'type': 'integer'}}})  # a dropped one's function still works
     assert v.is_valid({'p0': 1}) and not v.is_valid({'p0': 'x'})
+
+def test_the_entry_code_every_tool_runs_keeps_its_lines_through_a_flood_of_other_sources():
+    "Templates are kept apart: KEPT newer sources (each tool's own code, validators) don't push them out"
+    first = mk_tool(_boom, {'name': 'early', 'description': '', 'input_schema': SCHEMA})
+    entry = first.__code__.co_filename
+    for i in range(KEPT + 10): _source.source_name('filler', f'x = {i}\n')
+    assert linecache.getline(entry, 2).strip() == 'return _slow_args(extra, a0, a1)'
+    before = [k for k in linecache.cache if k.startswith('<funccall tool entry')]
+    for n in range(_source.KEPT_SHARED + 20): _source.source_name(f'tool entry ({n} parameters)', 'x = 1\n', shared=True)
+    assert len([k for k in linecache.cache if k.startswith('<funccall tool entry')]) <= _source.KEPT_SHARED and before
