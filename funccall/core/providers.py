@@ -122,7 +122,7 @@ def _canonical(t) -> dict:
         params = next((v for k in _PARAM_KEYS if isinstance(v := s.get(k), dict)), None)
         if (why := too_deep(params, f'{where} input schema') or too_deep(s, f'{where} schema', MAX_NESTING + 1)): raise SchemaError(why)
     if isinstance(getattr(t, 'schema', None), dict) and not isinstance(t, dict):  # a `Tool`
-        return with_class_docs(jsonable(t.schema), getattr(t, 'fn', None))
+        return with_class_docs(jsonable(t.schema), getattr(t, 'fn', None))  # pyright: ignore[reportArgumentType]  # (a dict's JSON form)
     if isinstance(t, dict):
         if not isinstance(t.get('name'), str): raise SchemaError(f"A tool schema needs a 'name'; got keys {sorted(t)}")
         try: return jsonable(t)  # pyright: ignore[reportReturnType]  # (a dict's JSON form is a dict; `jsonable` is unannotated)
