@@ -1,7 +1,7 @@
 """Where the Python funccall generates (the validator's checks and reports, built tools' code) can be read.
 
-Each generated source is compiled under a filename of its own naming what it is (`<funccall validator #12: Tool
-'search' input>`), and its lines are put in `linecache`, so a traceback through it shows each line's text and `pdb`
+Each generated source is compiled under a filename of its own naming what it is (`<funccall validator check: Tool
+'search' #12>`, `<funccall tool 'search' #13>`), and its lines are put in `linecache`, so a traceback through it shows each line's text and `pdb`
 can `list` it. The entries are bounded: the `KEPT` newest stay, an older one is dropped (its function keeps working,
 and its text stays on it as `__source__`; only a traceback through it shows no lines). Templates every built tool runs
 (`shared`: one per number of parameters) are kept apart, the `KEPT_SHARED` newest, so a flood of tools can't push them out.
@@ -26,7 +26,7 @@ _lock = threading.Lock()
 _unsafe = re.compile(r'[^A-Za-z0-9_-]+')
 
 def source_name(
-    what: str,  # what the source is, for its name: "validator: Tool 'search' input"; any text (a tool's name is a model's or a server's)
+    what: str,  # what the source is, for its name: "validator check: Tool 'search'"; any text (a tool's name is a model's or a server's)
     src: str,   # the source
     shared: bool = False,  # a template every tool of a kind runs (a few dozen at most): kept apart from the others
 ) -> str:       # the filename to compile `src` under: a written file's path, or `<funccall what #n>` held in `linecache`
