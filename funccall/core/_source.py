@@ -46,7 +46,7 @@ def source_name(
 
 def _shown(what: str) -> str:
     "`what` on one line, at most 80 characters, with no `>` to end the name early"
-    what = what.encode('unicode_escape').decode('ascii').replace('>', '\\x3e')
+    what = ascii(what)[1:-1].replace('>', '\\x3e')  # (not the `unicode_escape` codec: importing it costs the first tools a millisecond)
     return what if len(what) <= 80 else what[:77] + '...'
 
 def _write(folder: str, n: int, what: str, src: str) -> str | None:
