@@ -145,3 +145,18 @@ def test_the_entry_code_every_tool_runs_keeps_its_lines_through_a_flood_of_other
     before = [k for k in linecache.cache if k.startswith('<funccall tool entry')]
     for n in range(_source.KEPT_SHARED + 20): _source.source_name(f'tool entry ({n} parameters)', 'x = 1\n', shared=True)
     assert len([k for k in linecache.cache if k.startswith('<funccall tool entry')]) <= _source.KEPT_SHARED and before
+
+def test_pdb_lists_the_generated_line_a_call_failed_at():
+    "Post-mortem in a real `pdb`: `list` shows the generated source around the failing line, `where` names the file"
+    import io, pdb
+    hot = _hot(_boom)
+    with pytest.raises(RuntimeError) as e: hot('boom')
+    tb = e.value.__traceback__
+    while tb.tb_next is not None and not tb.tb_frame.f_code.co_filename.startswith("<funccall tool 'search'"): tb = tb.tb_next
+    out = io.StringIO()
+    dbg = pdb.Pdb(stdin=io.StringIO('list\nwhere\nquit\n'), stdout=out, nosigint=True)
+    dbg.use_rawinput = False
+    dbg.reset()
+    dbg.interaction(None, tb)
+    shown = out.getvalue()
+    assert "return _disp(_name, _K0=a0)" in shown and '->' in shown and "<funccall tool 'search' #" in shown, shown
