@@ -20,7 +20,7 @@ from typing import Any
 from ._strict import ANNOTATIONS, esc, hint, normalize
 from ._typing import JsonDict
 
-Change = tuple[str, str, bool]  # (where, as a JSON Pointer; what changed; whether something the schema said is lost)
+Changed = tuple[str, str, bool]  # (where, as a JSON Pointer; what changed; whether something the schema said is lost)
 
 __all__ = ['Json', 'Legacy', 'inline']
 
@@ -49,7 +49,7 @@ def inline(s: JsonDict, defs: JsonDict, stack: tuple[str, ...] = ()) -> JsonDict
 
 class Legacy:
     "One pass from a canonical parameters schema to Gemini's OpenAPI subset, refs inlined"
-    def __init__(self, defs: JsonDict, changes: list[Change]): self.defs, self.changes = defs, changes
+    def __init__(self, defs: JsonDict, changes: list[Changed]): self.defs, self.changes = defs, changes
 
     def note(self, path: str, what: str, lossy: bool): self.changes.append((path, what, lossy))
 
@@ -184,7 +184,7 @@ def _members(vals: list) -> tuple[list, bool]:
 
 class Json:
     "One pass over a JSON Schema rewriting what Gemini's JSON Schema field rejects; `changes` gets `(path, what, lossy)`"
-    def __init__(self, changes: list[Change]): self.changes = changes
+    def __init__(self, changes: list[Changed]): self.changes = changes
 
     def root(self, s: JsonDict) -> JsonDict:
         s = normalize({k: v for k, v in s.items() if k not in ('$schema', '$comment')})
