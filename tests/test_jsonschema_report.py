@@ -49,7 +49,7 @@ def _reports(s: dict, values: list, limit: int) -> list:
 
 def _walk_only(n): return n.errs  # (for `_reporter`: no generated report, every report by the walk)
 
-def _generated(v) -> bool: return getattr(v._report, '__code__', None) is not None and v._report.__code__.co_filename == '<funccall.core._jsonschema report>'
+def _generated(v) -> bool: return getattr(v._report, '__code__', None) is not None and v._report.__code__.co_filename.startswith('<funccall validator report')
 
 @functools.cache
 def _cases() -> list:

@@ -15,7 +15,12 @@ from __future__ import annotations
 
 import json, re
 
+from typing import Any
+
 from ._strict import ANNOTATIONS, esc, hint, normalize
+from ._typing import JsonDict
+
+Changed = tuple[str, str, bool]  # (where, as a JSON Pointer; what changed; whether something the schema said is lost)
 
 __all__ = ['Json', 'Legacy', 'inline']
 
@@ -27,13 +32,13 @@ _KEEP = ('title', 'description', 'default', 'minimum', 'maximum', 'minLength', '
 _SILENT = ANNOTATIONS | {'propertyNames', 'unevaluatedProperties'}  # no meaning a model acts on, or said by the rest
 _gemini_prop = re.compile(r'[a-zA-Z_][a-zA-Z0-9_]{0,63}')
 
-def inline(s: dict, defs: dict, stack: tuple = ()) -> dict:
+def inline(s: JsonDict, defs: JsonDict, stack: tuple[str, ...] = ()) -> JsonDict:
     "Schema `s` without annotations and with its `$ref`s inlined, a class inside itself only named: a shape for a description"
     if '$ref' in s:
         nm = s['$ref'].rsplit('/', 1)[-1]
         if nm in stack: return {'title': nm, 'description': f'a {nm}, as above'}
         return inline({**defs.get(nm, {}), **{k: v for k, v in s.items() if k != '$ref'}}, defs, (*stack, nm))
-    out = {}
+    out: JsonDict = {}
     for k, v in s.items():
         if k in ('description', 'default'): continue
         if k == 'properties': out[k] = {nm: inline(x, defs, stack) for nm, x in v.items()}
@@ -44,7 +49,7 @@ def inline(s: dict, defs: dict, stack: tuple = ()) -> dict:
 
 class Legacy:
     "One pass from a canonical parameters schema to Gemini's OpenAPI subset, refs inlined"
-    def __init__(self, defs: dict, changes: list): self.defs, self.changes = defs, changes
+    def __init__(self, defs: JsonDict, changes: list[Changed]): self.defs, self.changes = defs, changes
 
     def note(self, path: str, what: str, lossy: bool): self.changes.append((path, what, lossy))
 
@@ -179,9 +184,9 @@ def _members(vals: list) -> tuple[list, bool]:
 
 class Json:
     "One pass over a JSON Schema rewriting what Gemini's JSON Schema field rejects; `changes` gets `(path, what, lossy)`"
-    def __init__(self, changes: list): self.changes = changes
+    def __init__(self, changes: list[Changed]): self.changes = changes
 
-    def root(self, s: dict) -> dict:
+    def root(self, s: JsonDict) -> JsonDict:
         s = normalize({k: v for k, v in s.items() if k not in ('$schema', '$comment')})
         defs = s.get('$defs', {})
         self.bad = _required_cycles(s, defs)
@@ -189,7 +194,7 @@ class Json:
         if defs: res['$defs'] = {k: self.node(v, k, '') for k, v in defs.items()}
         return res
 
-    def node(self, s, where, path: str):
+    def node(self, s: Any, where: str | None, path: str) -> Any:
         "`where`: the `$defs` name this node is in (None: the root); `path`: its pointer there"
         if not isinstance(s, dict): return s
         at = f'/$defs/{esc(where)}{path}' if where else path

@@ -60,17 +60,21 @@ values that are not JSON (a set, a datetime) match no JSON type: convert them fi
 from __future__ import annotations
 
 import math, re, threading, warnings
+from collections.abc import Callable
+from typing import Any, NoReturn
+from types import FunctionType
 from decimal import Context, Decimal, InvalidOperation, localcontext
 from urllib.parse import unquote, urldefrag, urljoin
 
 from ._expect import expected
 from ._regex import Automaton, budgeted, re_limit, re_rate, searcher
 from ._inputs import Problem, short
+from ._source import source_name
 from ._warnings import SchemaWarning, caller_level
 
 _new = tuple.__new__  # `_new(Problem, (path, message))`: a Problem without `Problem(...)`'s Python-level `__new__` (reports make many)
 
-try: from re import _parser as _sre  # the stdlib's own regex parser, to find a pattern's anchor
+try: from re import _parser as _sre  # type: ignore[attr-defined]  # the stdlib's own regex parser, to find a pattern's anchor
 except ImportError: import sre_parse as _sre  # Python 3.10
 
 __all__ = ['compile_schema', 'Validator', 'key_path']
@@ -117,7 +121,7 @@ def _all(fs: list):
         return True
     return check
 
-def key_path(path: str, k) -> str:
+def key_path(path: str, k: Any) -> str:
     "`path` and then key `k`: `items[2].sku`, `headers['X-Id']`"
     if isinstance(k, str) and k.isidentifier(): return f'{path}.{k}' if path else k
     return f'{path}[{short(k, 40)}]'
@@ -212,7 +216,14 @@ def _multiple(v, d) -> bool:
 class _Node:
     "A compiled (sub)schema: `ok(v)`, and on failure `errs`; `evp`/`evi` give what it evaluated, for unevaluated*"
     __slots__ = ('ok', 'parts', 'schema', 'comp', '_words', 'pending', '_oneofs')
-    def __init__(self, comp, schema):
+    ok: Callable[[Any], bool]
+    parts: list[_Part]
+    comp: _Compiler
+    pending: Callable[[], Any] | None
+    _words: str | None
+    _oneofs: list[_OneOf] | None
+
+    def __init__(self, comp: _Compiler, schema: Any):
         self.ok, self.parts, self.schema, self.comp, self._words, self.pending, self._oneofs = _true, [], schema, comp, None, None, None
 
     @property
@@ -220,7 +231,7 @@ class _Node:
         if self._words is None: self._words = expected(self.schema, self.comp.resolve_schema)
         return self._words
 
-    def errs(self, v, path: str, out: list, limit: int) -> bool | None:
+    def errs(self, v: Any, path: str, out: list[Problem], limit: int) -> bool | None:  # type: ignore[return]  # (None: falls off)
         "Append what is wrong with `v` (which fails `ok`) to `out`; True when that is `v` as a whole, nothing below it failing"
         if self.pending: self.pending()
         n = len(out)
@@ -231,31 +242,31 @@ class _Node:
             out.append(_new(Problem, (path, many.too_many(v) if many else f"expected {self._words or self.words}, got {short(v)}")))
             return True
         for p in self.parts:
-            if len(out) >= limit: return
+            if len(out) >= limit: return None
             tp = type(p)
             # the object and array keywords report only what is wrong: asked at once, not checked first (which would walk
             # the value once more at every level)
             if tp is _Object and t is dict or tp is _Array and t is not dict: p.errs(v, path, out, limit)
             elif not p.ok(v):
                 p.errs(v, path, out, limit)
-                if tp is _Type: return  # the wrong kind of value: the rest would only repeat it
+                if tp is _Type: return None  # the wrong kind of value: the rest would only repeat it
         if len(out) == n:
             out.append(_new(Problem, (path, f"expected {self._words or self.words}, got {short(v)}")))
             return True
 
-    def evp(self, v):
+    def evp(self, v: Any) -> Any:
         "Keys of object `v` this (passing) schema evaluated: a set, or _ALL"
         if self.pending: self.pending()
-        keys = set()
+        keys: set[Any] = set()
         for p in self.parts:
             if (e := p.evp(v)) is _ALL: return _ALL
             keys |= e
         return keys
 
-    def evi(self, v):
+    def evi(self, v: Any) -> Any:
         "Indices of array `v` this (passing) schema evaluated: a set, or _ALL"
         if self.pending: self.pending()
-        idx = set()
+        idx: set[int] = set()
         for p in self.parts:
             if (e := p.evi(v)) is _ALL: return _ALL
             idx |= e
@@ -263,10 +274,12 @@ class _Node:
 
 class _Part:
     "One keyword (or group of keywords) of a schema"
-    ok = staticmethod(_true)
-    def errs(self, v, path, out, limit): out.append(_new(Problem, (path, f"expected {self.node.words}, got {short(v)}")))
-    def evp(self, v): return set()
-    def evi(self, v): return set()
+    node: _Node
+    ok: Callable[[Any], Any] = staticmethod(_true)
+    def errs(self, v: Any, path: str, out: list[Problem], limit: int) -> Any:
+        out.append(_new(Problem, (path, f"expected {self.node.words}, got {short(v)}")))
+    def evp(self, v: Any) -> Any: return set()
+    def evi(self, v: Any) -> Any: return set()
 
 class _Any(_Part):
     "Accepts anything and claims everything evaluated: a keyword we don't enforce ($dynamicRef, a remote $ref)"
@@ -329,8 +342,8 @@ class _AllOf(_Part):
     def evp(self, v): return _union(s.evp(v) for s in self.subs)
     def evi(self, v): return _union(s.evi(v) for s in self.subs)
 
-def _union(sets):
-    u = set()
+def _union(sets: Any) -> Any:
+    u: set[Any] = set()
     for s in sets:
         if s is _ALL: return _ALL
         u |= s
@@ -513,7 +526,7 @@ class _Object(_Part):
 
     _failing, _reports = None, 0  # the generated finder of failing keys (lean objects), made on the second report
 
-    def failing(self, v: dict):
+    def failing(self, v: dict) -> Any:
         """The keys of `v` whose values fail `properties` or `additionalProperties` (a lean object's), found by generated
         code from the object's second report on; None before, or when the stack runs out (the walk then asks key by key,
         in order, and stops where it stopped before)"""
@@ -590,7 +603,7 @@ class _Array(_Part):
                 if s.schema is False: out.append(Problem(path, f"has {_n(len(v), 'item')}; allows at most {len(self.prefix)}")); break
                 s.errs(x, f'{path}[{i}]', out, limit)
         if self.unique:
-            first = {}
+            first: dict[Any, int] = {}
             for i, x in enumerate(v):
                 if (j := first.setdefault(_key(x), i)) != i:
                     out.append(Problem(path, f"items [{j}] and [{i}] are equal; all items must be unique")); break
@@ -678,23 +691,28 @@ def _draft7(schema, draft: str | None) -> bool:
     return bool(re.search(r'draft-?0?[3-7]\b|^0?[3-7]$', d))
 
 class _Compiler:
-    def __init__(self, root, draft7: bool, where: str):
+    def __init__(self, root: Any, draft7: bool, where: str):
         self.root, self.draft7, self.where = root, draft7, where
-        self.resources, self.anchors, self.bases, self.ptrs, self.memo = {}, {}, {}, {}, {}
+        self.resources: dict[str, Any] = {}  # base URI -> the schema with that `$id`
+        self.anchors: dict[str, Any] = {}    # URI with its anchor -> the schema
+        self.bases: dict[int, str] = {}      # id of a subschema -> its base URI
+        self.ptrs: dict[int, Any] = {}       # id of a subschema -> where it is (a `_pointer` chain)
+        self.memo: dict[int, _Node] = {}     # id of a subschema -> its node
         # does a check need a pattern budget (`_regex.budgeted`)? Only with a costly pattern, or a node compiled on first use
         # (which may hold one): most schemas need none, and opening one costs a good part of a small check
         self.costly = False
         self.lock = threading.RLock()  # compiling on first use may happen in several threads at once
         self.index()
 
-    def bad(self, ptr, msg: str): raise ValueError(f"{self.where + ': ' if self.where else ''}at {_pointer(ptr)}: {msg}")
+    def bad(self, ptr: Any, msg: str) -> NoReturn: raise ValueError(f"{self.where + ': ' if self.where else ''}at {_pointer(ptr)}: {msg}")
 
     def warn(self, ptr, msg: str):
         warnings.warn(f"{self.where + ': ' if self.where else ''}at {_pointer(ptr)}: {msg}", SchemaWarning, stacklevel=caller_level())
 
     def index(self):
         "One iterative walk: every subschema's base URI, the resources (`$id`) and anchors, and shape errors"
-        stack, seen, bases, ptrs, bad = [(self.root, _ROOT, None)], set(), self.bases, self.ptrs, self.bad
+        stack: list[tuple[Any, str, Any]] = [(self.root, _ROOT, None)]
+        seen, bases, ptrs, bad = set(), self.bases, self.ptrs, self.bad
         self.resources[_ROOT] = self.root
         while stack:
             s, base, ptr = stack.pop()
@@ -865,7 +883,7 @@ class _Compiler:
         if 'pattern' in kw: rx = self.pattern(kw['pattern'], (ptr, 'pattern'))
         if lo or hi is not None or rx is not None: n.parts.append(_String(n, lo, hi, rx))
 
-    def pattern(self, p, ptr: str):
+    def pattern(self, p, ptr: Any):
         if not isinstance(p, str): self.warn(ptr, f"a pattern must be a string, got {short(p, 40)}; not checked"); return None
         r = _cached_regex(p)
         if isinstance(r, ValueError): self.warn(ptr, str(r)); return None
@@ -1000,7 +1018,7 @@ class _Gen:
         elif isinstance(p, _Object) and p.lean and len(p.props) + len(p.req) <= 100: self.object(p, x, ind, depth, types)
         elif isinstance(p, _Ref): self.node(p.target, x, ind, depth + 1)
         elif type(p) is _AnyOf and None not in (cs := [self.cond(m, x) for m in p.subs]):  # `anyOf` of plain types: Optional[X]
-            self.out(ind, f"if not ({' or '.join(cs)}): return False")
+            self.out(ind, f"if not ({' or '.join(cs)}): return False")  # type: ignore[arg-type]  # (no None among them)
         elif not isinstance(p, _Any): self.call(p.ok, x, ind)
 
     def array(self, p: _Array, x: str, ind: int, depth: int, types):
@@ -1039,18 +1057,22 @@ class _Gen:
         self.node(p.extra, y, i + 2, depth + 1)
 
 def _generate(n: _Node):
-    "One Python function checking what node `n` checks, for the fast path"
+    "One Python function checking what node `n` checks, for the fast path (its source kept on it as `__source__`)"
     g = _Gen()
     g.node(n, 'x0', 2, 0)
     src = '\n'.join(['def is_valid(x0):', '    "Does the value satisfy the schema?"', '    try:', *g.lines,
                      '        return True', '    except RecursionError: return False'])
     # the source holds only names it made and repr()s of property names; every value reaches it through `g.ns`
-    exec(compile(src, '<funccall.core._jsonschema check>', 'exec'), g.ns)
-    return g.ns['is_valid']
+    exec(compile(src, source_name(_named('validator check', n.comp.where), src), 'exec'), g.ns)  # noqa: S102
+    f = g.ns['is_valid']
+    f.__source__ = src  # type: ignore[attr-defined]  # (a function's attribute: see `Validator.source`)
+    return f
 
 _FINDER = 4  # the fewest properties of an object whose failing keys generated code finds
 
 def _none(v): return None
+
+def _named(what: str, where: str) -> str: return f'{what}: {where}' if where else what
 
 def _whole(n: _Node) -> bool:
     """Does `n` (failing) report one problem, the value as a whole? So `_Node.errs` does for a scalar, and for a container
@@ -1239,27 +1261,30 @@ class _Report(_Gen):
         elif test: self.check(e, 'y', 'key_path(path, k)', ind, limited=True)
         else: self.report(e, 'y', 'key_path(path, k)', ind)
 
-def _exec(g: _Report, name: str):
-    "Function `name` of the source `g` wrote, or None when it is past the generator's limits"
+def _exec(g: _Report, name: str, what: str):
+    """Function `name` of the source `g` wrote (`what` it is names it; its source kept on it as `__source__`), or None
+    when it is past the generator's limits"""
     src = '\n'.join([*g.defs, *g.tail])
     # as in `_generate`: the source holds only names it made and repr()s of property names
-    try: exec(compile(src, '<funccall.core._jsonschema report>', 'exec'), g.ns)
+    try: exec(compile(src, source_name(what, src), 'exec'), g.ns)  # noqa: S102
     except (RecursionError, SyntaxError, MemoryError): return None
-    return g.ns[name]
+    f = g.ns[name]
+    if type(f) is FunctionType: f.__source__ = src  # type: ignore[attr-defined]  # (not when `name` is a walk's method the source merely holds)
+    return f
 
 def _failing_keys(p: _Object):
     """One Python function listing the keys of a dict that fail lean object `p`'s `properties` (those of a plain type
     tested inline, the others by a generated check each) or its `additionalProperties`: what `_Object.errs` reports"""
     g = _Report()
     g.function('failing(x0)', lambda: (g.failing(p, 'x0', 1), g.out(1, 'return b')))
-    return _exec(g, 'failing') or _none  # past the generator's limits: the walk asks each key
+    return _exec(g, 'failing', _named('validator failing keys', p.node.comp.where)) or _none  # past the generator's limits: the walk asks each key
 
 def _reporter(n: _Node):
     "One Python function reporting what `n.errs` reports, for `Validator.problems` from its second report on"
     g = _Report()
     try: f = g.fn(n)
     except RecursionError: return n.errs
-    return _exec(g, f) or n.errs
+    return _exec(g, f, _named('validator report', n.comp.where)) or n.errs
 
 # --- the public face ---------------------------------------------------------------------------------------
 
@@ -1268,8 +1293,13 @@ _TOO_DEEP = 'is nested too deeply to check (more levels than the interpreter can
 class Validator:
     "A compiled JSON Schema: `is_valid(v)` and `problems(v)`"
     __slots__ = ('is_valid', 'schema', '_comp', '_node', '_fast', '_report', '_reports')
+    is_valid: Callable[[Any], bool]  # does a value (JSON values: dict, list, str, int, float, bool, None) satisfy the schema?
+    schema: Any                      # the schema, as given
+    _node: _Node | None
+    _fast: Callable[[Any], bool] | None
+    _report: Callable[[Any, str, list[Problem], int], Any] | None
 
-    def __init__(self, comp: _Compiler, schema):
+    def __init__(self, comp: _Compiler, schema: Any):
         self.schema, self._comp, self._node, self._fast = schema, comp, None, None
         self.is_valid = budgeted(self._first)  # the generated check replaces it on first use
         self._report, self._reports = None, 0  # the generated report, made on the second report (a one-off refusal makes none)
@@ -1298,7 +1328,7 @@ class Validator:
         try: return self._root().ok(v)
         except RecursionError: return False
 
-    def property_check(self, name: str):
+    def property_check(self, name: str) -> Callable[[Any], bool] | None:
         """`is_valid` for the value of the root's property `name` alone (its refs resolved in the whole schema), or None
         when the root doesn't declare it: for a caller that checks each argument apart (the root then says no more)"""
         s = self.schema.get('properties', {}).get(name) if isinstance(self.schema, dict) else None
@@ -1317,12 +1347,19 @@ class Validator:
         return self
 
     @property
+    def source(self) -> str:
+        """The Python this validator generated and runs: its check (generated now if no value was checked yet) and, once
+        made (from its second report on), its report; each is also in `linecache` under the filename its code names"""
+        if self._fast is None: self._first(None)
+        return '\n\n'.join(src for f in (self._fast, self._report) if (src := getattr(f, '__source__', None)) is not None)
+
+    @property
     def expected(self) -> str:
         "What the schema accepts, in words for a model"
         return self._root().words
 
     def problems(self,
-        v,               # the value to check, as JSON values (dict, list, str, int, float, bool, None)
+        v: Any,          # the value to check, as JSON values (dict, list, str, int, float, bool, None)
         path: str = '',  # where `v` sits, as the start of each problem's path
         limit: int = 10, # the most problems to report
     ) -> list[Problem]:  # what is wrong with `v`, where; empty when it is valid
@@ -1335,7 +1372,7 @@ class Validator:
     def _problems(self, v, path: str, limit: int) -> list[Problem]:
         try:
             if self.is_valid(v): return []  # the generated check first: a valid value costs no walk
-            out = []
+            out: list[Problem] = []
             if (report := self._report) is None:
                 self._reports += 1
                 report = self._root().errs if self._reports < 2 else _reporter(self._root())
@@ -1347,12 +1384,12 @@ class Validator:
             return out if len(out) <= limit else out[:limit]
         except RecursionError: return [Problem(path, _TOO_DEEP)]
 
-    def __repr__(self): return f"Validator({self.expected})"
+    def __repr__(self) -> str: return f"Validator({self.expected})"
 
 _budgeted_problems = budgeted(Validator._problems)  # (one pattern budget for the check and the report)
 
 def compile_schema(
-    schema,                   # a JSON Schema (dict or bool), e.g. a tool's input schema
+    schema: Any,              # a JSON Schema (dict or bool), e.g. a tool's input schema
     *,
     draft: str | None = None, # '2020-12' or 'draft7'; default: what the schema's `$schema` says, else 2020-12
     where: str = '',          # what the schema belongs to, starting error and warning messages: "Tool 'search'"

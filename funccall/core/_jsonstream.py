@@ -17,6 +17,7 @@ reported exactly where a finished response's malformed text is.
 from __future__ import annotations
 
 import json, re, sys
+from typing import Any
 
 __all__ = ['JsonStream', 'MAX_DEPTH', 'held', 'joined']
 
@@ -36,20 +37,20 @@ _STR, _KEYSTR, _NUM, _LIT = range(1, 5)
 
 _refs = getattr(sys, 'getrefcount', None)  # None (PyPy): every snapshot taken is copied when written to
 
-def _count(c) -> int: return _refs(c)
+def _count(c: Any) -> int: return _refs(c)  # type: ignore[misc]  # (called only where `_refs` is not None)
 
 def _as_held(c) -> int: return _count(c)  # counted as `held` counts: from inside a function `c` was passed to
 
 def _calibrate() -> int:
     "What `held`'s count adds to the references of a value held by one list slot and one local (the calls' own)"
-    slot = [[]]
+    slot: list[list[Any]] = [[]]
     c = slot[0]
     return _as_held(c) - 2
 
 _OWN = _calibrate() if _refs else 0
 
 def held(
-    c,          # a container the caller may hold a reference to
+    c: Any,     # a container the caller may hold a reference to
     ours: int,  # the references to `c` its owner knows of, the caller's local naming it included
 ) -> bool:      # whether anyone else holds it (always, where the interpreter can't tell)
     "Whether someone outside holds `c`: its owner must copy it before changing it"
@@ -67,29 +68,34 @@ def joined(
         pieces.append(s)
     return pieces[0]
 
-class _Unset: __repr__ = lambda self: '<unset>'
+class _Unset:
+    def __repr__(self) -> str: return '<unset>'
 _UNSET = _Unset()
 
 class JsonStream:
     "Reads one JSON value from pieces of text: `feed` each, then `.done`, `.value` (partial until done) and `.error`"
-    def __init__(self):
-        self.stack: list = []   # the open containers, outermost first
-        self.keys: list = []    # for each open container: the key whose value comes next (dicts), else None
-        self.expect, self.tok = _VALUE, 0
+    def __init__(self) -> None:
+        self.stack: list[Any] = []   # the open containers, outermost first
+        self.keys: list[Any] = []    # for each open container: the key whose value comes next (dicts), else None
+        self.expect: int = _VALUE
+        self.tok: int = 0
         self.chunks: list[str] = []  # the string (decoded) or number being read, in pieces
-        self.limit = 256             # pieces kept before they are joined
-        self.esc = ''                # an escape begun and not yet ended
-        self.text = ''               # a literal being read (`true`, `null`...)
-        self.root, self.done, self.error, self.pos = _UNSET, False, None, 0
-        self.end = None              # where an object or array ended: the count of characters up to its closing bracket
-        self.too_deep = False        # whether the text nests deeper than `MAX_DEPTH` (its `error` says where)
-        self.shown = None            # (key or index, the value it had) where `.value` put the string being read, in the top container
-        self.shared = False          # whether a snapshot was handed out since the open containers were last made our own
+        self.limit: int = 256        # pieces kept before they are joined
+        self.esc: str = ''           # an escape begun and not yet ended
+        self.text: str = ''          # a literal being read (`true`, `null`...)
+        self.root: Any = _UNSET      # the value read so far (`_UNSET` before it starts)
+        self.done: bool = False      # whether the value is complete
+        self.error: str | None = None  # why the text is no JSON value, once it is known
+        self.pos: int = 0            # characters read before the latest piece
+        self.end: int | None = None  # where an object or array ended: the count of characters up to its closing bracket
+        self.too_deep: bool = False        # whether the text nests deeper than `MAX_DEPTH` (its `error` says where)
+        self.shown: tuple[Any, Any] | None = None  # (key or index, the value it had) where `.value` put the string being read, in the top container
+        self.shared: bool = False    # whether a snapshot was handed out since the open containers were last made our own
 
     # --- the value so far ----------------------------------------------------------------------------------
 
     @property
-    def value(self):
+    def value(self) -> Any:
         "The value: whole once `done`; before, what is complete of it (a view: don't change it)"
         self._unshow()
         if self.tok != _STR or self.error: return None if self.root is _UNSET else self.root
@@ -101,7 +107,7 @@ class JsonStream:
         else: k = self.keys[-1]; self.shown = (k, top.get(k, _UNSET)); top[k] = s
         return self.root
 
-    def snapshot(self):
+    def snapshot(self) -> Any:
         "`.value` as it is now, kept from later pieces (they copy what the caller still holds before changing it)"
         v = self.value
         self.shared = bool(self.stack)  # finished containers never change: only the open ones are copied on write
@@ -168,13 +174,13 @@ class JsonStream:
             tok = self.tok
             if tok == _STR or tok == _KEYSTR: i = self._in_string(s, i, n); continue
             if tok == _NUM:  # its pieces kept in `chunks`, as a string's: a long number in small pieces stays linear
-                j = _numch.match(s, i).end()
+                j = _numch.match(s, i).end()  # type: ignore[union-attr]  # (`*`: it always matches)
                 if j > i: self.chunks.append(s[i:j])
                 if j == n: break
                 if s[j] == 'I' and self.chunks == ['-']: self.tok, self.text = _LIT, '-'; i = j; continue  # -Infinity
                 self._end_number(); i = j; continue
             if tok == _LIT: i = self._in_literal(s, i, n); continue
-            j = _ws.match(s, i).end()
+            j = _ws.match(s, i).end()  # type: ignore[union-attr]  # (`*`: it always matches)
             if j == n: break
             i = self._structure(s[j], j)
         self.pos += n
@@ -230,7 +236,7 @@ class JsonStream:
 
     def _in_string(self, s: str, i: int, n: int) -> int:
         if self.esc: return self._in_escape(s, i, n)
-        j = _plain.match(s, i).end()
+        j = _plain.match(s, i).end()  # type: ignore[union-attr]  # (`*`: it always matches)
         if j > i:
             self.chunks.append(s[i:j])
             if len(self.chunks) > self.limit: self._compact()

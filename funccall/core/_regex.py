@@ -23,9 +23,9 @@ argument) draws on one budget, `CHECK_STEPS`; once it is spent, such searches an
 from __future__ import annotations
 
 import functools, itertools, math, re, threading
-from typing import Callable
+from typing import Any, Callable, TypeVar
 
-try: from re import _parser as _sre, _compiler as _sre_compile  # the stdlib's own regex parser and compiler
+try: from re import _parser as _sre, _compiler as _sre_compile  # type: ignore[attr-defined]  # the stdlib's own regex parser and compiler (3.11+)
 except ImportError: import sre_compile as _sre_compile, sre_parse as _sre  # Python 3.10
 
 __all__ = ['re_limit', 're_rate', 'longest', 'Automaton', 'searcher', 'bounded_search', 'budgeted', 'RE_BUDGET', 'STEPS', 'CHECK_STEPS']
@@ -218,7 +218,7 @@ class Automaton:
             if (add | drop) & re.MULTILINE: raise _Unsupported
             return self._seq(list(body), nxt, wraps + ((add, drop),) if add or drop else wraps)
         if op is _sre.BRANCH: return self._add(_SPLIT, [self._seq(list(x), nxt, wraps) for x in av[1]], None)
-        if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT): return self._repeat(*av, nxt, wraps)
+        if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT): return self._repeat(*av, nxt, wraps)  # type: ignore[call-arg]  # (`av`: lo, hi, body)
         raise _Unsupported  # a backreference, lookaround, atomic group, possessive repeat: not a finite automaton
 
     def _repeat(self, lo: int, hi: int, body, nxt: int, wraps: tuple) -> int:
@@ -287,7 +287,7 @@ class Automaton:
         _spend(steps)
         return found
 
-    def _search(self, s: str, most: int) -> tuple[bool | None, int]:
+    def _search(self, s: str, most: int) -> tuple[bool | None, int]:  # type: ignore[return]  # (the loop returns at its last item, None)
         "`search`'s answer, within `most` steps, and the steps it took"
         steps, known, bounds, word = 0, self.known, self.bounds, self.word
         state, first, before = self._state(()), True, False
@@ -309,9 +309,11 @@ class Automaton:
 
 _budget = threading.local()  # `left`: the steps left to the `budgeted` call running in this thread (None: no such call)
 
+_F = TypeVar('_F', bound=Callable[..., Any])
+
 def budgeted(
-    f: Callable,  # a check: everything it searches shares one budget
-) -> Callable:    # `f`, with `CHECK_STEPS` for all the costly searches of one call (a call inside it shares the outer one's)
+    f: _F,        # a check: everything it searches shares one budget
+) -> _F:          # `f`, with `CHECK_STEPS` for all the costly searches of one call (a call inside it shares the outer one's)
     "`f` with one search budget a call, so many strings, or many patterns, can't add up to a long check"
     @functools.wraps(f)
     def check(*args, **kw):
@@ -319,7 +321,7 @@ def budgeted(
         _budget.left = CHECK_STEPS
         try: return f(*args, **kw)
         finally: _budget.left = None
-    return check
+    return check  # type: ignore[return-value]  # (a wrapper of the same signature)
 
 def _left(most: int) -> int:
     "The steps a search may take: `most`, or what is left of the running check's budget when less"

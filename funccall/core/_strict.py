@@ -22,8 +22,12 @@ lookaround or word boundaries, the listed `format`s. Optional properties stay op
 from __future__ import annotations
 
 import json, re
+from typing import Any
 
 from ._json import too_deep
+from ._typing import JsonDict
+
+Note = tuple[str, str]  # (where in the schema, as a JSON Pointer; what was changed or can't be held)
 
 __all__ = ['esc', 'hint', 'ANNOTATIONS', 'normalize', 'strict_pass', 'OPENAI', 'ANTHROPIC', 'StrictRules', 'union_count',
            'optional_count', 'nullable']
@@ -32,7 +36,7 @@ ANNOTATIONS = {'$schema', '$id', '$comment', '$anchor', 'examples', 'readOnly', 
 
 def esc(k: str) -> str: return k.replace('~', '~0').replace('/', '~1')  # a JSON pointer segment
 
-def hint(s: dict, text: str) -> dict:
+def hint(s: JsonDict, text: str) -> JsonDict:
     "`s` with `text` added to its description, so the model still reads what the schema can't say"
     d = s.get('description')
     return {**s, 'description': f'{d} ({text})' if d else text}
@@ -75,16 +79,16 @@ def _inline_pointers(s, root: dict, seen: tuple = ()):
             return _inline_pointers({**target, **{k: v for k, v in s.items() if k != '$ref'}}, root, (*seen, ref))
     return {k: v if k in ('enum', 'const', 'default', 'examples') else _inline_pointers(v, root, seen) for k, v in s.items()}
 
-def normalize(s):
+def normalize(s: Any) -> Any:
     "`s` with type lists as `anyOf`, `oneOf` as `anyOf`, draft-07 `definitions` as `$defs`, and pointer `$ref`s inlined (a copy)"
     return _norm(_inline_pointers(s, s)) if isinstance(s, dict) else s
 
-def _norm(s):
+def _norm(s: Any) -> Any:
     if isinstance(s, list): return [_norm(x) for x in s]
     if not isinstance(s, dict): return s
     if isinstance(s.get('type'), list): s = _split_types(s)
     if 'oneOf' in s and 'anyOf' not in s: s = {**{k: v for k, v in s.items() if k != 'oneOf'}, 'anyOf': s['oneOf']}
-    out = {}
+    out: JsonDict = {}
     for k, v in s.items():
         if k in ('properties', '$defs', 'definitions', 'patternProperties', 'dependentSchemas'):
             out['$defs' if k == 'definitions' else k] = {n: _norm(x) for n, x in v.items()} if isinstance(v, dict) else v
@@ -106,7 +110,7 @@ def _one_value(s: dict) -> bool:
     leave the form unknown (each form has its own default)"""
     return 'const' in s or (isinstance(s.get('enum'), list) and len(s['enum']) == 1)
 
-def nullable(s: dict) -> dict:
+def nullable(s: JsonDict) -> JsonDict:
     "`s` also taking `null`, its annotations kept outside the union"
     if _accepts_null(s): return s
     out = {k: s[k] for k in _ANNOTS if k in s}
@@ -118,8 +122,11 @@ def nullable(s: dict) -> dict:
 
 class StrictRules:
     "What one provider's strict mode keeps, moves into the description, and can't hold"
-    def __init__(self, who: str, keep: set, formats: set, close_optional: bool, recursion: bool, min_items_max=None,
-                 primitive_enums: bool = False, simple_patterns: bool = False, max_depth=None, max_props=None):
+    who: str; keep: set[str]; formats: set[str]; close_optional: bool; recursion: bool; min_items_max: int | None
+    primitive_enums: bool; simple_patterns: bool; max_depth: int | None; max_props: int | None
+
+    def __init__(self, who: str, keep: set[str], formats: set[str], close_optional: bool, recursion: bool, min_items_max: int | None = None,
+                 primitive_enums: bool = False, simple_patterns: bool = False, max_depth: int | None = None, max_props: int | None = None):
         self.who, self.keep, self.formats, self.close_optional, self.recursion = who, keep, formats, close_optional, recursion
         self.min_items_max, self.primitive_enums, self.simple_patterns = min_items_max, primitive_enums, simple_patterns
         self.max_depth, self.max_props = max_depth, max_props
@@ -156,7 +163,9 @@ def _primitive(v) -> bool: return v is None or isinstance(v, (str, int, float, b
 class _Pass:
     "One pass making a parameters schema strict; `notes` and `fails` are `(path, what)`"
     def __init__(self, rules: StrictRules, defs: dict):
-        self.r, self.defs, self.notes, self.fails, self.nprops = rules, defs, [], [], 0
+        self.notes: list[Note] = []
+        self.fails: list[Note] = []
+        self.r, self.defs, self.nprops = rules, defs, 0
 
     def root(self, s: dict) -> dict:
         if s.get('type') != 'object': self.fails.append(('', f"is not an object: {self.r.who} needs an object at the root"))
@@ -282,14 +291,14 @@ class _Fold:
         t = self.defs.get(nm) if nm is not None else None
         return t if isinstance(t, dict) else None
 
-    def node(self, s, path: str):
+    def node(self, s: Any, path: str) -> Any:
         if isinstance(s, list): return [self.node(x, path) for x in s]
         if not isinstance(s, dict): return s
         s = {k: v if k in ('enum', 'const', 'default', 'examples', 'required') else
              {n: self.node(x, f'{path}/{k}/{esc(n)}') for n, x in v.items()} if k in ('properties', '$defs') and isinstance(v, dict) else
              self.node(v, f'{path}/{k}') for k, v in s.items()}
         if isinstance(s.get('allOf'), list) and all(isinstance(x, dict) for x in s['allOf']):
-            merged = {k: v for k, v in s.items() if k != 'allOf'}
+            merged: dict | None = {k: v for k, v in s.items() if k != 'allOf'}
             for x in s['allOf']:
                 merged = _merge(merged, self.unref(x)) if merged is not None else None
             if merged is not None:
@@ -359,13 +368,13 @@ def _cycle(defs: dict) -> str | None:
     return None
 
 def strict_pass(
-    s:dict,              # a parameters (or output) schema, canonical or a server's
+    s:JsonDict,          # a parameters (or output) schema, canonical or a server's
     rules:StrictRules,   # `OPENAI` or `ANTHROPIC`
-) -> tuple:              # (the strict schema, notes, fails), notes and fails as `(path, what)`
+) -> tuple[JsonDict, list[Note], list[Note]]:  # (the strict schema, notes, fails), notes and fails as `(path, what)`
     "`s` rewritten to `rules`' subset: what it can't say moved to descriptions (notes), what it can't hold listed (fails)"
     if (why := too_deep(s, 'the schema')): return s, [], [('', why[len('the schema '):])]
     s = normalize({k: v for k, v in s.items() if k not in ANNOTATIONS})
-    notes: list = []
+    notes: list[Note] = []
     s = _Fold(s.get('$defs', {}), notes).root(s)
     if '$defs' in s: s = _reachable_defs(s)
     p = _Pass(rules, s.get('$defs', {}))
@@ -373,14 +382,14 @@ def strict_pass(
     res = p.root(s)
     return res, p.notes, p.fails
 
-def union_count(s) -> int:
+def union_count(s: Any) -> int:
     "How many nodes of `s` are unions (`anyOf`, or a list of types): Claude counts them across a request's strict tools"
     if isinstance(s, list): return sum(union_count(x) for x in s)
     if not isinstance(s, dict): return 0
     own = 1 if 'anyOf' in s or (isinstance(s.get('type'), list) and len(s['type']) > 1) else 0
     return own + sum(union_count(v) for k, v in s.items() if k not in ('enum', 'const', 'default', 'required'))
 
-def optional_count(s) -> int:
+def optional_count(s: Any) -> int:
     "How many properties of `s`'s objects are optional: Claude counts them across a request's strict tools"
     if isinstance(s, list): return sum(optional_count(x) for x in s)
     if not isinstance(s, dict): return 0

@@ -11,8 +11,8 @@ with `__`) is refused with an `ExprError` that says what and where.
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from collections.abc import Collection, Mapping
+from typing import Any, Literal, NamedTuple, NoReturn, overload
 
 from ._inputs import ToolInputError, short
 from ._ns import ToolNotFound
@@ -26,14 +26,14 @@ class ExprError(ToolInputError):
 
 class _UnknownTool(ExprError, ToolNotFound):
     "A call expression's tool that is not offered: the model's name is wrong (`ToolNotFound`), so the expression can't run (`ExprError`)"
-    def __init__(self, nm: str, available, message: str):
+    def __init__(self, nm: str, available: list[str], message: str):
         ToolNotFound.__init__(self, nm, available)  # `name` and `available`
         ExprError.__init__(self, message)           # the message, saying where
 
 class ExprCall(NamedTuple):
     name: str       # the tool's name
-    args: tuple     # positional arguments, already Python values
-    kwargs: dict    # keyword arguments, already Python values
+    args: tuple[Any, ...]  # positional arguments, already Python values
+    kwargs: dict[str, Any]  # keyword arguments, already Python values
     text: str       # the call's own source text, for reports
 
 def _dotted(node) -> str | None:
@@ -56,7 +56,7 @@ class _Values:
 
     def where(self, node, why: str) -> str: return f"{why}: {self.segment(node)[:80]!r} (column {getattr(node, 'col_offset', 0) + 1})"
 
-    def fail(self, node, why: str): raise ExprError(self.where(node, why))
+    def fail(self, node, why: str) -> NoReturn: raise ExprError(self.where(node, why))
 
     def name(self, node, run: bool = True) -> Any:
         nm = _dotted(node)
@@ -80,7 +80,7 @@ class _Values:
             return self.hashed(node, lambda: dict(pairs)) if run else pairs
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(node.operand, ast.Constant) \
                 and type(node.operand.value) in (int, float, complex):
-            return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
+            return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value  # type: ignore[operator]  # (a number: tested above)
         if isinstance(node, ast.Call):
             fn = self.name(node.func, run)
             if run and not callable(fn): self.fail(node.func, "This context name is not callable")
@@ -109,12 +109,21 @@ def _tool_name(nm: str | None, tools) -> str | None:
     dashed = nm.replace('.', '-')
     return dashed if dashed in tools else None
 
+@overload
+def parse_calls(text: str, tools: Collection[str], context: Mapping[str, Any] | None = None,
+                errors: Literal['raise'] = 'raise') -> list[ExprCall]: ...
+@overload
+def parse_calls(text: str, tools: Collection[str], context: Mapping[str, Any] | None = None, *,
+                errors: Literal['return']) -> list[ExprCall | ExprError]: ...
+@overload
+def parse_calls(text: str, tools: Collection[str], context: Mapping[str, Any] | None,
+                errors: Literal['return']) -> list[ExprCall | ExprError]: ...
 def parse_calls(
     text: str,            # one call expression, or a list of them: `[add(a=1, b=2), search(query="x")]`
-    tools,                # the tool names that may be called at the top (any container of names)
-    context: Mapping=None,  # names the arguments may use: constants, classes, dotted keys like 'np.array'
+    tools: Collection[str],  # the tool names that may be called at the top (any container of names)
+    context: Mapping[str, Any] | None=None,  # names the arguments may use: constants, classes, dotted keys like 'np.array'
     errors: str='raise',  # 'raise' on the first bad call, or 'return' an `ExprError` in the place of each bad call
-) -> list:                # the calls (`ExprCall`), in order, with their arguments as Python values
+) -> list[Any]:          # the calls (`ExprCall`), in order, with their arguments as Python values; each bad one an `ExprError` with 'return'
     "Parse a model's call expression(s) safely, building argument values from literals and `context` only"
     if not isinstance(text, str): raise ExprError(f"A call expression must be a string, got {type(text).__name__}")
     if len(text) > MAX_LEN: raise ExprError(f"The call expression is {len(text)} characters long; the limit is {MAX_LEN}")
@@ -129,10 +138,10 @@ def parse_calls(
     nodes = body.elts if isinstance(body, (ast.List, ast.Tuple)) else [body]
     checked = [_check(vals, node, tools) for node in nodes]  # everything is checked before anything of the context runs
     if errors == 'raise' and (bad := next((c for c in checked if isinstance(c, ExprError)), None)): raise bad
-    res = []
+    res: list[ExprCall | ExprError] = []
     for node, c in zip(nodes, checked):
         if not isinstance(c, ExprError):
-            try: c = ExprCall(c, *vals.arguments(node), vals.segment(node))
+            try: c = ExprCall(c, *vals.arguments(node), vals.segment(node))  # type: ignore[arg-type]  # (a call: `_check` said so)
             except ExprError as e: c = e
             except RecursionError: c = ExprError("The call expression is nested too deeply")
             if errors == 'raise' and isinstance(c, ExprError): raise c

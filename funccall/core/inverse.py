@@ -26,17 +26,31 @@ from __future__ import annotations
 
 import functools, keyword, re, types, typing, unicodedata, weakref
 from inspect import Parameter, Signature, iscoroutinefunction
-from typing import Annotated, Any, Callable, Literal, Optional, Union
+from typing import Annotated, Any, Callable, Literal, Optional, Protocol, Union
+from collections.abc import Collection, Sequence
 from urllib.parse import unquote
 
 from ._inputs import Problem, ToolInputError, short
 from ._json import is_json, jsonable
 from ._regex import budgeted, longest as re_longest
+from ._source import source_name
+from ._typing import JsonDict
 
-__all__ = ['mk_param', 'schema2sig', 'mk_tool', 'schema2anno', 'tool_parts']
+if typing.TYPE_CHECKING: from ._jsonschema import Validator  # (imported where needed at run time: the validator imports the schema module)
+
+__all__ = ['mk_param', 'schema2sig', 'mk_tool', 'schema2anno', 'tool_parts', 'BuiltTool']
 
 empty = Parameter.empty
 _NoneType = type(None)
+
+class BuiltTool(Protocol):
+    """What `mk_tool` gives: a function with the tool's signature, name and description, whose call returns what the
+    dispatcher returns (awaitable when it is async)"""
+    __name__: str
+    __signature__: Signature
+    __tool_schema__: JsonDict  # the tool's own schema: `get_schema` gives it back exactly
+    __source__: str            # the generated code it runs now (README: "Reading the generated code")
+    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
 # --- accepting every tool form ------------------------------------------------------------------------
 
@@ -48,8 +62,8 @@ def _get(o, *names):
     return None
 
 def tool_parts(
-    tool,  # an MCP `Tool` (1.x `inputSchema` or 2.x `input_schema`), or a dict in any format funccall emits
-) -> tuple[str, str, dict]:  # name, description, input schema
+    tool: Any,  # an MCP `Tool` (1.x `inputSchema` or 2.x `input_schema`), or a dict in any format funccall emits
+) -> tuple[str, str, JsonDict]:  # name, description, input schema
     "The name, description and input schema of `tool`, whatever its format; ValueError when they are not text and an object"
     if isinstance(tool, dict) and tool.get('type') == 'function' and isinstance(tool.get('function'), dict): tool = tool['function']
     # the SDK's own name first: once fastmcp is imported, reading `inputSchema` off the SDK's `Tool` warns
@@ -65,7 +79,7 @@ def tool_parts(
             try: s = _plain(s)
             except RecursionError: raise ValueError(f"Tool {nm!r}: the input schema is nested too deeply to read") from None
         else: raise ValueError(f"Tool {nm!r}: the input schema must be a JSON object, got {short(s, 60)}")
-    return nm, desc, s
+    return nm, desc, s  # pyright: ignore[reportReturnType]  # (a dict by now: the branches above made it one or raised)
 
 def _plain(v):
     "`v` with every mapping a dict and every list-like (fastcore's `L`, a tuple) a list"
@@ -89,7 +103,7 @@ def _py_nm(nm: str) -> str:
 
 def _nm_map(nms, where: str = 'Schema') -> dict:
     "Python name -> original property name; raises on two names that sanitize alike"
-    py2orig = {}
+    py2orig: dict[str, str] = {}
     for orig in nms:
         if not isinstance(orig, str): raise ValueError(f"{where}: property names must be strings, got {short(orig, 60)}")
         pynm = _py_nm(orig)
@@ -126,7 +140,8 @@ class _Annos:
     """The annotations of one schema: its root (for `$ref`), what it belongs to (for errors), what each `$ref` became, and
     whether a description inside a union, tuple, list or dict is kept (`schema2anno`; a built tool's signature is plain)"""
     def __init__(self, root, where: str, described: bool = False):
-        self.root, self.where, self.made, self.described = root, where, {}, described
+        self.made: dict[str, Any] = {}  # `$ref` -> the annotation it became
+        self.root, self.where, self.described = root, where, described
 
     def bad(self, at: str, what: str) -> ValueError:
         return ValueError(f"{self.where}, at {at or 'the root'}: {what}")
@@ -177,12 +192,14 @@ class _Annos:
 
     def _array(self, s: dict, at: str, depth: int):
         if 'prefixItems' in s:
-            return tuple[tuple(self.part(x, f'{at}/prefixItems/{i}', depth + 1) for i, x in enumerate(self._list(s, 'prefixItems', at)))]
+            ts = tuple(self.part(x, f'{at}/prefixItems/{i}', depth + 1) for i, x in enumerate(self._list(s, 'prefixItems', at)))
+            return tuple[ts]  # type: ignore[valid-type]  # (annotations made at run time)
         items = s.get('items')
-        if isinstance(items, list): return tuple[tuple(self.anno(x, f'{at}/items/{i}', depth + 1) for i, x in enumerate(items))]  # draft-07's tuples
+        if isinstance(items, list):  # draft-07's tuples
+            return tuple[tuple(self.anno(x, f'{at}/items/{i}', depth + 1) for i, x in enumerate(items))]  # type: ignore[misc]
         if s.get('maxItems') == 0: return tuple[()]
         item = Any if items is None else self.part(items, f'{at}/items', depth + 1)
-        return set[item] if s.get('uniqueItems') is True else list[item]
+        return set[item] if s.get('uniqueItems') is True else list[item]  # type: ignore[valid-type]  # (annotations made at run time)
 
     def _object(self, s: dict, at: str, depth: int, nm: str | None = None, ref: str | None = None):
         props = s.get('properties')
@@ -190,9 +207,9 @@ class _Annos:
         if props or (props is not None and s.get('title')): return self._typeddict(nm or s.get('title') or 'Object', s, at, depth, ref)
         add = s.get('additionalProperties')
         if isinstance(add, dict):
-            names = s.get('propertyNames') if isinstance(s.get('propertyNames'), dict) else {}
+            names: dict = s['propertyNames'] if isinstance(s.get('propertyNames'), dict) else {}
             key = int if names.get('pattern') == r'^-?[0-9]+$' else _literal(names['enum']) if isinstance(names.get('enum'), list) else str
-            return dict[key, self.part(add, f'{at}/additionalProperties', depth + 1)]
+            return dict[key, self.part(add, f'{at}/additionalProperties', depth + 1)]  # type: ignore[valid-type, misc]
         return dict
 
     def _ref(self, ref, at: str, depth: int):
@@ -215,6 +232,7 @@ class _Annos:
         if not isinstance(req, list): raise self.bad(f'{at}/required', f"must be an array, got {short(req, 60)}")
         # `module.Name`: a second class named alike; else the package, as users import it (never a private module's path)
         module = nm[:-len(title) - 1] if nm != title and nm.endswith('.' + title) else 'funccall'
+        td: Any = None  # (a TypedDict class made at run time, its keys set here)
         if ref is not None: td = self.made[ref] = _new_typeddict(title, {}, frozenset(), module)
         annos = {k: self.anno(ps, f'{at}/properties/{k}', depth + 1) for k, ps in s['properties'].items()}
         required = frozenset(k for k in req if isinstance(k, str) and k in annos)
@@ -232,13 +250,13 @@ class _Annos:
         _typeddicts[key] = td
         return td
 
-def _new_typeddict(title: str, annos: dict, required: frozenset, module: str) -> type:
+def _new_typeddict(title: str, annos: dict, required: frozenset, module: str) -> Any:
     """`typing.TypedDict(title, ...)` with these fields, made as `typing` makes one (its metaclass, `dict` as base, the
     namespace this Python's `typing` gives one) at half the cost; through `typing` itself on a Python whose namespace
     is not one known here"""
     optional = frozenset(annos.keys() - required)
     if _TD_NS is None:
-        td = typing.TypedDict(title, {})
+        td: Any = typing.TypedDict(title, {})  # type: ignore[misc]  # (its name is the schema's)
         td.__module__, td.__annotations__, td.__required_keys__, td.__optional_keys__, td.__total__ = module, annos, required, optional, not optional
         return td
     ns = {**_TD_NS, '__module__': module, '__annotations__': annos, '__required_keys__': required, '__optional_keys__': optional,
@@ -248,12 +266,12 @@ def _new_typeddict(title: str, annos: dict, required: frozenset, module: str) ->
 
 def _typeddict_namespace():
     "The namespace `typing` gives an empty TypedDict, when it holds only names known here (3.14 makes annotations lazily)"
-    ns = {k: v for k, v in vars(typing.TypedDict('_', {})).items() if k not in ('__dict__', '__weakref__')}
+    ns = {k: v for k, v in vars(typing.TypedDict('_', {})).items() if k not in ('__dict__', '__weakref__')}  # type: ignore[operator]
     known = {'__module__', '__doc__', '__annotations__', '__required_keys__', '__optional_keys__', '__total__', '__orig_bases__',
              '__readonly_keys__', '__mutable_keys__'}
     return ns if ns.keys() <= known and ns.get('__orig_bases__', ()) == () else None
 
-_TD_META, _TD_NS = type(typing.TypedDict('_', {})), _typeddict_namespace()
+_TD_META, _TD_NS = type(typing.TypedDict('_', {})), _typeddict_namespace()  # type: ignore[operator]
 
 # Making a class costs tens of microseconds, finding one doesn't: a TypedDict is kept for the fields it was made of
 # (their names, types and which are required), and given to the next object schema with the same ones
@@ -270,9 +288,9 @@ def _union(members: list):
     return members[0] if len(members) == 1 else Union[tuple(members)]
 
 def schema2anno(
-    s: dict,          # a JSON Schema fragment
-    defs: dict=None,  # the root `$defs`, used to resolve `$ref`
-):                    # str, list[int], Literal[...], a union, a TypedDict, `Annotated[T, 'desc']` inside a container; Any for what has no Python type
+    s: JsonDict,      # a JSON Schema fragment
+    defs: JsonDict|None=None,  # the root `$defs`, used to resolve `$ref`
+) -> Any:             # str, list[int], Literal[...], a union, a TypedDict, `Annotated[T, 'desc']` inside a container; Any for what has no Python type
     "Annotation for schema `s`; the inverse of `handle_type` (constraints, and the descriptions of properties, stay in the schema)"
     root = {'$defs': defs, 'definitions': defs} if defs is not None else s
     return _Annos(root, 'Schema', described=True).anno(s, '')
@@ -281,10 +299,10 @@ def schema2anno(
 
 def mk_param(
     orig: str,        # the property's name in the schema
-    props: dict,      # the property's schema
-    req,              # the names of the required properties
-    pynm: str=None,   # the Python name to give it (default: `orig`)
-    defs: dict=None,  # the root `$defs`, used to resolve `$ref`
+    props: JsonDict,  # the property's schema
+    req: Collection[str],  # the names of the required properties
+    pynm: str|None=None,   # the Python name to give it (default: `orig`)
+    defs: JsonDict|None=None,  # the root `$defs`, used to resolve `$ref`
 ) -> Parameter:
     "Create a `Parameter` for `orig` with schema `props`"
     root = {'$defs': defs, 'definitions': defs} if defs is not None else {}
@@ -294,14 +312,14 @@ def mk_param(
 def _param(orig: str, ps, required: bool, pynm: str | None, annos: _Annos, at: str) -> Parameter:
     return _trusted_parameter(pynm or orig, *_kind_default(ps, required), annos.anno(ps, at))
 
-def _kind_default(ps, required: bool) -> tuple:
+def _kind_default(ps, required: bool) -> tuple[Any, Any]:
     "A parameter's kind and default: a required one is positional, an optional one keyword-only, its default the schema's"
     if required: return Parameter.POSITIONAL_OR_KEYWORD, empty
     return Parameter.KEYWORD_ONLY, ps.get('default') if isinstance(ps, dict) else None
 
-def _trusted_parameter(nm: str, kind, default, anno) -> Parameter:
+def _trusted_parameter(nm: str, kind: Any, default: Any, anno: Any) -> Parameter:
     "`Parameter(nm, kind, ...)` without its checks, a third of its cost (less than caching one): names here are sanitized already"
-    p = object.__new__(Parameter)
+    p: Any = object.__new__(Parameter)
     p._name, p._kind, p._default, p._annotation = nm, kind, default, anno
     return p
 
@@ -319,7 +337,7 @@ class _Parts(typing.NamedTuple):
     @property
     def sig(self) -> Signature:
         "The tool's signature, its parameters made when first read (see `_Signature`)"
-        sig = object.__new__(_Signature)
+        sig: Any = object.__new__(_Signature)
         sig._parts, sig._return_annotation = self, Signature.empty
         return sig
 
@@ -337,7 +355,7 @@ class _Signature(Signature):
         self._parameters = types.MappingProxyType({q.name: q for q in ps})  # (a plain dict: an `OrderedDict` takes twice the memory)
         return self._parameters
 
-    def __repr__(self): return f'<Signature {self}>'  # (as `Signature` shows itself: a lazy one is no other kind of thing)
+    def __repr__(self) -> str: return f'<Signature {self}>'  # (as `Signature` shows itself: a lazy one is no other kind of thing)
 
 def _parts(tool) -> _Parts:
     nm, desc, s = tool_parts(tool)
@@ -353,14 +371,14 @@ def _parts(tool) -> _Parts:
     nreq = len(pynms)
     for py, orig in py2orig.items():  # required first, each group in the schema's order
         if orig not in req: pynms.append(py); origs.append(orig)
-    pynms = tuple(pynms)
-    origs = pynms if pynms == (origs := tuple(origs)) else origs  # (kept per tool: one tuple when no name changed)
-    schemas = tuple(props.get(orig, True) for orig in origs)
-    ts = tuple(annos.anno(ps, f'/properties/{orig}') for orig, ps in zip(origs, schemas))
-    return _Parts(pynms, origs, schemas, ts, nreq, nm, desc, s)
+    pys = tuple(pynms)
+    ors = pys if pys == (ors := tuple(origs)) else ors  # (kept per tool: one tuple when no name changed)
+    schemas = tuple(props.get(orig, True) for orig in ors)
+    ts = tuple(annos.anno(ps, f'/properties/{orig}') for orig, ps in zip(ors, schemas))
+    return _Parts(pys, ors, schemas, ts, nreq, nm, desc, s)
 
 def schema2sig(
-    tool,  # a tool in any format `tool_parts` takes
+    tool: Any,  # a tool in any format `tool_parts` takes
 ) -> Signature:
     "Convert json schema `tool` to a `Signature`"
     return _parts(tool).sig
@@ -378,7 +396,7 @@ _ASSERTING = frozenset((
 _JSON_TYPES = {'string': (str,), 'integer': (int,), 'number': (int, float), 'boolean': (bool,), 'null': (_NoneType,),
                'array': (list,), 'object': (dict,)}
 _SCALAR_TYPES = frozenset((str, int, float, bool, _NoneType))
-_NOTHING = frozenset()
+_NOTHING: frozenset[type] = frozenset()
 _QUICK_DEPTH = 12  # nesting given a quick test (a `$ref` followed is a level); deeper values take the validator
 
 def _never(v) -> bool: return False
@@ -456,7 +474,7 @@ _EAGER_REFS = 2  # a `$ref` this deep or deeper gets its test when a value first
 
 def _later_ref(t, root):
     "The quick test of `$ref` target `t`, made when first run (False, for the validator to decide, when it has none)"
-    made = []
+    made: list[Callable[[Any], bool]] = []
     def test(v) -> bool:
         if not made: made.append(q[0] if (q := _quick(t, 0, root)) is not None else _never)
         try: return made[0](v)
@@ -566,7 +584,8 @@ def _quick_string(s: dict):
     if (rule := _string_rule(s)) is None: return None
     lo, hi, vs, find = rule
     if vs is not None: return _one_of_strings(vs)
-    if find is not None: return (lambda v: type(v) is str and lo <= len(v) <= hi and find(v) is not None), frozenset((str,))
+    if find is not None:  # (then `hi` is a number: the pattern's longest match at most)
+        return (lambda v: type(v) is str and lo <= len(v) <= hi and find(v) is not None), frozenset((str,))  # pyright: ignore[reportOperatorIssue]
     if hi is None and not lo: return (lambda v: type(v) is str), frozenset((str,))
     if hi is None: return (lambda v: type(v) is str and len(v) >= lo), frozenset((str,))
     return (lambda v: type(v) is str and lo <= len(v) <= hi), frozenset((str,))
@@ -685,7 +704,8 @@ class _Inline:
     own, and a property's name is the placeholder `_K{i}` until the compiled code is given the names (`_with_names`),
     so nothing from the schema is ever written into the source."""
     def __init__(self, g: dict):
-        self.g, self.lines, self.nconst, self.nvar = g, [], 0, 0
+        self.lines: list[str] = []
+        self.g, self.nconst, self.nvar = g, 0, 0
         self.fail = 'raise _F'  # one short exit, caught once: the checked way's call is written out once per tool, not per test
 
     def const(self, v) -> str:
@@ -791,7 +811,8 @@ class _Inline:
 
 _NAMED_MAX = 3  # a tool with at most this many optional arguments has a parameter for each; one with more, `**extra` when its first calls gave none
 
-def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict, named: bool = True, given: tuple | None = None) -> types.CodeType:
+def _inline_code(schemas: Sequence[Any], nreq: int, g: dict, is_async: bool, alone: dict, named: bool = True,
+                 given: tuple | None = None) -> tuple[types.CodeType, str]:
     """The code of a tool whose arguments are tested inline against their schemas (see `_Inline`); its constants go into
     `g`, and its property names are the placeholders `_K0`... (see `_with_names`). `...` in it stands for `_UNSET`,
     "not given": the compiled code holds `_UNSET` in its place, a constant, which costs less to load than a global.
@@ -800,7 +821,8 @@ def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict,
     out pays a default and a test for. Else the required arguments and `**extra`, which holds the optional ones given: a
     call of the required ones alone then costs one test of `extra`, however many optional ones there are, and one that
     gives some goes on to the code made for just those keys (`given`: their positions, in the parameters' order; see
-    `_Keyed`), which tests them and sends every argument on; each key given costs more than a parameter would."""
+    `_Keyed`), which tests them and sends every argument on; each key given costs more than a parameter would.
+    Returns the code and its source (the tool names it: see `_named_code`)."""
     n, aw = len(schemas), 'await ' if is_async else ''
     named = named and given is None
     src, tested = _Inline(g), [*range(nreq if given is None else 0), *(range(nreq, n) if named else given or ())]
@@ -843,13 +865,14 @@ def _inline_code(schemas: list, nreq: int, g: dict, is_async: bool, alone: dict,
     text = '\n'.join(src.lines)
     if (code := _inline_codes.get(text)) is None:
         if len(_inline_codes) >= _INLINE_CODES_MAX: del _inline_codes[next(iter(_inline_codes))]  # bounded: the oldest shape goes
-        ns = {}
-        exec(compile(text, '<funccall tool>', 'exec'), ns)  # noqa: S102 - made here: numbered names and `_cN` globals only
+        ns: JsonDict = {}
+        exec(compile(text, '<funccall tool code>', 'exec'), ns)  # noqa: S102 - made here: numbered names and `_cN` globals only. (Never run under
+        # this name: each tool runs a copy under a name of its own, see `_named_code`)
         code = ns['tool'].__code__
         code = _inline_codes[text] = code.replace(co_consts=tuple(_UNSET if c is ... else c for c in code.co_consts))
-    return code
+    return code, text
 
-def _with_names(code: types.CodeType, origs: list, pynms: list = ()) -> types.CodeType:
+def _with_names(code: types.CodeType, origs: Sequence[str], pynms: Sequence[str] = ()) -> types.CodeType:
     """`code` with the properties' own names, which need not be identifiers ('approval-policy'), in place of its
     placeholders `_K0`... among its constants (the keyword names of its calls), and the parameters' names in place of
     `_P0`... (the keys of `extra` it reads the optional arguments from)"""
@@ -859,6 +882,11 @@ def _with_names(code: types.CodeType, origs: list, pynms: list = ()) -> types.Co
         if type(c) is tuple and c and all(type(x) is str and x in names for x in c): return tuple(names[x] for x in c)
         return c
     return code.replace(co_consts=tuple(map(named, code.co_consts)))
+
+def _tool_source(text: str, origs: Sequence[str], pynms: Sequence[str]) -> str:
+    "A shape's source `text` as one tool runs it: which parameter and property each `a0`... is there, in comments after its last line"
+    return '\n'.join([text, '# in this tool (`_K0`... are the properties\' names, `_P0`... the parameters\'):',
+                      *(f'#   a{i} (_K{i}, _P{i}): parameter {py!r}, property {orig!r}' for i, (py, orig) in enumerate(zip(pynms, origs)))]) + '\n'
 
 class _Keyed(dict):
     """One tool's calls that give some of its optional arguments: the keys they give (a tuple, in the call's order) ->
@@ -881,8 +909,11 @@ class _Keyed(dict):
             return lambda *args: c.checked_kw(args[-1], *args[:-1])
         g = {**_INLINE_GLOBALS, '_disp': c.disp, '_name': c.name, '_slow_args': c.checked}
         schemas = p.schemas if c.check else [True] * len(p.schemas)
-        code = _inline_code(schemas, p.nreq, g, iscoroutinefunction(c.disp), self.alone, False, given)
-        fn = self[keys] = types.FunctionType(_named_code(_with_names(code, p.origs, p.pynms), p, keyed=True), g)
+        code, text = _inline_code(schemas, p.nreq, g, iscoroutinefunction(c.disp), self.alone, False, given)
+        src = _tool_source(text, p.origs, p.pynms)
+        fn: Any = types.FunctionType(_named_code(_with_names(code, p.origs, p.pynms), p, keyed=True, src=src), g)
+        self[keys] = fn
+        fn.__source__ = src
         return fn
 
 _KEYED_MAX = 64
@@ -901,21 +932,25 @@ class _Given(dict):
     def __missing__(self, unset: tuple):
         if len(self) >= _GIVEN_MAX: return self.checked.send
         c, p = self.checked, self.checked.parts
-        fn = self[unset] = types.FunctionType(_with_names(_given_code(len(p.origs), p.nreq, unset), p.origs),
-                                              {'_disp': c.disp, '_name': c.name})
+        code, text = _given_code(len(p.origs), p.nreq, unset)
+        src = _tool_source(text, p.origs, p.pynms)
+        code = _with_names(code, p.origs).replace(co_filename=source_name(f'tool {p.name!r}, some arguments given', src))
+        fn: Any = types.FunctionType(code, {'_disp': c.disp, '_name': c.name})
+        self[unset] = fn
+        fn.__source__ = src
         return fn
 
 _GIVEN_MAX = 64
 
 @functools.lru_cache(maxsize=256)
-def _given_code(n: int, nreq: int, unset: tuple) -> types.CodeType:
-    "The code that sends the required arguments and the optional ones not `unset` (of `n`, `nreq` required) as keywords"
+def _given_code(n: int, nreq: int, unset: tuple) -> tuple[types.CodeType, str]:
+    "The code (and its source) that sends the required arguments and the optional ones not `unset` (of `n`, `nreq` required) as keywords"
     given = [i for i in range(n) if i < nreq or not unset[i - nreq]]
     text = (f"def send({', '.join(f'a{i}' for i in range(n))}):\n"
             f"    return _disp(_name{''.join(f', _K{i}=a{i}' for i in given)})")
-    ns = {}
-    exec(compile(text, '<funccall tool>', 'exec'), ns)  # noqa: S102 - made here: numbered names only
-    return ns['send'].__code__
+    ns: JsonDict = {}
+    exec(compile(text, '<funccall tool code>', 'exec'), ns)  # noqa: S102 - made here: numbered names only (each tool runs a renamed copy)
+    return ns['send'].__code__, text
 
 
 # tools of one shape (the same tests on the same positions) share one compiled code: each tool has its constants in its own
@@ -959,16 +994,16 @@ _INLINE_GLOBALS = {'_F': _F, '_tuple': tuple, '_type': type, '_str': str, '_int'
                    '_is_json': is_json, '_SC': _SCALAR_TYPES}
 
 @functools.lru_cache(maxsize=64)
-def _first_code(n: int, is_async: bool) -> types.CodeType:
+def _first_code(n: int, is_async: bool) -> tuple[types.CodeType, str]:
     """The code a tool starts with, for `n` parameters `a0`...: the call goes the checked way (`_slow_args`), which on
     the first call gives the tool code of its own (see `_Inline`). Its names are globals of the tool's own (and numbered
-    parameters, renamed for the tool), so no parameter name (`type`, `kw`, `self`) can shadow them."""
+    parameters, renamed for the tool), so no parameter name (`type`, `kw`, `self`) can shadow them. Returns its source too."""
     aw = 'await ' if is_async else ''
     text = (f"{'async ' if is_async else ''}def tool({''.join(f'a{i}=_U, ' for i in range(n))}**extra):\n"
             f"    return {aw}_slow_args(extra{''.join(f', a{i}' for i in range(n))})")
-    ns = {'_U': _UNSET}
-    exec(compile(text, '<funccall tool>', 'exec'), ns)  # noqa: S102 - fixed text: only numbered names go in
-    return ns['tool'].__code__
+    ns: JsonDict = {'_U': _UNSET}
+    exec(compile(text, source_name(f'tool entry ({n} parameters)', text, shared=True), 'exec'), ns)  # noqa: S102 - fixed text: only numbered names go in
+    return ns['tool'].__code__, text
 
 _HOT = 4  # calls of a tool through the loop of quick tests before its shape's code is compiled, when no tool compiled it yet
 
@@ -979,8 +1014,20 @@ class _Checked:
     compiled once per shape and shared); the validator, when a call fails a quick test."""
     __slots__ = ('disp', 'check', 'parts', 'renamed', 'optional', 'validator', 'fn', 'types', 'tests', 'calls', 'nullable',
                  'gave_optional', '__weakref__')
+    disp: Callable[..., Any]  # the dispatcher, called as `disp(name, **arguments)`
+    check: bool
+    parts: _Parts
+    validator: Validator | None
+    fn: Any         # a weak reference to the tool (None before `mk_tool` sets it)
+    # made on the first call that needs them (None before): renamed properties, optional ones, each argument's quick types and test
+    renamed: Any
+    optional: Any
+    types: Any
+    tests: Any
+    calls: int
+    gave_optional: bool
 
-    def __init__(self, parts: _Parts, disp, check: bool):
+    def __init__(self, parts: _Parts, disp: Callable[..., Any], check: bool):
         self.disp, self.check, self.parts, self.validator, self.fn = disp, check, parts, None, None
         self.renamed = self.optional = self.types = self.tests = None  # made on the first call that needs them
         self.calls, self.gave_optional = 0, False  # gave_optional: one of the first calls gave an optional argument
@@ -1055,7 +1102,8 @@ class _Checked:
 
     def _alone(self, i: int):
         "The validator's check of argument `i` alone, compiled when first needed (it then stands in its test's place)"
-        made, me = [], weakref.ref(self)  # (a weak reference: the tool keeps no cycle, so dropping it frees it at once)
+        made: list[Any] = []
+        me: Any = weakref.ref(self)  # (a weak reference: the tool keeps no cycle, so dropping it frees it at once)
         def check(v) -> bool:
             if not made: made.append(me().validator_of().property_check(me().parts.origs[i]))
             return made[0](v)
@@ -1073,7 +1121,9 @@ class _Checked:
         named = self.gave_optional or len(p.schemas) - p.nreq <= _NAMED_MAX
         if named: g['_given'] = _Given(self)  # (the table of subsets its code reads; `**extra` code reads the keys')
         else: g['_keyed'] = _Keyed(self, alone)
-        fn.__code__ = _named_code(_with_names(_inline_code(schemas, p.nreq, g, iscoroutinefunction(fn), alone, named), p.origs), p)
+        code, text = _inline_code(schemas, p.nreq, g, iscoroutinefunction(fn), alone, named)
+        fn.__source__ = src = _tool_source(text, p.origs, p.pynms)
+        fn.__code__ = _named_code(_with_names(code, p.origs), p, src=src)
 
     def quick(self, extra: dict, *args):
         "A call tried against the quick tests in a loop, before the tool has code of its own; the checked way when one fails"
@@ -1106,7 +1156,8 @@ class _Checked:
         if self.renamed is None: self._names()
         problems = []
         for k, v in extra.items():
-            if k in self.renamed and k in kw: problems.append(Problem(k, f"given twice, as {self.renamed[k]!r} and as {k!r}"))
+            if k in self.renamed and k in kw:  # (`_names` set `renamed`)
+                problems.append(Problem(k, f"given twice, as {self.renamed[k]!r} and as {k!r}"))  # pyright: ignore[reportOptionalSubscript]
             else: kw[k] = v  # a property by its own name ('approval-policy'), or an extra key: the schema decides
         bad = []
         if not is_json(kw):  # (one walk of the whole: the usual call is JSON already, however many containers it holds)
@@ -1140,11 +1191,11 @@ class _Checked:
                     if set(found2 := self.problems(kw2)) < set(found): kw, found = kw2, found2
         return kw, found
 
-def _without_nulls(v, paths: set, path: str):
+def _without_nulls(v: Any, paths: set, path: str) -> Any:
     "`v` without the keys at `paths` whose value is null (walked iteratively: arguments may be deeply nested)"
     from ._jsonschema import key_path  # (imported here: the validator imports the schema module)
     out = dict(v) if type(v) is dict else list(v) if type(v) is list else v
-    todo = [(out, path)]
+    todo: list[tuple[Any, str]] = [(out, path)]
     while todo:
         node, at = todo.pop()
         items = list(node.items()) if type(node) is dict else enumerate(node)
@@ -1152,39 +1203,43 @@ def _without_nulls(v, paths: set, path: str):
             sub = key_path(at, k) if type(node) is dict else f'{at}[{k}]'
             if x is None and sub in paths and type(node) is dict: del node[k]
             elif type(x) in (dict, list) and any(p.startswith(sub) for p in paths):
-                node[k] = dict(x) if type(x) is dict else list(x)
+                node[k] = dict(x) if type(x) is dict else list(x)  # pyright: ignore[reportArgumentType]  # (a list: tested above)
                 todo.append((node[k], sub))
     return out
 
 def mk_tool(
-    dispfn,               # called as `dispfn(tool_name, /, **arguments)`; may be async
-    tool,                 # a tool in any format `tool_parts` takes
+    dispfn: Callable[..., Any],  # called as `dispfn(tool_name, /, **arguments)`; may be async
+    tool: Any,            # a tool in any format `tool_parts` takes
     check: bool=True,     # check the arguments against the tool's schema before dispatching
-):                        # a function with the tool's signature, name and description
+) -> BuiltTool:           # a function with the tool's signature, name and description
     "Create a callable function from a JSON schema tool definition"
     parts = _parts(tool)
     sig, pynms, name, s, n, nreq = parts.sig, parts.pynms, parts.name, parts.schema, len(parts.pynms), parts.nreq
     is_async = iscoroutinefunction(dispfn)
     checked = _Checked(parts, dispfn, check)
     g = {'_U': _UNSET, '_slow_args': checked.first, '__name__': __name__}
-    fn = types.FunctionType(_named_code(_first_code(n, is_async), parts), g, None, (_UNSET,) * nreq or None)
+    code, fn_source = _first_code(n, is_async)
+    fn: Any = types.FunctionType(_named_code(code, parts), g, None, (_UNSET,) * nreq or None)
     fn.__kwdefaults__ = dict.fromkeys(pynms[nreq:], _UNSET) or None
     fn.__signature__, fn.__doc__, fn.__name__, fn.__qualname__ = sig, parts.desc, name, name
     fn.__annotations__ = dict(zip(pynms, parts.annos))
     fn.__tool_schema__ = {'name': name, 'description': parts.desc, 'input_schema': s}  # what `get_schema` gives back
+    fn.__source__ = fn_source  # the generated code it runs now (its own once it is called often: see `_Checked.inline`)
     checked.fn = weakref.ref(fn)
     return fn
 
-def _named_code(code: types.CodeType, parts: _Parts, keyed: bool = False) -> types.CodeType:
+def _named_code(code: types.CodeType, parts: _Parts, keyed: bool = False, src: str | None = None) -> types.CodeType:
     """`code` (a template: `a0`... for the arguments) with the tool's name and its parameters' names; its parameters
     (every argument's, or the required ones' alone and `**extra`) required ones first, the optional ones keyword-only;
-    `keyed`: the code for some optional keys (see `_Keyed`), whose parameters stay as they are"""
+    `keyed`: the code for some optional keys (see `_Keyed`), whose parameters stay as they are. `src`: the tool's own
+    copy of its source, under a filename naming the tool (a template's shared code keeps the template's)"""
     k, nreq, name, pynms = code.co_argcount, parts.nreq, parts.name, parts.pynms
-    named = {'co_name': name if name.isidentifier() else 'tool', **({'co_qualname': name} if hasattr(code, 'co_qualname') else {})}
+    named: JsonDict = {'co_name': name if name.isidentifier() else 'tool', **({'co_qualname': name} if hasattr(code, 'co_qualname') else {})}
+    if src is not None: named['co_filename'] = source_name(f"tool {name!r}{', some keys given' if keyed else ''}", src)
     if keyed: return code.replace(co_varnames=_keyed_names(code.co_varnames, pynms), **named)
     return code.replace(co_varnames=(*pynms[:k], *_locals(code, k, pynms)), co_argcount=nreq, co_kwonlyargcount=k - nreq, **named)
 
-def _locals(code: types.CodeType, n: int, pynms: list) -> tuple:
+def _locals(code: types.CodeType, n: int, pynms: Sequence[str]) -> tuple:
     "The template's own local names (`extra`, `x1`, `k2`), renamed apart from every parameter's"
     own = code.co_varnames[n:]
     if not any(nm in own for nm in pynms): return own
@@ -1194,7 +1249,7 @@ def _locals(code: types.CodeType, n: int, pynms: list) -> tuple:
         taken.add(nm); out.append(nm)
     return tuple(out)
 
-def _keyed_names(varnames: tuple, pynms: list) -> tuple:
+def _keyed_names(varnames: tuple, pynms: Sequence[str]) -> tuple:
     "A keyed code's local names: an argument's `a{i}` its parameter's name; its own (`extra`, `x1`) renamed apart from every parameter's"
     args, taken, out = {f'a{i}': nm for i, nm in enumerate(pynms)}, set(pynms), []
     for nm in varnames:

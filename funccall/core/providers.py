@@ -20,7 +20,8 @@ a `ProviderWarning`.
 from __future__ import annotations
 
 import datetime as dt, inspect, re, warnings
-from typing import Any, Callable, NamedTuple
+from collections.abc import Iterator, Sequence
+from typing import Any, Callable, Literal, NamedTuple, Union, overload
 
 from ._classdocs import with_class_docs
 from ._docs import class_docs, joined
@@ -31,6 +32,7 @@ from ._strict import ANTHROPIC, OPENAI, esc as _esc, normalize, optional_count, 
 from ._types import NoneType, SchemaError, empty, fields, kind, signature, type_name
 from ._warnings import SchemaWarning, caller_level, warn_undocumented
 from .schema import get_schema, tool_docs
+from ._typing import JsonDict, Namespace, ToolFn
 
 __all__ = ['to_openai', 'to_openai_responses', 'to_anthropic', 'to_gemini', 'to_mcp', 'strict_schema', 'tool_name', 'provider_name', 'RENDERERS',
            'function_to_tool', 'Report', 'Change', 'ProviderWarning', 'ANTHROPIC_STRICT_LIMITS', 'tool_choice',
@@ -43,7 +45,7 @@ _ALIASES = {'responses': 'openai_responses', 'openai_chat': 'openai', 'chat': 'o
 
 def provider_name(
     p: str,                  # a provider as the user wrote it: 'OpenAI', 'responses', 'openai-responses', 'Claude', ...
-    among=PROVIDERS,         # the names the caller can serve (another caller may add 'canonical')
+    among: Sequence[str]=PROVIDERS,  # the names the caller can serve (another caller may add 'canonical')
 ) -> str:                    # its one name: 'openai', 'openai_responses', 'anthropic', 'gemini' or 'mcp'
     "The name funccall uses for provider `p`: case-insensitive, `-` or `_`, with aliases ('responses' is 'openai_responses')"
     k = str(p).strip().lower().replace('-', '_')
@@ -63,7 +65,7 @@ class Change(NamedTuple):
     what: str    # what changed, and why
     lossy: bool  # whether the provider no longer enforces something the canonical schema says
 
-    def __str__(self): return f"{printable(self.tool)}{self.path and ' ' + self.path}: {self.what}"
+    def __str__(self) -> str: return f"{printable(self.tool)}{self.path and ' ' + self.path}: {self.what}"
 
 def printable(
     nm: str,           # a name, maybe a hostile server's
@@ -75,11 +77,13 @@ def printable(
 
 class Report:
     "What renderers changed: read it, `check()` it, and map rewritten tool names back with `aliases(ns)`"
-    def __init__(self): self.changes, self.names = [], {}  # `names`: name sent to the provider -> funccall's name
+    def __init__(self) -> None:
+        self.changes: list[Change] = []
+        self.names: dict[str, str] = {}  # name sent to the provider -> funccall's name
 
-    def __iter__(self): return iter(self.changes)
-    def __len__(self): return len(self.changes)
-    def __repr__(self): return '\n'.join(map(str, self.changes)) or 'Report(no changes)'
+    def __iter__(self) -> Iterator[Change]: return iter(self.changes)
+    def __len__(self) -> int: return len(self.changes)
+    def __repr__(self) -> str: return '\n'.join(map(str, self.changes)) or 'Report(no changes)'
 
     @property
     def lost(self) -> list[Change]:
@@ -92,8 +96,8 @@ class Report:
 
     def aliases(
         self,
-        ns,     # the namespace the tools came from, as `call_func` takes it
-    ) -> dict:  # rewritten name -> callable, to merge into that namespace
+        ns: Namespace,  # the namespace the tools came from, as `call_func` takes it
+    ) -> dict[str, Any]:  # rewritten name -> callable, to merge into that namespace
         "Callables under the names the provider knows them by: `call_func(nm, args, {**ns, **rep.aliases(ns)})`"
         ns = mk_ns(ns)
         return {sent: resolve_nm(nm, ns) for sent, nm in self.names.items()}
@@ -105,6 +109,10 @@ def _lost_msg(lost: list) -> str:
 
 _PARAM_KEYS = ('input_schema', 'parameters', 'inputSchema')
 
+ToolLike = Union[ToolFn, JsonDict]  # a tool a renderer takes: a function, class, callable object or `Tool`, or a `get_schema` dict
+Tools = Union[list[Any], tuple[Any, ...]]  # several of them: one request's
+ReportArg = Union['Report', Literal['raise'], None]  # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
+
 def _canonical(t) -> dict:
     "A fresh, JSON-safe copy of a tool's canonical schema (so no renderer touches its input): given, or made from a callable"
     if isinstance(t, dict) or isinstance(getattr(t, 'schema', None), dict):  # (a callable's schema: `get_schema` checks it)
@@ -114,10 +122,10 @@ def _canonical(t) -> dict:
         params = next((v for k in _PARAM_KEYS if isinstance(v := s.get(k), dict)), None)
         if (why := too_deep(params, f'{where} input schema') or too_deep(s, f'{where} schema', MAX_NESTING + 1)): raise SchemaError(why)
     if isinstance(getattr(t, 'schema', None), dict) and not isinstance(t, dict):  # a `Tool`
-        return with_class_docs(jsonable(t.schema), getattr(t, 'fn', None))
+        return with_class_docs(jsonable(t.schema), getattr(t, 'fn', None))  # pyright: ignore[reportArgumentType]  # (a dict's JSON form)
     if isinstance(t, dict):
         if not isinstance(t.get('name'), str): raise SchemaError(f"A tool schema needs a 'name'; got keys {sorted(t)}")
-        try: return jsonable(t)
+        try: return jsonable(t)  # pyright: ignore[reportReturnType]  # (a dict's JSON form is a dict; `jsonable` is unannotated)
         except TypeError as e: raise SchemaError(f"Tool {t['name']!r}: {e}; make its schema with get_schema(f, evalable=True)") from None
     if callable(t): return with_class_docs(get_schema(t, evalable=True), t)  # a fresh copy each call, defaults JSON-safe
     raise SchemaError(f"Can't make a tool of {t!r:.60}; pass a function, class, callable object or a schema from get_schema")
@@ -176,7 +184,9 @@ def _render(tools, provider: str, one: Callable, rename: bool, report) -> Any:
         raise TypeError(f"report must be a Report, 'raise' or None, not {report!r}")
     single = not isinstance(tools, (list, tuple))
     rep = report if isinstance(report, Report) else Report()
-    n0, res, sent = len(rep.changes), [], {}
+    n0 = len(rep.changes)
+    res: list[JsonDict] = []
+    sent: dict[str, str] = {}
     for t in ([tools] if single else tools):
         s = _canonical(t)
         nm = _name(s['name'], provider, rename, rep)
@@ -220,11 +230,11 @@ def _finish(rep: Report, report, n0: int) -> None:
 # --- strict mode ----------------------------------------------------------------------------------------------
 
 def strict_schema(
-    s:dict,              # a parameters schema: `get_schema(f, evalable=True)['input_schema']`, or a server's
-    report=None,         # a `Report` to record what changed in
+    s:JsonDict,          # a parameters schema: `get_schema(f, evalable=True)['input_schema']`, or a server's
+    report:Report|None=None,  # a `Report` to record what changed in
     name:str='',         # the tool's name, for messages
     provider:str='openai', # whose strict mode: 'openai' (Structured Outputs) or 'anthropic' (strict tool use)
-) -> dict:               # the schema under that provider's rules
+) -> JsonDict:           # the schema under that provider's rules
     "`s` made strict for `provider`; `SchemaError` if it can't be (an open object, any value, a mixed tuple...)"
     res, notes, fails = strict_pass(s, _RULES[provider_name(provider, tuple(_RULES))])
     if fails: raise SchemaError(f"Tool {name!r} can't be strict: " + '; '.join(f"{p or 'its parameters'} {w}" for p, w in fails))
@@ -255,12 +265,16 @@ def _openai_fn(s: dict, nm: str, strict: bool, changes: list) -> dict:
     else: d['parameters'] = _params(s)
     return d
 
+@overload
+def to_openai(tools: Tools, strict: bool | None = None, rename: bool = False, report: ReportArg = None) -> list[JsonDict]: ...
+@overload
+def to_openai(tools: ToolLike, strict: bool | None = None, rename: bool = False, report: ReportArg = None) -> JsonDict: ...
 def to_openai(
-    tools,                # a function (class, callable object, `Tool`, `get_schema` dict), or a list of them
-    strict:bool=None,     # Structured Outputs: the model's arguments always fit the schema (None: each `Tool`'s own)
+    tools: ToolLike | Tools,  # a function (class, callable object, `Tool`, `get_schema` dict), or a list of them
+    strict:bool|None=None,  # Structured Outputs: the model's arguments always fit the schema (None: each `Tool`'s own)
     rename:bool=False,    # rewrite names OpenAI rejects (`calc.add` -> `calc-add`) instead of raising
-    report=None,          # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
-):                        # `{'type': 'function', 'function': {...}}`, or a list of them
+    report:ReportArg=None,  # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
+) -> JsonDict | list[JsonDict]:  # `{'type': 'function', 'function': {...}}`, or a list of them
     "Tools for OpenAI Chat Completions: `client.chat.completions.create(tools=to_openai(fs))`; a text-input `Tool` as a custom tool"
     def one(s, nm, ch, t):
         if getattr(t, 'text_input', False): return {'type': 'custom', 'custom': _custom(s, nm, t, chat=True)}
@@ -270,18 +284,23 @@ def to_openai(
 def _custom(s: dict, nm: str, t, chat: bool) -> dict:
     "An OpenAI custom tool: free-form text in, plain or constrained by a grammar (Lark or a regular expression)"
     g = getattr(t, 'grammar', None)
+    fmt: JsonDict
     if g is None: fmt = {'type': 'text'}
     else:
         g = {'syntax': g['syntax'], 'definition': g['definition']}
         fmt = {'type': 'grammar', 'grammar': g} if chat else {'type': 'grammar', **g}  # Chat nests the grammar; Responses doesn't
     return {'name': nm, 'description': s.get('description', ''), 'format': fmt}
 
+@overload
+def to_openai_responses(tools: Tools, strict: bool | None = None, rename: bool = False, report: ReportArg = None) -> list[JsonDict]: ...
+@overload
+def to_openai_responses(tools: ToolLike, strict: bool | None = None, rename: bool = False, report: ReportArg = None) -> JsonDict: ...
 def to_openai_responses(
-    tools,                # a function (class, callable object, `Tool`, `get_schema` dict), or a list of them
-    strict:bool=None,     # Structured Outputs (None: each `Tool`'s own; the API's default is strict, so it is always sent)
+    tools: ToolLike | Tools,  # a function (class, callable object, `Tool`, `get_schema` dict), or a list of them
+    strict:bool|None=None,  # Structured Outputs (None: each `Tool`'s own; the API's default is strict, so it is always sent)
     rename:bool=False,    # rewrite names OpenAI rejects instead of raising
-    report=None,          # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
-):                        # `{'type': 'function', 'name', 'description', 'parameters', 'strict'}`, or a list
+    report:ReportArg=None,  # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
+) -> JsonDict | list[JsonDict]:  # `{'type': 'function', 'name', 'description', 'parameters', 'strict'}`, or a list
     "Function tools for the OpenAI Responses API: `client.responses.create(tools=to_openai_responses(fs))`"
     def one(s, nm, ch, t):
         if getattr(t, 'text_input', False): return {'type': 'custom', **_custom(s, nm, t, chat=False)}
@@ -293,12 +312,16 @@ def to_openai_responses(
 ANTHROPIC_STRICT_LIMITS = {'tools': 20, 'optional': 24, 'unions': 16}
 _LIMIT_NAMES = {'tools': 'strict tools', 'optional': 'optional parameters', 'unions': 'union parameters'}
 
+@overload
+def to_anthropic(tools: Tools, strict: bool | None = None, rename: bool = False, report: ReportArg = None) -> list[JsonDict]: ...
+@overload
+def to_anthropic(tools: ToolLike, strict: bool | None = None, rename: bool = False, report: ReportArg = None) -> JsonDict: ...
 def to_anthropic(
-    tools,                # a function (class, callable object, `Tool`, `get_schema` dict), or a list of them
-    strict:bool=None,     # strict tool use: inputs always fit the schema (None: each `Tool`'s own)
+    tools: ToolLike | Tools,  # a function (class, callable object, `Tool`, `get_schema` dict), or a list of them
+    strict:bool|None=None,  # strict tool use: inputs always fit the schema (None: each `Tool`'s own)
     rename:bool=False,    # rewrite names Claude rejects (`calc.add` -> `calc-add`) instead of raising
-    report=None,          # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
-):                        # `{'name', 'description', 'input_schema'[, 'strict']}`, or a list of them
+    report:ReportArg=None,  # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
+) -> JsonDict | list[JsonDict]:  # `{'name', 'description', 'input_schema'[, 'strict']}`, or a list of them
     "Tools for Claude: `client.messages.create(tools=to_anthropic(fs))`; a list is one request, checked against its strict limits"
     used = dict.fromkeys(ANTHROPIC_STRICT_LIMITS, 0)
     def one(s, nm, ch, t):
@@ -317,11 +340,15 @@ def to_anthropic(
         return {**d, 'input_schema': params, 'strict': True}
     return _render(tools, 'anthropic', one, rename, report)
 
+@overload
+def to_mcp(tools: Tools, rename: bool = False, report: ReportArg = None) -> list[JsonDict]: ...
+@overload
+def to_mcp(tools: ToolLike, rename: bool = False, report: ReportArg = None) -> JsonDict: ...
 def to_mcp(
-    tools,                # a function (class, callable object, `Tool`, `get_schema` dict), or a list of them
+    tools: ToolLike | Tools,  # a function (class, callable object, `Tool`, `get_schema` dict), or a list of them
     rename:bool=False,    # rewrite names MCP rejects instead of raising (dots are fine)
-    report=None,          # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
-):                        # `{'name', 'description', 'inputSchema'}`, or a list: `mcp.types.Tool.model_validate` takes each
+    report:ReportArg=None,  # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
+) -> JsonDict | list[JsonDict]:  # `{'name', 'description', 'inputSchema'}`, or a list: `mcp.types.Tool.model_validate` takes each
     "Tools as an MCP server lists them"
     one = lambda s, nm, ch, t: {'name': nm, 'description': s.get('description', ''), 'inputSchema': _params(s)}
     return _render(tools, 'mcp', one, rename, report)
@@ -338,13 +365,17 @@ def _gemini_fn(s: dict, nm: str, changes: list, legacy: bool) -> dict:
     else: d['parameters_json_schema'] = Json(changes).root(params)
     return d
 
+@overload
+def to_gemini(tools: Tools, rename: bool = False, report: ReportArg = None, legacy: bool = False, strict: bool | None = None) -> list[JsonDict]: ...
+@overload
+def to_gemini(tools: ToolLike, rename: bool = False, report: ReportArg = None, legacy: bool = False, strict: bool | None = None) -> JsonDict: ...
 def to_gemini(
-    tools,                # a function (class, callable object, `Tool`, `get_schema` dict), or a list of them
+    tools: ToolLike | Tools,  # a function (class, callable object, `Tool`, `get_schema` dict), or a list of them
     rename:bool=False,    # rewrite names Gemini rejects instead of raising
-    report=None,          # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
+    report:ReportArg=None,  # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
     legacy:bool=False,    # `parameters` in the OpenAPI subset, for endpoints without `parameters_json_schema`
-    strict:bool=None,     # Gemini has no strict flag per tool: a strict tool is sent as is, with a lossy change saying so
-):                        # `{'name', 'description', 'parameters_json_schema'}` (or `'parameters'`), or a list
+    strict:bool|None=None,  # Gemini has no strict flag per tool: a strict tool is sent as is, with a lossy change saying so
+) -> JsonDict | list[JsonDict]:  # `{'name', 'description', 'parameters_json_schema'}` (or `'parameters'`), or a list
     "Gemini function declarations: `types.Tool(function_declarations=to_gemini(fs))`; JSON Schema as it is, or the OpenAPI subset"
     def one(s, nm, ch, t):
         if _is_strict(t, strict): ch.append(('', _GEMINI_STRICT, True))
@@ -356,7 +387,8 @@ _GEMINI_STRICT = ("strict: Gemini has no strict flag per tool, so it is sent as 
                   "tool_config=tool_choice('gemini', 'auto', tools=[...])['tool_config'] (mode VALIDATED)")
 
 # the renderers by `provider_name`'s names: what `Toolbox.definitions` and the command line render with
-RENDERERS = {'openai': to_openai, 'openai_responses': to_openai_responses, 'anthropic': to_anthropic, 'gemini': to_gemini, 'mcp': to_mcp}
+RENDERERS: dict[str, Callable[..., Any]] = {'openai': to_openai, 'openai_responses': to_openai_responses, 'anthropic': to_anthropic,
+                                           'gemini': to_gemini, 'mcp': to_mcp}
 
 # --- tool_choice ----------------------------------------------------------------------------------------------
 
@@ -365,9 +397,9 @@ _MODES = ('auto', 'required', 'none')
 def tool_choice(
     provider: str,          # 'openai', 'responses' (or 'openai_responses'), 'anthropic' or 'gemini' (see `provider_name`)
     mode: str='auto',       # 'auto' (the model decides), 'required' (it must call a tool) or 'none' (it must not)
-    tools=None,             # only these tools: a name, a function or `Tool`, or a list of them
+    tools: str | ToolLike | Tools | None=None,  # only these tools: a name, a function or `Tool`, or a list of them
     parallel: bool | None=None,  # allow several calls in one turn (OpenAI, Anthropic); None: the provider's default
-) -> dict:                  # keyword arguments for the SDK call: `create(..., **tool_choice('openai', 'required'))`
+) -> JsonDict:              # keyword arguments for the SDK call: `create(..., **tool_choice('openai', 'required'))`
     """Which tools the model may (or must) call, in `provider`'s own terms: OpenAI `tool_choice` (a name, or
     `allowed_tools` for several), Anthropic `tool_choice` (`auto`/`any`/`none`/`tool`), Gemini `tool_config`
     (`AUTO`/`ANY`/`NONE`, `VALIDATED` for `auto` among some tools, with `allowed_function_names`)"""
@@ -386,19 +418,20 @@ def tool_choice(
     if p == 'anthropic':
         if names is not None and len(names) > 1:
             raise ValueError("Claude's tool_choice names one tool at most: send only the tools it may call, with mode 'required'")
-        c = {'type': 'tool', 'name': names[0]} if names else {'type': {'auto': 'auto', 'required': 'any', 'none': 'none'}[mode]}
+        c: JsonDict = {'type': 'tool', 'name': names[0]} if names else {'type': {'auto': 'auto', 'required': 'any', 'none': 'none'}[mode]}
         if parallel is not None and c['type'] != 'none': c['disable_parallel_tool_use'] = not parallel
         return {'tool_choice': c}
     chat = p == 'openai'
-    def fn(n):
+    def fn(n: str) -> JsonDict:
         kind = 'custom' if n in custom else 'function'
         return {'type': kind, kind: {'name': n}} if chat else {'type': kind, 'name': n}
-    if names is None: c = mode
-    elif len(names) == 1 and mode == 'required': c = fn(names[0])
+    oc: str | JsonDict
+    if names is None: oc = mode
+    elif len(names) == 1 and mode == 'required': oc = fn(names[0])
     else:
-        allowed = {'mode': mode, 'tools': [fn(n) for n in names]}
-        c = {'type': 'allowed_tools', 'allowed_tools': allowed} if chat else {'type': 'allowed_tools', **allowed}
-    return {'tool_choice': c, **({'parallel_tool_calls': parallel} if parallel is not None else {})}
+        allowed: JsonDict = {'mode': mode, 'tools': [fn(n) for n in names]}
+        oc = {'type': 'allowed_tools', 'allowed_tools': allowed} if chat else {'type': 'allowed_tools', **allowed}
+    return {'tool_choice': oc, **({'parallel_tool_calls': parallel} if parallel is not None else {})}
 
 def _tool_nm(t) -> str:
     if isinstance(t, str): return t
@@ -485,8 +518,8 @@ _ftt_handlers = {
 }
 
 def function_to_tool(
-    func,   # a documented function (or method, class, callable object)
-) -> dict:  # `{'type': 'function', 'function': {'name', 'description', 'parameters'}}`
+    func: ToolFn,  # a documented function (or method, class, callable object)
+) -> JsonDict:  # `{'type': 'function', 'function': {'name', 'description', 'parameters'}}`
     "The OpenAI tool for `func` with its own type table: Optional unwrapped, unions as `oneOf`, classes inline, no defaults"
     where = getattr(func, '__qualname__', None) or type(func).__qualname__
     docs = tool_docs(func)

@@ -21,7 +21,8 @@ at the end the instance, exactly as `parse_output` makes it from the whole text.
 from __future__ import annotations
 
 import codecs, io, json, re, warnings
-from typing import Any
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from typing import Any, Literal, TypeVar, overload
 
 from ._classdocs import with_class_docs
 from ._gemini import Json
@@ -31,6 +32,7 @@ from ._types import SchemaError, fields, kind, type_cache, type_name
 from .call import ToolInputError, coerce_inputs
 from .providers import Change, ProviderWarning, Report, provider_name
 from .schema import get_schema
+from ._typing import JsonDict
 
 __all__ = ['output_format', 'output_schema', 'parse_output', 'parse_output_stream', 'OutputError']
 
@@ -67,8 +69,8 @@ def _name(t) -> str:
     return re.sub(r'[^a-zA-Z0-9_-]+', '_', _title(t)).strip('_')[:64] or 'output'
 
 def output_schema(
-    t,              # the reply's type: a class, or any annotation (`list[Turn]`)
-) -> dict:          # its JSON Schema, an object at the root; classes described by their docstrings
+    t: Any,         # the reply's type: a class, or any annotation (`list[Turn]`)
+) -> JsonDict:      # its JSON Schema, an object at the root; classes described by their docstrings
     "The canonical JSON Schema of a reply of type `t` (a non-object type wrapped as `{'value': ...}`)"
     fn = _holder(t)
     params = with_class_docs(get_schema(fn, evalable=True), fn)['input_schema']
@@ -83,15 +85,16 @@ def output_schema(
     return {**root, **({'$defs': rest} if rest else {})}
 
 def output_format(
-    t,                      # the reply's type: a class, or any annotation (`list[Turn]`)
+    t: Any,                 # the reply's type: a class, or any annotation (`list[Turn]`)
     provider:str='openai',  # 'openai' (Chat), 'responses', 'anthropic' or 'gemini' (see `provider_name`)
-    name:str=None,          # the format's name, for OpenAI (default: the type's)
-    report=None,            # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
-) -> dict:                  # keyword arguments for the SDK call (Gemini: for `GenerateContentConfig`)
+    name:str|None=None,     # the format's name, for OpenAI (default: the type's)
+    report:Report|Literal['raise']|None=None,  # a `Report` to fill, 'raise' to raise on a lossy change, or None to warn
+) -> JsonDict:              # keyword arguments for the SDK call (Gemini: for `GenerateContentConfig`)
     "The request parameter asking `provider` for a reply of type `t`, strict where the provider has strict mode"
     if not (report is None or report == 'raise' or isinstance(report, Report)):
         raise TypeError(f"report must be a Report, 'raise' or None, not {report!r}")
-    s, nm, changes = output_schema(t), name or _name(t), []
+    s, nm = output_schema(t), name or _name(t)
+    changes: list[tuple[str, str, bool]] = []
     provider = provider_name(provider, ('openai', 'openai_responses', 'anthropic', 'gemini'))
     if provider == 'gemini':
         out = {'response_mime_type': 'application/json', 'response_json_schema': Json(changes).root(s)}
@@ -124,9 +127,15 @@ def _where(path: str, wrapped: bool) -> str:
     if wrapped: return 'value' + rest if rest else 'value'
     return rest.lstrip('.')
 
+_T = TypeVar('_T')
+
+@overload
+def parse_output(t: type[_T], text: Any) -> _T: ...
+@overload
+def parse_output(t: Any, text: Any) -> Any: ...
 def parse_output(
-    t,           # the reply's type, as given to `output_format`
-    text,        # the model's reply: JSON text (or the value already read from it)
+    t: Any,      # the reply's type, as given to `output_format`
+    text: Any,   # the model's reply: JSON text (or the value already read from it)
 ) -> Any:        # an instance of `t`
     "The model's reply as a `t`, coerced as `call_func` does; `OutputError` saying what to fix when it doesn't fit"
     nm, wrapped = _name(t), _wrapped(t)
@@ -179,7 +188,7 @@ class _OutputReader:
         self.utf8 = codecs.getincrementaldecoder('utf-8')()  # bytes may split a character
         self.fields = None if _wrapped(t) else fields(kind(t))
 
-    def feed(self, piece) -> dict | None:
+    def feed(self, piece: str | bytes) -> dict | None:
         "Read a piece; the fields so far when they changed"
         if isinstance(piece, (bytes, bytearray)): piece = self.utf8.decode(piece)
         self.text.write(piece)
@@ -195,23 +204,28 @@ class _OutputReader:
         r.close()
         return parse_output(self.t, r.value if r.done and r.error is None else self.text.getvalue())
 
+@overload
+def parse_output_stream(t: Any, pieces: AsyncIterable[str | bytes]) -> AsyncIterator[Any]: ...
+@overload
+def parse_output_stream(t: Any, pieces: Iterable[str | bytes]) -> Iterator[Any]: ...
 def parse_output_stream(
-    t,          # the reply's type, as given to `output_format`
-    pieces,     # the reply's text as it streams: an iterable (or async iterable) of text pieces
-):              # a generator (async for an async iterable): the fields so far (a dict) after each piece that adds one, then the instance
+    t: Any,     # the reply's type, as given to `output_format`
+    pieces: Iterable[str | bytes] | AsyncIterable[str | bytes],  # the reply's text as it streams: an iterable (or async iterable) of text pieces
+) -> Iterator[Any] | AsyncIterator[Any]:  # a generator (async for an async iterable): the fields so far (a dict) after each piece
+                                          # that adds one, then the instance
     """A streamed reply, read as it arrives: after each piece that changes them, the fields complete so far (a dict,
     each already coerced to its field's type, a string field as far as it has come; `{'value': ...}` for a type
     that isn't an object); last, the instance, as `parse_output` makes it (or its `OutputError`)"""
-    if hasattr(pieces, '__aiter__'): return _aparse(t, pieces)
-    return _parse(t, pieces)
+    if hasattr(pieces, '__aiter__'): return _aparse(t, pieces)  # type: ignore[arg-type]  # (an async iterable: it has `__aiter__`)
+    return _parse(t, pieces)  # pyright: ignore[reportArgumentType]  # (no `__aiter__`: mypy narrows, pyright doesn't)
 
-def _parse(t, pieces):
+def _parse(t: Any, pieces: Iterable[str | bytes]) -> Iterator[Any]:
     r = _OutputReader(t)
     for p in pieces:
         if (now := r.feed(p)) is not None: yield now
     yield r.result()
 
-async def _aparse(t, pieces):
+async def _aparse(t: Any, pieces: AsyncIterable[str | bytes]) -> AsyncIterator[Any]:
     r = _OutputReader(t)
     async for p in pieces:
         if (now := r.feed(p)) is not None: yield now

@@ -1,0 +1,61 @@
+"""Where the Python funccall generates (the validator's checks and reports, built tools' code) can be read.
+
+Each generated source is compiled under a filename of its own naming what it is (`<funccall validator check: Tool
+'search' #12>`, `<funccall tool 'search' #13>`), and its lines are put in `linecache`, so a traceback through it shows each line's text and `pdb`
+can `list` it. The entries are bounded: the `KEPT` newest stay, an older one is dropped (its function keeps working,
+and its text stays on it as `__source__`; only a traceback through it shows no lines). Templates every built tool runs
+(`shared`: one per number of parameters) are kept apart, the `KEPT_SHARED` newest, so a flood of tools can't push them out.
+
+When the environment variable `FUNCCALL_SHOW_CODE` names a folder, each source is also written there as a `.py` file
+(made if missing), and compiled under that real path instead, so an IDE's debugger can step into it. Unset, nothing is
+written. All of this runs once per generated source, never on a call."""
+from __future__ import annotations
+
+import itertools, linecache, os, re, threading, warnings
+
+__all__ = ['SHOW_CODE', 'KEPT', 'KEPT_SHARED', 'source_name']
+
+SHOW_CODE = 'FUNCCALL_SHOW_CODE'  # the environment variable naming the folder generated sources are written to
+KEPT = 1024  # the most generated sources whose lines `linecache` holds at once
+KEPT_SHARED = 256  # and the most templates shared by every tool (`shared=True`), apart from those
+
+_numbers = itertools.count(1)
+_kept: dict[str, None] = {}  # the names we put in `linecache`, oldest first
+_kept_shared: dict[str, None] = {}  # likewise, the shared templates'
+_lock = threading.Lock()
+_unsafe = re.compile(r'[^A-Za-z0-9_-]+')
+
+def source_name(
+    what: str,  # what the source is, for its name: "validator check: Tool 'search'"; any text (a tool's name is a model's or a server's)
+    src: str,   # the source
+    shared: bool = False,  # a template every tool of a kind runs (a few dozen at most): kept apart from the others
+) -> str:       # the filename to compile `src` under: a written file's path, or `<funccall what #n>` held in `linecache`
+    "A filename of its own for generated source `src`, under which a traceback or debugger finds its lines"
+    n = next(_numbers)
+    if folder := os.environ.get(SHOW_CODE):
+        if (path := _write(folder, n, what, src)) is not None: return path
+    name = f'<funccall {_shown(what)} #{n}>'
+    with _lock:
+        linecache.cache[name] = (len(src), None, src.splitlines(True), name)  # (no mtime: `checkcache` leaves it)
+        kept, most = (_kept_shared, KEPT_SHARED) if shared else (_kept, KEPT)
+        kept[name] = None
+        while len(kept) > most:
+            del kept[old := next(iter(kept))]
+            linecache.cache.pop(old, None)
+    return name
+
+def _shown(what: str) -> str:
+    "`what` on one line, at most 80 characters, with no `>` to end the name early"
+    what = ascii(what)[1:-1].replace('>', '\\x3e')  # (not the `unicode_escape` codec: importing it costs the first tools a millisecond)
+    return what if len(what) <= 80 else what[:77] + '...'
+
+def _write(folder: str, n: int, what: str, src: str) -> str | None:
+    "`src` written to a file of its own in `folder` (its name made of safe characters alone), or None when it can't be"
+    path = os.path.join(os.path.abspath(folder), f'funccall_{os.getpid()}_{n}_{_unsafe.sub("_", what)[:60].strip("_")}.py')
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w', encoding='utf-8') as f: f.write(src)
+    except (OSError, ValueError) as e:
+        warnings.warn(f"{SHOW_CODE}: can't write generated code to {folder!r} ({e}); it is kept in memory", RuntimeWarning, stacklevel=3)
+        return None
+    return path
