@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import itertools, linecache, os, re, threading, warnings
 
+from ._package import SHOW_CODE
+
 __all__ = ['SHOW_CODE', 'KEPT', 'KEPT_SHARED', 'source_name']
 
-SHOW_CODE = 'FUNCCALL_SHOW_CODE'  # the environment variable naming the folder generated sources are written to
 KEPT = 1024  # the most generated sources whose lines `linecache` holds at once
 KEPT_SHARED = 256  # and the most templates shared by every tool (`shared=True`), apart from those
 
