@@ -126,7 +126,8 @@ def _gemini_call(c: Any, i: int, others: str='skip') -> ToolCall | None:
     nm = _get(fc, 'name')
     return ToolCall(nm, _args(_get(fc, 'args')), _get(fc, 'id') or f'{_made}{i}-{nm}')  # Gemini matches id-less answers by name and order
 
-_readers: dict[str, Callable[..., ToolCall | None]] = {'openai': _openai_call, 'openai_responses': _responses_call, 'anthropic': _anthropic_call, 'gemini': _gemini_call}
+_readers: dict[str, Callable[..., ToolCall | None]] = {
+    'openai': _openai_call, 'openai_responses': _responses_call, 'anthropic': _anthropic_call, 'gemini': _gemini_call}
 CALL_PROVIDERS: tuple[str, ...] = tuple(_readers)  # the providers whose tool calls funccall reads (MCP's come to the server instead)
 
 def _provider(p: str) -> str: return provider_name(p, CALL_PROVIDERS)
@@ -174,7 +175,8 @@ def calls_of(
 def tool_calls(
     response: Any,       # a response (SDK object or dict), or the part holding the calls: a message, `output`, `content`, `parts`
     provider: str | None=None,  # 'openai', 'openai_responses', 'anthropic' or 'gemini'; by default told from `response`'s shape
-    others: Literal['raise', 'skip']='raise',  # a call funccall can't answer (computer use, a shell, an unknown type): 'raise' `UnansweredCall`, or 'skip' it
+    others: Literal['raise', 'skip']='raise',  # a call funccall can't answer (computer use, a shell, an unknown type): 'raise'
+                         #   `UnansweredCall`, or 'skip' it
 ) -> list[ToolCall]:     # every function call (and custom tool call), in order
     """The function calls a model's response asks for.
 

@@ -68,8 +68,9 @@ class Tool(Sealed):
         open_world: bool | None=None,        # hint: the tool reaches outside systems such as the web (`openWorldHint`)
         timeout: float | None=None,          # seconds each run of the tool may take (a sync tool's thread runs on in the background)
         retries: int=0,                      # run again this many times after a failure of the tool (not of the model's call)
-        retry_on: type[BaseException] | Sequence[type[BaseException]] | None=None,  # retry only these exception types (`TimeoutError` for timeouts); default: any failure
-                                             #   of the tool or timeout, for tools declared idempotent or read-only only
+        retry_on: type[BaseException] | Sequence[type[BaseException]] | None=None,  # retry only these exception types (`TimeoutError`
+                                             #   for timeouts); default: any failure of the tool or timeout, for tools declared
+                                             #   idempotent or read-only only
         retry_delay: float=0.5,              # seconds before the first retry, doubling before each next one
         text_input: bool=False,              # free-form text in (OpenAI custom tools): the function's one `str` parameter takes it
         grammar: JsonDict | None=None,       # constrain that text: `{'syntax': 'lark' or 'regex', 'definition': ...}` (implies `text_input`)
@@ -513,8 +514,8 @@ class Toolbox(ToolHolder):
 
     def _batch(self, calls: Iterable[Sequence[Any]], injected: JsonDict | None) -> batches.Batch:
         "The calls, each with the tool its name resolves to (None for an unknown name), and what they run with"
-        calls = [(self._tool(name), name, args, call_id) for name, args, call_id in ((*c, None)[:3] for c in calls)]
-        return batches.Batch(calls, self.tools, self._injected(injected), self._opts, self.on_result)
+        resolved: list[batches.Call] = [(self._tool(name), name, args, call_id) for name, args, call_id in ((*c, None)[:3] for c in calls)]
+        return batches.Batch(resolved, self.tools, self._injected(injected), self._opts, self.on_result)
 
     async def abatch(
         self,
