@@ -88,7 +88,7 @@ class Content:
     def __str__(self) -> str: return f"[{self.kind} {self.name or ''}{' ' if self.name else ''}({self.mime_type})]"
 
     def __eq__(self, o: object) -> bool: return type(o) is type(self) and (o.mime_type, o.data) == (self.mime_type, self.data)
-    __hash__ = None  # type: ignore[assignment]  # (equal by value, and mutable: unhashable, as a list is)
+    __hash__: None = None  # type: ignore[assignment]  # (equal by value, and mutable: unhashable, as a list is)
 
 def _guess(path: str | os.PathLike[str]) -> str | None: return mimetypes.guess_type(Path(path).name)[0]
 
@@ -179,15 +179,17 @@ def _read_upto(fd: int, limit: int, who: str, shown: str) -> bytes:
 
 class Image(Content):
     "An image in a tool result (PNG, JPEG, GIF, WebP)"
-    kind, default_mime = 'image', 'image/png'
+    kind: str = 'image'
+    default_mime: str = 'image/png'
 
 class Audio(Content):
     "Audio in a tool result (WAV, MP3)"
-    kind, default_mime = 'audio', 'audio/wav'
+    kind: str = 'audio'
+    default_mime: str = 'audio/wav'
 
 class File(Content):
     "A file in a tool result: a PDF or text document, or any other bytes"
-    kind = 'file'
+    kind: str = 'file'
 
 _MCP_KEYS = {'type', 'data', 'mimeType', 'annotations', '_meta'}
 

@@ -270,6 +270,7 @@ class _Items:
     provider: str | None  # 'openai', 'openai_responses', 'anthropic' or 'gemini'; None until the first event tells
     others: Literal['raise', 'skip']  # a call funccall can't answer: 'raise' `UnansweredCall`, or 'skip' it
     max_chars: int        # the most characters of text, thinking and arguments it takes
+    stop_reason: Any      # why the response ended, when the provider says (`finish_reason`, `stop_reason`): as it says it
 
     def __init__(self) -> None:
         self._items: dict[Any, Any] = {}  # position (index, arrival) -> _Call, _Text, _GeminiCall, or a finished block/item (dict)
@@ -282,7 +283,7 @@ class _Items:
         self._ids: set[str] = set()    # the ids of the calls handed over
         self._text, self._refusal = io.StringIO(), io.StringIO()
         self._gcall: _GeminiCall | None = None  # a Gemini call whose arguments are streaming (Vertex AI)
-        self.stop_reason: Any = None   # why the response ended, when the provider says (`finish_reason`, `stop_reason`): as it says it
+        self.stop_reason = None
 
     if TYPE_CHECKING:
         def end(self) -> list[ToolCall]: ...  # (`ToolCallStream.end`: every call still open complete)
@@ -405,7 +406,7 @@ class _ResponsesEvents(_Items):
             if isinstance(x, _Text) and isinstance(piece, str): x.buf.write(piece)
         elif t in ('response.function_call_arguments.done', 'response.output_item.done'): return self._responses_done(e, k)
         elif t in ('response.completed', 'response.incomplete', 'response.failed'):
-            self.stop_reason = t.rsplit('.', 1)[1]
+            self.stop_reason: Any = t.rsplit('.', 1)[1]
             return self.end()
         return []
 
@@ -458,7 +459,7 @@ class _AnthropicEvents(_Items):
             else: self._items[pos] = b
         elif t == 'content_block_stop':
             if isinstance(x := self._lookup(k), _Call) and not x.done: res += self._end(x)
-        elif t == 'message_delta': self.stop_reason = _at(_at(e, 'delta'), 'stop_reason')
+        elif t == 'message_delta': self.stop_reason: Any = _at(_at(e, 'delta'), 'stop_reason')
         elif t == 'message_stop': res += self.end()
         elif t == 'error': raise RuntimeError(f"The stream ended with an error: {short(_at(e, 'error'), 300)}")
         return res
@@ -540,7 +541,8 @@ class ToolCallStream(_ChatEvents, _ResponsesEvents, _AnthropicEvents, _GeminiEve
         self.provider = None if provider is None else provider_name(provider, CALL_PROVIDERS)
         if type(max_chars) is not int or max_chars < 1:
             raise ValueError(f"ToolCallStream: max_chars is a positive int, the most characters to take (default {MAX_CHARS:,}), not {max_chars!r}")
-        self.others, self.max_chars = others, max_chars
+        self.others: Literal['raise', 'skip'] = others
+        self.max_chars: int = max_chars
         self._read: Callable[[Any], list[ToolCall]] | None = None  # this provider's event reader
         super().__init__()
 

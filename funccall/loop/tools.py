@@ -130,9 +130,10 @@ class Tool(Sealed):
         checker = _shadow(fn, self.inject, self.name) if self.inject else fn  # what the model's arguments are checked against
         self.is_async: bool = is_async(fn)
         # what `get_schema`, `mk_ns` and `call_func` read: the tool shows the face of its function, named as the tool
-        self.__name__, self.__doc__ = self.name, self.description
-        self.__wrapped__ = type(fn).__call__ if is_callable_object(fn) else fn  # where its annotations and comments are
-        self.__signature__ = inspect.signature(checker)
+        self.__name__: str = self.name
+        self.__doc__ = self.description
+        self.__wrapped__: ToolFn = type(fn).__call__ if is_callable_object(fn) else fn  # where its annotations and comments are
+        self.__signature__: inspect.Signature = inspect.signature(checker)
         gen = inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
         cache = pipeline.Cache(cache_ttl, cache_dir) if cache_ttl and not gen else None  # a generator's values can't be replayed
         self.plan: pipeline.Plan = pipeline.Plan(checker, spread, self._text_parameter() if self.text_input else None, cache,
@@ -162,7 +163,7 @@ class Tool(Sealed):
                 raise SchemaError(f"Tool {self.name!r}: example {i} doesn't fit its schema ({why}): {ex!r:.100}")
 
 
-    def name_ok(self, pattern: re.Pattern = _name_re) -> bool:
+    def name_ok(self, pattern: re.Pattern[str] = _name_re) -> bool:
         "Whether the name meets OpenAI's and Anthropic's rule, `^[a-zA-Z0-9_-]{1,64}$`"
         return bool(pattern.fullmatch(self.name))
 
