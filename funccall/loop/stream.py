@@ -519,7 +519,8 @@ class _GeminiEvents(_Items):
 
     def _gemini_cut(self) -> list[ToolCall]:
         "The response ended inside a call's arguments (`max_tokens`, say): refused, as a JSON object that never closed would be"
-        self._gcall.refuse('the response ended before its arguments did (a string or keys may be missing)')  # type: ignore[union-attr]  # (one streams)
+        # (`end` and `_gemini` call this only while a call streams)
+        self._gcall.refuse('the response ended before its arguments did (a string or keys may be missing)')  # type: ignore[union-attr]
         return self._gemini_end()
 
     def _gemini_end(self) -> list[ToolCall]:

@@ -111,7 +111,7 @@ class Tool(Sealed):
         self.text_input: bool = bool(text_input or grammar)
         self.provider_options: dict[str, JsonDict] = {k: dict(v) for k, v in (provider_options or {}).items()}  # read by the renderers
         self.hints: dict[str, bool] = {k: v for k, v in dict(read_only=read_only, destructive=destructive, idempotent=idempotent,
-                                             open_world=open_world).items() if v is not None}  # only what the developer said
+                                                             open_world=open_world).items() if v is not None}  # only what the developer said
         if name is None and is_callable_object(fn): name = type(fn).__name__  # not the reference's `__call__`
         if unknown := [k for k in self.inject if k not in inspect.signature(fn).parameters]:
             raise SchemaError(f"Tool {name or getattr(fn, '__name__', '?')!r} has no parameter {', '.join(map(repr, unknown))} to inject")
