@@ -21,23 +21,25 @@ def _attrs_read(module) -> set:
     tree = ast.parse(Path(module.__file__).read_text())
     return {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == 't'}
 
+MEMBERS = [k for k, v in vars(PipelineTool).items() if isinstance(v, property)]
+
 def test_the_protocol_lists_exactly_what_the_pipeline_and_batches_read_of_a_tool():
-    declared = set(PipelineTool.__annotations__)
+    declared = set(MEMBERS)
     assert _attrs_read(pipeline) | _attrs_read(batches) == declared  # one read and not declared, or declared and never read, fails
     assert len(declared) == 19
 
 def test_a_tool_has_every_attribute_the_protocol_names():
     t = Tool(add)
-    assert [k for k in PipelineTool.__annotations__ if not hasattr(t, k)] == []
+    assert [k for k in MEMBERS if not hasattr(t, k)] == []
 
-@dataclass
+@dataclass(frozen=True)
 class Bare:
-    "Not a `Tool`: the Protocol's attributes and nothing else"
+    "Not a `Tool`: the Protocol's attributes and nothing else; frozen, as the pipeline only reads them"
     fn: Callable[..., Any] = add
     name: str = 'add'
     description: str = 'Add two numbers'
     is_async: bool = False
-    inject: tuple = ()
+    inject: frozenset = frozenset()  # any collection of names: the pipeline only iterates it and asks `in`
     fold: str | None = None
     requires_confirmation: bool = False
     confirm: Any = None
@@ -55,8 +57,7 @@ class Bare:
 
 def _bare(**kw) -> Bare:
     b = Bare(**kw)
-    b.plan = Plan(b.fn, False, None, None, (b.confirm, b.pre_hook, b.post_hook, *b.middleware))
-    return b
+    return Bare(**kw, plan=Plan(b.fn, False, None, None, (b.confirm, b.pre_hook, b.post_hook, *b.middleware)))
 
 def test_an_object_that_is_no_tool_runs_through_the_pipeline_its_arguments_coerced():
     r = pipeline.execute(_bare(), {'a': '1', 'b': 2}, None, 'c1')
@@ -69,6 +70,17 @@ def test_the_pipeline_hands_the_object_itself_to_its_hooks_and_middleware():
     b = _bare(pre_hook=pre, middleware=(mw,))
     r = pipeline.execute(b, {'a': 1, 'b': 2}, None, None)
     assert r.value == 11 and seen == [('pre', b), ('mw', b)]
+
+def greet(name: str, user: str) -> str: return f'{name}, from {user}'
+def greet_as_the_model_sees_it(name: str) -> str: raise NotImplementedError
+
+def test_the_objects_injected_parameters_come_from_the_application_only():
+    b = Bare(fn=greet, name='greet', inject=frozenset({'user'}), plan=Plan(greet_as_the_model_sees_it, False, None, None, ()))
+    assert pipeline.execute(b, {'name': 'hi'}, {'user': 'ann', 'other': 1}, None).value == 'hi, from ann'
+    r = pipeline.execute(b, {'name': 'hi', 'user': 'mallory'}, {'user': 'ann'}, None)  # the model may not name it
+    assert (r.status, r.failure) == ('failure', 'arguments') and 'supplied by the application' in r.error
+    with pytest.raises(TypeError, match="needs 'user'"):  # the developer's mistake: raised, never the model's to read
+        pipeline.execute(b, {'name': 'hi'}, {}, None)
 
 def test_a_bad_call_of_the_object_is_a_failure_result_never_an_exception():
     r = pipeline.execute(_bare(), {'a': 'one', 'b': 2}, None, None)

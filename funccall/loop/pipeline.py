@@ -18,7 +18,7 @@ any object with those attributes.
 from __future__ import annotations
 
 import inspect, json, os, time
-from collections.abc import Coroutine, Iterable
+from collections.abc import Collection, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Callable, Literal, Protocol, Union
 
@@ -43,26 +43,47 @@ Args = Union[JsonDict, str, None]  # a model's arguments: a dict, JSON text (a t
 Failure = Literal['name', 'arguments', 'tool', 'timeout']  # whose failure an exception is (`failure_kind`)
 
 class PipelineTool(Protocol):
-    "What the pipeline reads of a tool: a `Tool` is one (its options, as `Tool.__init__` sets them), so is any object with these"
-    name: str                                      # the tool's name, as the model calls it
-    description: str                               # what the model reads of it (for the trace)
-    fn: ToolFn                                     # what runs: a function, method, async function or callable object
-    is_async: bool                                 # calling `fn` gives a coroutine to await
-    inject: tuple[str, ...]                        # parameters the application supplies (`injected`), never the model
-    fold: str | None                               # the one parameter whose fields the model's object gives (None: no folding)
-    requires_confirmation: bool                    # a call waits for `confirm` (or is pending until `Toolbox.resume`)
-    confirm: Hook | None                           # `confirm(tool, args) -> bool`, may be async; may raise `Declined`
-    pre_hook: Hook | None                          # `pre_hook(tool, args)`: new arguments or None; may be async
-    post_hook: Hook | None                         # `post_hook(tool, args, value)`: a new value or None; may be async
-    middleware: tuple[Middleware, ...]             # each `mw(tool, args, call_next)` wraps the call, the first outermost
-    timeout: float | None                          # seconds each run may take (None: no bound)
-    retries: int                                   # runs again after a failure of the tool, at most this many times
-    retry_on: tuple[type[BaseException], ...] | None  # the failures retried (None: any, for an idempotent or read-only tool)
-    retry_delay: float                             # seconds before the first retry, doubled before each next one
-    hints: dict[str, bool]                         # 'read_only', 'idempotent', ...: what the developer declared
-    max_chars: int | None                          # the result text the model reads is cut to this length (None: never)
-    stop_after: bool                               # the agent loop stops after a call of this tool
-    plan: Plan                                     # what the pipeline worked out once when the tool was made
+    """What the pipeline reads of a tool: a `Tool` is one (its options, as `Tool.__init__` sets them), so is any object with
+    these. Read-only members: the pipeline never sets them, so a frozen dataclass fits, and a type more precise than these too"""
+    @property
+    def name(self) -> str: ...  # the tool's name, as the model calls it
+    @property
+    def description(self) -> str: ...  # what the model reads of it (for the trace)
+    @property
+    def fn(self) -> ToolFn: ...  # what runs: a function, method, async function or callable object
+    @property
+    def is_async(self) -> bool: ...  # calling `fn` gives a coroutine to await
+    @property
+    def inject(self) -> Collection[str]: ...  # parameters the application supplies (`injected`), never the model
+    @property
+    def fold(self) -> str | None: ...  # the one parameter whose fields the model's object gives (None: no folding)
+    @property
+    def requires_confirmation(self) -> bool: ...  # a call waits for `confirm` (or is pending until `Toolbox.resume`)
+    @property
+    def confirm(self) -> Hook | None: ...  # `confirm(tool, args) -> bool`, may be async; may raise `Declined`
+    @property
+    def pre_hook(self) -> Hook | None: ...  # `pre_hook(tool, args)`: new arguments or None; may be async
+    @property
+    def post_hook(self) -> Hook | None: ...  # `post_hook(tool, args, value)`: a new value or None; may be async
+    @property
+    def middleware(self) -> Sequence[Middleware]: ...  # each `mw(tool, args, call_next)` wraps the call, the first outermost
+    @property
+    def timeout(self) -> float | None: ...  # seconds each run may take (None: no bound)
+    @property
+    def retries(self) -> int: ...  # runs again after a failure of the tool, at most this many times
+    @property
+    def retry_on(self) -> tuple[type[BaseException], ...] | None: ...  # the failures retried (None: any, for an idempotent
+                                                                         #   or read-only tool)
+    @property
+    def retry_delay(self) -> float: ...  # seconds before the first retry, doubled before each next one
+    @property
+    def hints(self) -> Mapping[str, Any]: ...  # 'read_only', 'idempotent', ...: what the developer declared
+    @property
+    def max_chars(self) -> int | None: ...  # the result text the model reads is cut to this length (None: never)
+    @property
+    def stop_after(self) -> bool: ...  # the agent loop stops after a call of this tool
+    @property
+    def plan(self) -> Plan: ...  # what the pipeline worked out once when the tool was made
 
 class Cache:
     "Results by arguments for `ttl` seconds, in memory and, with `folder`, on disk as JSON (a disk hit is the JSON form)"
