@@ -134,3 +134,13 @@ def test_a_sequence_other_than_a_list_or_tuple_is_refused_as_no_tool():
         def __getitem__(self, i): return [add][i]
     with pytest.raises(SchemaError, match='not a callable object'):
         run_tool_calls(Seq(), _response(('add', 'c1')))
+
+# --- ToolCall's fields on a NamedTuple base (so a checker reads `kind` as no field): nothing a user sees changed ----------
+
+def test_a_tool_call_is_still_the_three_fields_it_unpacks_as_with_its_kind_apart():
+    from funccall import CustomToolCall, ToolCall
+    c, cc = ToolCall('add', {'a': 1}, 'c1'), CustomToolCall('run', 'text', 'c2')
+    name, args, cid = c
+    assert (name, args, cid, len(c), c._fields) == ('add', {'a': 1}, 'c1', 3, ('name', 'arguments', 'id'))
+    assert (c.kind, cc.kind, repr(c)) == ('function', 'custom', "ToolCall(name='add', arguments={'a': 1}, id='c1')")
+    assert type(cc._replace(arguments='x')) is CustomToolCall and not hasattr(c, '__dict__')

@@ -38,13 +38,13 @@ __all__ = ['CALL_PROVIDERS', 'ToolCall', 'CustomToolCall', 'ToolMessages', 'Unan
 
 _made = 'funccall-'  # how ids made up for Gemini calls begin: they are never sent back
 
-class _Call(NamedTuple):  # (the fields apart from `ToolCall`: a type checker takes every name in a NamedTuple for a field)
+class _CallFields(NamedTuple):  # (the fields apart from `ToolCall`: a type checker takes every name in a NamedTuple for a field)
     name: str              # the tool's name, as the model sent it
     arguments: Union[JsonDict, str, ToolInputError]  # the arguments; the model's text when it is not a JSON object, so running it
     #   reports that; the error when a stream refused the call as it came (running it reports that, and runs nothing)
     id: str                # the id the result must answer (for a Gemini call without one, `funccall-{index}-{name}`)
 
-class ToolCall(_Call):
+class ToolCall(_CallFields):
     "One function call a model asks for; it unpacks as the `(name, args, call_id)` that `Toolbox.batch` takes"
     __slots__ = ()
     kind: ClassVar[str] = 'function'  # 'function', or 'custom' (`CustomToolCall`)
