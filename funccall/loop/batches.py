@@ -91,6 +91,7 @@ def _thread_jobs(b: Batch) -> tuple[list[ToolResult | None], list[tuple[int, Cal
     res = [b.refused(name, args, call_id) if t is None else None for t, name, args, call_id in b.calls]
     def job(t: PipelineTool, args: Args, call_id: str | None) -> Callable[[], ToolResult]:
         return lambda: drive(run(t, args, inj, call_id, t.confirm, THREAD, opts))
+    # (a call left to run is one with a tool: the refused ones, of no tool, are filled in above)
     return res, [(i, job(t, args, call_id)) for i, (t, _, args, call_id) in enumerate(b.calls) if res[i] is None]  # type: ignore[arg-type]
 
 def _in_threads(b: Batch, limit: int) -> list[ToolResult] | None:

@@ -102,7 +102,7 @@ class Tool(Sealed):
         self.timeout: float | None = timeout
         self.retries: int = retries
         self.retry_delay: float = retry_delay
-        self.retry_on: tuple[type[BaseException], ...] | None = (
+        self.retry_on: tuple[type[BaseException], ...] | None = (  # (a list or tuple of types, or one type: no other sequence)
             tuple(retry_on) if isinstance(retry_on, (list, tuple)) else (retry_on,) if retry_on else None)  # type: ignore[assignment]
         if retries and self.retry_on is None and not (idempotent or read_only):  # else `retries` would silently do nothing
             raise ValueError(f"retries={retries}: a retried call of a tool that may change things can do it twice; declare it "
