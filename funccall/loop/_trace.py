@@ -57,7 +57,7 @@ def start(
         span = tr.start_span(f'execute_tool {name}', kind=ot.SpanKind.INTERNAL, attributes=attrs)
     return _Call(span, name, call_id, content, None)
 
-def enter(c: _Call) -> None:
+def enter(c: _Call | None) -> None:
     "Make the call's span current (in the task or thread that runs the call), so the tool's own spans nest in it"
     if c is None or c.span is None: return
     ctx = sys.modules['opentelemetry.context']

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import base64, binascii, mimetypes, os, re, stat
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, TypeVar, Union
 
 from ..core._inputs import short
+from ..core._typing import JsonDict
 
-__all__ = ['Content', 'Image', 'Audio', 'File', 'PathRefused', 'MAX_BYTES', 'parts']
+__all__ = ['Content', 'Image', 'Audio', 'File', 'Part', 'PathRefused', 'MAX_BYTES', 'parts']
 
-MAX_BYTES = 32 * 2**20
+MAX_BYTES: int = 32 * 2**20
 "The most bytes a result reads from a file unless `max_bytes=` says otherwise (32 MiB: Claude's limit for a PDF)"
 _MAX_PATH = 4096  # the longest path read (Linux's PATH_MAX): resolving a longer one, `a/../` repeated, costs quadratic time
 _MIME = re.compile(r'[A-Za-z0-9][\w!#$&^.+-]{0,126}/[A-Za-z0-9][\w!#$&^.+-]{0,126}')  # RFC 6838's names, no parameters
@@ -37,8 +38,8 @@ class PathRefused(ValueError):
 class Content:
     """Media in a tool result: the bytes and a MIME type. Raw data is `bytes` (or a `data:` URL); a file is read only
     when the code says so, with a `pathlib.Path` or `from_path`: a `str` is never taken for a path"""
-    kind = 'file'
-    default_mime = 'application/octet-stream'
+    kind: str = 'file'                               # 'image', 'audio' or 'file': how a provider takes it
+    default_mime: str = 'application/octet-stream'   # the MIME type when nothing tells
 
     def __init__(
         self,
@@ -46,25 +47,25 @@ class Content:
         mime_type: str | None=None,  # e.g. 'image/png'; default: the data URL's, or from the path's suffix
         name: str | None=None,       # a file name to show (default: the path's)
     ):
-        self.path = None
+        self.path: Path | None = None  # the file it was read from
         if isinstance(data, (bytes, bytearray, memoryview)): self._data = bytes(data)
         elif isinstance(data, str): self._data, mime_type = _data_url(data, type(self).__name__, mime_type)
         elif isinstance(data, os.PathLike):
             p = _path(data, type(self).__name__)
             self._data, self.path = _read(p, None, MAX_BYTES, type(self).__name__), Path(p)
         else: raise TypeError(f"{type(self).__name__} takes bytes, a data URL or a pathlib.Path, not {type(data).__name__}")
-        self.name = name or (self.path.name if self.path else None)
-        self.mime_type = mime_type or (self.path and mimetypes.guess_type(self.path.name)[0]) or self.default_mime
+        self.name: str | None = name or (self.path.name if self.path else None)
+        self.mime_type: str = mime_type or (self.path and mimetypes.guess_type(self.path.name)[0]) or self.default_mime
 
     @classmethod
     def from_path(
-        cls,
+        cls: type[_C],
         path: str | Path,            # the file: relative to `root` when given
         mime_type: str | None=None,  # default: from the path's suffix
         name: str | None=None,       # default: the path's file name
         root: str | Path | None=None,  # a folder the file must be in, its real path (symlinks followed) included
         max_bytes: int=MAX_BYTES,    # the most bytes to read; a larger file is refused
-    ):
+    ) -> _C:
         """Read a file into a result now, in the tool, so a refusal is the tool's error. Only a regular file is read (not
         a FIFO, device or folder), at most `max_bytes` of it; with `root`, only one whose real path is inside `root`"""
         p = _path(path, cls.__name__)  # (asked once: a PathLike that answers differently each time reads what it names)
@@ -80,16 +81,16 @@ class Content:
     def b64(self) -> str: return base64.b64encode(self._data).decode()
     def data_url(self) -> str: return f'data:{self.mime_type};base64,{self.b64()}'
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         where = f', {short(str(self.path), 120)}' if self.path else ''
         return f"{type(self).__name__}({self.mime_type}, {len(self._data)} bytes{where})"
 
-    def __str__(self): return f"[{self.kind} {self.name or ''}{' ' if self.name else ''}({self.mime_type})]"
+    def __str__(self) -> str: return f"[{self.kind} {self.name or ''}{' ' if self.name else ''}({self.mime_type})]"
 
-    def __eq__(self, o): return type(o) is type(self) and (o.mime_type, o.data) == (self.mime_type, self.data)
-    __hash__ = None
+    def __eq__(self, o: object) -> bool: return type(o) is type(self) and (o.mime_type, o.data) == (self.mime_type, self.data)
+    __hash__: None = None  # type: ignore[assignment]  # (equal by value, and mutable: unhashable, as a list is)
 
-def _guess(path) -> str | None: return mimetypes.guess_type(Path(path).name)[0]
+def _guess(path: str | os.PathLike[str]) -> str | None: return mimetypes.guess_type(Path(path).name)[0]
 
 def _data_url(s: str, who: str, mime_type: str | None) -> tuple[bytes, str | None]:
     "The bytes and MIME type of a `data:...;base64,...` URL; any other str is refused, so no str is read as a path"
@@ -103,6 +104,9 @@ def _data_url(s: str, who: str, mime_type: str | None) -> tuple[bytes, str | Non
         raise ValueError(f"{who}: the data URL's MIME type {short(said, 60)} is not a type/subtype name")
     return data, mime_type or said or None
 
+_C = TypeVar('_C', bound='Content')
+Part = Union[str, Content]  # a part of a result that holds media: text, or a medium
+
 # --- reading a file, as the developer allowed ------------------------------------------------------------------
 
 # non-blocking: opening a FIFO can't hang; no controlling terminal from a tty
@@ -111,14 +115,14 @@ _NOFOLLOW = getattr(os, 'O_NOFOLLOW', 0)
 _DIR = os.O_RDONLY | getattr(os, 'O_DIRECTORY', 0) | _NOFOLLOW
 _WALK = os.open in os.supports_dir_fd and _NOFOLLOW != 0  # step down from the root one folder at a time, never through a symlink
 
-def _path(path, who: str) -> str:
+def _path(path: Any, who: str) -> str:
     "`path` as a str, asked of a `PathLike` once; PathRefused when longer than any the OS opens"
     if not isinstance(path, (str, os.PathLike)): raise TypeError(f"{who}.from_path takes a str or a Path, not {type(path).__name__}")
     p = os.fsdecode(os.fspath(path))
     if len(p) > _MAX_PATH: raise PathRefused(f"{who}: the path {short(p, 60)} is longer than {_MAX_PATH} characters")
     return p
 
-def _read(path: str, root, limit: int, who: str) -> bytes:
+def _read(path: str, root: str | os.PathLike[str] | None, limit: int, who: str) -> bytes:
     "A regular file's bytes, at most `limit` of them; with `root`, from inside `root` only. PathRefused otherwise"
     shown = short(path, 120)
     try: fd = _open(path, root, f"{who}: {shown}")
@@ -130,7 +134,7 @@ def _read(path: str, root, limit: int, who: str) -> bytes:
         return _read_upto(fd, limit, who, shown)
     finally: os.close(fd)
 
-def _open(path: str, root, where: str) -> int:
+def _open(path: str, root: str | os.PathLike[str] | None, where: str) -> int:
     "A file descriptor for `path`, checked to be under `root` (its real path) when given"
     if root is None:
         _regular(os.stat(path), where)  # a device is not even opened (opening some does something); fstat checks again after
@@ -175,15 +179,17 @@ def _read_upto(fd: int, limit: int, who: str, shown: str) -> bytes:
 
 class Image(Content):
     "An image in a tool result (PNG, JPEG, GIF, WebP)"
-    kind, default_mime = 'image', 'image/png'
+    kind: str = 'image'
+    default_mime: str = 'image/png'
 
 class Audio(Content):
     "Audio in a tool result (WAV, MP3)"
-    kind, default_mime = 'audio', 'audio/wav'
+    kind: str = 'audio'
+    default_mime: str = 'audio/wav'
 
 class File(Content):
     "A file in a tool result: a PDF or text document, or any other bytes"
-    kind = 'file'
+    kind: str = 'file'
 
 _MCP_KEYS = {'type', 'data', 'mimeType', 'annotations', '_meta'}
 
@@ -196,7 +202,7 @@ def _b64(s: str) -> bytes | None:
     except ValueError: return None
     return data if len(data) <= MAX_BYTES else None
 
-def _from_mcp(x):
+def _from_mcp(x: Any) -> Any:
     """An MCP image or audio content item, as `MCPClient` gives it (`{'type': 'image', 'data': base64, 'mimeType'}`), as
     `Content`; over `MAX_BYTES`, a line saying it was left out; `x` itself when it is no such item"""
     if not (type(x) is dict and x.get('type') in ('image', 'audio') and set(x) <= _MCP_KEYS
@@ -206,9 +212,9 @@ def _from_mcp(x):
     return f"[{x['type']} ({x['mimeType']}) of {len(x['data']) * 3 // 4} bytes, over the {MAX_BYTES} a result takes: left out]"
 
 def parts(
-    v,                       # a tool's return value
-    text: Callable=str,      # how to turn a part that isn't media into text (the tool's `to_text`)
-) -> list | None:            # text and `Content` parts, in order; None when `v` holds no media
+    v: Any,                  # a tool's return value
+    text: Callable[[Any], str]=str,  # how to turn a part that isn't media into text (the tool's `to_text`)
+) -> list[Part] | None:      # text and `Content` parts, in order; None when `v` holds no media
     """A result's parts when it holds media: `v` itself, or a list or tuple holding at least one `Content`. An MCP
     server's image and audio items (what an `MCPClient` tool returns) count as media too, so they pass through"""
     if isinstance(v, Content): return [v]
@@ -219,18 +225,18 @@ def parts(
             return [x if isinstance(x, (Content, str)) else text(x) for x in ps]
     return None
 
-_KINDS = {'image': Image, 'audio': Audio, 'file': File}
+_KINDS: dict[str, type[Content]] = {'image': Image, 'audio': Audio, 'file': File}
 
-def to_json(ps: list) -> list:
+def to_json(ps: list[Part]) -> list[str | JsonDict]:
     "Parts as JSON data (media as base64, marked by a `funccall_content` key), for a result kept while a call waits"
     return [x if isinstance(x, str) else {'funccall_content': x.kind, 'mime_type': x.mime_type, 'name': x.name, 'data': x.b64()} for x in ps]
 
-def from_json(v):
+def from_json(v: Any) -> Any:
     "`to_json`'s parts back, media as `Content`; any other value unchanged. ValueError for a medium that can't be one"
     if not (isinstance(v, list) and any(isinstance(x, dict) and x.get('funccall_content') in _KINDS for x in v)): return v
     return [_medium(x) if isinstance(x, dict) and x.get('funccall_content') in _KINDS else x for x in v]
 
-def _medium(x: dict) -> Content:
+def _medium(x: JsonDict) -> Content:
     "One medium of `to_json`'s, checked: the data may come back from wherever the application kept it"
     data, mime, name = x.get('data'), x.get('mime_type'), x.get('name')
     if not (isinstance(data, str) and isinstance(mime, str) and _MIME.fullmatch(mime) and (name is None or isinstance(name, str))):
@@ -238,7 +244,7 @@ def _medium(x: dict) -> Content:
     if (b := _b64(data)) is None: raise ValueError(f"A medium's data is not base64 of at most {MAX_BYTES} bytes: {short(data, 60)}")
     return _KINDS[x['funccall_content']](b, mime, name)
 
-def text_of(ps: list, note: Callable=str) -> str:
+def text_of(ps: list[Part], note: Callable[[Content], str]=str) -> str:
     "The parts as one text, each medium as `note(c)`"
     return '\n'.join(x if isinstance(x, str) else note(x) for x in ps)
 
@@ -246,9 +252,9 @@ def _left_out(c: Content, who: str) -> str: return f"{c} ({who} can't take {c.ki
 
 # --- each provider's form -------------------------------------------------------------------------------
 
-def anthropic(ps: list) -> list[dict]:
+def anthropic(ps: list[Part]) -> list[JsonDict]:
     "`tool_result` content blocks: text, `image` (base64), `document` (a PDF as base64, a text file as text)"
-    res = []
+    res: list[JsonDict] = []
     for x in ps:
         if isinstance(x, str): res.append({'type': 'text', 'text': x})
         elif isinstance(x, Image): res.append({'type': 'image', 'source': {'type': 'base64', 'media_type': x.mime_type, 'data': x.b64()}})
@@ -259,9 +265,9 @@ def anthropic(ps: list) -> list[dict]:
         else: res.append({'type': 'text', 'text': _left_out(x, 'Claude')})
     return res
 
-def responses(ps: list) -> list[dict]:
+def responses(ps: list[Part]) -> list[JsonDict]:
     "`function_call_output` items: `input_text`, `input_image` and `input_file`, media as data URLs"
-    res = []
+    res: list[JsonDict] = []
     for x in ps:
         if isinstance(x, str): res.append({'type': 'input_text', 'text': x})
         elif isinstance(x, Image): res.append({'type': 'input_image', 'image_url': x.data_url(), 'detail': 'auto'})
@@ -269,15 +275,15 @@ def responses(ps: list) -> list[dict]:
         else: res.append({'type': 'input_text', 'text': _left_out(x, 'OpenAI')})
     return res
 
-def gemini(ps: list) -> tuple[str, list[dict]]:
+def gemini(ps: list[Part]) -> tuple[str, list[JsonDict]]:
     "The text for `response.output`, and the function response's `inline_data` parts (base64 text, as in Gemini's JSON, so a conversation stays JSON)"
     return text_of(ps), [{'inline_data': {'mime_type': x.mime_type, 'data': x.b64()}} for x in ps if isinstance(x, Content)]
 
-_AUDIO_FORMATS = {'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/wave': 'wav', 'audio/mpeg': 'mp3', 'audio/mp3': 'mp3'}
+_AUDIO_FORMATS: dict[str, str] = {'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/wave': 'wav', 'audio/mpeg': 'mp3', 'audio/mp3': 'mp3'}
 
-def chat(ps: list, call_id: str) -> tuple[str, list[dict]]:
+def chat(ps: list[Part], call_id: str) -> tuple[str, list[JsonDict]]:
     "The tool message's text (saying where the media went), and the parts of the user message that carries them"
-    media = []
+    media: list[JsonDict] = []
     for x in ps:
         if isinstance(x, Image): media.append({'type': 'image_url', 'image_url': {'url': x.data_url()}})
         elif isinstance(x, Audio) and x.mime_type in _AUDIO_FORMATS:
@@ -290,9 +296,9 @@ def chat(ps: list, call_id: str) -> tuple[str, list[dict]]:
 
 def _chat_ok(c: Content) -> bool: return not isinstance(c, Audio) or c.mime_type in _AUDIO_FORMATS
 
-def mcp(ps: list) -> list[dict]:
+def mcp(ps: list[Part]) -> list[JsonDict]:
     "MCP content items: text, image, audio, and other files as embedded resources"
-    res = []
+    res: list[JsonDict] = []
     for x in ps:
         if isinstance(x, str): res.append({'type': 'text', 'text': x})
         elif isinstance(x, (Image, Audio)): res.append({'type': x.kind, 'data': x.b64(), 'mimeType': x.mime_type})

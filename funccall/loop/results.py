@@ -11,13 +11,14 @@ from typing import Any, Literal
 
 from . import content
 from ..core._json import jsonable
+from ..core._typing import JsonDict
 
 __all__ = ['ToolResult', 'StopRun', 'ToolTimeout', 'to_text', 'call_str', 'MAX_RESULT_CHARS']
 
 # What a tool's result may put in front of the model by default (`Tool(max_chars=...)`; None: no bound): about 25,000
 # tokens, what Claude Code lets an MCP tool's output take by default (`MAX_MCP_OUTPUT_TOKENS`); a result longer than
 # that is more often a runaway or a hostile server than something a model reads whole
-MAX_RESULT_CHARS = 100_000
+MAX_RESULT_CHARS: int = 100_000
 
 class StopRun(Exception):
     "Raised by a tool or hook to stop the agent loop: the call's result has `stop` set, its value the message (if any)"
@@ -29,7 +30,7 @@ _encode = json.JSONEncoder(ensure_ascii=False).encode  # `json.dumps(..., ensure
 _NUMBERS = frozenset({int, float, bool, type(None)})
 
 def to_text(
-    v,                      # a tool's result
+    v: Any,                 # a tool's result
     limit: int | None=None, # at most this many characters; longer text is cut, and says so
 ) -> str:                   # what the model reads
     "A tool result as text for the model: strings as they are, data as JSON, anything else as its `str`"
@@ -47,7 +48,7 @@ def to_text(
 
 def call_str(
     name: str,   # the tool's name
-    args: dict,  # its arguments
+    args: JsonDict,  # its arguments
     width: int=200,  # at most this many characters
 ) -> str:        # `lookup(symbol='ACME', limit=3)`; with values that `repr` as code, a call expression too
     "A readable one-line call, for logs"
@@ -57,7 +58,7 @@ def call_str(
 _repr = reprlib.Repr()  # Python's own spelling (None, True), so the call reads as code; bounded however large `v` is
 _repr.maxstring = _repr.maxother = 60
 
-def _code_repr(v, n: int = 60) -> str:
+def _code_repr(v: Any, n: int = 60) -> str:
     try: r = _repr.repr(v)
     except Exception: r = f'<{type(v).__name__}>'  # a value whose own `repr` fails
     return r if len(r) <= n else r[:n - 3] + '...'
@@ -66,7 +67,7 @@ def _code_repr(v, n: int = 60) -> str:
 class ToolResult:
     "What one tool call came to"
     name: str                                  # the tool's name
-    arguments: dict                            # the arguments the tool ran with (after the pre-hook)
+    arguments: JsonDict                        # the arguments the tool ran with (after the pre-hook)
     status: Literal['success', 'failure', 'pending']  # 'pending': waiting for the user's approval (`Toolbox.resume`)
     value: Any = None                          # the tool's return value, on success
     error: str | None = None                   # the message for the model, on failure
@@ -87,16 +88,16 @@ class ToolResult:
     def text(self) -> str:
         "What the model reads: the value as text, or the error message"
         if self.status == 'pending': return f"Waiting for the user's approval to run {call_str(self.name, self.arguments)}"
-        return to_text(self.value, self.limit) if self.ok else self.error
+        return to_text(self.value, self.limit) if self.ok else self.error  # type: ignore[return-value]  # (a failure has its error)
 
     @property
     def cut(self) -> bool:
         "Whether `text` is cut (the value's text is longer than `limit`): then the model reads `text`, never the whole value"
         return self.ok and self.limit is not None and len(to_text(self.value)) > self.limit
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> JsonDict:
         "The result as JSON data (`json.dumps` takes it; `from_dict` reads it back): a pending approval, kept while the user decides"
-        d = {'name': self.name, 'arguments': jsonable(self.arguments), 'status': self.status, 'call_id': self.call_id}
+        d: JsonDict = {'name': self.name, 'arguments': jsonable(self.arguments), 'status': self.status, 'call_id': self.call_id}
         if self.status == 'failure': d.update(error=self.error, failure=self.failure)
         if self.status == 'success' and (ps := content.parts(self.value, to_text)) is not None: d['value'] = content.to_json(ps)
         elif self.status == 'success':
@@ -110,7 +111,7 @@ class ToolResult:
     @classmethod
     def from_dict(
         cls,
-        d: dict,      # from `to_dict`, after a round trip through JSON
+        d: JsonDict,  # from `to_dict`, after a round trip through JSON
     ) -> ToolResult:
         "A result read back from `to_dict`'s data"
         if not isinstance(d, dict) or not {'name', 'arguments', 'status'} <= set(d):

@@ -40,31 +40,36 @@ before the next event.
 from __future__ import annotations
 
 import copy, io, math, re, threading  # (asyncio: imported where first needed, not by `import funccall`)
-from collections.abc import AsyncIterable, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Literal, Union
 
 from ..core._inputs import ToolInputError, short
 from ..core._jsonstream import MAX_DEPTH, JsonStream, held, joined
 from ..core._run import run_sync
 from .messages import CALL_PROVIDERS, ToolCall, tool_call
 from ..core.providers import provider_name
+from .results import ToolResult
 from .tools import Toolbox
+from ..core._typing import JsonDict
 
-__all__ = ['ToolCallStream', 'StreamTooLong', 'MAX_CHARS', 'is_stream', 'run_stream', 'run_stream_async']
+__all__ = ['ToolCallStream', 'StreamTooLong', 'MAX_CHARS', 'Events', 'Watched', 'is_stream', 'run_stream', 'run_stream_async']
+
+Events = Union[Iterable[Any], AsyncIterable[Any]]  # a stream's events: an SDK's stream, a list of events, or an async iterable of them
 
 _ANTHROPIC = frozenset({'message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta',
                         'message_stop', 'ping', 'error'})
 
-def _at(o, k: str): return o.get(k) if isinstance(o, dict) else getattr(o, k, None)
+def _at(o: Any, k: str) -> Any: return o.get(k) if isinstance(o, dict) else getattr(o, k, None)
 
-def _plain(o) -> dict:
+def _plain(o: Any) -> JsonDict:
     "An SDK object as the dict its API sends (no nulls); a dict as it is (a copy); anything else, a model's mistake, as an empty one"
     return o.model_dump(exclude_none=True) if hasattr(o, 'model_dump') else dict(o) if isinstance(o, dict) else {}
 
-def _listed(o) -> list | tuple:
+def _listed(o: Any) -> list[Any] | tuple[Any, ...]:
     "A list an event holds; anything else (a malformed event's) as an empty one"
     return o if isinstance(o, (list, tuple)) else ()
 
-def _event_provider(e) -> str | None:
+def _event_provider(e: Any) -> str | None:
     "The provider whose stream event `e` is, from its shape; None when it is no event"
     t = _at(e, 'type')
     if isinstance(t, str):
@@ -74,39 +79,41 @@ def _event_provider(e) -> str | None:
     if isinstance(e, dict): return 'openai' if 'choices' in e else 'gemini' if 'candidates' in e else None
     return 'openai' if hasattr(e, 'choices') else 'gemini' if hasattr(e, 'candidates') else None
 
-MAX_CHARS = 10_000_000
+MAX_CHARS: int = 10_000_000
 "The most characters of text, thinking and arguments a `ToolCallStream` takes by default (each other item kept counts as one)"
 
 class StreamTooLong(ValueError):
     "A stream sent more than its `max_chars`: it is cut off there, its calls not yet complete never run"
 
-def _key(k):
+def _key(k: Any) -> Any:
     "The provider's index of an item as a key: an integer as it is, anything else (a model's mistake) by a short `repr`"
     return k if type(k) is int else ('not an integer', repr(k)[:80])
 
-def _text_id(v) -> tuple:
+def _text_id(v: Any) -> tuple[Any, str | None]:
     "A call's id as text, and why the call is refused when it was something else: the message and the answer then carry that text"
     if v is None or isinstance(v, str): return v, None
     return short(v, 60), f'its id is a {type(v).__name__}, not text'
 
-def _order(k) -> float:
+def _order(k: Any) -> float:
     "Where an item begun at index `k` goes in the response: by its index; after all others when it has none that is an integer"
     return k if type(k) is int else math.inf
 
 class _Refusable:
     "A call being read, which the stream may refuse: `error` says why (the first reason found)"
     __slots__ = ()
-    def refuse(self, why: str | None):
-        if self.error is None: self.error = why
+    error: str | None  # (a slot of each subclass)
+    def refuse(self, why: str | None) -> None:
+        if self.error is None: self.error = why  # type: ignore[misc]  # (`error` is a slot of each subclass)
 
 class _Call(_Refusable):
     "A call (or any block with streamed arguments) being read: its JSON reader and its text; `error` says why it is refused"
     __slots__ = ('pos', 'id', 'name', 'reader', 'raw', 'done', 'start', 'final', 'error')
-    def __init__(self, pos, id, name, start=None, error=None):
-        self.pos, self.id, self.name, self.start, self.final, self.error = pos, id, name, start, None, error
+    def __init__(self, pos: tuple[float, int], id: Any, name: Any, start: Any=None, error: str | None=None):
+        self.pos, self.id, self.name, self.start, self.error = pos, id, name, start, error
+        self.final: JsonDict | None = None
         self.reader, self.raw, self.done = JsonStream(), io.StringIO(), False
 
-    def add(self, piece) -> bool:
+    def add(self, piece: Any) -> bool:
         """Read a piece of the arguments; whether they just closed. After the object closed only white space is kept: the
         call is what closed (a refused call's closing is no matter: it ends with its block)"""
         r = self.reader
@@ -125,7 +132,7 @@ class _Call(_Refusable):
         self.raw.write(piece)
         return closed and self.error is None
 
-    def _late(self, piece) -> bool:
+    def _late(self, piece: Any) -> bool:
         "A piece after the call is complete or its object closed, or one that is no text"
         if self.done or not piece: return False
         if not isinstance(piece, str):
@@ -140,13 +147,13 @@ class _Call(_Refusable):
     def text(self) -> str: return self.raw.getvalue()
 
     @property
-    def args(self):
+    def args(self) -> JsonDict | str:
         "The arguments as the call carries them: the object when read whole, else the text (which running reports)"
         r = self.reader
         return r.value if r.done and isinstance(r.value, dict) else self.text
 
     @property
-    def input(self) -> dict:
+    def input(self) -> JsonDict:
         "The arguments as an Anthropic `tool_use` block holds them: invalid JSON wrapped, as Anthropic's docs advise"
         r = self.reader
         if r.done: return r.value if isinstance(r.value, dict) else {'INVALID_JSON': self.text}
@@ -156,13 +163,13 @@ class _Call(_Refusable):
 class _Text:
     "A content block whose text grows (`text`, `thinking`), kept in pieces: long text in small deltas stays linear"
     __slots__ = ('block', 'key', 'buf')
-    def __init__(self, block: dict, key: str):
+    def __init__(self, block: JsonDict, key: str):
         self.block, self.key, self.buf = block, key, io.StringIO()
         if isinstance(t := block.get(key), str): self.buf.write(t)
 
-    def out(self) -> dict: return {**self.block, self.key: self.buf.getvalue()}
+    def out(self) -> JsonDict: return {**self.block, self.key: self.buf.getvalue()}
 
-    def cite(self, c: dict):
+    def cite(self, c: JsonDict) -> None:
         "Add an Anthropic citation (to a list of its own: adding stays linear)"
         cs = self.block.get('citations')
         if not isinstance(cs, list): cs = self.block['citations'] = []
@@ -170,10 +177,10 @@ class _Text:
 
 _path = re.compile(r"""\$(?:\.[^.\[]+|\[\d+\]|\[['"][^'"]*['"]\])*""")  # `$`, then `.key`, `[0]`, `['key']`...
 _step = re.compile(r"""\.([^.\[]+)|\[(\d+)\]|\[['"]([^'"]*)['"]\]""")
-_KINDS = {'string_value': str, 'stringValue': str, 'number_value': (int, float), 'numberValue': (int, float),
+_KINDS: dict[str, type | tuple[type, ...]] = {'string_value': str, 'stringValue': str, 'number_value': (int, float), 'numberValue': (int, float),
           'bool_value': bool, 'boolValue': bool, 'null_value': object, 'nullValue': object}
 
-def _steps(path) -> list | str:
+def _steps(path: Any) -> list[str | int] | str:
     "The keys and indices of JSON path `path` (`$.a.b[0]`); or why it can't be read"
     if not isinstance(path, str): return f'a JSON path that is a {type(path).__name__}, not text'
     if _path.fullmatch(path) is None: return f'the JSON path {short(path, 60)} is none funccall reads ($.key, [0], [\'key\'])'
@@ -186,17 +193,20 @@ class _GeminiCall(_Refusable):
     """A Gemini call whose arguments stream as `partial_args`: each a JSON path and a value, a string in pieces. A list grows
     only by its next item, no path goes deeper than `MAX_DEPTH`, and a snapshot handed out is copied before it is changed"""
     __slots__ = ('first', 'key', 'pos', 'args', 'cont', 'id', 'name', 'error', 'shared')
-    def __init__(self, first: dict, key: str, pos):
-        self.first, self.key, self.pos, self.args, self.cont, self.id = first, key, pos, {}, None, None
+    def __init__(self, first: JsonDict, key: str, pos: tuple[float, int]):
+        self.first, self.key, self.pos = first, key, pos
+        self.id: Any = None
+        self.args: JsonDict = {}
+        self.cont: tuple[Any, Any, list[Any]] | None = None  # (path, keys, pieces) of the string being read in pieces
         self.name, self.error, self.shared = _at(first[key], 'name'), None, False
 
-    def add(self, fc) -> int:
+    def add(self, fc: Any) -> int:
         "Read the `partial_args` of a piece of the call; how many characters they held"
         pa = _at(fc, 'partial_args') or _at(fc, 'partialArgs') or ()
         if not isinstance(pa, (list, tuple)): self.refuse(f'partial_args that are a {type(pa).__name__}, not a list'); return 1
         return sum(self._one(a) for a in pa)
 
-    def _one(self, a) -> int:
+    def _one(self, a: Any) -> int:
         path = _at(a, 'json_path') or _at(a, 'jsonPath')
         kind, v = next(((k, v) for k in _KINDS if (v := _at(a, k)) is not None), ('null_value', None))
         n = (len(path) if isinstance(path, str) else 1) + (len(v) if isinstance(v, str) else 1)
@@ -216,16 +226,16 @@ class _GeminiCall(_Refusable):
         if not more: self._flush(); self.cont = None
         return n
 
-    def _flush(self):
+    def _flush(self) -> None:
         "Put the string being read in pieces in its place, joined"
         if self.cont is None or len(self.cont[2]) == 1: return
         path, keys, pieces = self.cont
         self._set(keys, None, path)  # its place lets go of it, so the string can grow in place (the place exists: the first piece is there)
         self._set(keys, joined(pieces), path)
 
-    def _set(self, keys: list, v, path: str) -> str | None:
+    def _set(self, keys: list[str | int], v: Any, path: str) -> str | None:
         "Set the value at `keys`, making the containers on the way; None, or why it can't be"
-        node = self.args
+        node: Any = self.args
         if self.shared and held(node, 2): self.args = node = dict(node)  # a snapshot's holder keeps its own
         for k, nxt in zip(keys, [*keys[1:], None]):
             if isinstance(k, int) != isinstance(node, list):
@@ -241,47 +251,51 @@ class _GeminiCall(_Refusable):
             node = child
         return None
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> JsonDict:
         "The arguments so far, kept from later pieces (they copy what the caller still holds before changing it)"
         self._flush()
         self.shared = True
         return self.args
 
-    def part(self) -> dict:
+    def part(self) -> JsonDict:
         "The call as a message holds it, its arguments a snapshot (kept from later pieces, as `.partial`'s)"
         fc = {k: v for k, v in self.first[self.key].items() if k not in ('will_continue', 'willContinue', 'partial_args', 'partialArgs')}
         return {**self.first, self.key: {**fc, 'args': self.snapshot()}}
 
-def _streaming(c) -> bool: return c.error is None and isinstance(c.id, (str, type(None)))  # (any other id refuses the call)
+def _streaming(c: _Call | _GeminiCall) -> bool: return c.error is None and isinstance(c.id, (str, type(None)))  # (any other id refuses the call)
 
 class _Items:
     """What a stream holds, item by item: each placed in the response's order, its characters counted against `max_chars`,
     each call handed over once, as `tool_call` reads it (each provider's reader below adds to it)"""
-    provider: str | None
-    others: str
-    max_chars: int
+    provider: str | None  # 'openai', 'openai_responses', 'anthropic' or 'gemini'; None until the first event tells
+    others: Literal['raise', 'skip']  # a call funccall can't answer: 'raise' `UnansweredCall`, or 'skip' it
+    max_chars: int        # the most characters of text, thinking and arguments it takes
+    stop_reason: Any      # why the response ended, when the provider says (`finish_reason`, `stop_reason`): as it says it
 
-    def __init__(self):
-        self._items: dict = {}         # position (index, arrival) -> _Call, _Text, _GeminiCall, or a finished block/item (dict)
-        self._at: dict = {}            # the provider's index of an item (`_key`) -> the position of the last item begun there
+    def __init__(self) -> None:
+        self._items: dict[Any, Any] = {}  # position (index, arrival) -> _Call, _Text, _GeminiCall, or a finished block/item (dict)
+        self._at: dict[Any, tuple[float, int]] = {}  # the provider's index of an item (`_key`) -> the position of the last item begun there
         self._seq = 0                  # items begun so far
         self._used = 0                 # characters (and items) taken, against `max_chars`
-        self._open: dict = {}          # position -> each _Call whose arguments still stream
-        self._whole: set = set()       # positions of whole items already read for calls (Responses)
-        self._done: list = []          # (position, ToolCall) of each complete call
-        self._ids: set = set()         # the ids of the calls handed over
+        self._open: dict[tuple[float, int], _Call] = {}  # position -> each _Call whose arguments still stream
+        self._whole: set[tuple[float, int]] = set()  # positions of whole items already read for calls (Responses)
+        self._done: list[tuple[tuple[float, int], ToolCall]] = []  # (position, ToolCall) of each complete call
+        self._ids: set[str] = set()    # the ids of the calls handed over
         self._text, self._refusal = io.StringIO(), io.StringIO()
-        self._gcall = None             # a Gemini call whose arguments are streaming (Vertex AI)
-        self.stop_reason = None        # why the response ended, when the provider says (`finish_reason`, `stop_reason`)
+        self._gcall: _GeminiCall | None = None  # a Gemini call whose arguments are streaming (Vertex AI)
+        self.stop_reason = None
 
-    def _grow(self, n: int):
+    if TYPE_CHECKING:
+        def end(self) -> list[ToolCall]: ...  # (`ToolCallStream.end`: every call still open complete)
+
+    def _grow(self, n: int) -> None:
         "Take `n` more characters (or items) against `max_chars`"
         self._used += n
         if self._used > self.max_chars:
             raise StreamTooLong(f"The stream sent more than max_chars={self.max_chars:,} characters of text, thinking and arguments: "
                                 "it is cut off here; pass a larger max_chars= to ToolCallStream if responses this long are expected")
 
-    def _count(self, piece):
+    def _count(self, piece: Any) -> Any:
         "`piece`, its characters taken against `max_chars` when it is text"
         if type(piece) is str:
             self._used += len(piece)
@@ -289,11 +303,11 @@ class _Items:
         elif isinstance(piece, str): self._grow(len(piece))
         return piece
 
-    def _write(self, buf: io.StringIO, piece):
+    def _write(self, buf: io.StringIO, piece: Any) -> None:
         "Add a piece of text (anything else, a model's mistake, is left out)"
         if isinstance(piece, str) and piece: self._grow(len(piece)); buf.write(piece)
 
-    def _place(self, order, key=None):
+    def _place(self, order: float | None, key: Any=None) -> tuple[float, int]:
         "A position for an item beginning now: by `order` (None: as it comes), after any item begun before at the same index"
         self._grow(1)
         self._seq += 1
@@ -301,15 +315,15 @@ class _Items:
         if key is not None: self._at[key] = pos
         return pos
 
-    def _lookup(self, k): return self._items.get(self._at.get(k if type(k) is int else _key(k)))
+    def _lookup(self, k: Any) -> Any: return self._items.get(self._at.get(k if type(k) is int else _key(k)))
 
-    def _index_problem(self, k) -> str | None:
+    def _index_problem(self, k: Any) -> str | None:
         "Why an item can't begin at the provider's index `k`: it is no integer, or an item began there before"
         if type(k) is not int: return f'its index is a {type(k).__name__}, not an integer'
         if k in self._at: return f'its index {k} is another item\'s'
         return None
 
-    def _call(self, pos, id, name, start=None, why=None) -> _Call:
+    def _call(self, pos: tuple[float, int], id: Any, name: Any, start: Any=None, why: str | None=None) -> _Call:
         id, bad = _text_id(id)
         c = self._items[pos] = self._open[pos] = _Call(pos, id, name, start, why or bad)
         return c
@@ -327,10 +341,10 @@ class _Items:
         self._open.pop(c.pos, None)
         return self._hand(c.pos, item, c.error)
 
-    def _hand(self, pos, item, why: str | None=None) -> list[ToolCall]:
+    def _hand(self, pos: tuple[float, int], item: Any, why: str | None=None) -> list[ToolCall]:
         """Hand over the call `item` holds (nothing for a block funccall doesn't run), as `tool_call` reads it; refused when
         `why` says so, or when its id is another call's: it then carries that error as its arguments, and runs nothing"""
-        tc = tool_call(item, self.provider, len(self._done), self.others)
+        tc = tool_call(item, self.provider, len(self._done), self.others)  # type: ignore[arg-type]  # (told by the first event)
         if tc is None: return []
         if why is None and tc.id in self._ids: why = f'its id {short(tc.id, 60)} is another call\'s'
         if why is not None: tc = tc._replace(arguments=ToolInputError(f'refused as it streamed: {why}; it did not run'))
@@ -341,7 +355,7 @@ class _Items:
 class _ChatEvents(_Items):
     "The events of OpenAI Chat Completions: chunks whose `tool_calls` deltas interleave calls by `index`"
 
-    def _openai(self, e) -> list[ToolCall]:
+    def _openai(self, e: Any) -> list[ToolCall]:
         if _at(e, 'type') == 'chunk': e = _at(e, 'chunk')  # the SDK helper's chunk event
         ch = next((c for c in _listed(_at(e, 'choices')) if (_at(c, 'index') or 0) == 0), None)  # the first choice, as `tool_calls` reads
         if ch is None: return []
@@ -354,7 +368,7 @@ class _ChatEvents(_Items):
         if reason := _at(ch, 'finish_reason'): self.stop_reason = reason; res += self.end()
         return res
 
-    def _openai_call(self, f) -> _Call:
+    def _openai_call(self, f: Any) -> _Call:
         "The call a `tool_calls` delta adds to: the one begun at its index, or a new one (refused when the index is taken or no integer)"
         i, cid, fn = _at(f, 'index'), _at(f, 'id'), _at(f, 'function')
         nm = _at(fn, 'name') if fn is not None else None
@@ -374,7 +388,7 @@ class _ChatEvents(_Items):
 class _ResponsesEvents(_Items):
     "The events of OpenAI Responses: output items added, their arguments' deltas, and `done` events repeating them"
 
-    def _openai_responses(self, e) -> list[ToolCall]:
+    def _openai_responses(self, e: Any) -> list[ToolCall]:
         "A function call completes at its `done` events, which repeat its arguments: one whose arguments there differ is refused"
         t, k = _at(e, 'type'), _at(e, 'output_index')
         if t == 'response.output_item.added':
@@ -392,11 +406,11 @@ class _ResponsesEvents(_Items):
             if isinstance(x, _Text) and isinstance(piece, str): x.buf.write(piece)
         elif t in ('response.function_call_arguments.done', 'response.output_item.done'): return self._responses_done(e, k)
         elif t in ('response.completed', 'response.incomplete', 'response.failed'):
-            self.stop_reason = t.rsplit('.', 1)[1]
+            self.stop_reason: Any = t.rsplit('.', 1)[1]
             return self.end()
         return []
 
-    def _responses_done(self, e, k) -> list[ToolCall]:
+    def _responses_done(self, e: Any, k: Any) -> list[ToolCall]:
         x, item = self._lookup(k), _at(e, 'item')
         if isinstance(x, _Call):
             if item is not None: x.final = _plain(item)
@@ -413,9 +427,9 @@ class _ResponsesEvents(_Items):
         self._whole.add(pos)
         self._items[pos] = item = _plain(item)  # an item that came whole: calls of other kinds (custom tools) are read from it
         if 'call_id' in item: item['call_id'], bad = _text_id(item['call_id'])
-        return self._hand(pos, item, why or bad if 'call_id' in item else why)
+        return self._hand(pos, item, why or bad if 'call_id' in item else why)  # pyright: ignore[reportPossiblyUnboundVariable]  # (read when set)
 
-    def _responses_item(self, x) -> dict:
+    def _responses_item(self, x: Any) -> JsonDict:
         if isinstance(x, _Call): return {**(x.final or x.start), 'call_id': x.id, 'name': x.name, 'arguments': x.text}  # as it ran
         if not isinstance(x, _Text): return x
         return {**x.block, 'content': [{'type': 'output_text', 'text': x.buf.getvalue(), 'annotations': []}]}  # its text so far
@@ -423,7 +437,7 @@ class _ResponsesEvents(_Items):
 class _AnthropicEvents(_Items):
     "The events of Anthropic Messages: content blocks started, their deltas (text, thinking, `input_json_delta`), stopped"
 
-    def _anthropic(self, e) -> list[ToolCall]:
+    def _anthropic(self, e: Any) -> list[ToolCall]:
         t, k, res = _at(e, 'type'), _at(e, 'index'), []
         if t == 'content_block_delta':  # first: nearly every event is one
             d, x = _at(e, 'delta'), self._items.get(self._at.get(k if type(k) is int else _key(k)))  # (`_lookup`, inline: it's hot)
@@ -445,12 +459,12 @@ class _AnthropicEvents(_Items):
             else: self._items[pos] = b
         elif t == 'content_block_stop':
             if isinstance(x := self._lookup(k), _Call) and not x.done: res += self._end(x)
-        elif t == 'message_delta': self.stop_reason = _at(_at(e, 'delta'), 'stop_reason')
+        elif t == 'message_delta': self.stop_reason: Any = _at(_at(e, 'delta'), 'stop_reason')
         elif t == 'message_stop': res += self.end()
         elif t == 'error': raise RuntimeError(f"The stream ended with an error: {short(_at(e, 'error'), 300)}")
         return res
 
-    def _anthropic_block(self, x) -> dict:
+    def _anthropic_block(self, x: Any) -> JsonDict:
         if isinstance(x, _Text): return x.out()
         if isinstance(x, _Call): return {**x.start, 'id': x.id, 'input': x.input} if x.text else {**x.start, 'id': x.id}
         return x
@@ -458,7 +472,7 @@ class _AnthropicEvents(_Items):
 class _GeminiEvents(_Items):
     "The chunks of Gemini: whole `function_call` parts, or (Vertex AI) `partial_args` until `will_continue` ends"
 
-    def _gemini(self, e) -> list[ToolCall]:
+    def _gemini(self, e: Any) -> list[ToolCall]:
         cands = _at(e, 'candidates')
         cand = cands[0] if isinstance(cands, (list, tuple)) and cands else {}
         content, res = _at(cand, 'content'), []
@@ -472,7 +486,7 @@ class _GeminiEvents(_Items):
             if self._gcall is not None: res += self._gemini_cut()
         return res
 
-    def _gemini_text(self, p: dict) -> bool:
+    def _gemini_text(self, p: JsonDict) -> bool:
         "Whether `p` is a text part: its text added to the text part before it when nothing else is new, as a finished response has one"
         if not isinstance(p.get('text'), str) or not set(p) <= {'text', 'thought', 'thought_signature'}: return False
         self._grow(len(p['text']))
@@ -483,7 +497,7 @@ class _GeminiEvents(_Items):
         else: self._items[self._place(None)] = _Text(p, 'text')
         return True
 
-    def _gemini_call(self, p: dict, key: str) -> list[ToolCall]:
+    def _gemini_call(self, p: JsonDict, key: str) -> list[ToolCall]:
         """A `function_call` part: a whole call (the Gemini API), or a piece of one streamed in `partial_args` until
         `will_continue` ends (Vertex AI with `stream_function_call_arguments`); a part naming another call ends the one streaming"""
         fc, res = p[key], []
@@ -499,17 +513,19 @@ class _GeminiEvents(_Items):
                 return res + self._hand(pos, p, why)
             g = self._gcall = self._items[pos] = _GeminiCall(p, key, pos)
             g.refuse(why)
-            g.id = tool_call(g.part(), 'gemini', len(self._done)).id  # the id it is handed over with
+            g.id = tool_call(g.part(), 'gemini', len(self._done)).id  # type: ignore[union-attr]  # the id it is handed over with
         self._grow(g.add(fc))
         return res + ([] if more else self._gemini_end())
 
     def _gemini_cut(self) -> list[ToolCall]:
         "The response ended inside a call's arguments (`max_tokens`, say): refused, as a JSON object that never closed would be"
-        self._gcall.refuse('the response ended before its arguments did (a string or keys may be missing)')
+        # (`end` and `_gemini` call this only while a call streams)
+        self._gcall.refuse('the response ended before its arguments did (a string or keys may be missing)')  # type: ignore[union-attr]
         return self._gemini_end()
 
     def _gemini_end(self) -> list[ToolCall]:
-        g, self._gcall = self._gcall, None
+        g: _GeminiCall = self._gcall  # type: ignore[assignment]  # (called while a call streams)
+        self._gcall = None
         part = self._items[g.pos] = g.part()
         return self._hand(g.pos, part, g.error)
 
@@ -519,18 +535,19 @@ class ToolCallStream(_ChatEvents, _ResponsesEvents, _AnthropicEvents, _GeminiEve
     `.text` and `.message()` say where the response is"""
     def __init__(
         self,
-        provider: str=None,  # 'openai', 'openai_responses', 'anthropic' or 'gemini'; by default told from the first event
-        others: str='raise', # a call funccall can't answer (computer use, a shell...): 'raise' `UnansweredCall`, or 'skip' it
+        provider: str | None=None,  # 'openai', 'openai_responses', 'anthropic' or 'gemini'; by default told from the first event
+        others: Literal['raise', 'skip']='raise',  # a call funccall can't answer (computer use, a shell...): 'raise' `UnansweredCall`, or 'skip' it
         max_chars: int=MAX_CHARS,  # the most characters of text, thinking and arguments it takes; more raises `StreamTooLong`
     ):
         self.provider = None if provider is None else provider_name(provider, CALL_PROVIDERS)
         if type(max_chars) is not int or max_chars < 1:
             raise ValueError(f"ToolCallStream: max_chars is a positive int, the most characters to take (default {MAX_CHARS:,}), not {max_chars!r}")
-        self.others, self.max_chars = others, max_chars
-        self._read = None              # this provider's event reader
+        self.others: Literal['raise', 'skip'] = others
+        self.max_chars: int = max_chars
+        self._read: Callable[[Any], list[ToolCall]] | None = None  # this provider's event reader
         super().__init__()
 
-    def __repr__(self): return f'ToolCallStream({self.provider!r}, {len(self._done)} calls, {len(self.partial)} streaming)'
+    def __repr__(self) -> str: return f'ToolCallStream({self.provider!r}, {len(self._done)} calls, {len(self.partial)} streaming)'
 
     # --- what the stream holds -----------------------------------------------------------------------------
 
@@ -540,7 +557,7 @@ class ToolCallStream(_ChatEvents, _ResponsesEvents, _AnthropicEvents, _GeminiEve
         return [tc for _, tc in sorted(self._done, key=lambda x: x[0])]
 
     @property
-    def partial(self) -> dict:
+    def partial(self) -> dict[str, JsonDict]:
         """The id of each call still streaming -> its arguments so far: finished keys and items, the string being read. Each
         is kept from later pieces, which copy what you still hold before changing it (and the string being read grows in
         place once you let go of it), so reading it after every event costs time linear in the arguments (on CPython)"""
@@ -553,14 +570,14 @@ class ToolCallStream(_ChatEvents, _ResponsesEvents, _AnthropicEvents, _GeminiEve
         "The assistant's text so far"
         return self._text.getvalue()
 
-    def message(self):
+    def message(self) -> JsonDict | list[JsonDict]:
         """The assistant's message, to add to the conversation before the calls' answers, in the provider's own format:
         OpenAI Chat a message dict, Responses the list of output items, Anthropic `{'role': 'assistant', 'content': [...]}`,
         Gemini `{'role': 'model', 'parts': [...]}`. A call in it holds the arguments it ran with (or, refused, those sent)"""
         items = [self._items[k] for k in sorted(self._items)]
         p = self.provider
         if p == 'openai':
-            m = {'role': 'assistant', 'content': self.text or None}
+            m: JsonDict = {'role': 'assistant', 'content': self.text or None}
             if r := self._refusal.getvalue(): m['refusal'] = r
             if items: m['tool_calls'] = [{'id': c.id, 'type': 'function', 'function': {'name': c.name, 'arguments': c.text}} for c in items]
             return m
@@ -572,14 +589,14 @@ class ToolCallStream(_ChatEvents, _ResponsesEvents, _AnthropicEvents, _GeminiEve
 
     def feed(
         self,
-        event,             # one event of the stream: the SDK's object or its dict form
+        event: Any,        # one event of the stream: the SDK's object or its dict form
     ) -> list[ToolCall]:   # the calls whose arguments just became complete, each once, in the order they completed
         "Read one event of the stream"
         if self._read is None:
             if self.provider is None: self.provider = _event_provider(event)
             if self.provider is None: raise ValueError(f"Can't tell which provider's stream event a {type(event).__name__} is; pass provider=")
             self._read = getattr(self, f'_{self.provider}')
-        return self._read(event)
+        return self._read(event)  # pyright: ignore[reportOptionalCall]  # (set above)
 
     def end(self) -> list[ToolCall]:  # the calls that were still open, complete now
         "The response has ended (its last event says so, or the events ran out): every call still open is complete, as it is"
@@ -588,49 +605,56 @@ class ToolCallStream(_ChatEvents, _ResponsesEvents, _AnthropicEvents, _GeminiEve
 
     def watch(
         self,
-        events,  # the stream's events: an iterable or an async iterable
-    ):           # the same events, read by this stream as they pass; `run_tool_calls` takes it
+        events: Events,  # the stream's events: an iterable or an async iterable
+    ) -> Watched:  # the same events, read by this stream as they pass; `run_tool_calls` takes it
         "The events, read by this stream as they pass: iterate them yourself, or hand them to `run_tool_calls`"
-        return _Watched(self, events)
+        return Watched(self, events)
 
 
 # --- running the calls of a stream --------------------------------------------------------------------------
 
-class _Watched:
-    "Events read by a `ToolCallStream` as they pass"
-    def __init__(self, stream: ToolCallStream, events): self.stream, self.events = stream, events
+class Watched:
+    "Events read by a `ToolCallStream` as they pass (`ToolCallStream.watch`): iterate them, or hand them to `run_tool_calls`"
+    def __init__(
+        self,
+        stream: ToolCallStream,  # the stream that reads them
+        events: Events,          # the events: an iterable or an async iterable
+    ):
+        self.stream: ToolCallStream = stream
+        self.events: Events = events
 
-    def __iter__(self):
-        for e in self.events:
+    def __iter__(self) -> Iterator[Any]:
+        for e in self.events:  # type: ignore[union-attr]  # (iterated so only when it is an iterable)
             self.stream.feed(e)
             yield e
 
-    async def __aiter__(self):
+    async def __aiter__(self) -> AsyncIterator[Any]:
         async for e in _aiter(self.events):
             self.stream.feed(e)
             yield e
 
 def is_stream(
-    o,  # what `run_tool_calls` was given
+    o: Any,  # what `run_tool_calls` was given
 ) -> bool:  # whether it is a stream of events rather than a response
     "Whether `o` is a stream of events: an iterator or async iterable (an SDK's stream), or a list of events"
     # asked of the type, as `for` and `async for` do (and cached per type): `hasattr` on an SDK's pydantic response costs
     # microseconds a missing name, through its `__getattr__`
-    if isinstance(o, (_Watched, Iterator, AsyncIterable)): return True
+    if isinstance(o, (Watched, Iterator, AsyncIterable)): return True
     return isinstance(o, (list, tuple)) and len(o) > 0 and _event_provider(o[0]) is not None
 
 _END = object()
 
-async def _aiter(events):
+async def _aiter(events: Events) -> AsyncIterator[Any]:
     "The events of an async iterable, or of a sync one read in a thread of its own, so the event loop runs the tools meanwhile"
     if hasattr(events, '__aiter__'):
-        async for e in events: yield e
+        async for e in events: yield e  # pyright: ignore[reportGeneralTypeIssues]  # (it has `__aiter__`)
         return
     import asyncio
-    loop, q, stop = asyncio.get_running_loop(), asyncio.Queue(), threading.Event()
-    def pump():
+    loop, stop = asyncio.get_running_loop(), threading.Event()
+    q: asyncio.Queue[Any] = asyncio.Queue()
+    def pump() -> None:
         try:
-            for e in events:
+            for e in events:  # pyright: ignore[reportGeneralTypeIssues]  # (no `__aiter__`: an iterable)
                 if stop.is_set(): return
                 loop.call_soon_threadsafe(q.put_nowait, (e,))
         except BaseException as ex: loop.call_soon_threadsafe(q.put_nowait, ex)  # noqa: BLE001 - raised in the reader
@@ -644,16 +668,17 @@ async def _aiter(events):
 
 async def run_stream_async(
     toolbox: Toolbox,      # the tools the model was offered
-    events,                # the stream's events (an iterable or async iterable), or `ToolCallStream.watch(events)`
-    provider: str=None,    # by default told from the first event
-    injected: dict=None,   # the application's values for injected parameters, for this request
-    others: str='raise',   # a call funccall can't answer: 'raise' `UnansweredCall`, or 'skip' it
-) -> tuple[list[ToolCall], list, str | None]:  # the calls and their `ToolResult`s, in call order, and the provider
+    events: Events,        # the stream's events (an iterable or async iterable), or `ToolCallStream.watch(events)`
+    provider: str | None=None,  # by default told from the first event
+    injected: JsonDict | None=None,  # the application's values for injected parameters, for this request
+    others: Literal['raise', 'skip']='raise',  # a call funccall can't answer: 'raise' `UnansweredCall`, or 'skip' it
+) -> tuple[list[ToolCall], list[ToolResult], str | None]:  # the calls and their `ToolResult`s, in call order, and the provider
     "Run each call of a stream as soon as it is complete, while the rest arrives; `run_tool_calls` answers them"
-    stream, events = (events.stream, events.events) if isinstance(events, _Watched) else (ToolCallStream(provider, others), events)
+    stream, events = (events.stream, events.events) if isinstance(events, Watched) else (ToolCallStream(provider, others), events)
     import asyncio
-    running, busy = {}, []  # id() of each ToolCall -> the task running it; the tasks not yet done
-    def start(calls: list):
+    running: dict[int, asyncio.Future[list[ToolResult]]] = {}  # id() of each ToolCall -> the task running it
+    busy: list[asyncio.Future[list[ToolResult]]] = []  # the tasks not yet done
+    def start(calls: list[ToolCall]) -> None:
         for tc in calls:
             running[id(tc)] = t = asyncio.ensure_future(toolbox.abatch([tc], injected=injected))
             busy.append(t)
@@ -673,10 +698,10 @@ async def run_stream_async(
 
 def run_stream(
     toolbox: Toolbox,      # the tools the model was offered
-    events,                # the stream's events, or `ToolCallStream.watch(events)`
-    provider: str=None,    # by default told from the first event
-    injected: dict=None,   # the application's values for injected parameters, for this request
-    others: str='raise',   # a call funccall can't answer: 'raise' `UnansweredCall`, or 'skip' it
-) -> tuple[list[ToolCall], list, str | None]:  # the calls and their `ToolResult`s, in call order, and the provider
+    events: Events,        # the stream's events, or `ToolCallStream.watch(events)`
+    provider: str | None=None,  # by default told from the first event
+    injected: JsonDict | None=None,  # the application's values for injected parameters, for this request
+    others: Literal['raise', 'skip']='raise',  # a call funccall can't answer: 'raise' `UnansweredCall`, or 'skip' it
+) -> tuple[list[ToolCall], list[ToolResult], str | None]:  # the calls and their `ToolResult`s, in call order, and the provider
     "`run_stream_async` from sync code"
     return run_sync(run_stream_async(toolbox, events, provider, injected, others))

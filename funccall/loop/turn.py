@@ -9,27 +9,31 @@ writing the answers), the toolbox (`Toolbox.batch`/`abatch` run them, each throu
 """
 from __future__ import annotations
 
+from typing import Any, Literal
+
 from ..core._run import loop_running, run_sync
+from ..core._typing import JsonDict
 from .messages import ToolMessages, UnansweredCall, calls_of, output_items, program_callers, references, tool_results, tool_searches
 from .stream import is_stream, run_stream, run_stream_async
-from .tools import Toolbox, as_toolbox
+from .results import ToolResult
+from .tools import Toolbox, Tools, as_toolbox
 
 __all__ = ['run_tool_calls', 'run_tool_calls_async']
 
-def _answer(calls: list, results: list, p: str) -> ToolMessages:
+def _answer(calls: list[Any], results: list[ToolResult], p: str | None) -> ToolMessages:
     done = [r for r in results if r.status != 'pending']
-    return ToolMessages(tool_results(done, p, calls), results, p)
+    return ToolMessages(tool_results(done, p, calls), results, p)  # type: ignore[arg-type]  # (calls come with their provider)
 
-def _streamed(calls: list, results: list, p: str | None) -> ToolMessages:
+def _streamed(calls: list[Any], results: list[ToolResult], p: str | None) -> ToolMessages:
     "The answers to a stream's calls (a stream carries no Responses-only items)"
     return _with_native(_answer(calls, results, p), [], {}) if calls else ToolMessages(provider=p)
 
 def run_tool_calls(
-    toolbox: Toolbox,      # the tools the model was offered: a `Toolbox`, or a list of functions and `Tool`s
-    response,              # the model's response, as `tool_calls` takes it; or a stream of its events (see `funccall.loop.stream`)
-    provider: str=None,    # as `tool_calls` takes it
-    injected: dict=None,   # the application's values for injected parameters, for this request (over the toolbox's)
-    others: str='raise',   # as `tool_calls` takes it
+    toolbox: Tools,        # the tools the model was offered: a `Toolbox`, or a list (or dict) of functions, `Tool`s and `ToolGroup`s, or one
+    response: Any,         # the model's response, as `tool_calls` takes it; or a stream of its events (see `funccall.loop.stream`)
+    provider: str | None=None,  # as `tool_calls` takes it
+    injected: JsonDict | None=None,  # the application's values for injected parameters, for this request (over the toolbox's)
+    others: Literal['raise', 'skip']='raise',  # as `tool_calls` takes it
 ) -> ToolMessages:         # the answers to all its calls, as `tool_results` makes them; none when nothing was called
     """Run the tool calls of a model's response (concurrently, as `Toolbox.batch` does) and answer them. Inside a running
     event loop (a notebook cell) they run on a loop of their own in a thread of their own while this waits, the
@@ -46,11 +50,11 @@ def run_tool_calls(
     return _with_native(_answer(calls, res, p), searched, callers)
 
 async def run_tool_calls_async(
-    toolbox: Toolbox,      # the tools the model was offered: a `Toolbox`, or a list of functions and `Tool`s
-    response,              # the model's response, as `tool_calls` takes it; or a stream of its events (see `funccall.loop.stream`)
-    provider: str=None,    # as `tool_calls` takes it
-    injected: dict=None,   # the application's values for injected parameters, for this request (over the toolbox's)
-    others: str='raise',   # as `tool_calls` takes it
+    toolbox: Tools,        # the tools the model was offered: a `Toolbox`, or a list (or dict) of functions, `Tool`s and `ToolGroup`s, or one
+    response: Any,         # the model's response, as `tool_calls` takes it; or a stream of its events (see `funccall.loop.stream`)
+    provider: str | None=None,  # as `tool_calls` takes it
+    injected: JsonDict | None=None,  # the application's values for injected parameters, for this request (over the toolbox's)
+    others: Literal['raise', 'skip']='raise',  # as `tool_calls` takes it
 ) -> ToolMessages:         # the answers to all its calls, as `tool_results` makes them; none when nothing was called
     "`run_tool_calls` for async code"
     toolbox = as_toolbox(toolbox)
@@ -61,7 +65,7 @@ async def run_tool_calls_async(
     if not calls: return ToolMessages(searched, provider=p)
     return _with_native(_answer(calls, await toolbox.abatch(calls, injected=injected), p), searched, callers)
 
-def _native(toolbox: Toolbox, response, p: str | None, others: str) -> tuple[list, dict]:
+def _native(toolbox: Toolbox, response: Any, p: str | None, others: str) -> tuple[list[JsonDict], dict[Any, JsonDict]]:
     """What a Responses output asks beyond function calls: the items the toolbox answers itself (client-run tool searches),
     the callers of a program's calls; `p` is the provider given or told from the shape (None: a list holding no function
     call, which may hold searches)"""
@@ -72,7 +76,7 @@ def _native(toolbox: Toolbox, response, p: str | None, others: str) -> tuple[lis
                              "whose definitions offered it (`funccall.toolsets.search.deferred(toolbox, search='client')`), or pass others='skip'")
     return answers, program_callers(items)
 
-def _with_native(msgs: ToolMessages, searched: list, callers: dict) -> ToolMessages:
+def _with_native(msgs: ToolMessages, searched: list[JsonDict], callers: dict[Any, JsonDict]) -> ToolMessages:
     """The answers with what the toolbox and the providers' programs add: the items the toolbox answered first, a program's
     calls answered to it (`caller`), and the tools a search found (a `Found` value) sent to Claude as `tool_reference`
     blocks, which load those deferred definitions"""
