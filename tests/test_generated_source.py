@@ -160,3 +160,14 @@ def test_pdb_lists_the_generated_line_a_call_failed_at():
     dbg.interaction(None, tb)
     shown = out.getvalue()
     assert "return _disp(_name, _K0=a0)" in shown and '->' in shown and "<funccall tool 'search' #" in shown, shown
+
+def test_generated_code_is_funccalls_own_and_only_it(tmp_path, monkeypatch):
+    "Tracebacks a model reads drop funccall's frames: generated ones too, wherever they were written; never a user's file"
+    from funccall.core._package import is_own
+    assert is_own('<funccall tool entry (1 parameters) #3>') and not is_own('<code>') and not is_own('<funccall>')
+    shown = str(tmp_path / 'funccall_1_2_tool.py')
+    monkeypatch.delenv('FUNCCALL_SHOW_CODE', raising=False)
+    assert not is_own(shown)  # the folder is funccall's only while the variable names it
+    monkeypatch.setenv('FUNCCALL_SHOW_CODE', str(tmp_path))
+    assert is_own(shown)
+    assert not is_own(str(tmp_path / 'mine.py')) and not is_own(str(tmp_path / 'sub' / 'funccall_1_2_tool.py'))
