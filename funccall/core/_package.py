@@ -23,4 +23,4 @@ def is_own(
 def _in_shown_folder(filename: str) -> bool:
     "Whether `filename` is in the folder `FUNCCALL_SHOW_CODE` names"
     folder = os.environ.get(SHOW_CODE)
-    return bool(folder) and os.path.dirname(filename) == os.path.abspath(folder)
+    return folder is not None and folder != '' and os.path.dirname(filename) == os.path.abspath(folder)
