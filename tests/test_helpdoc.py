@@ -132,3 +132,12 @@ def test_a_function_without_source_is_left_alone_and_warns_nothing():
 def test_importing_funccall_warns_nothing():
     r = subprocess.run([sys.executable, '-W', 'error', '-c', 'import funccall, funccall.mcp'], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+def test_parameters_are_read_in_the_signatures_order():
+    "The names `add_param_docs` reads off a function's code are its signature's, in order, `self` left out"
+    from funccall.core._helpdoc import _params
+    def f(a, /, b, *args, c, d=1, **kw): pass
+    def g(*, c, **k): pass
+    for fn in [f, g, *(f for _, f in _exports())]:
+        want = [p for p in inspect.signature(fn).parameters]
+        assert _params(fn) == (want[1:] if want[:1] in (['self'], ['cls']) else want), fn

@@ -27,9 +27,12 @@ def _described(doc: str | None, d: Docs, params: list[str]) -> str | None:
     return '\n\n'.join([*([inspect.cleandoc(doc)] if doc else []), _section('Args', rows)])
 
 def _params(f) -> list[str]:
-    "`f`'s parameter names in order, `self`/`cls` of a method left out"
-    try: ps = list(inspect.signature(f).parameters)
-    except (TypeError, ValueError): return []
+    "`f`'s parameter names in the signature's order, `self`/`cls` of a method left out (read off its code: `inspect.signature` costs more)"
+    c = f.__code__
+    names, npos, nkw = c.co_varnames, c.co_argcount, c.co_kwonlyargcount  # (co_argcount counts positional-only ones too)
+    star, i = [], npos + nkw
+    if c.co_flags & inspect.CO_VARARGS: star, i = [names[i]], i + 1
+    ps = [*names[:npos], *star, *names[npos:npos + nkw], *([names[i]] if c.co_flags & inspect.CO_VARKEYWORDS else [])]
     return ps[1:] if ps and ps[0] in ('self', 'cls') else ps
 
 def _has_source(f) -> bool:
