@@ -31,6 +31,7 @@ A Redis that may evict keys (any `maxmemory-policy` but `noeviction`) could forg
 from __future__ import annotations
 
 import asyncio, collections, json, logging, secrets, threading, time
+from typing import Any
 
 __all__ = ['TERMINAL', 'STORE_ERROR', 'WORKER_LOST', 'TasksFull', 'StoreError', 'MemoryTaskStore', 'LocalNonces', 'RedisStore']
 
@@ -52,6 +53,8 @@ class StoreError(RuntimeError):
 class MemoryTaskStore:
     """Task records in this process's memory, each until it expires: for one process (stdio, or HTTP with one worker),
     whose own death ends its tasks with it (no lease to keep). Epoch: None (states die with the process's secret)"""
+    _tasks: dict[str, tuple[Any, ...]]  # tid -> (expiry, status, client, record as JSON)
+    _of: collections.Counter[str | None]  # client -> its records
     def __init__(self,
         max_tasks: int = 10_000,  # the most records kept at once
         per_client: int = 1_000,  # the most records of one client (`rec['client']`) kept at once
@@ -241,6 +244,14 @@ class RedisStore:
     """Task records and used confirmation nonces in Redis, shared by every worker that uses the same Redis and `prefix`:
     pass it to `mk_server(store=...)` (or `funccall mcp serve --redis URL`). Needs the `redis` client: `pip install 'funccall[redis]'`.
     One Redis server (its scripts name keys they compute: not Redis Cluster)"""
+    url: str            # the Redis server
+    prefix: str         # put before every key
+    timeout: float      # seconds any one call to Redis may take
+    max_tasks: int      # the most task records kept at once
+    per_client: int     # the most task records of one client kept at once
+    lease: float        # seconds a task outlives its worker's last sign of life
+    consumer: str       # this worker's name in the stream's group
+    _clients: dict[Any, dict[str, Any]]  # event loop -> its client's scripts
     def __init__(self,
         url: str = 'redis://127.0.0.1:6379/0',  # the Redis server
         prefix: str = 'funccall:mcp:',          # put before every key, so several servers share one Redis
