@@ -308,7 +308,7 @@ class RedisStore:
             _log.warning('Redis failed: %s: %s', type(e).__name__, e)
             raise StoreError("the server's shared store (Redis) is unreachable: try again in a few seconds") from None
 
-    async def create(self, tid: str, rec: dict, ttl: float, job: dict | None = None) -> None:
+    async def create(self, tid: str, rec: dict[str, Any], ttl: float, job: dict[str, Any] | None = None) -> None:
         got = await self._call('create', [self._key('task', tid), self._key('client', str(rec.get('client'))), f'{self.prefix}tasks',
                                           self._key('lease', tid), f'{self.prefix}jobs'],
                                [json.dumps(rec), max(1, int(ttl * 1000)), self.per_client, self.max_tasks, int(self.lease * 1000), self.prefix,
@@ -316,7 +316,7 @@ class RedisStore:
         if got == b'client': raise TasksFull(f"you hold {self.per_client} tasks on this server already: wait for one to end")
         if got == b'full': raise TasksFull(f"this server holds {self.max_tasks} running tasks already: try again later")
 
-    async def get(self, tid: str) -> dict | None:
+    async def get(self, tid: str) -> dict[str, Any] | None:
         now = time.strftime('%Y-%m-%dT%H:%M:%S.000Z', time.gmtime())
         rec, job = await self._call('get', [self._key('task', tid), self._key('lease', tid), f'{self.prefix}jobs'],
                                     [now, LOST, WORKER_LOST, self.consumer, int(self.lease * 1000), DELIVERIES])
@@ -326,7 +326,7 @@ class RedisStore:
         st = await self._call('beat', [self._key('task', tid), self._key('lease', tid)], [int(self.lease * 1000)])
         return None if st is None else st.decode()
 
-    async def finish(self, tid: str, rec: dict) -> bool:
+    async def finish(self, tid: str, rec: dict[str, Any]) -> bool:
         keys = [self._key('task', tid), self._key('lease', tid), f'{self.prefix}jobs']
         return bool(await self._call('finish', keys, [json.dumps(rec), rec['status']]))
 
@@ -342,7 +342,7 @@ class RedisStore:
         "The store's epoch, which a restart or a flush of Redis changes (asked each time: a question is rare, and a person answers it)"
         return (await self._epoch_call([], []))[1]
 
-    async def spend(self, nonce: str, expiry: float, epoch) -> str:
+    async def spend(self, nonce: str, expiry: float, epoch: str | None) -> str:
         """Take a state's nonce until `expiry` (Unix seconds, by Redis's clock) if the state's `epoch` is the store's and it is
         unexpired by that clock: 'ok', 'used', 'stale' or 'expired'"""
         return (await self._epoch_call([self._key('nonce', nonce)], [str(epoch), int(expiry * 1000)]))[0]

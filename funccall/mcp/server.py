@@ -40,8 +40,8 @@ try:
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
     from starlette.datastructures import Headers
     from starlette.responses import Response
-except ImportError as e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` and `mcp_types`
-    raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({e}): pip install 'funccall[mcp]'") from e
+except ImportError as _e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` and `mcp_types`
+    raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({_e}): pip install 'funccall[mcp]'") from _e
 
 from ..core._package import VERSION, is_own
 from ..loop import _trace, content
