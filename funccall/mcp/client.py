@@ -212,7 +212,7 @@ def _single(e: BaseException) -> BaseException:
 # the callbacks `MCPClient` takes, each sync or async (its result awaited when it gives an awaitable)
 _OnElicit = Callable[[str, JsonDict], Any]  # (message, requested schema) -> a dict, None to decline, or an `ElicitResult`
 _OnSample = Callable[[types.CreateMessageRequestParams], Any]  # (params) -> text, or a `CreateMessageResult`
-_OnProgress = Callable[[str, 'float | None', 'float | None', 'str | None'], Any]  # (tool, progress, total, message)
+_OnProgress = Callable[[str, float | None, float | None, str | None], Any]  # (tool, progress, total, message)
 
 class MCPClient:
     "A connection to an MCP server whose tools are Python callables: sync inside `with`, async inside `async with`"
