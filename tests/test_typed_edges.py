@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _members() -> set[str]:
     "The members `ToolboxLike` declares: its attributes and methods"
-    return {nm for nm in vars(ToolboxLike) if not nm.startswith('_') or nm == '__iter__'} - {'_is_protocol', '_is_runtime_protocol'}
+    return {nm for nm in vars(ToolboxLike) if not nm.startswith('_') or nm == '__iter__'}
 
 def test_toolboxlike_names_tools_groups_docs_injected_iteration_and_call():
     assert _members() == {'tools', 'groups', 'group_docs', 'injected', '__iter__', 'call'}
