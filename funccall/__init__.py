@@ -44,7 +44,7 @@ __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom
 # that happens to define it (`funccall.core._inputs`): the name they can import, and one that survives moving code
 for _nm in __all__:
     if isinstance(_o := globals()[_nm], type): _o.__module__ = 'funccall'
-del _nm, _o
+del _nm, _o  # pyright: ignore[reportPossiblyUnboundVariable]  # (`__all__` names classes: the loop ran)
 
 # `help(call_func)` shows each parameter's `# comment` (an `Args:` section built from them); `python` and
 # `python_isolated` are tools themselves: their docstrings are what the model reads, left as written

@@ -8,7 +8,9 @@ must never print the objects it found on the way.
 from __future__ import annotations
 
 import contextlib, difflib, importlib, importlib.util, inspect, itertools, os, re, sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from .core._ns import ToolNotFound, resolve_nm
 from .core.providers import printable
@@ -51,6 +53,7 @@ def _import(spec: str):
         if not p.is_file(): raise TargetError(f"no such file: {spec}")
         nm = f"_funccall_file_{re.sub(r'[^0-9a-zA-Z_]', '_', str(p.resolve()))}"  # never `json` or another file's module
         mspec = importlib.util.spec_from_file_location(nm, p)
+        if mspec is None or mspec.loader is None: raise TargetError(f"can't load {spec}: not a Python file (a .py file, or a module name)")
         mod = importlib.util.module_from_spec(mspec)
         sys.modules[nm] = mod  # annotations are resolved in the module's namespace, found through `sys.modules`
         try:
@@ -108,8 +111,8 @@ def _named(mod, spec: str, nm: str) -> list:
 def load_target(
     target: str,            # `module`, `module:name`, `path/to/file.py` or `path/to/file.py:name`
     documented: bool=True,  # of a module without `__all__`, only the functions with docstrings (`check` wants them all)
-    notes: list=None,       # a list to add a line to saying which of a module's names were taken, and why
-    undocumented: list=None,  # a list to add the names of the functions left out for want of a docstring to
+    notes: list[str] | None=None,  # a list to add a line to saying which of a module's names were taken, and why
+    undocumented: list[str] | None=None,  # a list to add the names of the functions left out for want of a docstring to
 ) -> list:                  # the tools: the named object, or what a module offers
     """The tools `target` names, found with `call_func`'s name rules. A module offers what its `__all__` lists (imported
     or not: functions, callable objects, `Tool`s, toolboxes, tool groups and lists of tools), else the public functions with
@@ -154,7 +157,7 @@ def _is_tool(o) -> bool:
     return inspect.isfunction(o) or isinstance(o, Tool) or _is_collection(o) or (callable(o) and not isinstance(o, type) and not inspect.isbuiltin(o))
 
 def expand(
-    objs: list,  # what `load_target` gave: functions, callable objects, `Tool`s, and `Toolbox`es, `ToolGroup`s and lists of them
+    objs: Sequence[Any],  # what `load_target` gave: functions, callable objects, `Tool`s, and `Toolbox`es, `ToolGroup`s and lists of them
 ) -> list:       # the tools one by one
     "Each tool on its own: the tools of a `Toolbox`, `ToolGroup` or list in their place"
     res = []

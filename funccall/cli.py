@@ -14,6 +14,8 @@ must be one it offers (`schema -v` says which were taken).
 from __future__ import annotations
 
 import argparse, contextlib, difflib, inspect, json, os, re, sys, warnings
+from collections.abc import Callable
+from typing import Any
 
 from .core._package import VERSION
 from .core import providers
@@ -31,7 +33,7 @@ from .loop.tools import Tool
 __all__ = ['main']
 
 EXAMPLE = 'funccall.example'
-FORMATS = {'canonical': None, **providers.RENDERERS}
+FORMATS: dict[str, Callable[..., Any] | None] = {'canonical': None, **providers.RENDERERS}  # --format -> its renderer (None: as is)
 STRICT = ('openai', 'openai_responses', 'anthropic')  # the providers with a strict mode
 FORMAT_NAMES = 'canonical, openai, responses, anthropic, gemini, mcp'
 
@@ -42,7 +44,8 @@ def _format(v: str) -> str:
 
 def _tools(target: str, documented: bool=True, verbose: bool=False) -> list:
     "The tools `target` names; which of a module's names were taken, and why, said with -v or when there are none"
-    notes, undoc = [], []
+    notes: list[str] = []
+    undoc: list[str] = []
     fs = expand(load_target(target, documented, notes, undoc))
     if not fs: raise no_tools(target, notes, undoc)
     if verbose:
@@ -72,10 +75,14 @@ def _schema_cmd(args) -> int:
     print(json.dumps(out, indent=2, ensure_ascii=False))
     return 0
 
+def _renderer(fmt: str) -> Callable[..., Any]:
+    "The renderer of provider `fmt`: callers never ask for 'canonical', the one format `FORMATS` maps to None (nothing to render)"
+    return FORMATS[fmt]  # type: ignore[return-value]
+
 def _render(fs: list, fmt: str, strict: bool, rename: bool, verbose: bool) -> list:
     "The definitions of `fs` for provider `fmt`; what was lost noted on stderr always, what changed without loss with -v"
     rep = providers.Report()
-    out = FORMATS[fmt](fs, rename=rename, report=rep, **({'strict': True} if strict else {}))
+    out = _renderer(fmt)(fs, rename=rename, report=rep, **({'strict': True} if strict else {}))
     for c in rep:
         if c.lossy or verbose: print(f"note: {c}{' (lost)' if c.lossy else ''}", file=sys.stderr)
     return out
@@ -178,7 +185,8 @@ def _annotated_text(f, nm: str) -> str | None:
 
 def _check_tool(f) -> tuple[list[str], list[str]]:
     "Findings (problems to fix) and notes (what renderers would change without loss) for one tool"
-    findings, notes = [], []
+    findings: list[str] = []
+    notes: list[str] = []
     with warnings.catch_warnings(record=True) as ws:
         warnings.simplefilter('always')
         try: s = get_schema(f, evalable=True)
@@ -188,7 +196,7 @@ def _check_tool(f) -> tuple[list[str], list[str]]:
     if not _openai_name.match(s['name']): findings.append(f"name {s['name']!r} breaks OpenAI's and Anthropic's rule ^[a-zA-Z0-9_-]{{1,64}}$")
     for fmt in providers.PROVIDERS:
         rep, label = providers.Report(), 'responses' if fmt == 'openai_responses' else fmt  # as `--format` names it
-        try: FORMATS[fmt](s, rename=True, report=rep)
+        try: _renderer(fmt)(s, rename=True, report=rep)
         except SchemaError as e:
             findings.append(f"{label}: {e}"); continue
         for c in rep: (findings if c.lossy else notes).append(f"{label}: {c.path or '(tool)'}: {c.what}")
@@ -315,6 +323,7 @@ _COMMANDS = ('schema', 'call', 'check', 'mcp')
 
 def _unknown_command(argv: list[str]) -> str | None:
     "The error for a mistyped (sub)command, naming the closest one; `None` when `argv` reads as meant"
+    where: tuple[str, ...]
     if argv[:1] == ['mcp']: words, where = argv[1:2], ('serve', 'list')
     else: words, where = argv[:1], _COMMANDS
     if not words or words[0].startswith('-') or words[0] in where: return None

@@ -8,6 +8,7 @@ package says how to install it."""
 from __future__ import annotations
 
 import importlib.util
+from typing import TYPE_CHECKING, Any
 
 __all__ = ['MCPClient', 'MCPToolError', 'MCPConnectionError', 'MCPContext', 'context_params', 'mk_server', 'mk_asgi_app', 'output_schema',
            'serve', 'main',
@@ -27,14 +28,20 @@ if (_missing := _sdk_missing()) is not None:  # `mcp` is an optional extra
 _CLIENT = {'MCPClient', 'MCPToolError', 'MCPConnectionError'}
 _SERVER = {'MCPContext', 'context_params', 'mk_server', 'mk_asgi_app', 'output_schema', 'TASKS'}
 
-def __getattr__(nm: str):
-    "A public name, from the module that defines it (imported now, if it wasn't)"
-    if nm in _CLIENT: from . import client as m
-    elif nm in _SERVER: from . import server as m
-    elif nm in ('serve', 'main'): from . import cli as m
-    elif nm in ('SECRET_ENV', 'NonceStore'): from . import _state as m
-    elif nm == 'RedisStore': from . import _store as m
-    else: raise AttributeError(f"module 'funccall.mcp' has no attribute {nm!r}")
-    return getattr(m, nm)
+if TYPE_CHECKING:  # what a checker reads: the names, from the modules that define them (at run time, `__getattr__` below)
+    from ._state import SECRET_ENV, NonceStore
+    from ._store import RedisStore
+    from .cli import main, serve
+    from .client import MCPClient, MCPConnectionError, MCPToolError
+    from .server import TASKS, MCPContext, context_params, mk_asgi_app, mk_server, output_schema
 
-def __dir__() -> list: return sorted({*globals(), *__all__})
+def __getattr__(nm: str) -> Any:
+    "A public name, from the module that defines it (imported now, if it wasn't)"
+    if nm in _CLIENT: from . import client; return getattr(client, nm)
+    if nm in _SERVER: from . import server; return getattr(server, nm)
+    if nm in ('serve', 'main'): from . import cli; return getattr(cli, nm)
+    if nm in ('SECRET_ENV', 'NonceStore'): from . import _state; return getattr(_state, nm)
+    if nm == 'RedisStore': from . import _store; return getattr(_store, nm)
+    raise AttributeError(f"module 'funccall.mcp' has no attribute {nm!r}")
+
+def __dir__() -> list[str]: return sorted({*globals(), *__all__})

@@ -56,6 +56,7 @@ def _secret(secret):
 
 class _Shares:
     "The answers each client spent that are not yet expired: one client may hold at most `per_client` at once"
+    _held: dict[str, list[float]]  # client -> heap of expiries
     def __init__(self, per_client: int | None):
         self.per_client, self._held, self._lock, self._swept = per_client, {}, threading.Lock(), time.time()  # client -> heap of expiries
 

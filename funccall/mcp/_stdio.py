@@ -7,8 +7,10 @@ that function (another SDK version) the exit status is left out and the rest wor
 from __future__ import annotations
 
 import os, threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import IO, Any
 
 import mcp.client.stdio as _sdk_stdio
 
@@ -20,7 +22,8 @@ _LAST_WORDS = 1.0  # seconds to wait for the end of a command's stderr once it e
 
 class StderrTail:
     "A pipe for a command's stderr: a thread passes each chunk on to `errlog` and keeps the last `_TAIL` bytes"
-    def __init__(self, errlog):  # `None`: this process's stderr; `subprocess.DEVNULL` (or any int < 0): nowhere; else a file
+    _out: Any  # `errlog`: a text file (its `buffer` taken), a binary one, a descriptor or None
+    def __init__(self, errlog: IO[Any] | int | None):  # `None`: this process's stderr; `subprocess.DEVNULL` (or any int < 0): nowhere; else a file
         r, w = os.pipe()
         self.child = os.fdopen(w, 'wb')  # what the command writes to; closed here once it has it
         self._tail, self._out, self._lock = bytearray(), errlog, threading.Lock()
@@ -57,23 +60,23 @@ class StderrTail:
 _procs: ContextVar[list | None] = ContextVar('funccall_mcp_procs', default=None)
 _spawn = getattr(_sdk_stdio, '_create_platform_compatible_process', None)
 
-async def _recording(*args, **kw):
+async def _recording(*args: Any, **kw: Any) -> Any:
     "The SDK's spawn, which also hands the process to the `spawned` block that asked for it"
-    p = await _spawn(*args, **kw)
+    p = await _spawn(*args, **kw)  # type: ignore[misc]  # (installed only when `_spawn` is there)
     if (box := _procs.get()) is not None: box.append(p)
     return p
 
 if _spawn is not None: _sdk_stdio._create_platform_compatible_process = _recording  # the SDK keeps its process to itself
 
 @contextmanager
-def spawned():
+def spawned() -> Iterator[list[Any]]:
     "A list that gets the processes the SDK's stdio client spawns in this block (in this task), to read their exit status"
-    box = []
+    box: list[Any] = []
     token = _procs.set(box)
     try: yield box
     finally: _procs.reset(token)
 
-def exit_note(procs: list, tail: StderrTail | None) -> str:
+def exit_note(procs: list[Any], tail: StderrTail | None) -> str:
     "What the command said as it failed: its exit status, when it has exited, and its last lines on stderr"
     code = getattr(procs[0], 'returncode', None) if procs else None
     if code is not None and tail is not None: tail.done.wait(_LAST_WORDS)  # what it wrote last may still be in the pipe

@@ -31,6 +31,7 @@ A Redis that may evict keys (any `maxmemory-policy` but `noeviction`) could forg
 from __future__ import annotations
 
 import asyncio, collections, json, logging, secrets, threading, time
+from typing import Any
 
 __all__ = ['TERMINAL', 'STORE_ERROR', 'WORKER_LOST', 'TasksFull', 'StoreError', 'MemoryTaskStore', 'LocalNonces', 'RedisStore']
 
@@ -52,6 +53,8 @@ class StoreError(RuntimeError):
 class MemoryTaskStore:
     """Task records in this process's memory, each until it expires: for one process (stdio, or HTTP with one worker),
     whose own death ends its tasks with it (no lease to keep). Epoch: None (states die with the process's secret)"""
+    _tasks: dict[str, tuple[Any, ...]]  # tid -> (expiry, status, client, record as JSON)
+    _of: collections.Counter[str | None]  # client -> its records
     def __init__(self,
         max_tasks: int = 10_000,  # the most records kept at once
         per_client: int = 1_000,  # the most records of one client (`rec['client']`) kept at once
@@ -241,6 +244,14 @@ class RedisStore:
     """Task records and used confirmation nonces in Redis, shared by every worker that uses the same Redis and `prefix`:
     pass it to `mk_server(store=...)` (or `funccall mcp serve --redis URL`). Needs the `redis` client: `pip install 'funccall[redis]'`.
     One Redis server (its scripts name keys they compute: not Redis Cluster)"""
+    url: str            # the Redis server
+    prefix: str         # put before every key
+    timeout: float      # seconds any one call to Redis may take
+    max_tasks: int      # the most task records kept at once
+    per_client: int     # the most task records of one client kept at once
+    lease: float        # seconds a task outlives its worker's last sign of life
+    consumer: str       # this worker's name in the stream's group
+    _clients: dict[Any, dict[str, Any]]  # event loop -> its client's scripts
     def __init__(self,
         url: str = 'redis://127.0.0.1:6379/0',  # the Redis server
         prefix: str = 'funccall:mcp:',          # put before every key, so several servers share one Redis
@@ -297,7 +308,7 @@ class RedisStore:
             _log.warning('Redis failed: %s: %s', type(e).__name__, e)
             raise StoreError("the server's shared store (Redis) is unreachable: try again in a few seconds") from None
 
-    async def create(self, tid: str, rec: dict, ttl: float, job: dict | None = None) -> None:
+    async def create(self, tid: str, rec: dict[str, Any], ttl: float, job: dict[str, Any] | None = None) -> None:
         got = await self._call('create', [self._key('task', tid), self._key('client', str(rec.get('client'))), f'{self.prefix}tasks',
                                           self._key('lease', tid), f'{self.prefix}jobs'],
                                [json.dumps(rec), max(1, int(ttl * 1000)), self.per_client, self.max_tasks, int(self.lease * 1000), self.prefix,
@@ -305,7 +316,7 @@ class RedisStore:
         if got == b'client': raise TasksFull(f"you hold {self.per_client} tasks on this server already: wait for one to end")
         if got == b'full': raise TasksFull(f"this server holds {self.max_tasks} running tasks already: try again later")
 
-    async def get(self, tid: str) -> dict | None:
+    async def get(self, tid: str) -> dict[str, Any] | None:
         now = time.strftime('%Y-%m-%dT%H:%M:%S.000Z', time.gmtime())
         rec, job = await self._call('get', [self._key('task', tid), self._key('lease', tid), f'{self.prefix}jobs'],
                                     [now, LOST, WORKER_LOST, self.consumer, int(self.lease * 1000), DELIVERIES])
@@ -315,7 +326,7 @@ class RedisStore:
         st = await self._call('beat', [self._key('task', tid), self._key('lease', tid)], [int(self.lease * 1000)])
         return None if st is None else st.decode()
 
-    async def finish(self, tid: str, rec: dict) -> bool:
+    async def finish(self, tid: str, rec: dict[str, Any]) -> bool:
         keys = [self._key('task', tid), self._key('lease', tid), f'{self.prefix}jobs']
         return bool(await self._call('finish', keys, [json.dumps(rec), rec['status']]))
 
@@ -331,7 +342,7 @@ class RedisStore:
         "The store's epoch, which a restart or a flush of Redis changes (asked each time: a question is rare, and a person answers it)"
         return (await self._epoch_call([], []))[1]
 
-    async def spend(self, nonce: str, expiry: float, epoch) -> str:
+    async def spend(self, nonce: str, expiry: float, epoch: str | None) -> str:
         """Take a state's nonce until `expiry` (Unix seconds, by Redis's clock) if the state's `epoch` is the store's and it is
         unexpired by that clock: 'ok', 'used', 'stale' or 'expired'"""
         return (await self._epoch_call([self._key('nonce', nonce)], [str(epoch), int(expiry * 1000)]))[0]

@@ -69,6 +69,7 @@ def _ended(task) -> str:
 
 class _Watch:
     "One task followed to its end: its latest state, status messages passed on once each, polls paced by `_pause`"
+    failing: float | None  # since when its store has been failing (None: it answers)
     def __init__(self, session, task, w: Waiting):
         self.session, self.task, self.w, self.said, self.n, self.failing = session, task, w, None, 0, None
         self.tid = task.task_id  # the task made: a reply naming another never redirects the polls or the cancel
@@ -208,7 +209,7 @@ async def _answer(t: _Watch) -> None:
     "The server's questions (`inputRequests`) answered by the client's callbacks, sent back with `tasks/update`"
     asked = types.InputRequiredResult.model_validate({'resultType': 'input_required', 'inputRequests': t.task.input_requests})
     answers = {}
-    for key, req in asked.input_requests.items():
+    for key, req in asked.input_requests.items():  # type: ignore[union-attr]  # (asked only when the task has them)
         ctx = ClientRequestContext(session=t.session, request_id=key, meta=req.params.meta if req.params else None)
         a = await t.session.dispatch_input_request(ctx, req)
         if isinstance(a, types.ErrorData): raise MCPError(a.code, a.message)

@@ -6,14 +6,16 @@ pickled (`funccall.mcp._worker`)."""
 from __future__ import annotations
 
 import argparse, os, secrets, socket, sys
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Literal
 
 try:
     import anyio
     from mcp.server import Server
     from mcp.server.stdio import stdio_server
-except ImportError as e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` and `mcp_types`
-    raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({e}): pip install 'funccall[mcp]'") from e
+except ImportError as _e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` and `mcp_types`
+    raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({_e}): pip install 'funccall[mcp]'") from _e
 
 from ._state import SECRET_ENV
 from ._store import RedisStore
@@ -21,11 +23,15 @@ from ._worker import WorkerApp
 from .._load import TargetError, load_target, no_tools
 from ..core._types import SchemaError
 from .server import ERRORS, mk_asgi_app, mk_server
+from ..core._typing import JsonDict
+
+if TYPE_CHECKING:
+    from .server import ServedTools
 
 __all__ = ['serve', 'main']
 
 @contextmanager
-def _stdout_to_stderr():
+def _stdout_to_stderr() -> Iterator[None]:
     "Send what Python code and child processes write to stdout to stderr instead: over stdio, stdout carries the protocol"
     sys.stdout.flush()
     saved, old = os.dup(1), sys.stdout
@@ -38,7 +44,7 @@ def _stdout_to_stderr():
         os.close(saved)
         sys.stdout = old
 
-async def _serve_stdio(server: Server) -> None:
+async def _serve_stdio(server: Server[Any]) -> None:
     # the SDK points fd 1 at stderr while it serves; `sys.stdout` too, so a tool's `print` never reaches the protocol
     async with stdio_server() as (r, w):
         old, sys.stdout = sys.stdout, sys.stderr
@@ -54,7 +60,7 @@ def _host_port(http: str) -> tuple[str, int]:
 # the client always closes it first; at uvicorn's 5 s an httpx client reusing it just as the server closed it got `ReadError('')`
 _KEEP_ALIVE = 30
 
-def _proxies(trust_proxy) -> dict:
+def _proxies(trust_proxy: Iterable[str]) -> JsonDict:
     """uvicorn's settings for proxy headers: off unless proxies are named, since uvicorn by default takes `X-Forwarded-For`
     from 127.0.0.1 and ::1, so any local process could claim any address (and a fresh share of answers per claim)"""
     import ipaddress
@@ -64,9 +70,10 @@ def _proxies(trust_proxy) -> dict:
         except ValueError: raise ValueError(f"--trust-proxy takes an address, a network (10.0.0.0/8) or '*', not {a!r:.80}") from None
     return {'proxy_headers': bool(trust_proxy), 'forwarded_allow_ips': list(trust_proxy) or None}
 
-def _run(server, http: str | None, allow_hosts=(), allow_origins=(), workers: int=1, trust_proxy=()) -> None:
+def _run(server: Server[Any] | JsonDict, http: str | None, allow_hosts: Iterable[str]=(), allow_origins: Iterable[str]=(), workers: int=1,
+         trust_proxy: Iterable[str]=()) -> None:
     "Serve `server` (a `Server`, or with `workers` > 1 the config each worker loads) over stdio or streamable HTTP"
-    if http is None: return anyio.run(_serve_stdio, server)
+    if http is None: return anyio.run(_serve_stdio, server)  # type: ignore[arg-type]  # (a config only with workers, over HTTP)
     import uvicorn  # the MCP SDK's own dependency for HTTP
     host, port = _host_port(http)
     where = f'[{host}]' if ':' in host else host  # an IPv6 address
@@ -74,13 +81,13 @@ def _run(server, http: str | None, allow_hosts=(), allow_origins=(), workers: in
     print(f"funccall mcp: serving {name!r} over streamable HTTP at http://{where}:{port}/mcp (Ctrl-C stops)", file=sys.stderr)
     try:
         if workers > 1:
-            _run_workers(uvicorn, {**server, 'host': host, 'allow_hosts': list(allow_hosts), 'allow_origins': list(allow_origins)}, port, workers,
-                         trust_proxy)
+            cfg = {**server, 'host': host, 'allow_hosts': list(allow_hosts), 'allow_origins': list(allow_origins)}  # type: ignore[dict-item]
+            _run_workers(uvicorn, cfg, port, workers, trust_proxy)  # (with workers, `server` is the config)
         else: uvicorn.run(mk_asgi_app(server, host, allow_hosts, allow_origins), host=host, port=port, log_level='warning',
                           timeout_keep_alive=_KEEP_ALIVE, **_proxies(trust_proxy))
     except KeyboardInterrupt: pass
 
-def _run_workers(uvicorn, cfg: dict, port: int, workers: int, trust_proxy=()) -> None:
+def _run_workers(uvicorn: Any, cfg: JsonDict, port: int, workers: int, trust_proxy: Iterable[str]=()) -> None:
     "uvicorn's worker processes, each loading the tools itself from `cfg`, which reaches it pickled, never in the environment"
     from uvicorn.supervisors import Multiprocess
     config = uvicorn.Config(WorkerApp(cfg), factory=True, host=cfg['host'], port=port, workers=workers, log_level='warning',
@@ -98,14 +105,14 @@ def _listen(host: str, port: int) -> socket.socket:
     return s
 
 def serve(
-    tools,                  # the tools, as `mk_server` takes them
+    tools: ServedTools,     # the tools, as `mk_server` takes them
     name: str='funccall',   # the server's name, as clients see it
-    http: str=None,         # 'HOST:PORT' to serve streamable HTTP at http://HOST:PORT/mcp; default: stdio
-    injected: dict=None,    # the application's values for the tools' injected parameters
-    allow_hosts=(),         # more Host header values to accept over HTTP (loopback names always are)
-    allow_origins=(),       # more Origin header values to accept over HTTP
-    errors: str='type',     # what an error result says of a tool's own exception: 'type' only, or 'message' (type and message)
-    trust_proxy=(),         # over HTTP, the proxies (addresses, or '*') whose X-Forwarded-For names the client; default: none
+    http: str | None=None,  # 'HOST:PORT' to serve streamable HTTP at http://HOST:PORT/mcp; default: stdio
+    injected: JsonDict | None=None,  # the application's values for the tools' injected parameters
+    allow_hosts: Iterable[str]=(),  # more Host header values to accept over HTTP (loopback names always are)
+    allow_origins: Iterable[str]=(),  # more Origin header values to accept over HTTP
+    errors: Literal['type', 'message']='type',  # what an error result says of a tool's own exception: 'type' only, or 'message' (type and message)
+    trust_proxy: Iterable[str]=(),  # over HTTP, the proxies (addresses, or '*') whose X-Forwarded-For names the client; default: none
 ) -> None:
     "Serve `tools` as an MCP server over stdin/stdout until the client hangs up, or over streamable HTTP until stopped"
     _run(mk_server(tools, name, injected, errors=errors), http, allow_hosts, allow_origins, trust_proxy=trust_proxy)
@@ -158,12 +165,12 @@ def main(
         if args.trust_proxy and not args.http: raise ValueError("--trust-proxy is for --http")
         _proxies(args.trust_proxy)
         with _stdout_to_stderr():  # what the tools' modules print as they load must not reach the protocol
-            undoc: list = []
+            undoc: list[str] = []
             fs = [f for t in args.targets for f in load_target(t, undocumented=undoc)]
         if not fs: raise no_tools(' '.join(args.targets), [], undoc)
         store = RedisStore(args.redis) if args.redis else None
         # with workers too: a mistake in the tools shows here, once
-        server = mk_server(fs, args.name, secret=secret, errors=args.errors, tasks=args.task, store=store)
+        server: Server[Any] | JsonDict = mk_server(fs, args.name, secret=secret, errors=args.errors, tasks=args.task, store=store)
     except (TargetError, SchemaError, TypeError, ValueError) as e:
         print(f"funccall mcp: {e}", file=sys.stderr)
         return 2

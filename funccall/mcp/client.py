@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import inspect, logging, math, shlex, urllib.parse, warnings
 from contextlib import AsyncExitStack, ExitStack, aclosing, asynccontextmanager, contextmanager
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
 from functools import partial
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 try:
     import anyio
@@ -40,8 +41,8 @@ try:
     from mcp.shared.exceptions import MCPError
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared._httpx_utils import create_mcp_http_client
-except ImportError as e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` and `mcp_types`
-    raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({e}): pip install 'funccall[mcp]'") from e
+except ImportError as _e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` and `mcp_types`
+    raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({_e}): pip install 'funccall[mcp]'") from _e
 
 from ..loop import _trace
 from ._stdio import StderrTail, exit_note, spawned
@@ -49,7 +50,21 @@ from ._tasks import TaskFailed, TasksExtension, Waiting, can_run_tasks, needs_ta
 from ..core._types import SchemaError
 from ..core.providers import printable, unsendable
 from ..core.inverse import mk_tool
+from ..core._typing import JsonDict, ToolFn
 from ._wire import is_wrapper, short, value_schema
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from anyio.from_thread import BlockingPortal
+    from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+    from mcp.client._transport import Transport
+    from mcp.server import Server
+    from mcp.server.mcpserver import MCPServer
+    from typing_extensions import Self
+
+    # what `MCPClient` connects to: a command (its arguments, or one string), a streamable-HTTP URL, or what `mcp.Client` takes
+    ServerSpec = str | Sequence[str] | StdioServerParameters | Transport | Server[Any] | MCPServer
 
 __all__ = ['MCPClient', 'MCPToolError', 'MCPConnectionError']
 
@@ -57,7 +72,9 @@ _log = logging.getLogger('funccall.mcp')  # (the server's logger too: one name f
 
 class MCPToolError(RuntimeError):
     "A tool call that failed at the server: an `isError` result, or a JSON-RPC error; the message is the server's text"
-    def __init__(self, text: str, tool: str=None, code: int=None):
+    tool: str | None  # the tool's name
+    code: int | None  # the JSON-RPC error code, for a protocol error
+    def __init__(self, text: str, tool: str | None=None, code: int | None=None):
         super().__init__(text or f"Tool {tool!r} failed")
         self.tool, self.code = tool, code  # the tool's name; the JSON-RPC error code, for a protocol error
 
@@ -66,7 +83,7 @@ class MCPConnectionError(MCPError, ConnectionError):
 
 _MAX_ERROR_BODY = 64 * 1024  # bytes of an HTTP error response read: its first words say what went wrong
 
-async def _error_body(response) -> str:
+async def _error_body(response: httpx2.Response) -> str:
     """The start of an HTTP error response's body: at most `_MAX_ERROR_BODY` bytes are read (a hostile server's endless
     body is not, nor held); a body that ends within them is kept for the SDK, which reads a JSON-RPC error in it"""
     parts, n = [], 0
@@ -84,20 +101,20 @@ class _MessageTooLarge(httpx2.StreamError):
     "An HTTP server's message larger than `MCPClient(max_message=...)`: the call it answers fails, nothing more of it is read"
     # (the SDK's transport turns a `StreamError` reading a reply into an error answering that call)
 
-def _bounded(response, most: int) -> None:
+def _bounded(response: httpx2.Response, most: int) -> None:
     """Make reading `response`'s body fail with `_MessageTooLarge` once it holds more than `most` bytes, decoded (a gzip
     body is counted as it inflates), or at once when its Content-Length says it will: one reply is never held whole"""
     said, whole = response.headers.get('content-length', ''), response.aiter_bytes
     def too_large(n: str) -> _MessageTooLarge:
         return _MessageTooLarge(f"The MCP server's reply is {n} bytes, more than max_message ({most:,} bytes) allows: it was not read")
-    async def chunks(chunk_size: int | None = None):
+    async def chunks(chunk_size: int | None = None) -> AsyncGenerator[bytes, None]:
         if said.isdigit() and int(said) > most: raise too_large(f'{int(said):,}')
         n = 0
         async with aclosing(whole(chunk_size)) as parts:
             async for b in parts:
                 if (n := n + len(b)) > most: raise too_large(f'over {most:,}')
                 yield b
-    response.aiter_bytes = chunks  # (what `aread` and the text readers go through)
+    response.aiter_bytes = chunks  # type: ignore[method-assign]  # (what `aread` and the text readers go through)
 
 def _mcp_path(url: str) -> str | None:
     "`url` with the `/mcp` path most servers serve streamable HTTP at; None when its path ends so already"
@@ -107,7 +124,7 @@ def _mcp_path(url: str) -> str | None:
 
 # --- results: MCP content -> Python values ------------------------------------------------------------
 
-def _item(c) -> Any:
+def _item(c: types.ContentBlock) -> Any:
     "A content item: text as `str`, anything else as its MCP JSON dict (camelCase keys, base64 data)"
     if c.type == 'text': return c.text
     return c.model_dump(mode='json', by_alias=True, exclude_none=True)
@@ -122,9 +139,9 @@ def _value(tool: str, r: types.CallToolResult, wrapped: bool=False) -> Any:
 
 # --- the client ---------------------------------------------------------------------------------------
 
-def _is_url(s) -> bool: return isinstance(s, str) and s.startswith(('http://', 'https://'))
+def _is_url(s: object) -> bool: return isinstance(s, str) and s.startswith(('http://', 'https://'))
 
-def _server(server, env: dict | None, cwd) -> Any:
+def _server(server: ServerSpec, env: dict[str, str] | None, cwd: str | Path | None) -> Any:
     "What `mcp.Client` takes for `server`: a URL as is, a command as `StdioServerParameters`"
     if isinstance(server, (list, tuple)) and len(server) == 1 and _is_url(server[0]): server = server[0]  # `funccall mcp list URL`
     if _is_url(server): return server
@@ -134,14 +151,14 @@ def _server(server, env: dict | None, cwd) -> Any:
         return StdioServerParameters(command=str(server[0]), args=[str(a) for a in server[1:]], env=env, cwd=cwd)
     return server
 
-def _undecodable(m) -> bool:
+def _undecodable(m: Any) -> bool:
     "Whether `m`, a line the SDK's stdio transport could not read as a message, held bytes that aren't UTF-8"
     try: line = m.errors()[0]['input']  # pydantic's error for the line, which carries the line
     except Exception: return False
     return isinstance(line, str) and '\ufffd' in line
 
 @asynccontextmanager
-async def _stdio(params: StdioServerParameters, tail: StderrTail, procs: list):
+async def _stdio(params: StdioServerParameters, tail: StderrTail, procs: list[Any]) -> AsyncIterator[tuple[Any, Any]]:
     """The SDK's stdio transport, except that a reply that isn't UTF-8 ends the connection: the calls waiting on it
     fail at once (the SDK would log the line and let them wait for their timeout). Other unreadable lines are logged
     and skipped, as the SDK does. The process goes into `procs`, for its exit status."""
@@ -149,10 +166,12 @@ async def _stdio(params: StdioServerParameters, tail: StderrTail, procs: list):
     params = params.model_copy(update={'encoding_error_handler': 'replace'})
     async with AsyncExitStack() as stack:
         with spawned() as box, tail.child:  # our copy of the stderr pipe closed once spawned: its tail ends with the command
-            read, write = await stack.enter_async_context(stdio_client(params, errlog=tail.child))
+            read, write = await stack.enter_async_context(stdio_client(params, errlog=tail.child))  # type: ignore[arg-type]  # (a pipe: binary)
         procs += box
+        send: MemoryObjectSendStream[Any]
+        recv: MemoryObjectReceiveStream[Any]
         send, recv = anyio.create_memory_object_stream(0)
-        async def pump():
+        async def pump() -> None:
             async with send:
                 async for m in read:
                     if isinstance(m, Exception) and _undecodable(m):
@@ -164,7 +183,7 @@ async def _stdio(params: StdioServerParameters, tail: StderrTail, procs: list):
             try: yield recv, write
             finally: tg.cancel_scope.cancel()
 
-async def _answer(fn, *args):
+async def _answer(fn: Callable[..., Any], *args: Any) -> Any:
     "Call a user's callback, sync (in a worker thread: it may wait for a person) or async"
     if inspect.iscoroutinefunction(fn): return await fn(*args)
     v = await anyio.to_thread.run_sync(partial(fn, *args))
@@ -173,12 +192,12 @@ async def _answer(fn, *args):
 _STOP_GRACE = 2.0  # seconds the SDK's stdio client waits for a command to exit once its stdin is closed
 
 @contextmanager
-def _one_error():
+def _one_error() -> Iterator[None]:
     "Raise the one error inside nested exception groups: the SDK's task groups wrap even a single failure to connect"
     try: yield
     except Exception as e: _unwrapped(e, (None, None, None))
 
-def _unwrapped(e: Exception, exc) -> bool:
+def _unwrapped(e: Exception, exc: tuple[Any, ...]) -> bool:
     """Leaving a client's block with `exc` (a `sys.exc_info()`) raised `e`: re-raise the one error inside it; False when that
     is `exc` itself, so the caller's own error goes on untouched (its traceback and cause)"""
     if (one := _single(e)) is exc[1]: return False
@@ -187,30 +206,43 @@ def _unwrapped(e: Exception, exc) -> bool:
 
 def _single(e: BaseException) -> BaseException:
     "The one error inside nested exception groups of one error each, else `e`"
-    while isinstance(getattr(e, 'exceptions', None), tuple) and len(e.exceptions) == 1: e = e.exceptions[0]
+    while isinstance(xs := getattr(e, 'exceptions', None), tuple) and len(xs) == 1: e = xs[0]
     return e
+
+# the callbacks `MCPClient` takes, each sync or async (its result awaited when it gives an awaitable)
+_OnElicit = Callable[[str, JsonDict], Any]  # (message, requested schema) -> a dict, None to decline, or an `ElicitResult`
+_OnSample = Callable[[types.CreateMessageRequestParams], Any]  # (params) -> text, or a `CreateMessageResult`
+_OnProgress = Callable[[str, float | None, float | None, str | None], Any]  # (tool, progress, total, message)
 
 class MCPClient:
     "A connection to an MCP server whose tools are Python callables: sync inside `with`, async inside `async with`"
+    # its settings, as `__init__` takes them (`server` as `mcp.Client` takes it: a URL, `StdioServerParameters`, ...)
+    server: Any; timeout: float; check: bool; errlog: IO[Any] | int | None; prefix: str; task_timeout: float; max_message: int
+    on_elicit: _OnElicit | None; on_sample: _OnSample | None; on_progress: _OnProgress | None
+    headers: dict[str, str] | None; auth: httpx2.Auth | None; validate_output: bool | Literal['warn']
+    # its connection (`_stack`: an `ExitStack` inside `with`, an `AsyncExitStack` inside `async with`), and what it said
+    _client: Client | None; _portal: BlockingPortal | None; _stack: Any; _specs: list[types.Tool]; _tools: dict[str, ToolFn]; _wrapped: set[str]
+    _http_error: str | None; _http_status: int | None; _tail: StderrTail | None; _procs: list[Any]
     def __init__(
         self,
-        server,                # a command (list of args, or one string split like a shell's), a streamable-HTTP URL, or anything `mcp.Client` takes
-        env: dict=None,        # extra environment variables for a command (it inherits only PATH, HOME and a few more)
-        cwd=None,              # working directory for a command
+        server: ServerSpec,    # a command (list of args, or one string split like a shell's), a streamable-HTTP URL, or anything `mcp.Client` takes
+        env: dict[str, str] | None=None,  # extra environment variables for a command (it inherits only PATH, HOME and a few more)
+        cwd: str | Path | None=None,  # working directory for a command
         timeout: float=60,     # seconds to wait for each reply from the server, and for connecting (stopping a silent command included)
         check: bool=True,      # check arguments against each tool's schema before sending (see `mk_tool`)
-        errlog=None,           # where a command's stderr goes: a file, `subprocess.DEVNULL`, or `None` for this process's own
-        on_elicit=None,        # `on_elicit(message, schema)`, sync or async, answers form questions: a dict, `None` to decline, or an `ElicitResult`
-        on_sample=None,        # `on_sample(params)`, sync or async, answers the server's sampling requests: text, or a `CreateMessageResult`
-        headers: dict=None,    # HTTP headers for every request to a URL (an API key, ...)
-        auth=None,             # an `httpx2.Auth` for a URL, such as the SDK's `mcp.client.auth.OAuthClientProvider`
+        errlog: IO[Any] | int | None=None,  # where a command's stderr goes: a file, `subprocess.DEVNULL`, or `None` for this process's own
+        on_elicit: _OnElicit | None=None,  # `on_elicit(message, schema)`, sync or async, answers a form: a dict, None declines, or an `ElicitResult`
+        on_sample: _OnSample | None=None,  # `on_sample(params)`, sync or async, answers sampling requests: text, or a `CreateMessageResult`
+        headers: dict[str, str] | None=None,  # HTTP headers for every request to a URL (an API key, ...)
+        auth: httpx2.Auth | None=None,  # an `httpx2.Auth` for a URL, such as the SDK's `mcp.client.auth.OAuthClientProvider`
         prefix: str='',        # put before each tool's name (`prefix='git_'`: `git_status`), so several servers share one toolbox
-        validate_output=True,  # check structured results against each tool's output schema: True raises `MCPToolError`, 'warn' warns, False skips
-        on_progress=None,      # `on_progress(tool, progress, total, message)`, sync or async: progress reports, a task's status messages
+        validate_output: bool | Literal['warn']=True,  # check structured results against output schemas: True raises, 'warn' warns, False skips
+        on_progress: _OnProgress | None=None,  # `on_progress(tool, progress, total, message)`, sync or async: progress, task status messages
         task_timeout: float=3600,  # seconds a tool run as an MCP task may take in all (then it is cancelled at the server); `math.inf`: no limit
         max_message: int=_MAX_MESSAGE,  # bytes one message of an HTTP server may hold (a reply, an event); a larger one fails its call
     ):
-        self.server, self.timeout, self.check, self.errlog = _server(server, env, cwd), timeout, check, errlog
+        self.server = _server(server, env, cwd)
+        self.timeout, self.check, self.errlog = timeout, check, errlog
         if validate_output not in (True, False, 'warn'): raise ValueError("MCPClient: validate_output is True, False or 'warn'")
         self.on_elicit, self.on_sample, self.headers, self.auth = on_elicit, on_sample, headers, auth
         self.prefix, self.validate_output, self.on_progress, self.task_timeout = prefix, validate_output, on_progress, task_timeout
@@ -222,30 +254,30 @@ class MCPClient:
         self._specs, self._tools, self._wrapped = [], {}, set()
         self.skipped: list[tuple[str, str]] = []  # (name, reason) of each tool of the server that couldn't be built
 
-    def tools(self) -> dict:  # tool name (as the server spells it) -> callable; also a namespace for `call_func`
+    def tools(self) -> dict[str, ToolFn]:  # tool name (as the server spells it) -> callable; also a namespace for `call_func`
         "The server's tools as functions with their schemas' signatures, listed when the connection opened"
         if self._client is None: raise RuntimeError("MCPClient is not connected: use `with MCPClient(...) as c:` or `async with`")
         return dict(self._tools)
 
-    def schemas(self) -> list:  # `{'name', 'description', 'input_schema'}` dicts, as `get_schema` makes them
+    def schemas(self) -> list[JsonDict]:  # `{'name', 'description', 'input_schema'}` dicts, as `get_schema` makes them
         "The server's tool definitions in funccall's format, to hand to a model"
         self.tools()  # the same check: a connection must be open
         return [{'name': self.prefix + t.name, 'description': t.description or '', 'input_schema': t.input_schema} for t in self._specs]
 
-    async def _elicit(self, ctx, params) -> types.ElicitResult:
+    async def _elicit(self, context: Any, params: types.ElicitRequestParams) -> types.ElicitResult:
         if isinstance(params, types.ElicitRequestURLParams): return types.ElicitResult(action='decline')  # no browser to send the user to
-        v = await _answer(self.on_elicit, params.message, params.requested_schema)
+        v = await _answer(self.on_elicit, params.message, params.requested_schema)  # type: ignore[arg-type]  # (asked only when set)
         if isinstance(v, types.ElicitResult): return v
         if v is None: return types.ElicitResult(action='decline')
         props = (params.requested_schema or {}).get('properties', {})  # what the user left alone keeps its default (SEP-1034)
         return types.ElicitResult(action='accept', content={**{k: p['default'] for k, p in props.items() if 'default' in p}, **v})
 
-    async def _sample(self, ctx, params) -> types.CreateMessageResult:
-        v = await _answer(self.on_sample, params)
+    async def _sample(self, context: Any, params: types.CreateMessageRequestParams) -> types.CreateMessageResult:
+        v = await _answer(self.on_sample, params)  # type: ignore[arg-type]  # (asked only when set)
         if isinstance(v, types.CreateMessageResult): return v
         return types.CreateMessageResult(role='assistant', content=types.TextContent(text=str(v)), model='funccall-client')
 
-    def _transport(self):
+    def _transport(self) -> Any:
         "What `mcp.Client` connects through"
         if isinstance(self.server, StdioServerParameters):
             self._tail = StderrTail(self.errlog)
@@ -254,9 +286,9 @@ class MCPClient:
         return self.server
 
     @asynccontextmanager
-    async def _http(self):
+    async def _http(self) -> AsyncIterator[Any]:
         "Streamable HTTP with `headers` and `auth`, keeping the words of an HTTP error: the SDK says only that there was one"
-        async def note(response):
+        async def note(response: httpx2.Response) -> None:
             if response.status_code >= 400:
                 text = printable((await _error_body(response)).strip(), 300)  # (a hostile server's: escaped, to be printed)
                 self._http_error = f"HTTP {response.status_code} from {self.server}: {text}"
@@ -293,7 +325,7 @@ class MCPClient:
         if isinstance(self.server, StdioServerParameters): return shlex.join([self.server.command, *self.server.args])
         return self.server if isinstance(self.server, str) else type(self.server).__name__
 
-    async def _checked(self, session, name: str, result) -> None:
+    async def _checked(self, session: Any, name: str, result: types.CallToolResult) -> None:
         "The SDK's check of a structured result against the tool's output schema, as `validate_output` says"
         if self.validate_output is False: return
         try: await self._validate(name, result)
@@ -302,20 +334,21 @@ class MCPClient:
             warnings.warn(f"MCPClient: {e}", stacklevel=2)
 
     @asynccontextmanager
-    async def _open(self, dispfn):
+    async def _open(self, dispfn: Callable[..., Any]) -> AsyncIterator[MCPClient]:
         "Connect, list the tools and make them dispatch through `dispfn`; disconnect on exit"
         self._http_error, self._http_status, self._tail, self._procs = None, None, None, []
         server = self._transport()
-        kw = dict(elicitation_callback=self._elicit if self.on_elicit else None, sampling_callback=self._sample if self.on_sample else None)
         # the whole connection (handshake, tool list) within `timeout`, as the user counts it: the SDK's own timeout counts
         # each try anew, and a command that never answered is given up to 2 s to exit before it is killed
         wait = self.timeout - (min(_STOP_GRACE, self.timeout / 2) if isinstance(self.server, StdioServerParameters) else 0)
         with anyio.CancelScope(deadline=anyio.current_time() + wait) as scope:
-            try: c = await Client(server, read_timeout_seconds=self.timeout, extensions=[TasksExtension()], **kw).__aenter__()
+            try: c = await Client(server, read_timeout_seconds=self.timeout, extensions=[TasksExtension()],
+                                  elicitation_callback=self._elicit if self.on_elicit else None,
+                                  sampling_callback=self._sample if self.on_sample else None).__aenter__()
             except Exception as e: raise self._unconnected(e) from None
             try:  # `c` was entered above, where a failure to connect gets the HTTP error's words
                 self._validate = c.session.validate_tool_result
-                c.session.validate_tool_result = partial(self._checked, c.session)
+                c.session.validate_tool_result = partial(self._checked, c.session)  # type: ignore[method-assign]  # (the SDK's check, as asked)
                 try: specs = await self._list(c)
                 except Exception as e: raise self._unconnected(e) from None
                 scope.deadline = math.inf  # connected: from now on each call has its own `timeout`
@@ -328,15 +361,16 @@ class MCPClient:
         if scope.cancelled_caught: raise TimeoutError(f"The MCP server did not answer within {self.timeout:g} s{self._last_words()}")
 
     @staticmethod
-    async def _list(c) -> list:
-        specs, cursor = [], None
+    async def _list(c: Client) -> list[types.Tool]:
+        specs: list[types.Tool] = []
+        cursor: str | None = None
         while True:  # a server may page its tool list
             page = await c.list_tools(cursor=cursor)
             specs += page.tools
             if not (cursor := page.next_cursor): return specs
 
     @asynccontextmanager
-    async def _built(self, c, specs: list, dispfn):
+    async def _built(self, c: Client, specs: list[types.Tool], dispfn: Callable[..., Any]) -> AsyncIterator[MCPClient]:
         "The server's tools built as Python callables for the life of the connection"
         self._client, self._specs, self.skipped = c, [], []
         self._wrapped = {t.name for t in specs if is_wrapper(t.output_schema)}
@@ -353,7 +387,7 @@ class MCPClient:
             except (ValueError, TypeError, SchemaError) as e: self.skipped.append((t.name, f"{type(e).__name__}: {e}"))
             else:
                 self._specs.append(t)
-                self._tools[self.prefix + t.name].__output_schema__ = value_schema(t.output_schema)  # code mode's return type
+                self._tools[self.prefix + t.name].__output_schema__ = value_schema(t.output_schema)  # type: ignore[attr-defined]  # code mode's return type
         if self.skipped:
             warnings.warn(f"MCPClient: {len(self.skipped)} tool(s) of the server can't be called from Python and were left out: "
                           + '; '.join(f"'{printable(nm)}' ({why[:200]})" for nm, why in self.skipped), stacklevel=4)
@@ -361,10 +395,10 @@ class MCPClient:
         finally: self._client, self._specs, self._tools, self._wrapped, self._tasked = None, [], {}, set(), set()
 
     # the tool's name is positional-only, so a property called `name` (or `self`) arrives in `args` like any other
-    async def _acall(self, tool: str, /, **args) -> Any:
+    async def _acall(self, tool: str, /, **args: Any) -> Any:
         if self._client is None: raise RuntimeError(f"Tool {tool!r} called after its MCPClient closed")
         nm = tool[len(self.prefix):]  # as the server spells it
-        try: r = await self._send(tool, nm, args)
+        try: r = await self._send(self._client, tool, nm, args)
         except (MCPToolError, TimeoutError): raise  # (a task's deadline: a TimeoutError is an OSError too)
         except TaskFailed as e: raise MCPToolError(f"Tool {tool!r}: {e}", tool, e.code) from None
         except MCPError as e:
@@ -379,19 +413,19 @@ class MCPClient:
             raise MCPConnectionError(types.CONNECTION_CLOSED, msg) from None
         return _value(tool, r, nm in self._wrapped)
 
-    async def _send(self, tool: str, nm: str, args: dict) -> types.CallToolResult:
+    async def _send(self, c: Client, tool: str, nm: str, args: JsonDict) -> types.CallToolResult:
         "Call tool `nm` (a task, when it runs only as one) and wait for its result"
         progress = None if self.on_progress is None else partial(self._progress, tool)
-        async def status(task): await self._progress(tool, None, None, task.status_message)
+        async def status(task: Any) -> None: await self._progress(tool, None, None, task.status_message)
         try:
             if nm not in self._tasked:  # a 2026-07-28 server may still answer with a task (SEP-2663): `waiting` says how to wait
                 token = waiting.set(Waiting(self.timeout, self.task_timeout, status))
-                try: return await self._client.call_tool(nm, args, progress_callback=progress, meta=_trace.meta())
+                try: return await c.call_tool(nm, args, progress_callback=progress, meta=_trace.meta())  # type: ignore[arg-type]  # (a `_meta` dict)
                 finally: waiting.reset(token)
-            r = await run_task(self._client.session, nm, args, _trace.meta(), Waiting(self.timeout, self.task_timeout, status))
+            r = await run_task(c.session, nm, args, _trace.meta(), Waiting(self.timeout, self.task_timeout, status))
         except TimeoutError:
             raise TimeoutError(f"Tool {tool!r}: its task did not end within {self.task_timeout:g} s; the server was asked to cancel it") from None
-        if not r.is_error: await self._client.session.validate_tool_result(nm, r)
+        if not r.is_error: await c.session.validate_tool_result(nm, r)
         return r
 
     async def _progress(self, tool: str, progress: float | None, total: float | None, message: str | None) -> None:
@@ -400,31 +434,31 @@ class MCPClient:
         try: await _answer(self.on_progress, tool, progress, total, message)
         except Exception: _log.warning('MCPClient: on_progress failed for %r', tool, exc_info=True)
 
-    def _call(self, tool: str, /, **args) -> Any:
+    def _call(self, tool: str, /, **args: Any) -> Any:
         if self._portal is None: raise RuntimeError(f"Tool {tool!r} called after its MCPClient closed")
         return self._portal.call(partial(self._acall, tool, **args))
 
-    def __enter__(self) -> MCPClient:
+    def __enter__(self) -> Self:
         with _one_error(), ExitStack() as stack:
-            self._portal = stack.enter_context(start_blocking_portal(name='funccall-mcp'))
+            self._portal = portal = stack.enter_context(start_blocking_portal(name='funccall-mcp'))
             stack.callback(setattr, self, '_portal', None)
-            stack.enter_context(self._portal.wrap_async_context_manager(self._open(self._call)))
+            stack.enter_context(portal.wrap_async_context_manager(self._open(self._call)))
             self._stack = stack.pop_all()
         return self
 
-    def __exit__(self, *exc) -> bool:
+    def __exit__(self, *exc: object) -> bool | None:
         # the SDK's task groups wrap an error leaving the block (a failed call's `MCPToolError`) in an exception group
         try: return self._stack.__exit__(*exc)
         except Exception as e: return _unwrapped(e, exc)
 
-    async def __aenter__(self) -> MCPClient:
+    async def __aenter__(self) -> Self:
         with _one_error():
             async with AsyncExitStack() as stack:
                 await stack.enter_async_context(self._open(self._acall))
                 self._stack = stack.pop_all()
         return self
 
-    async def __aexit__(self, *exc) -> bool:
+    async def __aexit__(self, *exc: object) -> bool | None:
         try: return await self._stack.__aexit__(*exc)
         except Exception as e: return _unwrapped(e, exc)
 

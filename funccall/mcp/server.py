@@ -20,12 +20,12 @@ names the store's epoch, so none sealed before Redis restarted or lost its data 
 from __future__ import annotations
 
 import asyncio, functools, ipaddress, json, logging, math, os, re, secrets, threading, time, traceback, warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from contextlib import asynccontextmanager
 from functools import partial
 from types import TracebackType, UnionType
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 try:
     import anyio
@@ -40,8 +40,8 @@ try:
     from mcp_types.version import MODERN_PROTOCOL_VERSIONS
     from starlette.datastructures import Headers
     from starlette.responses import Response
-except ImportError as e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` and `mcp_types`
-    raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({e}): pip install 'funccall[mcp]'") from e
+except ImportError as _e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` and `mcp_types`
+    raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({_e}): pip install 'funccall[mcp]'") from _e
 
 from ..core._package import VERSION, is_own
 from ..loop import _trace, content
@@ -59,6 +59,16 @@ from ..loop.results import MAX_RESULT_CHARS, StopRun, ToolResult, to_text
 from ..loop.tools import Tool, Toolbox
 from ..toolsets.wrap import renamed
 from ._wire import WRAP, short
+from ..core._typing import JsonDict, ToolFn
+
+if TYPE_CHECKING:
+    from mcp_types.methods import CacheableMethod
+    from starlette.applications import Starlette
+
+    from ..loop.tools import ToolGroup
+
+    # what `mk_server` serves: functions, callable objects, `Tool`s, `ToolGroup`s, a `Toolbox`, a list of them, or name -> callable
+    ServedTools = Union[ToolFn, 'ToolGroup', Toolbox, Sequence[Union[ToolFn, 'ToolGroup', Toolbox]], Mapping[str, ToolFn]]
 
 __all__ = ['MCPContext', 'context_params', 'mk_server', 'mk_asgi_app', 'output_schema', 'TASKS', 'ERRORS']
 
@@ -108,9 +118,12 @@ class MCPContext:
     sync tool (which runs in a worker thread) calls them plainly and they block until done. Outside a served call
     (`funccall call` on the command line) it is a context of no client: log lines go to the logger, progress nowhere,
     and no question can be asked."""
-    def __init__(self): self._call, self._loop, self._cancelled = None, None, threading.Event()
+    _call: _Call | None                       # the served call it belongs to (None: outside one)
+    _loop: asyncio.AbstractEventLoop | None   # the server's loop, which runs that call
+    _cancelled: threading.Event               # set once the client cancelled the call
+    def __init__(self) -> None: self._call, self._loop, self._cancelled = None, None, threading.Event()
 
-    def _bridge(self, coro):
+    def _bridge(self, coro: Any) -> Any:
         "`coro` to await on the server's loop, or run there to the end from a sync tool's thread"
         if self._call is None: return _done(coro)
         try: here = asyncio.get_running_loop()
@@ -121,7 +134,7 @@ class MCPContext:
             raise RuntimeError("MCPContext can't reach the client: the server's event loop waits for a sync form (Toolbox.call, "
                                "run_tool_calls, Tool.execute) that a served tool called; await the async form (acall, "
                                "run_tool_calls_async, aexecute) there instead")
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()  # type: ignore[arg-type]  # (set with `_call`)
 
     @property
     def cancelled(self) -> bool:  # True once the client cancelled the call: a sync tool should stop soon
@@ -135,29 +148,30 @@ class MCPContext:
 
     def report_progress(self,
         progress: float,          # how far along, rising with each report
-        total: float=None,        # the end, when known
-        message: str=None,        # what is happening, for the user
-    ):
+        total: float | None=None,  # the end, when known
+        message: str | None=None,  # what is happening, for the user
+    ) -> Any:                     # None; in an async tool, an awaitable of None
         "Send a progress notification, when the client asked for progress with a token"
         return self._bridge(self._call.ctx.session.report_progress(progress, total, message) if self._call else None)
 
     def log(self,
         message: str,             # the line
         level: str='info',        # 'debug', 'info', 'warning', 'error' (MCP's levels)
-    ):
+    ) -> Any:                     # None; in an async tool, an awaitable of None
         "Log `message` in the server's log (the `funccall.mcp` logger); on 2026-07-28 also to a client that asked for log lines"
         _log.log(getattr(logging, level.upper(), logging.INFO), '%s: %s', self._call.tool if self._call else 'tool', message)
         return self._bridge(self._call.send_log(level, message) if self._call else None)
 
     def elicit(self,
         message: str,             # the question, for the user
-        schema: dict,             # the answer's form: a JSON Schema object of flat properties (string, number, boolean, enum)
-    ):                            # `mcp_types.ElicitResult`: `.action` is 'accept', 'decline' or 'cancel'; `.content` the answers
+        schema: JsonDict,         # the answer's form: a JSON Schema object of flat properties (string, number, boolean, enum)
+    ) -> Any:                     # `mcp_types.ElicitResult` (in an async tool, awaitable): `.action` is 'accept', 'decline' or 'cancel';
+                                  #   `.content` the answers
         "Ask the client's user to fill in a form; on 2026-07-28 the call is answered with the question and re-run with the answer"
         if self._call is None: raise RuntimeError("MCPContext.elicit: no MCP client to ask (the tool runs outside a served call)")
         return self._bridge(self._call.ask(message, schema))
 
-def _done(v):
+def _done(v: Any) -> Any:
     "`v` (None: nothing to do) as `MCPContext`'s methods give it outside a served call: awaitable in an async tool, plain in a sync one"
     try: asyncio.get_running_loop()
     except RuntimeError: return v
@@ -184,7 +198,7 @@ class _Call:
         self.can_ask = form and back
         self.why_not = ("it declared no form-mode elicitation" if back else  # why `can_ask` is False
                         "a stateless server can't send it a question during a call before protocol 2026-07-28")
-        self.answers = {}
+        self.answers: JsonDict = {}
 
     async def open(self, params) -> None:
         """Take the answers of the call's `requestState`, if any: checked before anything runs, and its nonce spent in the
@@ -204,7 +218,7 @@ class _Call:
         for k in data.get('asked', []):  # only answers to the questions asked count
             if isinstance(given.get(k), types.ElicitResult): self.answers[k] = given[k].model_dump(mode='json', by_alias=True, exclude_none=True)
 
-    async def ask(self, message: str, schema: dict, key: str=None) -> types.ElicitResult:
+    async def ask(self, message: str, schema: JsonDict, key: str | None=None) -> types.ElicitResult:
         "The user's answer to form `schema`, checked against it: the tool sees only content that fits (else `_BadAnswer`)"
         if not self.can_ask:
             raise RuntimeError(f"this MCP client can't ask its user: {self.why_not}")
@@ -265,16 +279,16 @@ _QUESTION = {'type': 'object', 'required': ['confirm'],
 injected_types.add(MCPContext)  # a parameter annotated `MCPContext` is injected wherever a schema or a call is made
 
 def context_params(
-    t,  # a function, callable object or `Tool`
+    t: ToolFn,  # a function, callable object or `Tool`
 ) -> list[str]:  # the names of its parameters annotated `MCPContext` (or `Optional[MCPContext]`): injected per call, never in its schema
     "The parameters of `t` (a `Tool`'s function) that `mk_server` injects an `MCPContext` into"
     try: sig = signature(t.fn if isinstance(t, Tool) else t)
     except SchemaError: return []
     return [p.name for p in sig.params if p.name in sig.injected and injected_type(p.anno) is MCPContext]
 
-def _toolbox(tools, injected: dict | None) -> tuple[Toolbox, dict]:
+def _toolbox(tools: Any, injected: JsonDict | None) -> tuple[Toolbox, dict[str, list[str]]]:
     "The tools to serve as one `Toolbox`, and each tool's `MCPContext` parameters (tool name -> names)"
-    def tool(t, nm=None):  # (a function taking an `MCPContext` has it injected, as every `Tool` has)
+    def tool(t: Any, nm: str | None=None) -> Any:  # (a function taking an `MCPContext` has it injected, as every `Tool` has)
         if isinstance(t, Tool): return t if nm in (None, t.name) else renamed(t, nm)  # (a `Tool` of it would run the client's call unconfirmed)
         return Tool(t, name=nm) if nm else t
     if isinstance(tools, Mapping): box = Toolbox([tool(t, nm) for nm, t in tools.items()])
@@ -306,7 +320,7 @@ def _output(t: Tool) -> tuple[dict | None, bool]:
     ret = signature(t.fn).returns
     if ret in (empty, None, type(None), Any) or _mcp_type(ret): return None, False  # MCP content is its own description
     if isinstance(ret, type) and issubclass(ret, content.Content): return None, False  # media: content items, no structure
-    defs = {}
+    defs: JsonDict = {}
     try: s = handle_type(ret, defs)
     except SchemaError: return None, False  # the tool runs all the same; its results go as text
     ref = s.get('$ref', '')
@@ -323,7 +337,7 @@ def output_schema(
 
 _CLOSED = ('dataclass', 'typeddict', 'namedtuple')  # the class kinds whose call refuses a key they don't have (a pydantic model ignores it)
 
-def _classes(t, seen: dict) -> dict:
+def _classes(t: Any, seen: dict[type, bool]) -> dict[type, bool]:
     "Class name -> whether it refuses unknown keys, for the classes annotation `t` reaches (`seen`, filled in)"
     info = kind(t)
     if info.kind in ('union', 'list', 'set', 'tuple', 'dict'):
@@ -334,14 +348,14 @@ def _classes(t, seen: dict) -> dict:
         for f in fields(info): _classes(f.anno, seen)
     return seen
 
-def _closed_defs(fn, params: list) -> set:
+def _closed_defs(fn: ToolFn, params: list[str]) -> set[str]:
     "The `$defs` names of the classes of `fn`'s `params` that refuse unknown keys (a name two classes share, only if both do)"
-    seen = {}
+    seen: dict[type, bool] = {}
     try:
         for p in signature(fn).params:
             if p.name in params: _classes(p.anno, seen)
     except SchemaError: return set()
-    names = {}
+    names: dict[str, bool] = {}
     for c, closed in seen.items():
         qual = f"{c.__module__}.{c.__qualname__}".replace('<locals>.', '')  # as `$defs` names a class whose short name is taken
         for nm in (c.__name__, qual): names[nm] = names.get(nm, True) and closed
@@ -406,8 +420,8 @@ def _failed(r: ToolResult, text: str, errors: str) -> types.CallToolResult:
     """A failure as the client gets it: funccall's own words for a bad call, a refusal or a timeout; for the tool's own
     exception, its type (and message, with errors='message'); the traceback goes to the server's log only"""
     if _models(r): return _error(text.split(_TRACE, 1)[0])  # the model's to fix
-    _log.warning('Tool %r failed', r.name, exc_info=_tool_frames(r.exception))  # the operator's to see
-    return _error(text.split(_TRACE, 1)[0] if r.failure == 'timeout' else _said(r.exception, text, errors))
+    _log.warning('Tool %r failed', r.name, exc_info=_tool_frames(r.exception))  # type: ignore[arg-type]  # (not None: see `_models`)
+    return _error(text.split(_TRACE, 1)[0] if r.failure == 'timeout' else _said(r.exception, text, errors))  # type: ignore[arg-type]
 
 def _blocks(v) -> list | None:
     "`v` as MCP content items, when it is one or a list of them"
@@ -419,6 +433,7 @@ def _result(r: ToolResult, out: dict | None, wrapped: bool, check, version: str,
     "A tool's value as an MCP result: its text (or its MCP content) for the model, and structured content checked against the output schema"
     v = r.value
     if isinstance(v, types.CallToolResult): return v  # a tool that builds its own MCP result
+    text: list[types.ContentBlock]
     try:
         if (ps := content.parts(v, to_text)) is not None:  # funccall's images, audio, files (an MCPClient tool's media items too)
             sc = {'result': content.to_json(ps)} if out is not None and wrapped else None  # a `-> list` tool's structured content
@@ -468,21 +483,22 @@ def _checker(out: dict | None, nm: str):
     return lambda x: [] if v.is_valid(x) else v.problems(x, limit=3)
 
 def mk_server(
-    tools,                  # functions, callable objects, `Tool`s, `ToolGroup`s, a `Toolbox`, a list of them, or a dict of name -> callable
+    tools: ServedTools,     # functions, callable objects, `Tool`s, `ToolGroup`s, a `Toolbox`, a list of them, or a dict of name -> callable
     name: str='funccall',   # the server's name, as clients see it
-    injected: dict=None,    # the application's values for the tools' injected parameters
-    secret: str=None,       # the secret sealing questions in flight (default: `$FUNCCALL_MCP_SECRET`, else random per process)
+    injected: JsonDict | None=None,  # the application's values for the tools' injected parameters
+    secret: str | bytes | None=None,  # the secret sealing questions in flight (default: `$FUNCCALL_MCP_SECRET`, else random per process)
     state_ttl: float=300,   # seconds an asked question stays answerable (2026-07-28 round trips)
-    state_store: NonceStore=None,  # answers remembered so each counts once: has `add(nonce, expiry) -> bool` (default: `store`, else in memory)
+    state_store: NonceStore | None=None,  # answers remembered so each counts once: has `add(nonce, expiry) -> bool`
+                            #   (default: `store`, else in memory)
     state_per_client: int | None=1_000,  # the most unexpired answers one client (caller, else address) may have spent at once
     list_ttl: float=300,    # seconds a client may cache the tool list (a cache hint on `tools/list`)
-    errors: str='type',     # what an error result says of a tool's own exception: 'type' only, or 'message' (type and message)
-    tasks=(),               # names of long-running tools served as MCP tasks to clients that declare the tasks extension
-    store=None,             # where task records (and, unless `state_store` says otherwise, used answers) live: `RedisStore` to share them
+    errors: Literal['type', 'message']='type',  # what an error result says of a tool's own exception: 'type' only, or 'message' (type and message)
+    tasks: Iterable[str]=(),  # names of long-running tools served as MCP tasks to clients that declare the tasks extension
+    store: Any=None,        # where task records (and, unless `state_store` says otherwise, used answers) live: `RedisStore` to share them
     task_ttl: float=3600,   # seconds a task's record (its result too) is kept from its start
     max_tasks: int=1000,    # the most tasks running in this process at once: past it a new task is an error result
     max_result_bytes: int=1_000_000,  # the most bytes of JSON a task's result may take in the store: a bigger one fails the task, saying so
-) -> Server:                # the SDK's low-level `Server`: run it over stdio or HTTP (`serve`, `mk_asgi_app`), or in-process with `MCPClient`
+) -> Server[Any]:           # the SDK's low-level `Server`: run it over stdio or HTTP (`serve`, `mk_asgi_app`), or in-process with `MCPClient`
     """An MCP server for `tools`: every call runs the tool's own pipeline (injected values, hooks, confirmation,
     cache, middleware, `max_chars`). A tool that requires confirmation asks the client's user (elicitation);
     a client that can't ask gets the call refused. A parameter annotated `MCPContext` is injected per call.
@@ -501,17 +517,17 @@ def mk_server(
     listed = [_mcp_tool(t, outs[t.name][0]) for t in box]
     inputs = {t.name: t.input_schema for t in listed}
 
-    async def list_tools(ctx, params) -> types.ListToolsResult: return types.ListToolsResult(tools=listed)
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult: return types.ListToolsResult(tools=listed)
 
-    async def call_tool(ctx, params):
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult | types.InputRequiredResult | JsonDict:
         # a bad call or a failing tool is the model's to read and fix, not a protocol error: the texts of `raise_on_err=False`
         t = box.tools.get(params.name)  # exactly a listed tool: no dotted path into the objects behind them
         if t is None:  # the pipeline's answer, traced as every call is
-            with _trace.joined(params.meta): return _error(not_found(params.name, params.arguments, None, list(box.tools)).error)
+            with _trace.joined(params.meta): return _error(not_found(params.name, params.arguments, None, list(box.tools)).error)  # type: ignore[arg-type]
         call = _Call(ctx, params, sealer, nonces)
         await call.open(params)  # a bad requestState is a protocol error, before anything runs
         task = t.name in tasks and _declared_tasks(ctx)
-        inj, mc = injected(t)
+        inj, mc = injected_of(t)
         if mc is not None and not task: mc._call, mc._loop = call, asyncio.get_running_loop()  # a task outlives the request: no client
         if task:
             redo = {'tool': t.name, 'args': call.args, 'version': ctx.protocol_version} if t.hints.get('idempotent') else None
@@ -533,16 +549,16 @@ def mk_server(
         except Exception as e: return pipeline_failed(t, e)
         return finished(t, r, ctx.protocol_version)
 
-    def injected(t: Tool) -> tuple[dict, MCPContext | None]:
+    def injected_of(t: Tool) -> tuple[JsonDict, MCPContext | None]:
         "The injected values of a call of `t`, with a new `MCPContext` in its context parameters (if any)"
         if not (ps := ctxs.get(t.name)): return box.injected, None
         mc = MCPContext()
         return {**box.injected, **dict.fromkeys(ps, mc)}, mc
 
-    def again(redo: dict):
+    def again(redo: JsonDict) -> tuple[Any, MCPContext | None] | None:
         "The job of an idempotent task whose worker is gone, to run here: `(job, context)`, None for a tool not served here as a task"
         if (t := box.tools.get(redo.get('tool'))) is None or t.name not in tasks or not t.hints.get('idempotent'): return None
-        inj, mc = injected(t)
+        inj, mc = injected_of(t)
         return partial(run, t, redo['args'], inj, mc, redo['version']), mc
 
     def pipeline_failed(t: Tool, e: Exception) -> types.CallToolResult:
@@ -552,22 +568,23 @@ def mk_server(
 
     def finished(t: Tool, r: ToolResult, version: str) -> types.CallToolResult:
         if isinstance(r.exception, StopRun): return _failed(r, error_text(r.exception), errors)  # a client's loop has no stop: the call failed
-        if not r.ok: return _failed(r, r.error, errors)
+        if not r.ok: return _failed(r, r.error, errors)  # type: ignore[arg-type]  # (a failure has its error)
         out, wrapped = outs[t.name]
         return _result(r, out, wrapped, checks[t.name], version, errors)
 
-    async def run(t: Tool, args: dict, inj: dict, mc, version: str) -> types.CallToolResult:
+    async def run(t: Tool, args: JsonDict, inj: JsonDict, mc: MCPContext | None, version: str) -> types.CallToolResult:
         "A task's call, on the tasks' own loop: the pipeline, with no client to ask (a tool needing confirmation is never a task)"
         try:
             async with _share(task_shares, t): r = await t.aexecute(args, inj)
         except Exception as e: return pipeline_failed(t, e)
         return finished(t, r, version)
 
-    shares = {}  # tool name -> the limiter its sync calls hold a slot of
-    task_shares = {}  # the same for calls run as tasks, on the tasks' loop (a limiter serves one loop)
+    shares: dict[str, Any] = {}  # tool name -> the limiter its sync calls hold a slot of
+    task_shares: dict[str, Any] = {}  # the same for calls run as tasks, on the tasks' loop (a limiter serves one loop)
 
+    hints: dict[CacheableMethod, CacheHint] | None
     hints = {'tools/list': CacheHint(ttl_ms=int(list_ttl * 1000), scope='public')} if list_ttl else None
-    server = _Server(name, version=VERSION, on_list_tools=list_tools, on_call_tool=call_tool,
+    server = _Server(name, version=VERSION, on_list_tools=list_tools, on_call_tool=call_tool,  # type: ignore[arg-type]  # (a task's answer: a dict)
                      get_tool_input_schema=inputs.get, cache_hints=hints)
     if tasks: board.serve(server, again)
     return server
@@ -761,7 +778,7 @@ def _parsed(v: str, origin: bool) -> tuple | None:
     m = (_ORIGIN_RE if origin else _HOST_RE).fullmatch(v)
     if m is None: return None
     scheme, host, port = m.groups() if origin else (None, *m.groups())
-    return scheme and scheme.lower(), host.lower(), port
+    return scheme and scheme.lower(), host.lower(), port  # type: ignore[union-attr]  # (the pattern's host is not optional)
 
 def _pattern(p: str, origin: bool) -> tuple | None:
     "An allowed Host or Origin as `_parsed` gives it, the port '*' for `...:*` (any port given)"
@@ -804,14 +821,14 @@ def _security(host: str, allow_hosts=(), allow_origins=()) -> TransportSecurityS
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins)
 
 def mk_asgi_app(
-    tools,                    # the tools, as `mk_server` takes them, or a `Server` it made
+    tools: ServedTools | Server[Any],  # the tools, as `mk_server` takes them, or a `Server` it made
     host: str='127.0.0.1',    # the address the app will be served on (a loopback one is allowed as a Host too)
-    allow_hosts=(),           # more Host header values to accept ('example.com' takes any port, 'example.com:8000' one)
-    allow_origins=(),         # more Origin header values to accept ('https://app.example.com')
+    allow_hosts: Iterable[str]=(),  # more Host header values to accept ('example.com' takes any port, 'example.com:8000' one)
+    allow_origins: Iterable[str]=(),  # more Origin header values to accept ('https://app.example.com')
     path: str='/mcp',         # where the MCP endpoint is
     stateless: bool=False,    # no sessions: any worker answers any request (before 2026-07-28, no questions during a call)
-    **kw,                     # for `mk_server`: name, injected, secret, state_ttl, state_store, state_per_client, list_ttl, errors
-):                            # a Starlette ASGI app: run it with uvicorn, hypercorn, or mount it in another app
+    **kw: Any,                # for `mk_server`: name, injected, secret, state_ttl, state_store, state_per_client, list_ttl, errors
+) -> Starlette:              # a Starlette ASGI app: run it with uvicorn, hypercorn, or mount it in another app
     """An ASGI app serving `tools` over streamable HTTP at `path`, with Host and Origin validated on every request. The
     address a client connects from counts its share of answers (`state_per_client`): run the app with your server's
     proxy headers off (`uvicorn.run(app, proxy_headers=False)`) unless a proxy you name sets them, since uvicorn by

@@ -117,7 +117,7 @@ class Cgroup:
     def oom_kills(self) -> int:
         "How many of the run's processes the kernel killed for going over its memory"
         try:
-            with open(self.events) as fh: return sum(int(ln.split()[1]) for ln in fh if ln.startswith('oom_kill '))
+            with open(self.events) as fh: return sum(int(ln.split()[1]) for ln in fh if ln.startswith('oom_kill '))  # type: ignore[arg-type]  # (None: TypeError)
         except (OSError, TypeError, ValueError, IndexError): return 0
 
     def close(self, wait: float=1.0) -> None:

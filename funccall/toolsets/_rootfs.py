@@ -14,6 +14,7 @@ The supervisor adds the working folder (`_sandbox.WORK`), a `/dev` and a `/proc`
 from __future__ import annotations
 
 import os, site, sys, sysconfig
+from typing import Any
 
 __all__ = ['Layout', 'layout', 'host_env']
 
@@ -88,9 +89,9 @@ def _installed(folder: str) -> bool:
     except OSError: return False
 
 def layout(
-    lent: dict=None,       # {host path: path inside} read-only, or {host path: (path inside, 'rw')}
+    lent: dict[str, Any] | None=None,  # {host path: path inside} read-only, or {host path: (path inside, 'rw')}
     network: bool=False,   # the program may use the network: the resolver's files too
-    package: str=None,     # funccall's folder (bound at `/funccall` unless site-packages holds it)
+    package: str | None=None,  # funccall's folder (bound at `/funccall` unless site-packages holds it)
 ) -> Layout:
     "The filesystem a program gets: the runtime at neutral paths, and what is lent (`ValueError` for a path it can't lend)"
     lo = Layout()

@@ -66,6 +66,9 @@ FIFOs for the application to trip on; with `network=True` on cgroup v1, UDP buff
 from __future__ import annotations
 
 import errno, json, os, signal, sys, time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING: import re
 
 __all__ = ['BASE_ENV', 'MEMORY_MB', 'MAX_PROCS', 'MAX_THREADS', 'MAX_FILES', 'MAX_OUTPUT', 'MAX_MESSAGE', 'MAX_DEPTH', 'MAX_VALUES',
            'FILE_MB', 'MAX_INODES', 'MAX_LENT_FILES', 'SandboxError', 'Sandbox', 'protections', 'scrub', 'for_model', 'MAX_RESULT', 'failure', 'WORK',
@@ -111,7 +114,7 @@ _SECCOMP = {'x86_64': (0xC000003E, (101, 310, 311, 438, 319, 447, 29, 68, 425, 2
             'aarch64': (0xC00000B7, (117, 270, 271, 438, 279, 447, 194, 186, 425, 217, 218, 219), 198, 199)}
 _KEYCTL, _JOIN_SESSION_KEYRING = {'x86_64': 250, 'aarch64': 219}, 1
 
-def _libc():  # pragma: no cover (the supervisor's)
+def _libc() -> tuple[Any, Any]:  # pragma: no cover (the supervisor's): (the `ctypes` module, the C library)
     import ctypes
     return ctypes, ctypes.CDLL(None, use_errno=True)
 
@@ -147,7 +150,8 @@ def _enter_namespaces(network: bool, ids: tuple) -> None:  # pragma: no cover (t
     if os.waitstatus_to_exitcode(os.waitpid(helper, 0)[1]) != 0: raise OSError(1, 'the id maps could not be written')
 
 def _mount_attr(path: str, flags: int, set_: int, clr: int) -> None:  # pragma: no cover (the supervisor's)
-    ctypes, libc = _libc()
+    import ctypes  # (the module itself: its classes are bases here)
+    _, libc = _libc()
     class Attr(ctypes.Structure): _fields_ = [('set', ctypes.c_uint64), ('clr', ctypes.c_uint64), ('prop', ctypes.c_uint64), ('fd', ctypes.c_uint64)]
     a = Attr(set_, clr, 0, 0)
     _check(libc.syscall(_MOUNT_SETATTR, _AT_FDCWD, path.encode(), flags, ctypes.byref(a), ctypes.sizeof(a)), f'mount_setattr {path}')
@@ -214,16 +218,18 @@ _DEVICES = ('null', 'zero', 'full', 'random', 'urandom')  # the device files the
 
 def _seccomp() -> None:  # pragma: no cover (the supervisor's)
     "Refuse the calls of `_SECCOMP`, `socket` but of AF_INET and AF_INET6, `socketpair(AF_UNIX, SOCK_DGRAM)` (EPERM), a foreign architecture's"
-    ctypes, libc = _libc()
+    import ctypes  # (the module itself: its classes are bases here)
+    _, libc = _libc()
     arch, nrs, sock, pair = _SECCOMP[os.uname().machine]
     allow, deny = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
     ld, jeq, jge, ret, and_ = 0x20, 0x15, 0x35, 0x06, 0x54  # (offsets in seccomp_data: 0 the call's number, 4 the arch, 16, 24 its arguments)
-    ops = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, deny), (ld, 0, 0, 0), (jge, 'deny', 0, 0x40000000)]  # x32 calls: refused
+    ops: list[Any] = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, deny), (ld, 0, 0, 0), (jge, 'deny', 0, 0x40000000)]  # x32 calls: refused
     ops += [(jeq, 'deny', 0, nr) for nr in nrs]
     ops += [(jeq, 'socket', 0, sock), (jeq, 0, 'allow', pair), (ld, 0, 0, 24), (and_, 0, 0, 0xF), (jeq, 0, 'allow', 2),  # SOCK_DGRAM
             (ld, 0, 0, 16), (jeq, 'deny', 'allow', 1)]  # AF_UNIX
     ops += ['socket', (ld, 0, 0, 16), (jeq, 'allow', 0, 2), (jeq, 'allow', 'deny', 10)]  # AF_INET, AF_INET6: no other family
     ops += ['allow', (ret, 0, 0, allow), 'deny', (ret, 0, 0, deny)]
+    at: dict[str, int]; code: list[Any]
     at, code = {}, []  # (a label names the position of the instruction after it: jumps are counted from the next one)
     for op in ops:
         if isinstance(op, str): at[op] = len(code)
@@ -274,6 +280,7 @@ def _say(status, msg: dict) -> None:  # pragma: no cover (the supervisor's)
 
 def _tree(init: bool) -> list[int]:  # pragma: no cover (the supervisor's)
     "The program's processes: all but this one in its PID namespace, else this process's descendants"
+    kids: dict[int, list[int]]
     me, kids = os.getpid(), {}
     try: names = os.listdir('/proc')
     except OSError: return []
@@ -330,7 +337,7 @@ def _end_tree(init: bool) -> None:  # pragma: no cover (the supervisor's)
 
 def _reap() -> dict:  # pragma: no cover (the supervisor's)
     "Reap the ended children: pid -> wait status"
-    done = {}
+    done: dict[int, int] = {}
     while True:
         try: pid, st = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError: return done
@@ -393,7 +400,7 @@ def _supervise(cfg: dict, status, init: bool) -> None:  # pragma: no cover (the 
     lent, since = [[p, _inodes_used(p), 0] for p in cfg['lent_rw']], time.time() - 0.01
     if lent:  # (its walk holds two descriptors a level of the tree: all this process may)
         import resource
-        resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)  # pyright: ignore[reportArgumentType]
     prog, why = _start_program(cfg, status), None
     while True:
         st = _reap().get(prog)
@@ -414,7 +421,7 @@ def _supervise(cfg: dict, status, init: bool) -> None:  # pragma: no cover (the 
             why = 'its application ended'
             break
     _end_tree(init)
-    _say(status, {'over': why} if why else {'exit': os.waitstatus_to_exitcode(st)})
+    _say(status, {'over': why} if why else {'exit': os.waitstatus_to_exitcode(st)})  # type: ignore[arg-type]  # (no `why`: it ended)
     os._exit(0)
 
 def _orphaned(lifeline: int, wait: float=0) -> bool:  # pragma: no cover (the supervisor's)
@@ -509,7 +516,7 @@ def _probe(network: bool) -> dict:
     ns = linux and _works(namespaces=True, seccomp=False, network=network)  # each apart: one failing doesn't hide the other
     seccomp = linux and os.uname().machine in _SECCOMP and _works(namespaces=ns, seccomp=True, network=network)
     cgroup = linux and _cgroups() is not None and _works(namespaces=ns, seccomp=seccomp, network=network, cgroup=True)
-    held = _cgroups() if cgroup else set()
+    held = (_cgroups() or set()) if cgroup else set()
     # without a PID namespace the program may kill its supervisor first (same user), and leave a `setsid` grandchild behind
     return {'empty_environment': posix, 'no_inherited_files': posix, 'own_folder': posix, 'deadline_kills_tree': ns,
             'namespaces': ns, 'own_filesystem': ns, 'ids_own_nothing': ns and os.getuid() == 0,
@@ -542,7 +549,7 @@ class SandboxError(Exception):
         super().__init__(msg)
         self.kind = kind
 
-_HOST_PATH = None
+_HOST_PATH: re.Pattern[str] | None = None
 
 def scrub(
     text: str,  # text the model will read: a traceback, an error
@@ -554,8 +561,8 @@ def scrub(
         top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the folder funccall/ is in
         dirs = {top, sys.prefix, sys.base_prefix, sys.exec_prefix,
                 *(sysconfig.get_paths().get(k) for k in ('stdlib', 'purelib', 'platlib')), *(p for p in sys.path if p and os.path.isabs(p))}
-        dirs = sorted({d.rstrip(os.sep) for d in dirs if d and len(d) > 1}, key=len, reverse=True)
-        _HOST_PATH = re.compile('|'.join(re.escape(d) for d in dirs)) if dirs else re.compile(r'(?!)')
+        paths = sorted({d.rstrip(os.sep) for d in dirs if d and len(d) > 1}, key=len, reverse=True)
+        _HOST_PATH = re.compile('|'.join(re.escape(d) for d in paths)) if paths else re.compile(r'(?!)')
     return _HOST_PATH.sub('<lib>', text)
 
 MAX_RESULT = 200_000  # characters of a program's result (what it printed, its value) the model reads; the rest is cut
@@ -605,18 +612,20 @@ def _new_cgroup(memory_mb: int, max_procs: int):
 
 class Sandbox:
     "A program run under the protections that hold here (`protections()`), talked to over its stdin/stdout as JSON lines"
+    p: Any                         # the supervisor's `subprocess.Popen`: its stdin, stdout and stderr are pipes (never None)
+    ended: dict[str, Any] | None   # the program's last word (its result, or how it ended), once it came
     def __init__(
         self,
         argv: list,                  # the program's command line (its executable by absolute path)
         timeout: float,              # seconds it may run, from the start: then its whole tree is killed
         memory_mb: int=MEMORY_MB,    # memory of its whole tree, and address space of each process
         max_procs: int=MAX_PROCS,    # processes its tree may hold
-        env: dict=None,              # its environment, over `BASE_ENV` (nothing else of the application's)
+        env: dict[str, str] | None=None,  # its environment, over `BASE_ENV` (nothing else of the application's)
         network: bool=False,         # let it use the network (where it can be cut at all: `protections()`)
         max_output: int=MAX_OUTPUT,  # bytes of its stderr kept
-        mounts: dict=None,           # what it may see of the host: {host path: path inside} read-only, {host path: (path, 'rw')} writable
+        mounts: dict[str, Any] | None=None,  # what it may see of the host: {host path: path inside} read-only, {host path: (path, 'rw')} writable
         accept: tuple=(),            # protections missing here that the developer accepts by name: ('own_filesystem',)
-        _settings: dict=None,        # (the probe's own settings)
+        _settings: dict[str, Any] | None=None,  # (the probe's own settings)
     ):
         import shutil, subprocess, tempfile
         from ._rootfs import host_env, layout

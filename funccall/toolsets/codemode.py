@@ -44,9 +44,11 @@ from __future__ import annotations
 
 import contextvars, dataclasses, functools, inspect, itertools, json, keyword, os, queue, re, reprlib, signal, sys, threading, time
 import typing
-from typing import Any, Literal, Union
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Literal, Union
 
 from ..core._package import PACKAGE_DIR
+from ..core._typing import JsonDict
 from ._codechild import COMMAND, MAX_PRINTED, TB, CodeError, ToolCallError, namespace
 from ._rootfs import layout
 from ._sandbox import ACCEPTABLE, MAX_MESSAGE, Sandbox, SandboxError, failure, for_model, protections, scrub
@@ -56,6 +58,10 @@ from ..core.schema import SchemaError, handle_type
 from ..loop.messages import program_callers  # (where it is read: a provider's shape; named here too, beside `programmatic`)
 from ..loop.results import to_text
 from ..loop.tools import Tool
+from .boxlike import ToolboxLike
+
+if TYPE_CHECKING:
+    from ..loop.results import ToolResult
 
 __all__ = ['code_api', 'code_tool', 'safest_mode', 'ToolCallError', 'CodeError', 'programmatic', 'program_callers', 'MAX_VALUE']
 
@@ -82,7 +88,7 @@ class _Source:
     def anno(
         self,
         a,               # an annotation, as `schema2sig` and `schema2anno` make them
-        hint: str=None,  # the parameter or key it annotates: names a class its schema left untitled
+        hint: str | None=None,  # the parameter or key it annotates: names a class its schema left untitled
     ) -> str:
         if a is Any or a is typing.Any: return 'Any'
         if a is None or a is type(None): return 'None'
@@ -94,7 +100,7 @@ class _Source:
             return f"{origin.__name__}[{', '.join(self.anno(x, hint) for x in args)}]" if args else origin.__name__
         return getattr(a, '__name__', 'Any') if isinstance(a, type) else 'Any'
 
-    def _typeddict(self, td, hint: str = None) -> str:
+    def _typeddict(self, td: Any, hint: str | None = None) -> str:
         if td in self.classes: return self.classes[td]
         title = td.__name__ if td.__name__ != _UNTITLED or not hint else ''.join(w.capitalize() for w in re.split(r'[\W_]+', hint)) or _UNTITLED
         nm = self.classes[td] = _py_name(title, self.names)  # named first: a class may refer to itself
@@ -124,6 +130,7 @@ def _doc(text: str) -> str:
 def _returns(t: Tool):
     "The annotation of what tool `t` gives back: the MCP server's `outputSchema`, or its function's return annotation"
     out = getattr(t.fn, '__output_schema__', None)  # set by `MCPClient` on the tools it builds: the schema of what they return
+    defs: Any
     if isinstance(out, dict): s, defs = out, out.get('$defs')
     else:
         fn = t.fn if inspect.isfunction(t.fn) or inspect.ismethod(t.fn) else type(t.fn).__call__
@@ -136,15 +143,15 @@ def _returns(t: Tool):
     try: return schema2anno(s, defs)
     except (ValueError, TypeError): return Any
 
-def _tools(box) -> list[Tool]: return [t for t in box if not getattr(t.fn, '_funccall_code_tool', False)]
+def _tools(box: ToolboxLike) -> list[Tool]: return [t for t in box if not getattr(t.fn, '_funccall_code_tool', False)]
 
-def _specs(box) -> list[tuple]:
+def _specs(box: ToolboxLike) -> list[tuple[str, Tool, inspect.Signature]]:
     "(Python name, tool, signature) per tool, in the toolbox's order"
     taken: set = set()
     return [(_py_name(t.name, taken), t, schema2sig(t.schema)) for t in _tools(box)]
 
 def code_api(
-    box,  # a `Toolbox`
+    box: ToolboxLike,  # a `Toolbox`
 ) -> str:  # Python source: imports, the `TypedDict`s, then a stub per tool
     "The toolset as Python a model reads: a typed stub per tool, with its description and its parameters' as the docstring"
     src, stubs = _Source(), []
@@ -174,23 +181,23 @@ def _literal(v) -> bool:
 
 # --- calling tools from a program ----------------------------------------------------------------------------
 
-def _functions(box, call) -> dict:
+def _functions(box: ToolboxLike, call: Callable[..., Any]) -> dict[str, Callable[..., Any]]:
     """Python name -> a function with the tool's signature (`mk_tool`, unchecked: the toolbox checks) whose call is
     `call(tool name, arguments)`, the arguments under the schema's own property names"""
     return {py: mk_tool(call, schema, check=False) for py, schema in _schemas(box)}
 
-def _schemas(box) -> list[tuple]:
+def _schemas(box: ToolboxLike) -> list[tuple[str, JsonDict]]:
     "(Python name, input schema as JSON) per tool: what a program's functions are made from, here or in another process"
     return [(py, json.loads(json.dumps({'name': t.name, 'input_schema': t.schema['input_schema']}, default=str)))
             for py, t, _ in _specs(box)]
 
-def _in_process(box, injected: dict, as_json: bool = False, until: list = None):
+def _in_process(box: ToolboxLike, injected: JsonDict, as_json: bool = False, until: list[float] | None = None) -> Callable[..., Any]:
     """Run a tool with a program's arguments through the toolbox; its value as it is, or (`as_json`) as JSON data.
     With `until` (the program runs in this process): each call in a thread of its own, so the program's timeout, raised
     at its every line, never lands inside the tool (it left the application's lock held); past `until[0]` (monotonic:
     the deadline, or the moment the program returned) no tool runs, for a program that swallows its timeout or a thread
     it left running"""
-    def run(name, args): return box.call(name, args, injected=injected)
+    def run(name: str, args: JsonDict) -> ToolResult: return box.call(name, args, injected=injected)
     def call(name, /, **args):
         if until is None: r = run(name, args)
         else:
@@ -210,8 +217,8 @@ def _error(r) -> str:
 def _as_json(v):
     "`v` as JSON data (dataclasses, dates and the like in their JSON form), or its text when JSON can't hold it"
     if v is None or isinstance(v, str): return v
-    try: return json.loads(t := to_text(v))
-    except ValueError: return t
+    try: return json.loads(t := to_text(v))  # (`to_text` raises no ValueError: `t` is bound below)
+    except ValueError: return t  # pyright: ignore[reportPossiblyUnboundVariable]
 
 MAX_VALUE = 100_000  # characters of a program's final value (or its traceback) in its result; the rest is cut, the model told
 
@@ -225,12 +232,13 @@ def _cut(s: str, limit: int, what: str) -> str:
     "`s` cut to `limit` characters, saying what was cut (as `print` in a program says it)"
     return s if len(s) <= limit else f"{s[:limit]}\n[... {what} cut at {limit} characters]"
 
-def _shown(v, limit: int) -> str:
+def _shown(v: Any, limit: int) -> str:
     """`v` as text for the model, at most `limit` characters, made in time and memory bounded by `limit`: a value that
     shares one list a million times is a few bytes in the program and gigabytes of text (monty hands back such a value shared)"""
     if isinstance(v, str): return _cut(v, limit, 'value')
     if _size(v, limit) <= limit: return _cut(to_text(v), limit, 'value')
-    chunks, n = [], 0
+    chunks: list[str] = []
+    n = 0
     try:
         for chunk in _encoder.iterencode(v):  # (not one-shot: the pure-Python encoder, which yields as it goes)
             chunks.append(chunk)
@@ -239,9 +247,10 @@ def _shown(v, limit: int) -> str:
     except (TypeError, ValueError, RecursionError): chunks = [_repr.repr(v)]  # a cycle, nested too deeply, a key JSON can't hold
     return _cut(''.join(chunks), limit, 'value')
 
-def _size(v, budget: int) -> int:
+def _size(v: Any, budget: int) -> int:
     "At least how many characters `v`'s text takes, or `budget + 1` when more: found in `budget` steps at most, whatever `v` holds"
     n, todo = 0, [v]
+    items: Iterable[Any]
     while todo:
         x = todo.pop()
         n += 1 + (len(x) if isinstance(x, (str, bytes, bytearray)) else 0)
@@ -263,11 +272,11 @@ _encoder = json.JSONEncoder(ensure_ascii=False, default=_shallow)  # (a key JSON
 _repr = reprlib.Repr()
 _repr.maxstring = _repr.maxother = 200
 
-def _run_here(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:
+def _run_here(box: ToolboxLike, code: str, timeout: float, memory_mb: int, injected: JsonDict) -> str:
     out: list = []
     until = [time.monotonic() + timeout]
     ns = {**namespace(out), **_functions(box, _in_process(box, injected, until=until))}
-    try: v = python(code, glb=ns, timeout=timeout)
+    try: v = python(code, glb=ns, timeout=timeout)  # type: ignore[arg-type]  # (`python`'s schema says integer seconds; it takes a float)
     finally: until[0] = float('-inf')  # answered: its threads left running call no tool from now on
     if isinstance(v, str) and v.startswith(TB): raise CodeError(_result(''.join(out), v))
     return _result(''.join(out), v)
@@ -280,11 +289,12 @@ def _stopped(timeout: float, what: str) -> str:
     "The traceback a program stopped at its deadline reads as"
     return f'{TB}\n  File "<code>", in <module>\n    (stopped after {timeout:g} s; {what})\nTimeoutError'
 
-def _within(fn, left: float, name: str):
+def _within(fn: Callable[[], Any], left: float, name: str) -> Any:
     """`fn()` in a thread of its own, waited for at most `left` seconds; `_Late` when it's still running then (a thread
     can't be stopped: it runs on in the background, a daemon)"""
-    done, ctx = queue.SimpleQueue(), contextvars.copy_context()
-    def run():
+    done: queue.SimpleQueue[tuple[bool, Any]] = queue.SimpleQueue()
+    ctx = contextvars.copy_context()
+    def run() -> None:
         try: done.put((True, ctx.run(fn)))
         except BaseException as e: done.put((False, e))  # noqa: BLE001 - handed to the waiting caller
     threading.Thread(target=run, name='funccall-code-call', daemon=True).start()
@@ -295,7 +305,7 @@ def _within(fn, left: float, name: str):
 
 # --- in a process of its own ---------------------------------------------------------------------------------
 
-def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict, **sandbox) -> str:
+def _run_isolated(box: ToolboxLike, code: str, timeout: float, memory_mb: int, injected: JsonDict, **sandbox: Any) -> str:
     schemas = _schemas(box)
     names = {s['name'] for _, s in schemas}
     argv = [sys.executable, '-S', '-c', COMMAND, PACKAGE_DIR]  # (host paths: the sandbox gives the program's own)
@@ -323,11 +333,11 @@ def _run_isolated(box, code: str, timeout: float, memory_mb: int, injected: dict
 
 _SHOWN = MAX_PRINTED + MAX_VALUE + 200  # what `_result` gives at most: its two caps and what each cut says
 
-def _scrubbed(printed: str, value) -> tuple:
+def _scrubbed(printed: str, value: Any) -> tuple[str, str | None]:
     "A program's result from its process, host paths scrubbed before `_result` cuts it (a cut could split a path), bounded first"
     return scrub(printed[:2 * MAX_PRINTED]), None if value is None else scrub(_shown(value, 2 * MAX_VALUE))
 
-def _message(msg) -> tuple:
+def _message(msg: Any) -> tuple[Any, ...]:
     "('done', printed, value, failed) or ('call', name, args) from a message of the program's; `SandboxError` for anything else"
     if isinstance(msg, dict):
         if msg.get('done') is True and isinstance(msg.get('printed'), str) and isinstance(msg.get('failed'), bool):
@@ -335,7 +345,7 @@ def _message(msg) -> tuple:
         if isinstance(msg.get('call'), str) and isinstance(msg.get('args', {}), dict): return 'call', msg['call'], msg.get('args') or {}
     raise SandboxError(f"it sent a message that is neither a tool call nor its result: {json.dumps(msg)[:100]}", 'protocol')
 
-def _answer(r) -> dict:
+def _answer(r: ToolResult) -> JsonDict:
     "The program's answer to a call: its value as JSON, or its error; a value too big for the channel is an error"
     if not r.ok: return {'ok': False, 'value': None, 'error': _error(r)}
     v = _as_json(r.value)
@@ -354,31 +364,31 @@ class _Watchdog:
         self.pid, self.lock, self.done, self.fired = pid, threading.Lock(), False, False
         self.timer = threading.Timer(max(when - time.monotonic(), 0), self.kill)
         self.timer.daemon = True
-    def kill(self):
+    def kill(self) -> None:
         with self.lock:
             if self.done or self.pid is None: return
             self.done = self.fired = True
             try: os.kill(self.pid, getattr(signal, 'SIGKILL', signal.SIGTERM))
             except ProcessLookupError: pass
-    def __enter__(self): self.timer.start(); return self
-    def __exit__(self, *exc):  # (a program left suspended, its deadline passed in a tool call, ends with the pool)
+    def __enter__(self) -> _Watchdog: self.timer.start(); return self
+    def __exit__(self, *exc: object) -> None:  # (a program left suspended, its deadline passed in a tool call, ends with the pool)
         with self.lock: self.done = True
         self.timer.cancel()
 
 _SLEEPS = ('system.sleep', 'system.async_sleep')  # `time.sleep`, `asyncio.sleep`: a program driven call by call sleeps here
 
-def _sleep(snap, deadline: float):
+def _sleep(snap: Any, deadline: float) -> Any:
     "A program's sleep, waited here for at most what is left of the deadline"
-    secs = snap.args[0] if len(snap.args) == 1 and not snap.kwargs else None
+    secs: Any = snap.args[0] if len(snap.args) == 1 and not snap.kwargs else None
     if type(secs) not in (int, float) or not 0 <= secs < float('inf'):
         return snap.resume({'exception': ValueError(f'sleep length must be a non-negative number, not {secs!r}')})
     time.sleep(max(min(secs, deadline - time.monotonic()), 0))
     if time.monotonic() >= deadline: raise _Late('asleep')
     return snap.resume({'return_value': None})
 
-def _resume(snap, fns: dict, deadline: float):
+def _resume(snap: Any, fns: dict[str, Callable[..., Any]], deadline: float) -> Any:
     "Resume a suspended program: a tool's call or a sleep under what is left of the deadline, anything else as monty does"
-    from pydantic_monty import FunctionSnapshot
+    from pydantic_monty import FunctionSnapshot  # pyright: ignore[reportMissingImports]
     if time.monotonic() >= deadline: raise _Late()
     if isinstance(snap, FunctionSnapshot) and snap.is_os_function and snap.function_name in _SLEEPS: return _sleep(snap, deadline)
     if not isinstance(snap, FunctionSnapshot) or snap.is_os_function or (f := fns.get(snap.function_name)) is None:
@@ -388,8 +398,8 @@ def _resume(snap, fns: dict, deadline: float):
     except Exception as e: return snap.resume({'exception': e})  # noqa: BLE001 - the program reads it, as a ToolCallError
     return snap.resume({'return_value': v})
 
-def _run_monty(box, code: str, timeout: float, memory_mb: int, injected: dict) -> str:
-    try: from pydantic_monty import Monty, MontyComplete, MontyError
+def _run_monty(box: ToolboxLike, code: str, timeout: float, memory_mb: int, injected: JsonDict) -> str:
+    try: from pydantic_monty import Monty, MontyComplete, MontyError  # pyright: ignore[reportMissingImports]
     except ImportError: raise ImportError("isolate='monty' needs pydantic-monty: pip install pydantic-monty") from None
     deadline = time.monotonic() + timeout
     fns = _functions(box, _in_process(box, injected, as_json=True))
@@ -411,11 +421,11 @@ def _run_monty(box, code: str, timeout: float, memory_mb: int, injected: dict) -
 
 # --- the tool -------------------------------------------------------------------------------------------------
 
-_RUNNERS = {False: _run_here, True: _run_isolated, 'monty': _run_monty}
+_RUNNERS: dict[bool | str, Callable[..., str]] = {False: _run_here, True: _run_isolated, 'monty': _run_monty}
 
 def safest_mode() -> bool | str:
     "The safest place installed to run a model's program: 'monty' when pydantic-monty imports, else True (a process of its own)"
-    try: import pydantic_monty  # noqa: F401
+    try: import pydantic_monty  # noqa: F401  # pyright: ignore[reportMissingImports]
     except ImportError: pass
     else: return 'monty'
     if os.name == 'nt':
@@ -424,17 +434,17 @@ def safest_mode() -> bool | str:
     return True
 
 def code_tool(
-    box,                       # a `Toolbox`: its tools are the program's functions
-    isolate: bool | str=None,  # None: the safest installed (`safest_mode`); 'monty': pydantic-monty's sandbox; True: a process
+    box: ToolboxLike,          # a `Toolbox`: its tools are the program's functions
+    isolate: bool | str | None=None,  # None: the safest installed (`safest_mode`); 'monty': pydantic-monty's sandbox; True: a process
                                #   of its own; False: this process (only when asked for: the program can do all the application can)
     timeout: float=30,         # seconds the program may run, its tool calls included
     memory_mb: int=512,        # memory of the program's whole process tree, and each process's address space (True), or monty's limit
     text_input: bool=False,    # take the program as free-form text (an OpenAI custom tool): no JSON string to escape it in
-    env: dict=None,            # environment variables the program's process gets (isolate=True; it gets none of the application's)
+    env: dict[str, str] | None=None,  # environment variables the program's process gets (isolate=True; it gets none of the application's)
     network: bool=False,       # let the program's process use the network (isolate=True; cut where `_sandbox.protections()` can)
-    mounts: dict=None,         # host folders or files the program sees (isolate=True): {host path: path inside} read-only,
+    mounts: dict[str, Any] | None=None,  # host folders or files the program sees (isolate=True): {host path: path inside} read-only,
                                #   {host path: (path inside, 'rw')} writable; it sees nothing else of the host's but the Python runtime
-    accept: tuple=(),          # isolate=True where a protection is missing, accepted by name: ('own_filesystem',) runs the
+    accept: tuple[str, ...]=(),  # isolate=True where a protection is missing, accepted by name: ('own_filesystem',) runs the
                                #   program where it reads every file the application's user can (no user namespaces)
 ) -> Tool:                     # the `run_code(code)` tool, its description holding the API (`code_api`)
     "A `run_code(code)` tool: the model's Python program runs with every tool of `box` bound as a function"
@@ -455,15 +465,15 @@ def code_tool(
         layout(mounts, network)
     def run_code(
         code: str,  # a Python program; call the functions below, `print` what you need, end with an expression to return it
-        **injected,
+        **injected: Any,
     ):
         return run(box, code, timeout, memory_mb, injected)
     # the inner tools' injected values the toolbox doesn't hold are run_code's own, supplied per request like any tool's
     own = sorted({k for t in _tools(box) for k in t.inject} - box.injected.keys())
     P = inspect.Parameter
-    run_code.__signature__ = inspect.Signature([P('code', P.POSITIONAL_OR_KEYWORD, annotation=str),
+    run_code.__signature__ = inspect.Signature([P('code', P.POSITIONAL_OR_KEYWORD, annotation=str),  # type: ignore[attr-defined]
                                                 *(P(k, P.KEYWORD_ONLY, annotation=Any) for k in own)])
-    run_code._funccall_code_tool, run_code.isolate = True, isolate  # (where its programs run: `tool.fn.isolate`)
+    run_code._funccall_code_tool, run_code.isolate = True, isolate  # type: ignore[attr-defined]  # (where its programs run: `tool.fn.isolate`)
     desc = ("Run a Python program that calls these functions (each one a tool) and returns what it prints and the value of its "
             f"last expression. Use it to chain tool calls, loop over results and keep only what matters.\n\n```python\n{code_api(box)}```")
     return Tool(run_code, description=desc, inject=tuple(own), text_input=text_input, max_chars=None)  # (it cuts its own output)
@@ -473,17 +483,17 @@ def code_tool(
 _ANTHROPIC_CODE = {'type': 'code_execution_20260120', 'name': 'code_execution'}
 
 def programmatic(
-    definitions: list,    # a toolbox's definitions for `provider` (`Toolbox.definitions(provider)`)
+    definitions: list[JsonDict],  # a toolbox's definitions for `provider` (`Toolbox.definitions(provider)`)
     provider: str,        # 'anthropic' or 'responses'
     direct: bool=False,   # let the model call them directly too, not only from its program
-) -> list:                # the definitions, callable from the provider's code execution, and that tool
+) -> list[JsonDict]:                # the definitions, callable from the provider's code execution, and that tool
     "Tools callable from the provider's code execution: Anthropic's `allowed_callers` and code-execution tool, OpenAI's programmatic tool calling"
     if provider == 'anthropic':
         callers = [_ANTHROPIC_CODE['type']] + (['direct'] if direct else [])
         return [dict(_ANTHROPIC_CODE)] + [{**d, 'allowed_callers': callers} if 'input_schema' in d else d for d in definitions]
     if provider in ('responses', 'openai_responses'):
         callers = ['programmatic'] + (['direct'] if direct else [])
-        def one(d):
+        def one(d: JsonDict) -> JsonDict:
             if d.get('type') == 'function': return {**d, 'allowed_callers': callers}
             if d.get('type') == 'namespace': return {**d, 'tools': [one(x) for x in d['tools']]}
             return d

@@ -31,7 +31,10 @@ namespaces): elsewhere it refuses, saying so (`code_tool(isolate=True, accept=..
 from __future__ import annotations
 
 import ast, io, itertools, json, linecache, re, sys, threading, time, traceback  # (ctypes, subprocess: when needed)
-from typing import Optional
+from typing import TYPE_CHECKING, Any, Optional
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 from ..core._package import PACKAGE_DIR, is_own
 
@@ -63,7 +66,9 @@ def _drop_pending() -> None:
 
 class _ThreadStdout(io.TextIOBase):
     "`sys.stdout` while code runs: each running thread's prints go to its own buffer, other threads' pass through"
-    def __init__(self, orig): self.orig, self.bufs = orig, {}
+    orig: Any                 # the stream it replaced
+    bufs: dict[int, Any]      # thread id -> its buffer
+    def __init__(self, orig: Any): self.orig, self.bufs = orig, {}
     def write(self, s: str) -> int: return self.bufs.get(threading.get_ident(), self.orig).write(s)
     def flush(self): self.orig.flush()
     def __getattr__(self, nm): return getattr(self.orig, nm)
@@ -106,15 +111,15 @@ def _exec(code: str, glb: dict, loc: Optional[dict], lv=None):
     tree = ast.parse(code, fn)
     last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
     exec(compile(tree, fn, 'exec'), glb, loc)  # noqa: S102 - running code is this tool's purpose
-    return eval(compile(ast.Expression(last.value), fn, 'eval'), glb, loc) if last else None  # noqa: S307
+    return eval(compile(ast.Expression(last.value), fn, 'eval'), glb, loc) if last else None  # type: ignore[attr-defined]  # noqa: S307 - (an `ast.Expr`)
 
 def _result(res, printed: str):
     return printed.rstrip('\n') if res is None and printed else res  # a value wins over what was printed, as in a notebook
 
 def _run(
     code:str,           # Python statements; the value of a final expression is returned
-    glb:dict=None,      # globals to run in (default: a new namespace)
-    loc:dict=None,      # locals to run in (default: `glb`)
+    glb:Optional[dict]=None,  # globals to run in (default: a new namespace)
+    loc:Optional[dict]=None,  # locals to run in (default: `glb`)
 ):                      # the last expression's value, else what the code printed, else None
     "Run `code`, returning its final expression's value (like IPython), or its printed output; no timeout"
     buf = _capture_start()
@@ -124,8 +129,8 @@ def _run(
 
 def run_in_process(
     code:str,        # Python statements; the value of a final expression is returned
-    glb:dict=None,   # globals to run in (default: a new namespace)
-):                   # the value, what the code printed, or its traceback as text
+    glb:Optional[dict[str, Any]]=None,  # globals to run in (default: a new namespace)
+) -> Any:             # the value, what the code printed, or its traceback as text
     """`python` for a process whose deadline is kept from outside (it is killed): the code runs on this thread, the main
     one, so the process's name, its signals and its memory limit are the program's own, with no thread to stop it"""
     try: return _run(code, glb)
@@ -142,6 +147,8 @@ def _tb_text(e: BaseException) -> str:
 class _Level:
     "One `python` call: its deadline, and whether its code runs now: started and not yet ended (guarded by `lock`)"
     __slots__ = ('deadline', 'expired', 'running', 'active', 'refused', 'frame', 'fn', 'lock')
+    frame: Optional[FrameType]
+    fn: Optional[str]
     def __init__(self, timeout: float):
         self.deadline, self.expired, self.running, self.active, self.refused = time.monotonic() + timeout, False, False, True, False
         self.frame, self.fn, self.lock = None, None, threading.Lock()  # `_guarded`'s frame, the code's file name
@@ -204,7 +211,7 @@ def _unsignal() -> None:
     spins at its next call. The code's thread keeps its exception, signalled again when it next takes the GIL"""
     _drop_pending()  # taking an exception of its own clears the flag, not the other thread's exception
 
-def _guarded(code, glb, loc, lv: _Level) -> tuple:
+def _guarded(code, glb, loc, lv: _Level) -> tuple[tuple[str, Any], str]:
     """Run `code` as call `lv` in this thread: ('res', value) or ('err', exception), and what it printed.
     A timeout landing after the code finished (in this clean-up) is absorbed here, never reaching the caller's code."""
     levels, out = _levels(), None
@@ -250,7 +257,7 @@ def _stop_report(timeout: float, lv: _Level) -> str:
 def _raise_timeout(lv: _Level, t: threading.Thread) -> None:
     with lv.lock:
         lv.expired = True  # code that hasn't started yet sees it and doesn't start
-        if lv.running: _raise_in_thread(t.ident, _Timeout)
+        if lv.running: _raise_in_thread(t.ident, _Timeout)  # type: ignore[arg-type]  # (started: it has an ident)
 
 class _Untraced:
     """The caller's trace and profile functions (a debugger, coverage, a profiler) off while it waits for its code:
@@ -264,7 +271,7 @@ class _Untraced:
         sys.settrace(self.trace); sys.setprofile(self.prof)
 
 def _in_thread(code, glb, loc, lv: _Level, timeout: float):
-    box = {}
+    box: dict[str, Any] = {}
     # the wait is one C call on a bare lock, released when the code's thread ends: a timeout landing in the wait (an
     # enclosing call's) must find no Python-level state to break (inside `Thread.join` it can mark the thread as
     # stopped while it runs on, inside `Event.wait` it leaves a lock released twice)
@@ -289,7 +296,7 @@ def _in_thread(code, glb, loc, lv: _Level, timeout: float):
                 try: _raise_timeout(lv, t); break
                 except BaseException: continue  # noqa: BLE001, S112 - the exception on its way out is still raised after this
     if 'out' not in box: return _stop_report(timeout, lv)
-    return _outcome(*box['out'], lv)
+    return _outcome(*box['out'], lv)  # type: ignore[call-arg]  # (`_guarded`'s pair: two arguments)
 
 # --- in a process of its own ------------------------------------------------------------------------------
 
@@ -346,7 +353,7 @@ _machinery = ('asyncio', 'concurrent', 'threading', 'funccall')
 
 def _caller_globals() -> dict:
     "The globals of the code that called `python`, looking past funccall and the thread/loop machinery"
-    f = sys._getframe(2)
+    f: Optional[FrameType] = sys._getframe(2)
     while f is not None and f.f_globals.get('__name__', '').split('.')[0] in _machinery: f = f.f_back
     return f.f_globals if f is not None else _tool_globals
 

@@ -17,11 +17,15 @@ from __future__ import annotations
 
 import functools, heapq, json, math, re, threading, weakref
 from collections import Counter
+from collections.abc import Mapping
+from typing import Any
 
+from ..core._typing import JsonDict
 from ..core.inverse import tool_parts
 from ..loop.messages import Found, references, tool_search_output, tool_searches
 from ..core.providers import RENDERERS, provider_name
 from ..loop.tools import Tool, Toolbox, as_toolbox
+from .boxlike import ToolboxLike
 from .wrap import view
 
 __all__ = ['ToolIndex', 'tokens', 'index_of', 'find_tools', 'deferred', 'DeferredToolbox', 'references', 'Found', 'SEARCH_TOOL']
@@ -75,7 +79,7 @@ _VERBS = [
     'search find look lookup query',
     'run execute start launch',
 ]
-_SYN: dict = {}
+_SYN: dict[str, set[str]] = {}
 for _line in _VERBS:
     _ws = [_stem(w) for w in _line.split()]
     for _w in _ws: _SYN.setdefault(_w, set()).update(x for x in _ws if x != _w)
@@ -90,9 +94,10 @@ _K1 = 1.2
 _MAX_QUERY = 2000  # characters of a request read: a model's query of any length is answered in bounded time
 _PARAM_DEPTH = 2  # nested object properties are words of the tool too, this far down
 
-def _params(s, depth: int = 0) -> tuple[list, list]:
+def _params(s: Any, depth: int = 0) -> tuple[list[str], list[str]]:
     "The property names and descriptions of schema `s`, nested objects and array items included"
-    names, docs = [], []
+    names: list[str] = []
+    docs: list[str] = []
     if not isinstance(s, dict) or depth > _PARAM_DEPTH: return names, docs
     props = s.get('properties')
     for k, ps in (props.items() if isinstance(props, dict) else ()):
@@ -104,24 +109,27 @@ def _params(s, depth: int = 0) -> tuple[list, list]:
                 names += n; docs += d
     return names, docs
 
+# what `_compile` works out: the tool names in order, term -> postings, term -> idf, tool name -> its number
+_Compiled = tuple[list[str], dict[str, list[tuple[int, float]]], dict[str, float], dict[str, int]]
+
 class ToolIndex:
     "Tools ranked for a request in plain words (BM25F over name, group, description and parameters)"
     def __init__(
         self,
-        weights: dict=None,  # field -> weight, over `FIELDS`' defaults
+        weights: dict[str, float] | None=None,  # field -> weight, over `FIELDS`' defaults
     ):
-        self.weights = {**_WEIGHTS, **(weights or {})}
-        self._docs: dict = {}      # tool name -> its term counts per field
-        self._compiled = None      # term -> [(doc number, weighted term frequency)], and the idf of each term
+        self.weights: dict[str, float] = {**_WEIGHTS, **(weights or {})}  # field -> weight
+        self._docs: dict[str, dict[str, Counter[str]]] = {}  # tool name -> its term counts per field
+        self._compiled: _Compiled | None = None  # term -> [(doc number, weighted term frequency)], and the idf of each term
 
-    def __len__(self): return len(self._docs)
-    def __contains__(self, nm): return nm in self._docs
+    def __len__(self) -> int: return len(self._docs)
+    def __contains__(self, nm: object) -> bool: return nm in self._docs
 
     def add(
         self,
-        tool,            # a tool's schema in any format funccall reads (canonical, MCP, OpenAI...), a `Tool`, or its name
+        tool: Any,       # a tool's schema in any format funccall reads (canonical, MCP, OpenAI...), a `Tool`, or its name
         group: str='',   # the group or MCP server it belongs to
-        key: str=None,   # the name `search` gives back for it (default: the tool's name)
+        key: str | None=None,  # the name `search` gives back for it (default: the tool's name)
     ) -> ToolIndex:
         "Add (or replace) one tool; its words are read here, once"
         nm, desc, s = tool_parts(getattr(tool, 'schema', tool))
@@ -135,14 +143,14 @@ class ToolIndex:
         "Forget tool `nm`"
         if self._docs.pop(nm, None) is not None: self._compiled = None
 
-    def _compile(self):
+    def _compile(self) -> _Compiled:
         "The weights that depend on the whole collection, from the stored counts"
         docs = list(self._docs.values())
         n = len(docs) or 1
         avg = {f: (sum(sum(d[f].values()) for d in docs) / n) or 1.0 for f in FIELDS}
-        post: dict = {}
+        post: dict[str, list[tuple[int, float]]] = {}
         for i, d in enumerate(docs):
-            tf: dict = {}
+            tf: dict[str, float] = {}
             for f in FIELDS:
                 c = d[f]
                 if not c: continue
@@ -156,14 +164,14 @@ class ToolIndex:
     def scores(
         self,
         query: str,  # the request, in plain words
-    ) -> dict:       # tool name -> score, for the tools that match at all
+    ) -> dict[str, float]:  # tool name -> score, for the tools that match at all
         "Every matching tool's BM25F score for `query`"
         names, post, idf, _ = self._compiled or self._compile()
-        terms: dict = {}
+        terms: dict[str, float] = {}
         for t in tokens(query[:_MAX_QUERY]):
             terms[t] = 1.0
             for s in _SYN.get(t, ()): terms.setdefault(s, _SYN_WEIGHT)
-        acc: dict = {}
+        acc: dict[int, float] = {}
         for t, qw in terms.items():
             if (p := post.get(t)) is None: continue
             w = qw * idf[t] * (_K1 + 1)
@@ -181,18 +189,18 @@ class ToolIndex:
 
 # --- one index per toolbox ------------------------------------------------------------------------------
 
-_indexes: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_indexes: weakref.WeakKeyDictionary[Any, tuple[ToolIndex, dict[str, tuple[Tool, str]]]] = weakref.WeakKeyDictionary()
 
 _lock = threading.Lock()  # a batch may search from several threads: one brings the index up to date at a time
 
 def index_of(
-    box,  # a `Toolbox`
+    box: ToolboxLike,  # a `Toolbox`
 ) -> ToolIndex:  # its index, with the tools it holds now
     "The search index of `box`, brought up to date with its tools: new ones read, removed ones forgotten, changed ones read again"
     with _lock:
         idx, seen = _indexes.get(box, (None, None))
-        if idx is None: idx, seen = ToolIndex(), {}
-        groups = getattr(box, 'groups', {})
+        if idx is None or seen is None: idx, seen = ToolIndex(), {}
+        groups: Mapping[str, str] = getattr(box, 'groups', {})
         for nm in [nm for nm in seen if nm not in box.tools]: idx.remove(nm); del seen[nm]
         for nm, t in box.tools.items():
             g = groups.get(nm, '')
@@ -206,7 +214,7 @@ def index_of(
 # --- deferred definitions ---------------------------------------------------------------------------------
 
 def find_tools(
-    box,           # a `Toolbox`
+    box: ToolboxLike,  # a `Toolbox`
     query: str,    # what the model or user wants done, in plain words
     limit: int=5,  # at most this many
 ) -> list[str]:    # tool names, best first
@@ -221,15 +229,16 @@ _QUERY = {'type': 'object', 'properties': {'query': {'type': 'string', 'descript
 _CLIENT_SEARCH_DOC = "Find tools for a task among the deferred ones: their definitions are loaded for you to call"
 _SEARCHES = (None, 'bm25', 'regex', 'server', 'client')
 
-def _summary(box, names: list) -> str:
+def _summary(box: ToolboxLike, names: list[str]) -> str:
     "What `search_tools` answers: the tools found, one line each, now loaded"
     if not names: return "No tool matches; try other words."
     lines = [f"- {nm}: {((box.tools[nm].description or '').strip().splitlines() or [''])[0][:200]}" for nm in names]
     return "These tools are loaded now; call them directly:\n" + '\n'.join(lines)
 
-def _namespaced(box, tools: list, defs: list) -> list:
+def _namespaced(box: ToolboxLike, tools: list[Tool], defs: list[JsonDict]) -> list[JsonDict]:
     "Responses definitions with each group's tools in a namespace, placed where its first tool is (so the order never changes)"
-    out, spaces = [], {}
+    out: list[JsonDict] = []
+    spaces: dict[str, JsonDict] = {}
     for t, d in zip(tools, defs):
         if (g := box.groups.get(t.name)) is None: out.append(d); continue
         if g not in spaces:
@@ -243,19 +252,19 @@ class DeferredToolbox(Toolbox):
     `defer_loading` and tool-search tool, OpenAI Responses' namespaces and `tool_search`, elsewhere funccall's
     `search_tools(query)` tool, which this toolbox runs, and the tools it loaded. It shares the wrapped toolbox's tools
     and settings; `loaded` (the tools the model found, sent from now on) is its own: `clear()` it for a new conversation"""
-    keep: tuple          # the tools always sent
-    search_by: str       # how the model searches (`deferred`'s `search`)
-    loaded: list         # the tools found, in the order found
+    keep: tuple[str, ...]  # the tools always sent
+    search_by: str | None  # how the model searches (`deferred`'s `search`)
+    loaded: list[str]    # the tools found, in the order found
     search_tool: Tool    # the `search_tools(query)` tool
 
-    def _tool(self, name) -> Tool | None:
+    def _tool(self, name: Any) -> Tool | None:
         "A tool by name, as the wrapped toolbox finds it; and `search_tools`, unless a tool of the toolbox is named so"
         return super()._tool(name) or (self.search_tool if name == SEARCH_TOOL else None)
 
     def load(
         self,
-        names: list,  # tool names, as `find_tools` gives them
-    ) -> list:        # the ones not loaded before
+        names: list[str],  # tool names, as `find_tools` gives them
+    ) -> list[str]:    # the ones not loaded before
         "Load tools (in the order found, after the ones loaded before, so a prompt cache keeps its prefix)"
         new = [nm for nm in names if nm in self.tools and nm not in self.loaded]
         self.loaded.extend(new)
@@ -266,36 +275,37 @@ class DeferredToolbox(Toolbox):
         fmt: str='openai',         # 'openai', 'responses', 'anthropic', 'gemini', 'mcp' or 'canonical'
         strict: bool | None=None,  # strict mode (OpenAI, Anthropic) for all (default: each tool's own `strict`)
         rename: bool=False,        # rewrite names the provider rejects; `call` finds them by those names
-        report=None,               # a `providers.Report` to fill, 'raise' on a lossy change, or None to warn
-    ) -> list:                     # the definitions for this turn
+        report: Any=None,          # a `providers.Report` to fill, 'raise' on a lossy change, or None to warn
+    ) -> list[JsonDict]:           # the definitions for this turn
         "The definitions for this turn: the kept tools, the provider's tool search (or `search_tools`), the tools found so far"
         keep = self._kept()
         render = lambda ts: view(self, Toolbox, tools={t.name: t for t in ts}).definitions(fmt, strict, rename, report)
         tools, search = list(self), self.search_by
         if (fmt := provider_name(fmt, (*RENDERERS, 'canonical'))) == 'anthropic':
-            if search != 'client' and (st := _ANTHROPIC_SEARCH.get(search or 'bm25')) is None:
+            st = _ANTHROPIC_SEARCH.get(search or 'bm25')
+            if search != 'client' and st is None:
                 raise ValueError(f"search={search!r}: Claude's tool search is 'bm25', 'regex' or 'client' (funccall's own)")
             defs = render(tools + [self.search_tool] if search == 'client' else tools)
-            first = [defs.pop()] if search == 'client' else [dict(st)]
+            first = [defs.pop()] if search == 'client' or st is None else [dict(st)]
             return first + [d if t.name in keep else {**d, 'defer_loading': True} for t, d in zip(tools, defs)]
         if fmt == 'openai_responses':
             if search not in (None, 'server', 'client'): raise ValueError(f"search={search!r}: OpenAI's tool search runs on the 'server' or 'client'")
             defs = [d if t.name in keep else {**d, 'defer_loading': True} for t, d in zip(tools, render(tools))]
-            ts = {'type': 'tool_search'}
+            ts: JsonDict = {'type': 'tool_search'}
             if search == 'client': ts = {**ts, 'execution': 'client', 'description': _CLIENT_SEARCH_DOC, 'parameters': _QUERY}
             return _namespaced(self, tools, defs) + [ts]
         # providers without a tool search of their own: the kept tools, `search_tools`, then what it loaded, in the order loaded
         found = [self.tools[nm] for nm in self.loaded if nm in self.tools and nm not in keep]
         return render([t for t in tools if t.name in keep] + [self.search_tool] + found)
 
-    def _kept(self) -> set:
+    def _kept(self) -> set[str]:
         if unknown := [nm for nm in self.keep if nm not in self.tools]: raise ValueError(f"No tool named {unknown[0]!r} to keep loaded")
         return set(self.keep)
 
     def answer_items(
         self,
-        items: list,  # a Responses output's items (SDK objects or dicts)
-    ) -> list[dict]:  # a `tool_search_output` item for each client-executed `tool_search_call`, with the tools found, loaded
+        items: list[Any],  # a Responses output's items (SDK objects or dicts)
+    ) -> list[JsonDict]:  # a `tool_search_output` item for each client-executed `tool_search_call`, with the tools found, loaded
         """Answer OpenAI's client-executed tool searches with funccall's search. A search whose arguments nest deeper than
         16 levels (or hold over 10,000 values) finds nothing: its output is `incomplete`, and the other searches still run"""
         out = []
@@ -308,9 +318,9 @@ class DeferredToolbox(Toolbox):
         return out
 
 def deferred(
-    box,                       # a `Toolbox`, or what `Toolbox` takes
-    keep: list | tuple=(),     # the names of the tools always sent (the others only once the model finds them)
-    search: str=None,          # how the model searches: None for the provider's own; Claude's 'bm25' (default) or 'regex', or
+    box: Any,                  # a `Toolbox`, or what `Toolbox` takes
+    keep: list[str] | tuple[str, ...] | str=(),  # the names of the tools always sent (the others only once the model finds them)
+    search: str | None=None,   # how the model searches: None for the provider's own; Claude's 'bm25' (default) or 'regex', or
                                #   funccall's 'client'; Responses' 'server' (default) or 'client' (answered by `run_tool_calls`)
     limit: int=5,              # the most tools one `search_tools` call finds
 ) -> DeferredToolbox:          # a toolbox whose `definitions` defer, and which runs `search_tools` and client searches
@@ -329,9 +339,9 @@ def deferred(
     d.search_tool = Tool(search_tools, read_only=True)
     return d
 
-def _by_path(box, paths: list) -> list:
+def _by_path(box: ToolboxLike, paths: list[Any]) -> list[str]:
     "The tools `paths` name: a tool's name, `namespace.name`, or a namespace (all its tools); other text is searched for"
-    found = []
+    found: list[str] = []
     for p in paths[:50]:
         p = str(p)
         if p in box.tools or (p := p.rsplit('.', 1)[-1]) in box.tools: names = [p]
@@ -343,7 +353,7 @@ def _by_path(box, paths: list) -> list:
 _ARGS_DEPTH = 16      # the most levels a client search's arguments nest; a search needs two ({'paths': [...]})
 _ARGS_ITEMS = 10_000  # the most values in them
 
-def _too_nested(v) -> bool:
+def _too_nested(v: Any) -> bool:
     "Do `v`'s lists and dicts nest deeper than `_ARGS_DEPTH`, or hold more than `_ARGS_ITEMS` values? Asked level by level, never recursing"
     level, seen, todo = 0, 0, [v]
     while todo:
@@ -354,7 +364,7 @@ def _too_nested(v) -> bool:
 
 _BAD = object()  # arguments too deep or too large to search with
 
-def _search_args(args):
+def _search_args(args: Any) -> Any:
     "A client search's arguments, JSON text read (text that isn't JSON is the query); `_BAD` when they nest too deep"
     if isinstance(args, str):
         try: args = json.loads(args)
@@ -362,7 +372,7 @@ def _search_args(args):
         except ValueError: return {'query': args}
     return _BAD if _too_nested(args) else args
 
-def _found(box, args) -> list:
+def _found(box: ToolboxLike, args: Any) -> list[str]:
     "The tools a client search's arguments ask for"
     paths = args.get('paths') if isinstance(args, dict) else None
     if isinstance(paths, list): return _by_path(box, paths)  # the shape of OpenAI's default client search: names to load

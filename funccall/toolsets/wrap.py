@@ -13,17 +13,23 @@ holds reaches a tool: a filtered-out tool, or a prefixed tool by its old name, i
 from __future__ import annotations
 
 import copy, functools, re
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable, TypeVar, overload
 
 from ..loop.tools import Tool, Toolbox
 
 __all__ = ['view', 'renamed', 'prefixed', 'filtered']
 
+_Box = TypeVar('_Box', bound=Toolbox)
+
+@overload
+def view(box: Toolbox, cls: type[_Box], **attrs: Any) -> _Box: ...
+@overload
+def view(box: Toolbox, **attrs: Any) -> Toolbox: ...
 def view(
-    box: Toolbox,             # the toolbox to share
-    cls: type=Toolbox,        # the class of the new toolbox: `Toolbox` or a subclass of it
-    **attrs,                  # attributes of the new toolbox instead of `box`'s (`tools=`, `groups=`...)
-) -> Toolbox:                 # a toolbox sharing `box`'s state: its dicts (tools, injected values...) are `box`'s own
+    box: Toolbox,                  # the toolbox to share
+    cls: type[Toolbox]=Toolbox,    # the class of the new toolbox: `Toolbox` or a subclass of it (the new toolbox's type)
+    **attrs: Any,                  # attributes of the new toolbox instead of `box`'s (`tools=`, `groups=`...)
+) -> Toolbox:                      # a toolbox sharing `box`'s state: its dicts (tools, injected values...) are `box`'s own
     "A toolbox of class `cls` over `box`'s tools and settings, `attrs` replacing some: what a wrapper of a toolbox starts from"
     if not isinstance(box, Toolbox): raise TypeError(f"view() takes a Toolbox, not a {type(box).__name__}")
     new = cls.__new__(cls)
@@ -32,7 +38,7 @@ def view(
     return new
 
 @functools.cache
-def _state() -> frozenset:
+def _state() -> frozenset[str]:
     "The attributes a `Toolbox` holds its state and settings in"
     return frozenset(vars(Toolbox()))
 
@@ -48,7 +54,7 @@ def renamed(
     new.schema = {**t.schema, 'name': nm}
     return new
 
-def _subset(box: Toolbox, tools: dict, names: dict) -> Toolbox:
+def _subset(box: Toolbox, tools: dict[str, Tool], names: dict[str, str]) -> Toolbox:
     "A toolbox of `tools` with `box`'s settings; `names` maps each new name to its name in `box` (for its group)"
     groups = {nm: box.groups[old] for nm, old in names.items() if old in box.groups}
     return view(box, tools=tools, groups=groups, aliases={}, group_docs=dict(box.group_docs))
