@@ -557,7 +557,7 @@ def mk_server(
 
     def again(redo: JsonDict) -> tuple[Any, MCPContext | None] | None:
         "The job of an idempotent task whose worker is gone, to run here: `(job, context)`, None for a tool not served here as a task"
-        if (t := box.tools.get(redo.get('tool'))) is None or t.name not in tasks or not t.hints.get('idempotent'): return None
+        if not isinstance(nm := redo.get('tool'), str) or (t := box.tools.get(nm)) is None or t.name not in tasks or not t.hints.get('idempotent'): return None
         inj, mc = injected_of(t)
         return partial(run, t, redo['args'], inj, mc, redo['version']), mc
 
