@@ -15,10 +15,11 @@ from funccall.core._helpdoc import add_param_docs
 TOOLS = ('python', 'python_isolated')  # funccall's own tools: their docstrings are tool descriptions
 
 def _exports() -> list:
-    "Every function, and every class's commented functions, funccall exports: (where, function)"
+    "Every function, and every class's commented functions, funccall and funccall.mcp export: (where, function)"
+    import funccall.mcp
     out = []
-    for nm in funccall.__all__:
-        o = getattr(funccall, nm)
+    for mod, nm in [*((funccall, n) for n in funccall.__all__), *((funccall.mcp, n) for n in funccall.mcp.__all__)]:
+        o = getattr(mod, nm)
         if nm in TOOLS: continue
         if inspect.isfunction(o): out.append((nm, o))
         elif isinstance(o, type):
@@ -54,9 +55,16 @@ def test_help_of_tool_shows_confirm_and_every_init_parameter():
 
 @pytest.mark.parametrize('where,f', _exports(), ids=lambda x: x if isinstance(x, str) else '')
 def test_every_commented_parameter_of_every_export_is_in_its_docstring(where, f):
-    doc = inspect.getdoc(f if not where.endswith('.__init__') else getattr(funccall, where.split('.')[0])) or ''
+    import funccall.mcp
+    owner = getattr(funccall, where.split('.')[0], None) or getattr(funccall.mcp, where.split('.')[0])
+    doc = inspect.getdoc(f if not where.endswith('.__init__') else owner) or ''
     for nm, c in _source_comments(f).items():
         assert c.split('  #')[0] in doc, f"{where}: {nm}"
+
+def test_help_of_the_mcp_client_and_server_shows_their_parameters():
+    from funccall.mcp import MCPClient, mk_server
+    assert 'on_elicit: `on_elicit(message, schema)`' in inspect.getdoc(MCPClient)
+    assert 'Args:' in inspect.getdoc(mk_server)
 
 def test_a_dataclass_shows_its_fields_comments():
     doc = inspect.getdoc(funccall.ToolResult)

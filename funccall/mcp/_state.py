@@ -30,6 +30,7 @@ from __future__ import annotations
 import heapq, hmac, json, os, re, secrets, threading, time
 
 from ..core._seal import NonceStore, SealError, b64, digest, key, mac, unb64
+from ..core._helpdoc import add_param_docs
 
 __all__ = ['SECRET_ENV', 'StateError', 'NonceStore', 'Sealer']
 
@@ -131,3 +132,6 @@ class Sealer:
         if spent == 'stale':
             raise StateError("requestState was made before the server's shared store restarted (or lost its data): call the tool again")
         raise StateError("requestState was already used: each answer counts once")
+
+# `help()` shows each public parameter's `# comment` (see core/_helpdoc.py)
+add_param_docs(globals()[n] for n in __all__)

@@ -33,6 +33,8 @@ from __future__ import annotations
 import asyncio, collections, json, logging, secrets, threading, time
 from typing import Any
 
+from ..core._helpdoc import add_param_docs
+
 __all__ = ['TERMINAL', 'STORE_ERROR', 'WORKER_LOST', 'TasksFull', 'StoreError', 'MemoryTaskStore', 'LocalNonces', 'RedisStore']
 
 _log = logging.getLogger('funccall.mcp')
@@ -346,3 +348,6 @@ class RedisStore:
         """Take a state's nonce until `expiry` (Unix seconds, by Redis's clock) if the state's `epoch` is the store's and it is
         unexpired by that clock: 'ok', 'used', 'stale' or 'expired'"""
         return (await self._epoch_call([self._key('nonce', nonce)], [str(epoch), int(expiry * 1000)]))[0]
+
+# `help()` shows each public parameter's `# comment` (see core/_helpdoc.py)
+add_param_docs(globals()[n] for n in __all__)

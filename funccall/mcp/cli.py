@@ -24,6 +24,7 @@ from .._load import TargetError, load_target, no_tools
 from ..core._types import SchemaError
 from .server import ERRORS, mk_asgi_app, mk_server
 from ..core._typing import JsonDict
+from ..core._helpdoc import add_param_docs
 
 if TYPE_CHECKING:
     from .server import ServedTools
@@ -178,3 +179,6 @@ def main(
                                    'tasks': args.task, 'redis': args.redis}
     _run(server, args.http, args.allow_host, args.allow_origin, args.workers, args.trust_proxy)
     return 0
+
+# `help()` shows each public parameter's `# comment` (see core/_helpdoc.py)
+add_param_docs(globals()[n] for n in __all__)

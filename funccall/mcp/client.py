@@ -52,6 +52,7 @@ from ..core.providers import printable, unsendable
 from ..core.inverse import mk_tool
 from ..core._typing import JsonDict, ToolFn
 from ._wire import is_wrapper, short, value_schema
+from ..core._helpdoc import add_param_docs
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -463,3 +464,6 @@ class MCPClient:
         except Exception as e: return _unwrapped(e, exc)
 
 for _c in (MCPClient, MCPToolError, MCPConnectionError): _c.__module__ = 'funccall.mcp'  # shown, and pickled, by the name users import
+
+# `help()` shows each public parameter's `# comment` (see core/_helpdoc.py)
+add_param_docs(globals()[n] for n in __all__)

@@ -60,6 +60,7 @@ from ..loop.tools import Tool, Toolbox
 from ..toolsets.wrap import renamed
 from ._wire import WRAP, short
 from ..core._typing import JsonDict, ToolFn
+from ..core._helpdoc import add_param_docs
 
 if TYPE_CHECKING:
     from mcp_types.methods import CacheableMethod
@@ -557,7 +558,8 @@ def mk_server(
 
     def again(redo: JsonDict) -> tuple[Any, MCPContext | None] | None:
         "The job of an idempotent task whose worker is gone, to run here: `(job, context)`, None for a tool not served here as a task"
-        if not isinstance(nm := redo.get('tool'), str) or (t := box.tools.get(nm)) is None or t.name not in tasks or not t.hints.get('idempotent'): return None
+        if not isinstance(nm := redo.get('tool'), str) or (t := box.tools.get(nm)) is None: return None
+        if t.name not in tasks or not t.hints.get('idempotent'): return None
         inj, mc = injected_of(t)
         return partial(run, t, redo['args'], inj, mc, redo['version']), mc
 
@@ -838,3 +840,6 @@ def mk_asgi_app(
                                       transport_security=_security(host, allow_hosts, allow_origins))
 
 MCPContext.__module__ = 'funccall.mcp'  # shown by the name users import it by
+
+# `help()` shows each public parameter's `# comment` (see core/_helpdoc.py)
+add_param_docs(globals()[n] for n in __all__)
