@@ -4,6 +4,10 @@ How the timeout stops code: the code always runs in a thread of its own (a daemo
 from (the main thread, another thread, an event loop's thread), and the caller waits for it until the deadline. Then
 `TimeoutError` is raised in the code's thread at its next Python instruction, and again at every line it runs, so
 code that catches it (`except BaseException` in a loop, in a `__del__`) still stops. Nested calls keep their deadlines.
+On Python before 3.12 it is never raised while a thread the code's thread is starting doesn't run yet (`_unborn_child`:
+it would land in that thread, and the code's thread wait for good in `Thread.start`): the caller waits for it, up to
+`_BIRTH_WAIT` (20 ms) a try; a timeout still held back at the caller's answer is raised by a thread of its own, which
+tries every millisecond until it does or the code ends.
 It lands wherever that thread is, inside functions of yours the code called too (their `finally` blocks included): pass
 in only functions that can take an exception at any line (code mode runs each tool call in a thread of its own for this).
 (So the code never runs on the main thread: what only works there, `signal.signal`, fails in it.)
@@ -58,6 +62,21 @@ def _drop_pending() -> None:
         _raise_in_thread(threading.get_ident(), _Dropped)  # (not `SetAsyncExc(NULL)`: on 3.11 it can leave the interpreter spinning)
         for _ in range(1000): pass
     except _Dropped: pass
+
+_THREAD_START = threading.Thread.start.__code__
+_STARTS_SHARE_IDENT = sys.version_info < (3, 12)
+
+def _unborn_child(frame) -> bool:
+    """Whether the thread whose current frame is `frame` may be starting a thread that doesn't run yet, on Python before
+    3.12: that thread has its starter's ident until it first runs, so an exception raised into the starter by ident (the
+    first thread state with it) can land in it instead, which dies before it says it started: `Thread.start` waits for
+    good. Seen under `_active_limbo_lock` (which `Thread.start` takes to list a thread before making it) it stays true
+    only until that thread runs, and a false one holds until the lock is released"""
+    if not _STARTS_SHARE_IDENT: return False
+    while frame is not None and frame.f_code is not _THREAD_START: frame = frame.f_back
+    starting = frame and frame.f_locals.get('self')
+    return starting in threading._limbo and starting._ident is None  # (set by the new thread once it runs)
+
 
 # --- printed output, captured per thread -------------------------------------------------------------
 
@@ -141,9 +160,10 @@ def _tb_text(e: BaseException) -> str:
 
 class _Level:
     "One `python` call: its deadline, and whether its code runs now: started and not yet ended (guarded by `lock`)"
-    __slots__ = ('deadline', 'expired', 'running', 'active', 'refused', 'frame', 'fn', 'lock')
+    __slots__ = ('deadline', 'expired', 'running', 'active', 'refused', 'owed', 'frame', 'fn', 'lock')
     def __init__(self, timeout: float):
         self.deadline, self.expired, self.running, self.active, self.refused = time.monotonic() + timeout, False, False, True, False
+        self.owed = False  # its timeout was held back (`_starting_thread`) and not raised since
         self.frame, self.fn, self.lock = None, None, threading.Lock()  # `_guarded`'s frame, the code's file name
 
 _tls = threading.local()  # per thread: `levels`, the calls whose code runs in it; `prev_trace` while stopping
@@ -177,15 +197,14 @@ def _in_code(frame, lv: _Level) -> bool:
 
 def _tracer(frame, event, arg):
     "While an expired call's code runs: raise its `TimeoutError` again at every line, so code that swallows it still stops"
-    if event == 'line' and (lv := _expired_level()) is not None and lv.running and _in_code(frame, lv):
+    if event == 'line' and (lv := _expired_level()) is not None and lv.running and _in_code(frame, lv) and not _unborn_child(frame):
         _raise_in_thread(threading.get_ident(), _Timeout)  # (raising here would switch tracing off: it's raised at the next instruction)
     return _tracer
 
 def _start_stopping(frame, lv: _Level) -> None:
     "Trace this thread's frames below `lv`'s, as a debugger does, so each line raises the timeout again"
-    if getattr(_tls, 'tracing', False) is False:
-        _tls.prev_trace, _tls.tracing = sys.gettrace(), True
-        sys.settrace(_tracer)
+    if getattr(_tls, 'tracing', False) is False: _tls.prev_trace, _tls.tracing = sys.gettrace(), True
+    if sys.gettrace() is not _tracer: sys.settrace(_tracer)  # (again, if something switched it off)
     while frame is not None and frame is not lv.frame:
         if frame.f_code.co_filename not in _own_files: frame.f_trace = _tracer
         frame = frame.f_back
@@ -247,10 +266,24 @@ def _stop_report(timeout: float, lv: _Level) -> str:
            else 'it is inside a blocking call and stops when that returns')
     return f"Traceback (most recent call last):\n  File \"<code>\", in <module>\n    (stopped after {timeout:g} s; {why})\nTimeoutError"
 
+_BIRTH_WAIT = 0.02  # seconds a try to raise the timeout waits for a thread the code is starting to run (`_unborn_child`)
+
 def _raise_timeout(lv: _Level, t: threading.Thread) -> None:
-    with lv.lock:
+    # the code's thread starts no thread while this holds `_active_limbo_lock`: one it is starting runs soon, and it blocks
+    # in its next `Thread.start` (the thread it sampled between starts would be in one nearly always: it lets go of the GIL there)
+    with lv.lock, threading._active_limbo_lock:
         lv.expired = True  # code that hasn't started yet sees it and doesn't start
-        if lv.running: _raise_in_thread(t.ident, _Timeout)
+        if not lv.running: return
+        end = time.monotonic() + _BIRTH_WAIT
+        while (owed := _unborn_child(sys._current_frames().get(t.ident))) and time.monotonic() < end: time.sleep(0.0005)
+        lv.owed = owed
+        if not owed: _raise_in_thread(t.ident, _Timeout)
+
+def _raise_when_out(lv: _Level, t: threading.Thread, box: dict) -> None:
+    "After the caller's answer: raise a timeout it held back (`_unborn_child`), trying every millisecond while the code runs"
+    while lv.owed and 'ended' not in box:
+        time.sleep(0.001)
+        _raise_timeout(lv, t)
 
 class _Untraced:
     """The caller's trace and profile functions (a debugger, coverage, a profiler) off while it waits for its code:
@@ -288,6 +321,7 @@ def _in_thread(code, glb, loc, lv: _Level, timeout: float):
             while 'ended' not in box:
                 try: _raise_timeout(lv, t); break
                 except BaseException: continue  # noqa: BLE001, S112 - the exception on its way out is still raised after this
+            if lv.owed: threading.Thread(target=_raise_when_out, args=(lv, t, box), name='funccall-python-stop', daemon=True).start()
     if 'out' not in box: return _stop_report(timeout, lv)
     return _outcome(*box['out'], lv)
 
