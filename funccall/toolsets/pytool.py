@@ -77,7 +77,6 @@ def _unborn_child(frame) -> bool:
     starting = frame and frame.f_locals.get('self')
     return starting in threading._limbo and starting._ident is None  # (set by the new thread once it runs)
 
-
 # --- printed output, captured per thread -------------------------------------------------------------
 
 class _ThreadStdout(io.TextIOBase):
@@ -163,7 +162,7 @@ class _Level:
     __slots__ = ('deadline', 'expired', 'running', 'active', 'refused', 'owed', 'frame', 'fn', 'lock')
     def __init__(self, timeout: float):
         self.deadline, self.expired, self.running, self.active, self.refused = time.monotonic() + timeout, False, False, True, False
-        self.owed = False  # its timeout was held back (`_starting_thread`) and not raised since
+        self.owed = False  # its timeout was held back (`_unborn_child`) and not raised since
         self.frame, self.fn, self.lock = None, None, threading.Lock()  # `_guarded`'s frame, the code's file name
 
 _tls = threading.local()  # per thread: `levels`, the calls whose code runs in it; `prev_trace` while stopping
@@ -271,8 +270,9 @@ def _stop_report(timeout: float, lv: _Level) -> str:
 _BIRTH_WAIT = 0.02  # seconds a try to raise the timeout waits for a thread the code is starting to run (`_unborn_child`)
 
 def _raise_timeout(lv: _Level, t: threading.Thread) -> None:
-    # the code's thread starts no thread while this holds `_active_limbo_lock`: one it is starting runs soon, and it blocks
-    # in its next `Thread.start` (the thread it sampled between starts would be in one nearly always: it lets go of the GIL there)
+    # under `_active_limbo_lock` (`Thread.start` takes it first) the code's thread makes no new thread: waiting here lets the
+    # one it is starting run, and holds it in its next start before it makes one (it lets go of the GIL inside `Thread.start`:
+    # looked at without waiting, a program starting threads in a loop is found there nearly always)
     with lv.lock, threading._active_limbo_lock:
         lv.expired = True  # code that hasn't started yet sees it and doesn't start
         if not lv.running: return
