@@ -194,6 +194,20 @@ def test_a_program_swallowing_its_timeout_calls_no_tool_after_the_deadline(isola
     assert not _python_threads() - before
     assert len(slow.calls) == n  # still no call after it returned
 
+@pytest.mark.slow  # ten programs, each past its deadline
+def test_a_timeout_raised_while_the_program_starts_a_thread_lands_in_the_program(monkeypatch):
+    "Before 3.12 a thread being started has its starter's ident: the timeout landed in it, and `Thread.start` waited for good"
+    dropped = []
+    monkeypatch.setattr(sys, 'unraisablehook', dropped.append)  # (where an exception a thread dies of at its start is reported)
+    before = _python_threads()
+    for _ in range(10):
+        r = python('import threading\nfor _ in range(10 ** 6): threading.Thread(target=int).start()', glb={}, timeout=0.3)
+        assert r.startswith('Traceback')  # (the timeout, or what it broke in `threading` where it landed)
+        end = time.monotonic() + 3  # (its last thread started runs at once, however busy the cores: then the program stops)
+        while _python_threads() - before and time.monotonic() < end: time.sleep(0.02)
+        assert not _python_threads() - before, 'the program waits in Thread.start for a thread that took its timeout'
+    assert not [u for u in dropped if isinstance(u.exc_value, TimeoutError)]
+
 def test_a_thread_an_in_process_program_leaves_running_calls_no_tool_after_its_answer():
     "The program started a thread looping over a tool and returned: the thread called the tool on after the model had its answer"
     slow = _slow(0.01)

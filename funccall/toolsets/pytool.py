@@ -4,6 +4,10 @@ How the timeout stops code: the code always runs in a thread of its own (a daemo
 from (the main thread, another thread, an event loop's thread), and the caller waits for it until the deadline. Then
 `TimeoutError` is raised in the code's thread at its next Python instruction, and again at every line it runs, so
 code that catches it (`except BaseException` in a loop, in a `__del__`) still stops. Nested calls keep their deadlines.
+On Python before 3.12 it is never raised while a thread the code's thread is starting doesn't run yet (`_unborn_child`:
+it would land in that thread, and the code's thread would wait for good in `Thread.start`): the caller waits for it, up to
+`_BIRTH_WAIT` (20 ms) a try; a timeout still held back at the caller's answer is raised by a thread of its own, which
+tries every millisecond until it does or the code ends.
 It lands wherever that thread is, inside functions of yours the code called too (their `finally` blocks included): pass
 in only functions that can take an exception at any line (code mode runs each tool call in a thread of its own for this).
 (So the code never runs on the main thread: what only works there, `signal.signal`, fails in it.)
@@ -61,6 +65,21 @@ def _drop_pending() -> None:
         _raise_in_thread(threading.get_ident(), _Dropped)  # (not `SetAsyncExc(NULL)`: on 3.11 it can leave the interpreter spinning)
         for _ in range(1000): pass
     except _Dropped: pass
+
+_THREAD_START = threading.Thread.start.__code__
+_STARTS_SHARE_IDENT = sys.version_info < (3, 12)
+
+def _unborn_child(frame: Optional[FrameType]) -> bool:
+    """Whether the thread whose current frame is `frame` may be starting a thread that doesn't run yet, on Python before
+    3.12: that thread has its starter's ident until it first runs, so an exception raised into the starter by ident (the
+    first thread state with it) can land in it instead, which dies before it says it started: `Thread.start` waits for
+    good. Seen under `_active_limbo_lock` (which `Thread.start` takes to list a thread before making it) it stays true
+    only until that thread runs, and a false one holds until the lock is released"""
+    if not _STARTS_SHARE_IDENT: return False
+    while frame is not None and frame.f_code is not _THREAD_START: frame = frame.f_back
+    starting = frame.f_locals.get('self') if frame is not None else None
+    limbo = threading._limbo  # type: ignore[attr-defined]  # (CPython's threads being started, before 3.12 as since)
+    return starting is not None and starting in limbo and starting._ident is None  # (set by the new thread once it runs)
 
 # --- printed output, captured per thread -------------------------------------------------------------
 
@@ -146,11 +165,12 @@ def _tb_text(e: BaseException) -> str:
 
 class _Level:
     "One `python` call: its deadline, and whether its code runs now: started and not yet ended (guarded by `lock`)"
-    __slots__ = ('deadline', 'expired', 'running', 'active', 'refused', 'frame', 'fn', 'lock')
+    __slots__ = ('deadline', 'expired', 'running', 'active', 'refused', 'owed', 'frame', 'fn', 'lock')
     frame: Optional[FrameType]
     fn: Optional[str]
     def __init__(self, timeout: float):
         self.deadline, self.expired, self.running, self.active, self.refused = time.monotonic() + timeout, False, False, True, False
+        self.owed = False  # its timeout was held back (`_unborn_child`) and not raised since
         self.frame, self.fn, self.lock = None, None, threading.Lock()  # `_guarded`'s frame, the code's file name
 
 _tls = threading.local()  # per thread: `levels`, the calls whose code runs in it; `prev_trace` while stopping
@@ -184,8 +204,9 @@ def _in_code(frame, lv: _Level) -> bool:
 
 def _tracer(frame, event, arg):
     "While an expired call's code runs: raise its `TimeoutError` again at every line, so code that swallows it still stops"
-    if event == 'line' and (lv := _expired_level()) is not None and lv.running and _in_code(frame, lv):
-        _raise_in_thread(threading.get_ident(), _Timeout)  # (raising here would switch tracing off: it's raised at the next instruction)
+    if event == 'line' and (lv := _expired_level()) is not None and lv.running and _in_code(frame, lv) and not _unborn_child(frame):
+        # (it lands in here as this call returns, measured on 3.10 to 3.13: tracing goes off, and the code takes it at this line)
+        _raise_in_thread(threading.get_ident(), _Timeout)
     return _tracer
 
 def _start_stopping(frame, lv: _Level) -> None:
@@ -254,10 +275,26 @@ def _stop_report(timeout: float, lv: _Level) -> str:
            else 'it is inside a blocking call and stops when that returns')
     return f"Traceback (most recent call last):\n  File \"<code>\", in <module>\n    (stopped after {timeout:g} s; {why})\nTimeoutError"
 
+_LIMBO_LOCK = threading._active_limbo_lock  # type: ignore[attr-defined]  # (CPython's: `Thread.start` takes it to list a new thread)
+_BIRTH_WAIT = 0.02  # seconds a try to raise the timeout waits for a thread the code is starting to run (`_unborn_child`)
+
 def _raise_timeout(lv: _Level, t: threading.Thread) -> None:
-    with lv.lock:
+    # under `_active_limbo_lock` (`Thread.start` takes it first) the code's thread makes no new thread: waiting here lets the
+    # one it is starting run, and holds it in its next start before it makes one (it lets go of the GIL inside `Thread.start`:
+    # looked at without waiting, a program starting threads in a loop is found there nearly always)
+    with lv.lock, _LIMBO_LOCK:
         lv.expired = True  # code that hasn't started yet sees it and doesn't start
-        if lv.running: _raise_in_thread(t.ident, _Timeout)  # type: ignore[arg-type]  # (started: it has an ident)
+        if not lv.running or t.ident is None: return  # (started: it has an ident)
+        end = time.monotonic() + _BIRTH_WAIT
+        while (owed := _unborn_child(sys._current_frames().get(t.ident))) and time.monotonic() < end: time.sleep(0.0005)
+        lv.owed = owed
+        if not owed: _raise_in_thread(t.ident, _Timeout)
+
+def _raise_when_out(lv: _Level, t: threading.Thread, box: dict) -> None:
+    "After the caller's answer: raise a timeout it held back (`_unborn_child`), trying every millisecond while the code runs"
+    while lv.owed and 'ended' not in box:
+        time.sleep(0.001)
+        _raise_timeout(lv, t)
 
 class _Untraced:
     """The caller's trace and profile functions (a debugger, coverage, a profiler) off while it waits for its code:
@@ -295,6 +332,7 @@ def _in_thread(code, glb, loc, lv: _Level, timeout: float):
             while 'ended' not in box:
                 try: _raise_timeout(lv, t); break
                 except BaseException: continue  # noqa: BLE001, S112 - the exception on its way out is still raised after this
+            if lv.owed: threading.Thread(target=_raise_when_out, args=(lv, t, box), name='funccall-python-stop', daemon=True).start()
     if 'out' not in box: return _stop_report(timeout, lv)
     return _outcome(*box['out'], lv)  # type: ignore[call-arg]  # (`_guarded`'s pair: two arguments)
 
