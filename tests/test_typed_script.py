@@ -28,7 +28,7 @@ needs_node = pytest.mark.skipif(shutil.which('node') is None and shutil.which('n
 
 @pytest.mark.slow
 def test_mypy_strict_reads_the_user_script_clean():
-    r = _run(sys.executable, '-m', 'mypy', '--strict', '--no-incremental', str(SCRIPT))
+    r = _run(sys.executable, '-m', 'mypy', '--strict', '--follow-imports=silent', '--no-incremental', str(SCRIPT))  # (funccall's own code read as an installed package's is: its errors aren't the script's)
     assert r.returncode == 0, r.stdout[-5000:]
 
 @pytest.mark.slow

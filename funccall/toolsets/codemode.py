@@ -399,14 +399,14 @@ def _resume(snap: Any, fns: dict[str, Callable[..., Any]], deadline: float) -> A
     return snap.resume({'return_value': v})
 
 def _run_monty(box: ToolboxLike, code: str, timeout: float, memory_mb: int, injected: JsonDict) -> str:
-    try: from pydantic_monty import Monty, MontyComplete, MontyError  # pyright: ignore[reportMissingImports]
+    try: from pydantic_monty import Monty, MontyComplete, MontyError, ResourceLimits  # pyright: ignore[reportMissingImports]
     except ImportError: raise ImportError("isolate='monty' needs pydantic-monty: pip install pydantic-monty") from None
     deadline = time.monotonic() + timeout
     fns = _functions(box, _in_process(box, injected, as_json=True))
     out: list = []
     keep = namespace(out)['print']  # printed output kept to `MAX_PRINTED`, as in the other modes, the model told of the cut
     # monty's own limits: its clock runs only while the program does (not in tool calls), so the deadline is kept here too
-    limits = {'max_feed_duration_secs': float(timeout), 'max_memory': memory_mb << 20}
+    limits = ResourceLimits(max_feed_duration_secs=float(timeout), max_memory=memory_mb << 20)
     try:
         with Monty(request_timeout=timeout + 1) as pool, pool.checkout(limits=limits) as s:
             with _Watchdog(s.worker_pid, deadline + _MONTY_GRACE) as dog:
