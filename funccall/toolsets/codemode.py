@@ -406,9 +406,9 @@ def _run_monty(box: ToolboxLike, code: str, timeout: float, memory_mb: int, inje
     out: list = []
     keep = namespace(out)['print']  # printed output kept to `MAX_PRINTED`, as in the other modes, the model told of the cut
     # monty's own limits: its clock runs only while the program does (not in tool calls), so the deadline is kept here too
-    limits = {'max_feed_duration_secs': float(timeout), 'max_memory': memory_mb << 20}
-    try:
-        with Monty(request_timeout=timeout + 1) as pool, pool.checkout(limits=limits) as s:
+    try:  # (the limits written inline, where a checker reads them as pydantic-monty's `ResourceLimits`)
+        with Monty(request_timeout=timeout + 1) as pool, \
+                pool.checkout(limits={'max_feed_duration_secs': float(timeout), 'max_memory': memory_mb << 20}) as s:
             with _Watchdog(s.worker_pid, deadline + _MONTY_GRACE) as dog:
                 try:
                     snap = s.feed_start(_MONTY_PRELUDE + code, external_lookup=fns, print_callback=lambda _, text: keep(text, end=''))
