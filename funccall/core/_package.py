@@ -40,5 +40,5 @@ def publish(
         if isinstance(a, ForwardRef): a = a.__forward_arg__  # (a NamedTuple's fields)
         if isinstance(a, str):
             try: annos[k] = eval(a, names, own)  # (funccall's own annotation text, never a caller's)
-            except NameError: pass
+            except Exception: pass  # (a checker's name, or syntax an older Python can't evaluate: text, and the import goes on)
     cls.__module__ = module
