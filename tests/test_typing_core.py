@@ -48,7 +48,7 @@ def test_public_classes_resolve_their_annotations_under_the_name_users_import():
     """`funccall.ToolCall` is shown as funccall's (its `__module__`), where `get_type_hints` looks its annotations up:
     `ClassVar`, `Any`, `Problem` aren't names of `funccall`, yet every public class's hints resolve, as they did before"""
     for nm in fc.__all__:
-        if isinstance(o := getattr(fc, nm), type) and nm != 'ToolResult':  # (ToolResult's never did: JsonDict is a checker's name)
+        if isinstance(o := getattr(fc, nm), type):
             typing.get_type_hints(o)
             typing.get_type_hints(o.__init__)
 
