@@ -3,7 +3,7 @@
 `get_schema` turns a function into a JSON tool schema, `call_func` runs a model's tool call safely, and
 `schema2sig`/`mk_tool` rebuild Python callables from tool schemas.
 """
-from .core._package import VERSION
+from .core._package import VERSION, publish
 from .core._ns import ToolNotFound, mk_ns, resolve_nm
 from .core._types import KINDS, JsonSchema, SchemaError, TypeInfo, custom_types, injected_types, kind
 from .core._warnings import SchemaWarning
@@ -43,7 +43,7 @@ __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom
 # What users see (a `repr`, a traceback, a signature) names the public path, `funccall.ToolInputError`, not the module
 # that happens to define it (`funccall.core._inputs`): the name they can import, and one that survives moving code
 for _nm in __all__:
-    if isinstance(_o := globals()[_nm], type): _o.__module__ = 'funccall'
+    if isinstance(_o := globals()[_nm], type): publish(_o, 'funccall')
 del _nm, _o  # pyright: ignore[reportPossiblyUnboundVariable]  # (`__all__` names classes: the loop ran)
 
 # `help(call_func)` shows each parameter's `# comment` (an `Args:` section built from them); `python` and

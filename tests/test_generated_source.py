@@ -171,3 +171,21 @@ def test_generated_code_is_funccalls_own_and_only_it(tmp_path, monkeypatch):
     monkeypatch.setenv('FUNCCALL_SHOW_CODE', str(tmp_path))
     assert is_own(shown)
     assert not is_own(str(tmp_path / 'mine.py')) and not is_own(str(tmp_path / 'sub' / 'funccall_1_2_tool.py'))
+
+def test_a_link_planted_at_the_predictable_filename_is_never_written_through(tmp_path, monkeypatch):
+    "The file's name is predictable (pid, number, name): a symlink someone put there is replaced, its target untouched"
+    import itertools
+    folder, victim = tmp_path / 'code', tmp_path / 'victim.txt'
+    folder.mkdir(), victim.write_text('precious')
+    monkeypatch.setenv(SHOW_CODE, str(folder))
+    monkeypatch.setattr(_source, '_numbers', itertools.count(10**9))
+    link = folder / f'funccall_{os.getpid()}_{10**9}_validator_check.py'
+    link.symlink_to(victim)
+    stale = folder / f'funccall_{os.getpid()}_{10**9 + 1}_validator_check.py'
+    stale.write_text('old = 1\n')  # a file left by an earlier process with the same pid: replaced, as before
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        assert _source.source_name('validator check', 'x = 1\n') == str(link)
+        assert _source.source_name('validator check', 'y = 2\n') == str(stale)
+    assert victim.read_text() == 'precious'
+    assert not link.is_symlink() and link.read_text() == 'x = 1\n' and stale.read_text() == 'y = 2\n'

@@ -149,3 +149,36 @@ def test_parameters_are_read_in_the_signatures_order():
     for fn in [f, g, *(f for _, f in _exports())]:
         want = [p for p in inspect.signature(fn).parameters]
         assert _params(fn) == (want[1:] if want[:1] in (['self'], ['cls']) else want), fn
+
+CLASSES = '''
+import dataclasses
+
+@dataclasses.dataclass
+class Point:
+    "A point"
+    x: int  # across
+    y: int = 0  # up
+
+class Plain:
+    def __init__(
+        self,
+        a: int,  # the a
+    ): self.a = a
+'''
+
+def test_nothing_is_added_twice_to_a_class(tmp_path):
+    "A class's `Docs` are cached from before its section was added: a second pass must still add none"
+    (tmp_path / 'hd_classes.py').write_text(CLASSES)
+    sys.path.insert(0, str(tmp_path))
+    try: import hd_classes as m
+    finally: sys.path.remove(str(tmp_path))
+    add_param_docs([m.Point, m.Plain]); once = (m.Point.__doc__, m.Plain.__doc__)
+    add_param_docs([m.Point, m.Plain])
+    assert (m.Point.__doc__, m.Plain.__doc__) == once and all(d.count('Args:') == 1 for d in once)
+    assert 'x: across' in once[0] and 'a: the a' in once[1]
+
+def test_reloading_funccall_adds_no_second_section():
+    code = ("import importlib, funccall\nimportlib.reload(funccall)\n"
+            "print([o.__name__ for o in (funccall.Tool, funccall.Toolbox, funccall.ToolCallStream, funccall.call_func) if o.__doc__.count('Args:') != 1])")
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == '[]', (r.stdout, r.stderr)

@@ -3,7 +3,7 @@
 A user's script (MCP client and server, code mode, tool search) checks clean under `mypy --strict` and pyright with no
 cast; `ToolboxLike` lists all the toolsets read of a toolbox: an object with only those members (no `Toolbox`) serves
 code mode and tool search. And a target file that isn't Python is the loader's clear error, not an `AttributeError`."""
-import json, os, shutil, subprocess, sys, textwrap
+import dataclasses, json, os, shutil, subprocess, sys, textwrap
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -71,6 +71,33 @@ def test_code_mode_and_search_read_only_what_toolboxlike_lists():
     assert find_tools(box, 'remove a file')[0] == 'delete_file'
     run = code_tool(box, isolate=False, timeout=10)
     assert run(code='get_weather("Paris")') == 'sunny in Paris'
+
+@dataclasses.dataclass
+class _DataclassBox:
+    "A ToolboxLike a checker accepts that no dict can key: a dataclass (so unhashable), with the members and no more"
+    box: Toolbox
+    @property
+    def tools(self) -> Mapping[str, Tool]: return self.box.tools
+    @property
+    def groups(self) -> Mapping[str, str]: return self.box.groups
+    @property
+    def group_docs(self) -> Mapping[str, str]: return self.box.group_docs
+    @property
+    def injected(self) -> Mapping[str, Any]: return self.box.injected
+    def __iter__(self) -> Iterator[Tool]: return iter(self.box)
+    def call(self, name: str, args: dict[str, Any], *, injected: dict[str, Any]) -> ToolResult:
+        return self.box.call(name, args, injected=injected)
+
+def test_a_toolboxlike_that_is_unhashable_is_searched_too():
+    "ToolboxLike asks no hash and no weak reference: search's per-box index cache can't make one a requirement"
+    box: ToolboxLike = _DataclassBox(_weather_box())
+    with pytest.raises(TypeError): hash(box)
+    for _ in range(2): assert find_tools(box, 'remove a file')[0] == 'delete_file'
+    def forecast(city: str) -> str:
+        "Tomorrow's weather forecast for a city"
+        return city
+    box.box.add(forecast)  # (indexed afresh each time: a new tool is found at once)
+    assert 'forecast' in find_tools(box, 'forecast for tomorrow', limit=5)
 
 # --- a user's script, checked by mypy --strict and pyright -------------------------------------------------------
 

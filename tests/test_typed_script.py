@@ -9,13 +9,15 @@ import pytest
 
 ROOT = Path(__file__).parent.parent
 SCRIPT = ROOT / 'tests' / 'typed' / 'user_script.py'
+OVERLOADS = ROOT / 'tests' / 'typed' / 'overloads.py'  # each overload's promise beside what runs: a checker's type never lies
 MIN_COMPLETENESS = 95.0  # pyright --verifytypes, percent of exported symbols with a known type (issue 39's bar)
 
 def _run(*cmd: str, timeout: float = 600) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
 
-def test_the_typed_user_script_runs():
-    r = _run(sys.executable, str(SCRIPT), timeout=120)
+@pytest.mark.parametrize('script', [SCRIPT, OVERLOADS], ids=lambda p: p.name)
+def test_the_typed_user_script_runs(script):
+    r = _run(sys.executable, str(script), timeout=120)
     assert r.returncode == 0 and r.stdout.strip() == 'ok', r.stderr[-3000:]
 
 def _pyright(*args: str) -> subprocess.CompletedProcess:
@@ -28,7 +30,7 @@ needs_node = pytest.mark.skipif(shutil.which('node') is None and shutil.which('n
 
 @pytest.mark.slow
 def test_mypy_strict_reads_the_user_script_clean():
-    r = _run(sys.executable, '-m', 'mypy', '--strict', '--follow-imports=silent', '--no-incremental', str(SCRIPT))  # (funccall's own code read as an installed package's is: its errors aren't the script's)
+    r = _run(sys.executable, '-m', 'mypy', '--strict', '--follow-imports=silent', '--no-incremental', str(SCRIPT), str(OVERLOADS))  # (funccall's own code read as an installed package's is: its errors aren't the script's)
     assert r.returncode == 0, r.stdout[-5000:]
 
 @pytest.mark.slow
@@ -39,7 +41,7 @@ def test_mypy_reads_the_package_clean():
 @pytest.mark.slow
 @needs_node
 def test_pyright_reads_the_user_script_and_the_package_clean():
-    r = _pyright('--outputjson', 'funccall', str(SCRIPT))
+    r = _pyright('--outputjson', 'funccall', str(SCRIPT), str(OVERLOADS))
     out = json.loads(r.stdout)
     errors = [f"{d['file']}:{d['range']['start']['line'] + 1}: {d['message']}" for d in out['generalDiagnostics'] if d['severity'] == 'error']
     assert not errors, '\n'.join(errors[:50])

@@ -42,3 +42,29 @@ def test_get_schema_of_call_func_reads_its_annotations():
     "A schema of a typed core function still renders (its namespace and arguments as the unions they are)"
     s = fc.get_schema(fc.call_func)['input_schema']
     assert s['required'] == ['fc_name', 'fc_inputs'] and s['properties']['raise_on_err']['type'] == 'boolean'
+
+
+def test_public_classes_resolve_their_annotations_under_the_name_users_import():
+    """`funccall.ToolCall` is shown as funccall's (its `__module__`), where `get_type_hints` looks its annotations up:
+    `ClassVar`, `Any`, `Problem` aren't names of `funccall`, yet every public class's hints resolve, as they did before"""
+    for nm in fc.__all__:
+        if isinstance(o := getattr(fc, nm), type):
+            typing.get_type_hints(o)
+            typing.get_type_hints(o.__init__)
+
+
+def test_a_tool_taking_a_public_class_has_the_schema_it_had():
+    "A user's tool whose parameter is a `ToolCall` (a NamedTuple's subclass now) or an `ExprCall`: typed fields, no SchemaError"
+    def replay(
+        call: fc.ToolCall,  # the call to run again
+        expr: fc.ExprCall,  # and a parsed expression
+    ) -> str:
+        "Run a recorded call again"
+        return call.name + expr.name
+    s = fc.get_schema(replay)['input_schema']
+    props = s['$defs']['ToolCall']['properties']
+    assert props['name']['type'] == 'string' and props['id']['type'] == 'string'
+    assert {'type': 'string'} in props['arguments']['anyOf'] and s['required'] == ['call', 'expr']
+    assert s['$defs']['ExprCall']['properties']['args'] == {'description': '', 'type': 'array', 'items': {}}
+    assert fc.call_func(replay, {'call': {'name': 'a', 'arguments': {}, 'id': '1'},
+                                 'expr': {'name': 'b', 'args': [], 'kwargs': {}, 'text': 'b()'}}) == 'ab'

@@ -9,7 +9,7 @@ is described. A function funccall hands to a model as a tool is left alone: its 
 """
 from __future__ import annotations
 
-import dataclasses, inspect, warnings
+import dataclasses, inspect, warnings, weakref
 from collections.abc import Iterable
 
 from ._docs import Docs, class_docs, func_docs
@@ -39,12 +39,21 @@ def _has_source(f) -> bool:
     "Whether `f` was written in a file (not made by `exec`, as a dataclass's `__init__` is): only then has it comments"
     return not f.__code__.co_filename.startswith('<')
 
+_documented: weakref.WeakSet[object] = weakref.WeakSet()  # what was given its section: a second pass (a package reloaded) adds none
+
+def _first_time(o: object) -> bool:
+    "Whether `o` is documented here for the first time (a class's `Docs` are cached: its docstring's new section unread)"
+    if o in _documented: return False
+    _documented.add(o)
+    return True
+
 def _document_function(f) -> None:
-    if not _has_source(f): return
+    if not _has_source(f) or not _first_time(f): return
     new = _described(f.__doc__, func_docs(f), _params(f))
     if new is not None: f.__doc__ = new
 
 def _document_class(cls: type) -> None:
+    if not _first_time(cls): return
     init = vars(cls).get('__init__')
     if dataclasses.is_dataclass(cls):  # its fields' comments describe the parameters of the `__init__` it was given
         new = _described(vars(cls).get('__doc__'), class_docs(cls), [f.name for f in dataclasses.fields(cls) if f.init])

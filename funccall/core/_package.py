@@ -3,9 +3,10 @@
 A leaf: every layer may import it (the command line and the MCP server report the version)."""
 from __future__ import annotations
 
-import os
+import os, sys
+from typing import ForwardRef
 
-__all__ = ['VERSION', 'PACKAGE_DIR', 'SHOW_CODE', 'is_own']
+__all__ = ['VERSION', 'PACKAGE_DIR', 'SHOW_CODE', 'is_own', 'publish']
 
 VERSION = '0.1.0'
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # funccall/ (this is funccall/core/_package.py)
@@ -24,3 +25,20 @@ def _in_shown_folder(filename: str) -> bool:
     "Whether `filename` is in the folder `FUNCCALL_SHOW_CODE` names"
     folder = os.environ.get(SHOW_CODE)
     return folder is not None and folder != '' and os.path.dirname(filename) == os.path.abspath(folder)
+
+def publish(
+    cls: type,    # a public class
+    module: str,  # the module users import it from: 'funccall', 'funccall.mcp'
+) -> None:
+    """Show `cls` as `module`'s (its `repr`, a traceback, pickling name the import users write). Its own annotations are
+    read first, in the module that defines it: `typing.get_type_hints` (so `get_schema` of a tool taking a `ToolCall`,
+    pydantic's models) looks names up in `cls.__module__`, where `ClassVar` or `Any` are not; one naming what only a
+    type checker imports stays text, as it was"""
+    names, own = vars(sys.modules[cls.__module__]), dict(vars(cls))
+    annos = vars(cls).get('__annotations__', {})
+    for k, a in annos.items():
+        if isinstance(a, ForwardRef): a = a.__forward_arg__  # (a NamedTuple's fields)
+        if isinstance(a, str):
+            try: annos[k] = eval(a, names, own)  # (funccall's own annotation text, never a caller's)
+            except Exception: pass  # (a checker's name, or syntax an older Python can't evaluate: text, and the import goes on)
+    cls.__module__ = module

@@ -55,8 +55,17 @@ def _write(folder: str, n: int, what: str, src: str) -> str | None:
     path = os.path.join(os.path.abspath(folder), f'funccall_{os.getpid()}_{n}_{_unsafe.sub("_", what)[:60].strip("_")}.py')
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, 'w', encoding='utf-8') as f: f.write(src)
+        with os.fdopen(_created(path), 'w', encoding='utf-8') as f: f.write(src)
     except (OSError, ValueError) as e:
         warnings.warn(f"{SHOW_CODE}: can't write generated code to {folder!r} ({e}); it is kept in memory", RuntimeWarning, stacklevel=3)
         return None
     return path
+
+_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, 'O_NOFOLLOW', 0)  # (O_EXCL: a link at `path` is never followed)
+
+def _created(path: str) -> int:
+    """A new file at `path`, open to write: what is there already (a stale file of a process with the same pid, or a link
+    someone planted at the predictable name) is removed, never written through, so a link can't aim the write elsewhere"""
+    try: return os.open(path, _NEW, 0o644)
+    except FileExistsError: os.unlink(path)  # (the link itself, not what it points to)
+    return os.open(path, _NEW, 0o644)  # (planted again meanwhile: FileExistsError, the caller's warning)

@@ -602,7 +602,8 @@ def fields(info: TypeInfo) -> list[Field]:
             res.append(Field(nm, a, default, _td_required(nm, a, t) and default is empty, None, nm))
         return res
     if info.kind == 'namedtuple':
-        hints, dflt = _hints(t, where), t._field_defaults
+        own = next((c for c in t.__mro__ if '_fields' in vars(c)), t)  # (a NamedTuple's subclass: its fields are its base's)
+        hints, dflt = _hints(own, where), t._field_defaults
         return [Field(nm, hints.get(nm, Any), dflt.get(nm, empty), nm not in dflt, None, nm) for nm in t._fields]
     if info.kind == 'model':
         res = []

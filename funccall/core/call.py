@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import builtins, inspect, os, re, traceback, weakref
 from types import CodeType, FunctionType, MethodType
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, Literal, overload
 
 from ._coerce import Mismatch, _identity, coercer, exact_type, path_text, ready
@@ -367,11 +367,16 @@ def call_args(
 # What a checker knows of the result: a callable's own return (awaited, for an async one), or `| str` when a failure comes
 # back as the model's message; a name could be any tool, so `Any`. (The stubs carry no comments: `docments` reads the
 # implementation, last.)
+# (a `Tool` first: called itself it gives text, run by `call_func` its function's value; then a coroutine function, which
+# `call_func` runs to its end: not any function returning an awaitable, which it gives back as it is)
 @overload
-def call_func(fc_name: Callable[..., Awaitable[R]], fc_inputs: Arguments, ns: Namespace = None,
+def call_func(fc_name: Sealed, fc_inputs: Arguments, ns: Namespace = None, raise_on_err: bool = True) -> Any: ...
+@overload
+def call_func(fc_name: Callable[..., Coroutine[Any, Any, R]], fc_inputs: Arguments, ns: Namespace = None,
               raise_on_err: Literal[True] = True) -> R: ...
 @overload
-def call_func(fc_name: Callable[..., Awaitable[R]], fc_inputs: Arguments, ns: Namespace = None, raise_on_err: bool = True) -> R | str: ...
+def call_func(fc_name: Callable[..., Coroutine[Any, Any, R]], fc_inputs: Arguments, ns: Namespace = None,
+              raise_on_err: bool = True) -> R | str: ...
 @overload
 def call_func(fc_name: Callable[..., R], fc_inputs: Arguments, ns: Namespace = None, raise_on_err: Literal[True] = True) -> R: ...
 @overload
@@ -379,7 +384,7 @@ def call_func(fc_name: Callable[..., R], fc_inputs: Arguments, ns: Namespace = N
 @overload
 def call_func(fc_name: str, fc_inputs: Arguments, ns: Namespace = None, raise_on_err: bool = True) -> Any: ...
 def call_func(
-    fc_name: str | ToolFn,    # the tool's name as the model sent it (dotted names reach methods), or the callable
+    fc_name: str | ToolFn | Sealed,  # the tool's name as the model sent it (dotted names reach methods), or the callable
     fc_inputs: Arguments,     # its arguments: a dict, or the JSON text of one
     ns: Namespace=None,       # the namespace the tools were advertised from: a dict, a list of functions, ...
     raise_on_err:bool=True,   # raise errors, or return them as a message for the model
@@ -402,6 +407,9 @@ def call_func(
         return error_text(e)
 
 @overload
+async def call_func_async(fc_name: Sealed, fc_inputs: Arguments, ns: Namespace = None,
+                          raise_on_err: bool = True, in_thread: bool = True) -> Any: ...
+@overload
 async def call_func_async(fc_name: Callable[..., Awaitable[R]], fc_inputs: Arguments, ns: Namespace = None,
                           raise_on_err: Literal[True] = True, in_thread: bool = True) -> R: ...
 @overload
@@ -417,7 +425,7 @@ async def call_func_async(fc_name: Callable[..., R], fc_inputs: Arguments, ns: N
 async def call_func_async(fc_name: str, fc_inputs: Arguments, ns: Namespace = None,
                           raise_on_err: bool = True, in_thread: bool = True) -> Any: ...
 async def call_func_async(
-    fc_name: str | ToolFn,    # the tool's name as the model sent it, or the callable
+    fc_name: str | ToolFn | Sealed,  # the tool's name as the model sent it, or the callable
     fc_inputs: Arguments,     # its arguments: a dict, or the JSON text of one
     ns: Namespace=None,       # the namespace the tools were advertised from
     raise_on_err:bool=True,   # raise errors, or return them as a message for the model

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse, os, secrets, socket, sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 try:
     import anyio
@@ -22,12 +22,9 @@ from ._store import RedisStore
 from ._worker import WorkerApp
 from .._load import TargetError, load_target, no_tools
 from ..core._types import SchemaError
-from .server import ERRORS, mk_asgi_app, mk_server
+from .server import ERRORS, ServedTools, mk_asgi_app, mk_server
 from ..core._typing import JsonDict
 from ..core._helpdoc import add_param_docs
-
-if TYPE_CHECKING:
-    from .server import ServedTools
 
 __all__ = ['serve', 'main']
 

@@ -53,6 +53,7 @@ from ..core.inverse import mk_tool
 from ..core._typing import JsonDict, ToolFn
 from ._wire import is_wrapper, short, value_schema
 from ..core._helpdoc import add_param_docs
+from ..core._package import publish
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -463,7 +464,7 @@ class MCPClient:
         try: return await self._stack.__aexit__(*exc)
         except Exception as e: return _unwrapped(e, exc)
 
-for _c in (MCPClient, MCPToolError, MCPConnectionError): _c.__module__ = 'funccall.mcp'  # shown, and pickled, by the name users import
+for _c in (MCPClient, MCPToolError, MCPConnectionError): publish(_c, 'funccall.mcp')  # shown, and pickled, by the name users import
 
 # `help()` shows each public parameter's `# comment` (see core/_helpdoc.py)
 add_param_docs(globals()[n] for n in __all__)

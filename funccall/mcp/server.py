@@ -43,7 +43,7 @@ try:
 except ImportError as _e:  # `mcp` is an optional extra; mcp 1.x lacks `Client` and `mcp_types`
     raise ImportError(f"funccall.mcp needs the MCP SDK 2.x ({_e}): pip install 'funccall[mcp]'") from _e
 
-from ..core._package import VERSION, is_own
+from ..core._package import VERSION, is_own, publish
 from ..loop import _trace, content
 from ..core._json import jsonable
 from ..core._jsonschema import compile_schema
@@ -56,7 +56,7 @@ from ..core.call import error_text
 from ..core.schema import handle_type
 from ..loop.pipeline import Declined, not_found
 from ..loop.results import MAX_RESULT_CHARS, StopRun, ToolResult, to_text
-from ..loop.tools import Tool, Toolbox
+from ..loop.tools import Tool, ToolGroup, Toolbox
 from ..toolsets.wrap import renamed
 from ._wire import WRAP, short
 from ..core._typing import JsonDict, ToolFn
@@ -66,10 +66,9 @@ if TYPE_CHECKING:
     from mcp_types.methods import CacheableMethod
     from starlette.applications import Starlette
 
-    from ..loop.tools import ToolGroup
-
-    # what `mk_server` serves: functions, callable objects, `Tool`s, `ToolGroup`s, a `Toolbox`, a list of them, or name -> callable
-    ServedTools = Union[ToolFn, 'ToolGroup', Toolbox, Sequence[Union[ToolFn, 'ToolGroup', Toolbox]], Mapping[str, ToolFn]]
+# what `mk_server` serves: functions, callable objects, `Tool`s, `ToolGroup`s, a `Toolbox`, a list of them, or name -> callable
+# (defined at run time too: `typing.get_type_hints(mk_server)` resolves it)
+ServedTools = Union[ToolFn, ToolGroup, Toolbox, Sequence[Union[ToolFn, ToolGroup, Toolbox]], Mapping[str, ToolFn]]
 
 __all__ = ['MCPContext', 'context_params', 'mk_server', 'mk_asgi_app', 'output_schema', 'TASKS', 'ERRORS']
 
@@ -839,7 +838,7 @@ def mk_asgi_app(
     return server.streamable_http_app(streamable_http_path=path, stateless_http=stateless,
                                       transport_security=_security(host, allow_hosts, allow_origins))
 
-MCPContext.__module__ = 'funccall.mcp'  # shown by the name users import it by
+publish(MCPContext, 'funccall.mcp')  # shown by the name users import it by
 
 # `help()` shows each public parameter's `# comment` (see core/_helpdoc.py)
 add_param_docs(globals()[n] for n in __all__)

@@ -15,7 +15,7 @@ use an index per toolbox, kept in step with the toolbox's tools (`index_of`).
 """
 from __future__ import annotations
 
-import functools, heapq, json, math, re, threading, weakref
+import contextlib, functools, heapq, json, math, re, threading, weakref
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -198,7 +198,8 @@ def index_of(
 ) -> ToolIndex:  # its index, with the tools it holds now
     "The search index of `box`, brought up to date with its tools: new ones read, removed ones forgotten, changed ones read again"
     with _lock:
-        idx, seen = _indexes.get(box, (None, None))
+        try: idx, seen = _indexes.get(box, (None, None))
+        except TypeError: idx, seen = None, None  # (a box no weak key can hold, unhashable like a dataclass: indexed afresh)
         if idx is None or seen is None: idx, seen = ToolIndex(), {}
         groups: Mapping[str, str] = getattr(box, 'groups', {})
         for nm in [nm for nm in seen if nm not in box.tools]: idx.remove(nm); del seen[nm]
@@ -207,7 +208,7 @@ def index_of(
             if (old := seen.get(nm)) is None or old[0] is not t or old[1] != g:  # a tool replaced under its name is read again
                 idx.add(t, g)
                 seen[nm] = (t, g)
-        _indexes[box] = (idx, seen)
+        with contextlib.suppress(TypeError): _indexes[box] = (idx, seen)
         if idx._compiled is None: idx._compile()  # here, under the lock, not in a search racing another thread's update
     return idx
 
