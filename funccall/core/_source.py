@@ -1,10 +1,11 @@
 """Where the Python funccall generates (the validator's checks and reports, built tools' code) can be read.
 
 Each generated source is compiled under a filename of its own naming what it is (`<funccall validator check: Tool
-'search' #12>`, `<funccall tool 'search' #13>`), and its lines are put in `linecache`, so a traceback through it shows each line's text and `pdb`
-can `list` it. The entries are bounded: the `KEPT` newest stay, an older one is dropped (its function keeps working,
-and its text stays on it as `__source__`; only a traceback through it shows no lines). Templates every built tool runs
-(`shared`: one per number of parameters) are kept apart, the `KEPT_SHARED` newest, so a flood of tools can't push them out.
+'search' #12>`, `<funccall tool 'search' #13>`), and its lines are put in `linecache`, so a traceback through it shows
+each line's text and `pdb` can `list` it. The entries are bounded: at most the `KEPT` newest are held (past it, the
+oldest quarter is dropped: its function keeps working, and its text stays on it as `__source__`; only a traceback
+through it shows no lines). Templates every built tool runs (`shared`: one per number of parameters) are kept apart,
+the `KEPT_SHARED` newest, so a flood of tools can't push them out.
 
 When the environment variable `FUNCCALL_SHOW_CODE` names a folder, each source is also written there as a `.py` file
 (made if missing), and compiled under that real path instead, so an IDE's debugger can step into it. Unset, nothing is
@@ -40,9 +41,12 @@ def source_name(
         linecache.cache[name] = (len(src), None, src.splitlines(True), name)  # (no mtime: `checkcache` leaves it)
         kept, most = (_kept_shared, KEPT_SHARED) if shared else (_kept, KEPT)
         kept[name] = None
-        while len(kept) > most:
-            del kept[old := next(iter(kept))]
-            linecache.cache.pop(old, None)
+        if len(kept) > most:  # the oldest quarter dropped at once: `linecache.checkcache()` in another thread (IPython calls
+            # it often) lists the keys, then looks each up, and raises `KeyError` for one removed between (every Python to
+            # 3.13): a drop now and then, not one each new source, makes that rare
+            while len(kept) > most - most // 4:
+                del kept[old := next(iter(kept))]
+                linecache.cache.pop(old, None)
     return name
 
 def _shown(what: str) -> str:
