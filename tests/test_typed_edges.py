@@ -1,9 +1,9 @@
 """The typed edges of MCP and the toolsets, as a user's checker reads them, and the seam the toolsets read of a toolbox.
 
-A user's script (MCP client and server, code mode, tool search) checks clean under `mypy --strict` and pyright with no
-cast; `ToolboxLike` lists all the toolsets read of a toolbox: an object with only those members (no `Toolbox`) serves
+A user's script of these (MCP client and server, code mode, tool search: tests/typed/edges_script.py) is checked under
+`mypy --strict` and pyright's strict mode with the other typed scripts, in tests/test_typed_script.py. `ToolboxLike` lists all the toolsets read of a toolbox: an object with only those members (no `Toolbox`) serves
 code mode and tool search. And a target file that isn't Python is the loader's clear error, not an `AttributeError`."""
-import dataclasses, json, os, shutil, subprocess, sys, textwrap
+import dataclasses
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -98,95 +98,6 @@ def test_a_toolboxlike_that_is_unhashable_is_searched_too():
         return city
     box.box.add(forecast)  # (indexed afresh each time: a new tool is found at once)
     assert 'forecast' in find_tools(box, 'forecast for tomorrow', limit=5)
-
-# --- a user's script, checked by mypy --strict and pyright -------------------------------------------------------
-
-SCRIPT = textwrap.dedent('''
-    "A user's script: MCP both ways, code mode and tool search, typed with no cast"
-    from __future__ import annotations
-
-    import asyncio
-    from typing import Any, Callable
-
-    import mcp_types
-    from mcp.server import Server
-    from starlette.applications import Starlette
-
-    from funccall import Toolbox
-    from funccall.mcp import MCPClient, MCPConnectionError, MCPContext, MCPToolError, mk_asgi_app, mk_server, serve
-    from funccall.toolsets.boxlike import ToolboxLike
-    from funccall.toolsets.codemode import code_api, code_tool
-    from funccall.toolsets.search import deferred, find_tools
-    from funccall.toolsets.wrap import filtered, prefixed, view
-
-
-    def add(a: int, b: int) -> int:
-        "Add"
-        return a + b
-
-    async def slow(n: int, ctx: MCPContext) -> int:
-        "Count, reporting progress"
-        await ctx.report_progress(n, total=10, message='counting')
-        return n
-
-    srv: Server[Any] = mk_server([add])
-    srv2 = mk_server({'plus': add}, name='calc', injected={'k': 1}, errors='message', tasks=['plus'])
-    app: Starlette = mk_asgi_app([add, slow], allow_hosts=['example.com'])
-
-    def sync_use() -> int:
-        with MCPClient(['python', '-m', 'funccall.mcp', 'serve', 'tools.py'], env={'A': 'b'}, cwd='.') as c:
-            tools: dict[str, Callable[..., Any]] = c.tools()
-            defs: list[dict[str, Any]] = c.schemas()
-            total = tools['add'](a=1, b=2)
-            skipped: list[tuple[str, str]] = c.skipped
-            print(total, defs, skipped)
-        return 1
-
-    async def async_use() -> None:
-        try:
-            async with MCPClient('http://localhost:8000/mcp', headers={'k': 'v'}, timeout=5.0, prefix='x_',
-                                 on_progress=lambda tool, done, total, message: None, validate_output='warn') as c:
-                print(await c.tools()['x_add'](a=1, b=2))
-        except MCPToolError as e:
-            code: int | None = e.code
-            print(code, e.tool)
-        except MCPConnectionError as e:
-            print(e)
-
-    def sample(p: mcp_types.CreateMessageRequestParams) -> str: return 'hi'
-    client = MCPClient('python server.py', on_sample=sample, on_elicit=lambda message, schema: {'ok': True})
-    in_process = MCPClient(srv)
-
-    box = Toolbox([add])
-    seen: ToolboxLike = box
-    d = deferred(box, keep=['add'])
-    loaded: list[str] = d.load(find_tools(seen, 'add'))
-    both = Toolbox([prefixed(box, 'a'), filtered(box, ['add']), view(box)])
-    print(code_api(box), code_tool(box, isolate=False), loaded, both)
-    asyncio.run(async_use())
-    if __name__ == '__main__': serve([add], http='127.0.0.1:8000')
-''')
-
-def _checker(nm: str) -> str:
-    "A checker beside this Python, else on PATH"
-    exe = Path(sys.executable).with_name(nm)
-    found = str(exe) if exe.exists() else shutil.which(nm)
-    if found is None: pytest.skip(f"{nm} is not installed here (pip install {nm}): the typed script is not checked")
-    return found
-
-def test_a_users_script_checks_clean_under_mypy_strict(tmp_path):
-    (tmp_path / 'user.py').write_text(SCRIPT)
-    env = {**os.environ, 'MYPYPATH': str(ROOT)}
-    r = subprocess.run([_checker('mypy'), '--strict', '--follow-imports=silent', '--no-incremental', '--python-version', '3.10', 'user.py'],
-                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stdout + r.stderr
-
-def test_a_users_script_checks_clean_under_pyright(tmp_path):
-    (tmp_path / 'user.py').write_text(SCRIPT)
-    (tmp_path / 'pyrightconfig.json').write_text(json.dumps({'extraPaths': [str(ROOT)], 'pythonVersion': '3.10',
-                                                             'typeCheckingMode': 'strict', 'reportMissingModuleSource': False}))
-    r = subprocess.run([_checker('pyright'), '--pythonpath', sys.executable, 'user.py'], cwd=tmp_path, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0 and '0 errors' in r.stdout, r.stdout + r.stderr
 
 # --- the loader: a file that isn't Python ------------------------------------------------------------------------
 

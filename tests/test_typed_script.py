@@ -10,6 +10,7 @@ import pytest
 ROOT = Path(__file__).parent.parent
 SCRIPT = ROOT / 'tests' / 'typed' / 'user_script.py'
 OVERLOADS = ROOT / 'tests' / 'typed' / 'overloads.py'  # each overload's promise beside what runs: a checker's type never lies
+EDGES = ROOT / 'tests' / 'typed' / 'edges_script.py'  # MCP both ways, code mode, search: checked, not run (pyright: strict)
 MIN_COMPLETENESS = 95.0  # pyright --verifytypes, percent of exported symbols with a known type (issue 39's bar)
 
 def _run(*cmd: str, timeout: float = 600) -> subprocess.CompletedProcess:
@@ -30,7 +31,7 @@ needs_node = pytest.mark.skipif(shutil.which('node') is None and shutil.which('n
 
 @pytest.mark.slow
 def test_mypy_strict_reads_the_user_script_clean():
-    r = _run(sys.executable, '-m', 'mypy', '--strict', '--follow-imports=silent', '--no-incremental', str(SCRIPT), str(OVERLOADS))  # (funccall's own code read as an installed package's is: its errors aren't the script's)
+    r = _run(sys.executable, '-m', 'mypy', '--strict', '--follow-imports=silent', '--no-incremental', str(SCRIPT), str(OVERLOADS), str(EDGES))  # (funccall's own code read as an installed package's is: its errors aren't the script's)
     assert r.returncode == 0, r.stdout[-5000:]
 
 @pytest.mark.slow
@@ -41,7 +42,7 @@ def test_mypy_reads_the_package_clean():
 @pytest.mark.slow
 @needs_node
 def test_pyright_reads_the_user_script_and_the_package_clean():
-    r = _pyright('--outputjson', 'funccall', str(SCRIPT), str(OVERLOADS))
+    r = _pyright('--outputjson', 'funccall', str(SCRIPT), str(OVERLOADS), str(EDGES))
     out = json.loads(r.stdout)
     errors = [f"{d['file']}:{d['range']['start']['line'] + 1}: {d['message']}" for d in out['generalDiagnostics'] if d['severity'] == 'error']
     assert not errors, '\n'.join(errors[:50])
