@@ -40,12 +40,13 @@ __all__ = ['get_schema', 'get_schema_nm', 'handle_type', 'union_schema', 'custom
            'ToolTimeout', 'CustomToolCall', 'ToolMessages', 'UnansweredCall', 'Image', 'Audio', 'File', 'tool_choice',
            'parse_output_stream', 'ToolCallStream', 'SealError']
 
+# `help(call_func)` shows each parameter's `# comment` (an `Args:` section built from them); `python` and
+# `python_isolated` are tools themselves: their docstrings are what the model reads, left as written
+# (before `publish`: each class's comments are read from the module that defines it, not this one)
+add_param_docs(o for n, o in globals().items() if n in __all__ and n not in ('python', 'python_isolated'))
+
 # What users see (a `repr`, a traceback, a signature) names the public path, `funccall.ToolInputError`, not the module
 # that happens to define it (`funccall.core._inputs`): the name they can import, and one that survives moving code
 for _nm in __all__:
     if isinstance(_o := globals()[_nm], type): publish(_o, 'funccall')
 del _nm, _o  # pyright: ignore[reportPossiblyUnboundVariable]  # (`__all__` names classes: the loop ran)
-
-# `help(call_func)` shows each parameter's `# comment` (an `Args:` section built from them); `python` and
-# `python_isolated` are tools themselves: their docstrings are what the model reads, left as written
-add_param_docs(o for n, o in globals().items() if n in __all__ and n not in ('python', 'python_isolated'))
