@@ -1,5 +1,6 @@
-"""Typed as users check it: the typed user script (tests/typed/user_script.py) runs, and, in the tests marked slow
-(CI runs them), pyright and mypy read it and the package clean, and pyright counts funccall's public API typed.
+"""Typed as users check it: the typed user script (tests/typed/user_script.py) runs, and, in the tests marked typecheck
+(CI runs them on Python 3.13), pyright and mypy read the typed scripts and the package clean, and pyright counts
+funccall's public API typed.
 
 The checkers are pinned in the dev extras: a new release's new rule should be taken on purpose, not by surprise."""
 import json, os, shutil, subprocess, sys
@@ -29,17 +30,17 @@ def _pyright(*args: str) -> subprocess.CompletedProcess:
 
 needs_node = pytest.mark.skipif(shutil.which('node') is None and shutil.which('nodejs') is None, reason='pyright needs node')
 
-@pytest.mark.slow
+@pytest.mark.typecheck
 def test_mypy_strict_reads_the_user_script_clean():
     r = _run(sys.executable, '-m', 'mypy', '--strict', '--follow-imports=silent', '--no-incremental', str(SCRIPT), str(OVERLOADS), str(EDGES))  # (funccall's own code read as an installed package's is: its errors aren't the script's)
     assert r.returncode == 0, r.stdout[-5000:]
 
-@pytest.mark.slow
+@pytest.mark.typecheck
 def test_mypy_reads_the_package_clean():
     r = _run(sys.executable, '-m', 'mypy', '--no-incremental', '-p', 'funccall')
     assert r.returncode == 0, r.stdout[-5000:]
 
-@pytest.mark.slow
+@pytest.mark.typecheck
 @needs_node
 def test_pyright_reads_the_user_script_and_the_package_clean():
     r = _pyright('--outputjson', 'funccall', str(SCRIPT), str(OVERLOADS), str(EDGES))
@@ -48,7 +49,7 @@ def test_pyright_reads_the_user_script_and_the_package_clean():
     assert not errors, '\n'.join(errors[:50])
     assert out['summary']['filesAnalyzed'] >= 60  # the package and the script were read, not an empty selection
 
-@pytest.mark.slow
+@pytest.mark.typecheck
 @needs_node
 def test_pyright_counts_the_public_api_typed():
     r = _pyright('--outputjson', '--verifytypes', 'funccall', '--ignoreexternal')
