@@ -156,7 +156,7 @@ def test_the_fast_reader_of_signatures_agrees_with_parsing_them():
             first = code.co_firstlineno - 1
             while first < len(lines) and not _docs._defline_re.match(lines[first]): first += 1
             if first >= len(lines) or _docs._defline_re.match(lines[first])[1] != code.co_name: continue
-            fast = _docs._fast_locs(lines, first, [nm for nm, _, _ in _types._code_params(f)])
+            fast = _docs._fast_locs(lines, first, [nm for nm, _, _ in _types.code_params(f)])
             if fast is not None: answered += 1; assert fast == _docs._ast_locs(lines, first, code.co_name), f.__qualname__
     assert answered > 500
 
@@ -175,7 +175,7 @@ def _line_reader(f):
     first = code.co_firstlineno - 1
     while first < len(lines) and not _docs._defline_re.match(lines[first]): first += 1
     if first >= len(lines) or _docs._defline_re.match(lines[first])[1] != code.co_name: return None  # not where its code says
-    return _docs._line_comments(lines, first, [nm for nm, _, _ in _types._code_params(f)])
+    return _docs._line_comments(lines, first, [nm for nm, _, _ in _types.code_params(f)])
 
 def test_the_line_reader_agrees_with_parsing_on_real_modules():
     "Where the line-by-line reader of docments' layout answers, it finds the comments `ast` does: every function of real modules"

@@ -73,20 +73,9 @@ def test_code_mode_and_search_read_only_what_toolboxlike_lists():
     assert run(code='get_weather("Paris")') == 'sunny in Paris'
 
 @dataclasses.dataclass
-class _DataclassBox:
-    "A ToolboxLike a checker accepts that no dict can key: a dataclass (so unhashable), with the members and no more"
-    box: Toolbox
-    @property
-    def tools(self) -> Mapping[str, Tool]: return self.box.tools
-    @property
-    def groups(self) -> Mapping[str, str]: return self.box.groups
-    @property
-    def group_docs(self) -> Mapping[str, str]: return self.box.group_docs
-    @property
-    def injected(self) -> Mapping[str, Any]: return self.box.injected
-    def __iter__(self) -> Iterator[Tool]: return iter(self.box)
-    def call(self, name: str, args: dict[str, Any], *, injected: dict[str, Any]) -> ToolResult:
-        return self.box.call(name, args, injected=injected)
+class _DataclassBox(_Only):
+    "A ToolboxLike a checker accepts that no dict can key: a dataclass (so unhashable), `_Only`'s members and no more"
+    _box: Toolbox
 
 def test_a_toolboxlike_that_is_unhashable_is_searched_too():
     "ToolboxLike asks no hash and no weak reference: search's per-box index cache can't make one a requirement"
@@ -96,7 +85,7 @@ def test_a_toolboxlike_that_is_unhashable_is_searched_too():
     def forecast(city: str) -> str:
         "Tomorrow's weather forecast for a city"
         return city
-    box.box.add(forecast)  # (indexed afresh each time: a new tool is found at once)
+    box._box.add(forecast)  # (indexed afresh each time: a new tool is found at once)
     assert 'forecast' in find_tools(box, 'forecast for tomorrow', limit=5)
 
 # --- the loader: a file that isn't Python ------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast, dataclasses, inspect, linecache, re, textwrap, warnings, weakref
 from typing import NamedTuple
 
-from ._types import _code_params
+from ._types import code_params
 from ._warnings import SchemaWarning, caller_level
 
 __all__ = ['Docs', 'func_docs', 'class_docs', 'doc_text', 'undirected', 'joined']
@@ -219,7 +219,7 @@ def _fn_comments(f) -> dict | None:
     first = code.co_firstlineno - 1
     while first < len(lines) and not (m := _defline_re.match(lines[first])): first += 1  # skip decorators
     if first >= len(lines) or m[1] != code.co_name: return None  # type: ignore[index]  # pyright: ignore[reportPossiblyUnboundVariable]  # in the lines: matched
-    names = [nm for nm, _, _ in _code_params(f)]
+    names = [nm for nm, _, _ in code_params(f)]
     if (cms := _line_comments(lines, first, names)) is not None: return cms
     locs = _fast_locs(lines, first, names)
     if locs is None: locs = _ast_locs(lines, first, code.co_name)
@@ -439,7 +439,7 @@ def func_docs(f) -> Docs:
     "Descriptions of the parameters and return value of function `f` (a plain function, not a bound method); not cached: `get_schema` is"
     dps, dret, desc = _docstring_params(doc_text(f))
     own = _fn_comments(f)  # (the names a warning would give are read only when it may be given)
-    cms = dict(_comments(f, own, [nm for nm, _, _ in _code_params(f)] if own is None and not dps else ()))
+    cms = dict(_comments(f, own, [nm for nm, _, _ in code_params(f)] if own is None and not dps else ()))
     return Docs(cms, dps, cms.pop('return', None), desc, dret, bool(dps) and not desc)
 
 def _own_classes(cls) -> list:
@@ -455,7 +455,7 @@ def class_docs(cls, init=None) -> Docs:
         if init is not None and not inspect.isfunction(init): cms = {}  # `object.__init__`, a C type's: no source, no comments
         elif init is not None:
             if not dps: dps = _docstring_params(doc_text(init))[0]
-            cms = dict(_comments(init, _fn_comments(init), [nm for nm, _, _ in _code_params(init)][1:] if not dps else ()))
+            cms = dict(_comments(init, _fn_comments(init), [nm for nm, _, _ in code_params(init)][1:] if not dps else ()))
             cms.pop('return', None)
         else:
             cms, attrs = {}, {}

@@ -13,6 +13,7 @@ import dataclasses, inspect, warnings, weakref
 from collections.abc import Iterable
 
 from ._docs import Docs, class_docs, func_docs
+from ._types import code_params
 
 __all__ = ['add_param_docs']
 
@@ -27,12 +28,8 @@ def _described(doc: str | None, d: Docs, params: list[str]) -> str | None:
     return '\n\n'.join([*([inspect.cleandoc(doc)] if doc else []), _section('Args', rows)])
 
 def _params(f) -> list[str]:
-    "`f`'s parameter names in the signature's order, `self`/`cls` of a method left out (read off its code: `inspect.signature` costs more)"
-    c = f.__code__
-    names, npos, nkw = c.co_varnames, c.co_argcount, c.co_kwonlyargcount  # (co_argcount counts positional-only ones too)
-    star, i = [], npos + nkw
-    if c.co_flags & inspect.CO_VARARGS: star, i = [names[i]], i + 1
-    ps = [*names[:npos], *star, *names[npos:npos + nkw], *([names[i]] if c.co_flags & inspect.CO_VARKEYWORDS else [])]
+    "`f`'s parameter names in the signature's order, `self`/`cls` of a method left out"
+    ps = [nm for nm, _, _ in code_params(f)]
     return ps[1:] if ps and ps[0] in ('self', 'cls') else ps
 
 def _has_source(f) -> bool:

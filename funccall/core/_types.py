@@ -13,7 +13,7 @@ from pathlib import Path, PurePath
 from typing import Any, NamedTuple, get_args, get_origin
 from uuid import UUID
 
-__all__ = ['JsonSchema', 'own_annotations', 'KINDS', 'CHECKED', 'constraints', 'json_type',
+__all__ = ['JsonSchema', 'code_params', 'own_annotations', 'KINDS', 'CHECKED', 'constraints', 'json_type',
            'TypeInfo', 'kind', 'custom_types', 'Param', 'Field', 'fields', 'empty', 'NoneType',
            'SchemaError', 'type_name', 'Sig', 'signature', 'injected_types', 'injected_type',
            'on_types_changed', 'type_cache', 'origin', 'is_callable_object',
@@ -484,7 +484,7 @@ def _target(f):
 
 _P = inspect.Parameter
 
-def _code_params(fn: Any) -> list[tuple[str, Any, Any]]:
+def code_params(fn: Any) -> list[tuple[str, Any, Any]]:
     "(name, default, kind) of a plain Python function, read off its code object: `inspect.signature` costs 5x more"
     code, dflts, kwdflts = fn.__code__, fn.__defaults__ or (), fn.__kwdefaults__ or {}
     n, npos, nkw, vn = code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, code.co_varnames
@@ -522,7 +522,7 @@ def signature(
     if type(target) is types.MethodType and type(target.__func__) is types.FunctionType: target, drop_first = target.__func__, True
     fn: Any
     if type(target) is types.FunctionType and not hasattr(target, '__wrapped__') and not hasattr(target, '__signature__'):
-        ps, fn = _code_params(target), target
+        ps, fn = code_params(target), target
     else:
         try: sig = inspect.signature(target)
         except (TypeError, ValueError) as e: raise SchemaError(f"{where}: can't read its signature ({e})") from None
